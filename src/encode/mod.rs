@@ -1,0 +1,312 @@
+//! The encoding every engine explores: bit-packed state vectors and the
+//! read-only arrays of GPUexplore (ProcOffsets, StateOffsets, TransArray,
+//! rule masks).
+//!
+//! Because the reference engine runs on exactly these arrays, the GPU and
+//! multi-core engines agree with it by construction of the data; only their
+//! search algorithms differ.
+
+mod layout;
+mod successors;
+
+pub use layout::{Field, Layout};
+pub use successors::{Expansion, Successor, SuccessorGenerator};
+
+use std::collections::{BTreeMap, HashMap};
+
+use thiserror::Error;
+
+use crate::model::{ErrorKind, Network, UnmatchedLabels};
+
+/// Set in a TransArray label word when the entry fires alone; the low bits
+/// are then an action id. Clear: the low bits are a synchronisation rule id.
+pub const INDEPENDENT: u32 = 1 << 31;
+/// Set in a TransArray target word when the target local state is an error
+/// state: the engine reports the successor as a finding.
+pub const ERROR_TARGET: u32 = 1 << 31;
+
+/// Why a network cannot be encoded.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum EncodeError {
+    /// More local states than a field can number.
+    #[error("process `{0}` has more than 2^31 local states")]
+    TooManyStates(String),
+    /// More rules or actions than a label word can number.
+    #[error("the network has more than 2^31 rules or actions")]
+    TooManyLabels,
+}
+
+/// A local error state, as the engines see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorLocal {
+    /// Process index.
+    pub process: usize,
+    /// Local state number.
+    pub state: u32,
+    /// What reaching it means.
+    pub kind: ErrorKind,
+}
+
+/// A network packed for exploration. All arrays are plain `u32` so that
+/// they can be copied to a GPU as they are.
+#[derive(Debug, Clone)]
+pub struct EncodedNetwork {
+    /// Where each process's local state lives in a vector.
+    pub layout: Layout,
+    /// `proc_offsets[i]`: index in `state_offsets` of process `i`'s state 0;
+    /// one extra entry at the end.
+    pub proc_offsets: Vec<u32>,
+    /// `state_offsets[proc_offsets[i] + s] .. state_offsets[proc_offsets[i] + s + 1]`:
+    /// the TransArray entries of local state `s` of process `i`. Each process
+    /// has `states + 1` entries, so ranges never cross processes.
+    pub state_offsets: Vec<u32>,
+    /// TransArray: two words per entry, `[label word, target word]`, the
+    /// entries of one local state sorted by label word. A label word is an
+    /// action id with [`INDEPENDENT`] set, or a rule id; a target word is a
+    /// local state number, with [`ERROR_TARGET`] set for error states.
+    pub transitions: Vec<u32>,
+    /// Number of synchronisation rules.
+    pub rule_count: usize,
+    /// `rule_participant_offsets[r] .. [r + 1]`: rule `r`'s participants in
+    /// `rule_participants`, sorted; the first is the rule's owner.
+    pub rule_participant_offsets: Vec<u32>,
+    /// Participating process indices of every rule.
+    pub rule_participants: Vec<u32>,
+    /// Words of a participant bit mask (`ceil(processes / 32)`).
+    pub mask_words: usize,
+    /// `rule_masks[r * mask_words ..][.. mask_words]`: participant bit mask.
+    pub rule_masks: Vec<u32>,
+    /// Action id of each rule's combined step.
+    pub rule_actions: Vec<u32>,
+    /// Action labels, by id.
+    pub actions: Vec<String>,
+    /// The initial state vector.
+    pub initial: Vec<u32>,
+    /// Error states of all processes.
+    pub error_locals: Vec<ErrorLocal>,
+    /// Process names, for traces.
+    pub process_names: Vec<String>,
+    /// Local state names per process, for traces.
+    pub state_names: Vec<Vec<String>>,
+    /// Index of the property monitor process, if one was attached; its
+    /// blocked actions are counted.
+    pub monitor: Option<usize>,
+}
+
+impl EncodedNetwork {
+    /// Encodes `network`. When `monitor` names a process, actions it blocks
+    /// are counted during exploration (see [`Network::with_monitor`]).
+    pub fn new(network: &Network) -> Result<Self, EncodeError> {
+        let n = network.processes.len();
+        let mut actions: Vec<String> = Vec::new();
+        let mut action_ids: HashMap<String, u32> = HashMap::new();
+        let mut action_id = |name: &str| -> u32 {
+            if let Some(&id) = action_ids.get(name) {
+                return id;
+            }
+            actions.push(name.to_string());
+            action_ids.insert(name.to_string(), (actions.len() - 1) as u32);
+            (actions.len() - 1) as u32
+        };
+
+        // Rules, and which (process, label) pairs take part in which rules.
+        let mut rule_participant_offsets = vec![0u32];
+        let mut rule_participants = Vec::new();
+        let mask_words = n.div_ceil(32).max(1);
+        let mut rule_masks = Vec::new();
+        let mut rule_actions = Vec::new();
+        let mut rules_of: Vec<BTreeMap<&str, Vec<u32>>> = vec![BTreeMap::new(); n];
+        for (r, rule) in network.rules.iter().enumerate() {
+            let mut mask = vec![0u32; mask_words];
+            for p in &rule.participants {
+                rule_participants.push(p.process as u32);
+                mask[p.process / 32] |= 1 << (p.process % 32);
+                rules_of[p.process]
+                    .entry(p.label.as_str())
+                    .or_default()
+                    .push(r as u32);
+            }
+            rule_participant_offsets.push(rule_participants.len() as u32);
+            rule_masks.extend(mask);
+            rule_actions.push(action_id(&rule.result));
+        }
+        if network.rules.len() >= INDEPENDENT as usize {
+            return Err(EncodeError::TooManyLabels);
+        }
+
+        let mut proc_offsets = Vec::with_capacity(n + 1);
+        let mut state_offsets = Vec::new();
+        let mut transitions = Vec::new();
+        let mut error_locals = Vec::new();
+        let mut field_widths = Vec::with_capacity(n);
+        for (i, process) in network.processes.iter().enumerate() {
+            let lts = &process.lts;
+            let states = lts.state_names.len();
+            if states >= ERROR_TARGET as usize {
+                return Err(EncodeError::TooManyStates(process.name.clone()));
+            }
+            field_widths.push(bits_for(states as u64));
+            let is_error: Vec<bool> = {
+                let mut v = vec![false; states];
+                for e in &process.error_states {
+                    v[e.state as usize] = true;
+                    error_locals.push(ErrorLocal {
+                        process: i,
+                        state: e.state,
+                        kind: e.kind.clone(),
+                    });
+                }
+                v
+            };
+            // Label words of each local label of this process.
+            let label_words: Vec<Vec<u32>> = lts
+                .labels
+                .iter()
+                .map(|l| match rules_of[i].get(l.as_str()) {
+                    Some(rules) => rules.clone(),
+                    None if network.unmatched == UnmatchedLabels::Independent => {
+                        vec![INDEPENDENT | action_id(l)]
+                    }
+                    None => Vec::new(),
+                })
+                .collect();
+            let mut per_state: Vec<Vec<(u32, u32)>> = vec![Vec::new(); states];
+            for t in &lts.transitions {
+                let target = t.target | if is_error[t.target as usize] { ERROR_TARGET } else { 0 };
+                for &word in &label_words[t.label as usize] {
+                    per_state[t.source as usize].push((word, target));
+                }
+            }
+            proc_offsets.push(state_offsets.len() as u32);
+            for entries in &mut per_state {
+                entries.sort_unstable();
+                entries.dedup();
+                state_offsets.push((transitions.len() / 2) as u32);
+                for &(w, t) in entries.iter() {
+                    transitions.push(w);
+                    transitions.push(t);
+                }
+            }
+            state_offsets.push((transitions.len() / 2) as u32);
+        }
+        proc_offsets.push(state_offsets.len() as u32);
+        if actions.len() >= INDEPENDENT as usize {
+            return Err(EncodeError::TooManyLabels);
+        }
+
+        let layout = Layout::pack(&field_widths);
+        let mut initial = vec![0u32; layout.words];
+        for (i, p) in network.processes.iter().enumerate() {
+            layout.set(&mut initial, i, p.lts.initial);
+        }
+        let monitor = network
+            .processes
+            .iter()
+            .position(|p| {
+                p.error_states
+                    .iter()
+                    .any(|e| matches!(e.kind, ErrorKind::Property(_)))
+            })
+            .filter(|&m| m + 1 == n);
+
+        Ok(EncodedNetwork {
+            layout,
+            proc_offsets,
+            state_offsets,
+            transitions,
+            rule_count: network.rules.len(),
+            rule_participant_offsets,
+            rule_participants,
+            mask_words,
+            rule_masks,
+            rule_actions,
+            actions,
+            initial,
+            error_locals,
+            process_names: network.processes.iter().map(|p| p.name.clone()).collect(),
+            state_names: network
+                .processes
+                .iter()
+                .map(|p| p.lts.state_names.clone())
+                .collect(),
+            monitor,
+        })
+    }
+
+    /// Number of processes.
+    pub fn processes(&self) -> usize {
+        self.process_names.len()
+    }
+
+    /// Words of one state vector.
+    pub fn words(&self) -> usize {
+        self.layout.words
+    }
+
+    /// TransArray entry range (in entries) of local state `state` of `process`.
+    #[inline]
+    pub fn entry_range(&self, process: usize, state: u32) -> (usize, usize) {
+        let at = self.proc_offsets[process] as usize + state as usize;
+        (
+            self.state_offsets[at] as usize,
+            self.state_offsets[at + 1] as usize,
+        )
+    }
+
+    /// Participants of rule `r`, owner first.
+    #[inline]
+    pub fn participants(&self, r: usize) -> &[u32] {
+        &self.rule_participants[self.rule_participant_offsets[r] as usize
+            ..self.rule_participant_offsets[r + 1] as usize]
+    }
+
+    /// The first error state found in `state`, if any (index into
+    /// [`EncodedNetwork::error_locals`]).
+    pub fn error_in(&self, state: &[u32]) -> Option<usize> {
+        self.error_locals
+            .iter()
+            .position(|e| self.layout.get(state, e.process) == e.state)
+    }
+
+    /// Name of local state `state` of `process`.
+    pub fn state_name(&self, process: usize, state: u32) -> &str {
+        &self.state_names[process][state as usize]
+    }
+
+    /// Total number of TransArray entries.
+    pub fn entry_count(&self) -> usize {
+        self.transitions.len() / 2
+    }
+}
+
+/// Bits needed to number `count` values (at least one).
+pub fn bits_for(count: u64) -> u32 {
+    (64 - count.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// A fast, well-mixing hash of a state vector, shared by the CPU engines.
+#[inline]
+pub fn hash_words(words: &[u32]) -> u64 {
+    let mut h: u64 = 0x9E37_79B9_7F4A_7C15 ^ words.len() as u64;
+    for &w in words {
+        h = (h ^ w as u64).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 29;
+    }
+    h = (h ^ (h >> 32)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^ (h >> 29)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_for_small_counts() {
+        assert_eq!(bits_for(1), 1);
+        assert_eq!(bits_for(2), 1);
+        assert_eq!(bits_for(3), 2);
+        assert_eq!(bits_for(4), 2);
+        assert_eq!(bits_for(5), 3);
+        assert_eq!(bits_for(1 << 20), 20);
+    }
+}

@@ -1,0 +1,332 @@
+//! The reference engine: sequential breadth-first search with predecessor
+//! links. Simple enough to trust; every other engine is checked against it.
+
+use std::time::{Duration, Instant};
+
+use hashbrown::HashTable;
+
+use super::{Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace};
+use crate::encode::{EncodedNetwork, SuccessorGenerator, hash_words};
+
+/// Marks "no predecessor" (the initial state) in the predecessor array.
+const NONE: u32 = u32::MAX;
+
+/// Distinct vectors in discovery order; since discovery order is
+/// breadth-first, the store doubles as the BFS queue.
+struct Store {
+    words: usize,
+    vectors: Vec<u32>,
+    table: HashTable<u32>,
+    /// Predecessor index and action of each state (empty with `no_trace`).
+    parents: Vec<(u32, u32)>,
+}
+
+impl Store {
+    fn len(&self) -> usize {
+        self.vectors.len() / self.words
+    }
+
+    fn get(&self, index: u32) -> &[u32] {
+        let at = index as usize * self.words;
+        &self.vectors[at..at + self.words]
+    }
+
+    /// Index of `state`, or `None` when it is new and was added.
+    fn find_or_insert(&mut self, state: &[u32], parent: (u32, u32), trace: bool) -> Option<u32> {
+        let hash = hash_words(state);
+        let (vectors, words) = (&self.vectors, self.words);
+        let at = |i: u32| &vectors[i as usize * words..(i as usize + 1) * words];
+        if let Some(&i) = self.table.find(hash, |&i| at(i) == state) {
+            return Some(i);
+        }
+        let index = self.len() as u32;
+        self.table
+            .insert_unique(hash, index, |&i| hash_words(at(i)));
+        self.vectors.extend_from_slice(state);
+        if trace {
+            self.parents.push(parent);
+        }
+        None
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        (self.vectors.capacity() * 4
+            + self.table.capacity() * (4 + 1)
+            + self.parents.capacity() * 8) as u64
+    }
+
+    /// The path from the initial state to `index`.
+    fn trace_to(&self, index: u32) -> Trace {
+        let mut states = vec![self.get(index).to_vec()];
+        let mut actions = Vec::new();
+        let mut at = index;
+        while self.parents[at as usize].0 != NONE {
+            let (parent, action) = self.parents[at as usize];
+            actions.push(action);
+            states.push(self.get(parent).to_vec());
+            at = parent;
+        }
+        states.reverse();
+        actions.reverse();
+        Trace { states, actions }
+    }
+}
+
+/// Explores the state space of `net` breadth-first.
+pub fn explore(net: &EncodedNetwork, options: &SearchOptions) -> Exploration {
+    let start = Instant::now();
+    let trace = !options.no_trace;
+    let mut store = Store {
+        words: net.words(),
+        vectors: Vec::new(),
+        table: HashTable::new(),
+        parents: Vec::new(),
+    };
+    let mut result = Exploration {
+        states: 0,
+        transitions: 0,
+        depth: 0,
+        deadlocks: 0,
+        errors: 0,
+        monitor_blocked: 0,
+        first: None,
+        completion: Completion::Complete,
+        elapsed: Duration::ZERO,
+        memory_bytes: 0,
+        engine: "reference (sequential BFS)".to_string(),
+    };
+    let mut error_states = hashbrown::HashSet::new();
+    let record = |result: &mut Exploration, store: &Store, index: u32, kind: FindingKind| {
+        if result.first.is_none() {
+            result.first = Some(Finding {
+                kind,
+                state: store.get(index).to_vec(),
+                trace: trace.then(|| store.trace_to(index)),
+            });
+        }
+    };
+
+    store.find_or_insert(&net.initial, (NONE, NONE), trace);
+    if let Some(e) = net.error_in(&net.initial) {
+        error_states.insert(0u32);
+        result.errors = 1;
+        record(&mut result, &store, 0, FindingKind::Error(e));
+    }
+
+    let mut generator = SuccessorGenerator::new(net);
+    let mut current = vec![0u32; net.words()];
+    let mut level_end = 1usize;
+    let mut next_progress = Duration::from_millis(500);
+    let mut index = 0usize;
+    'search: while index < store.len() {
+        if result.first.is_some() && !options.keep_going {
+            result.completion = Completion::StoppedAtFinding;
+            break;
+        }
+        if index == level_end {
+            result.depth += 1;
+            level_end = store.len();
+        }
+        if error_states.contains(&(index as u32)) {
+            index += 1;
+            continue;
+        }
+        current.copy_from_slice(store.get(index as u32));
+        let parent = index as u32;
+        let mut limit_hit = false;
+        let expansion = generator.for_each(&current, |s| {
+            if limit_hit {
+                return;
+            }
+            let full = options
+                .max_states
+                .is_some_and(|m| store.len() as u64 >= m);
+            let before = store.len() as u32;
+            if full {
+                // Only a lookup is allowed now; a new state would exceed the limit.
+                let hash = hash_words(s.state);
+                let words = store.words;
+                let vectors = &store.vectors;
+                let known = store.table.find(hash, |&i| {
+                    &vectors[i as usize * words..(i as usize + 1) * words] == s.state
+                });
+                if known.is_none() {
+                    limit_hit = true;
+                }
+                return;
+            }
+            if store
+                .find_or_insert(s.state, (parent, s.action), trace)
+                .is_none()
+                && s.error
+            {
+                error_states.insert(before);
+                result.errors += 1;
+                let e = net
+                    .error_in(s.state)
+                    .expect("a successor flagged as error contains an error state");
+                record(&mut result, &store, before, FindingKind::Error(e));
+            }
+        });
+        if limit_hit {
+            result.completion = Completion::StateLimit;
+            break 'search;
+        }
+        result.transitions += expansion.successors;
+        result.monitor_blocked += expansion.monitor_blocked;
+        if expansion.successors == 0 && options.check_deadlock {
+            result.deadlocks += 1;
+            record(&mut result, &store, parent, FindingKind::Deadlock);
+        }
+        index += 1;
+        if index % 4096 == 0
+            && let Some(progress) = &options.progress
+            && start.elapsed() >= next_progress
+        {
+            next_progress = start.elapsed() + Duration::from_millis(500);
+            progress(&Progress {
+                states: store.len() as u64,
+                transitions: result.transitions,
+                depth: result.depth,
+                elapsed: start.elapsed(),
+            });
+        }
+    }
+    if result.first.is_some() && !options.keep_going {
+        result.completion = Completion::StoppedAtFinding;
+    }
+    result.states = store.len() as u64;
+    result.elapsed = start.elapsed();
+    result.memory_bytes = store.memory_bytes();
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{
+        ErrorKind, ErrorState, Lts, LtsTransition, Network, Participant, Process, SyncRule,
+    };
+
+    fn process(name: &str, states: usize, trans: &[(u32, &str, u32)]) -> Process {
+        let mut lts = Lts {
+            state_names: (0..states).map(|s| format!("{name}{s}")).collect(),
+            ..Lts::default()
+        };
+        for &(source, label, target) in trans {
+            let label = lts.intern_label(label);
+            lts.transitions.push(LtsTransition {
+                source,
+                label,
+                target,
+            });
+        }
+        Process {
+            name: name.to_string(),
+            lts,
+            error_states: vec![],
+        }
+    }
+
+    fn sync(label: &str, processes: &[usize]) -> SyncRule {
+        SyncRule {
+            participants: processes
+                .iter()
+                .map(|&process| Participant {
+                    process,
+                    label: label.to_string(),
+                })
+                .collect(),
+            result: label.to_string(),
+        }
+    }
+
+    fn run(net: &Network, keep_going: bool) -> Exploration {
+        let encoded = EncodedNetwork::new(net).unwrap();
+        explore(
+            &encoded,
+            &SearchOptions {
+                check_deadlock: true,
+                keep_going,
+                ..SearchOptions::default()
+            },
+        )
+    }
+
+    #[test]
+    fn sync_then_independent_step_deadlocks() {
+        // P: 0 -s-> 1 -x-> 0 ; Q: 0 -s-> 1. Reachable: (0,0) (1,1) (0,1).
+        let net = Network {
+            processes: vec![
+                process("P", 2, &[(0, "s", 1), (1, "x", 0)]),
+                process("Q", 2, &[(0, "s", 1)]),
+            ],
+            rules: vec![sync("s", &[0, 1])],
+            ..Network::default()
+        };
+        let r = run(&net, true);
+        assert_eq!((r.states, r.transitions, r.deadlocks, r.depth), (3, 2, 1, 2));
+        let first = run(&net, false).first.unwrap();
+        assert_eq!(first.kind, FindingKind::Deadlock);
+        let trace = first.trace.unwrap();
+        let encoded = EncodedNetwork::new(&net).unwrap();
+        let names: Vec<&str> = trace
+            .actions
+            .iter()
+            .map(|&a| encoded.actions[a as usize].as_str())
+            .collect();
+        assert_eq!(names, ["s", "x"]);
+    }
+
+    #[test]
+    fn nondeterministic_sync_multiplies_targets() {
+        // Both processes choose among two targets on `s`: 4 successors.
+        let net = Network {
+            processes: vec![
+                process("P", 3, &[(0, "s", 1), (0, "s", 2)]),
+                process("Q", 3, &[(0, "s", 1), (0, "s", 2)]),
+            ],
+            rules: vec![sync("s", &[0, 1])],
+            ..Network::default()
+        };
+        let r = run(&net, true);
+        assert_eq!((r.states, r.transitions, r.deadlocks), (5, 4, 4));
+    }
+
+    #[test]
+    fn error_state_is_found_with_shortest_trace_and_not_expanded() {
+        let mut p = process("P", 3, &[(0, "a", 1), (1, "b", 2), (0, "c", 2), (2, "d", 0)]);
+        p.error_states.push(ErrorState {
+            state: 2,
+            kind: ErrorKind::Property("m".into()),
+        });
+        let net = Network {
+            processes: vec![p],
+            ..Network::default()
+        };
+        let r = run(&net, false);
+        let f = r.first.unwrap();
+        assert_eq!(f.kind, FindingKind::Error(0));
+        assert_eq!(f.trace.unwrap().actions.len(), 1);
+        let all = run(&net, true);
+        assert_eq!((all.states, all.transitions, all.errors, all.deadlocks), (3, 3, 1, 0));
+    }
+
+    #[test]
+    fn state_limit_stops_incomplete() {
+        let net = Network {
+            processes: vec![process("P", 4, &[(0, "a", 1), (1, "a", 2), (2, "a", 3)])],
+            ..Network::default()
+        };
+        let encoded = EncodedNetwork::new(&net).unwrap();
+        let r = explore(
+            &encoded,
+            &SearchOptions {
+                max_states: Some(2),
+                ..SearchOptions::default()
+            },
+        );
+        assert_eq!(r.completion, Completion::StateLimit);
+        assert_eq!(r.states, 2);
+    }
+}

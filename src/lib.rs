@@ -1,0 +1,14 @@
+//! warpcheck: an on-the-fly explicit-state model checker for networks of
+//! labelled transition systems, with a reference engine, a multi-core CPU
+//! engine and a GPU engine after Wijs & Bošnački's GPUexplore.
+//!
+//! The crate is layered like LTSmin's PINS split: [`frontend`]s read files
+//! into a [`model::Network`]; [`encode`] packs it into the arrays every
+//! [`engine`] explores; [`report`] renders what the engines found.
+
+pub mod cli;
+pub mod encode;
+pub mod engine;
+pub mod frontend;
+pub mod model;
+pub mod report;

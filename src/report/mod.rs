@@ -1,0 +1,1 @@
+//! Rendering of results: text and JSON reports, traces.
