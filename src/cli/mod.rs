@@ -1,1 +1,419 @@
-//! Command-line interface.
+//! Command-line interface: argument parsing, engine choice, output and
+//! exit codes. The binary only calls [`main`].
+
+mod engines;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::encode::EncodedNetwork;
+use crate::engine::{Progress, SearchOptions};
+use crate::frontend::{self, LoadError};
+use crate::model::Network;
+use crate::report::{CheckReport, EXIT_BAD_INPUT, EXIT_OK, TraceView, Verdict, human_bytes};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  checked, no violation found
+  1  violation found (deadlock or property); a trace is printed
+  2  bad input or usage (messages say file:line:column), or a model error
+     such as a Petri net that is not 1-safe
+  3  exploration incomplete (--max-states or memory limit hit): no verdict";
+
+/// warpcheck: on-the-fly explicit-state model checking of networks of LTSs,
+/// on the CPU or a GPU.
+#[derive(Debug, Parser)]
+#[command(name = "warpcheck", version, after_help = EXIT_CODES)]
+pub struct Cli {
+    /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Explore a model and check for deadlocks and/or a property.
+    #[command(after_help = EXIT_CODES)]
+    Check(CheckArgs),
+    /// Describe a model: processes, local states, rules, vector size.
+    Info(InfoArgs),
+    /// Convert a model to another format (e.g. PNML to .net).
+    Convert(ConvertArgs),
+}
+
+/// Which engine explores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineChoice {
+    /// The GPU when one can be opened, else the multi-core CPU engine.
+    Auto,
+    /// The GPU engine.
+    Gpu,
+    /// The multi-core CPU engine.
+    Cpu,
+    /// The sequential reference engine (exact, with shortest traces).
+    Reference,
+}
+
+/// Output format of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Text for people.
+    Text,
+    /// JSON (schema in the README).
+    Json,
+}
+
+/// Arguments of `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Model file: .net, .aut, .exp or .pnml.
+    pub model: PathBuf,
+    /// Look for reachable deadlocks (states without successors).
+    #[arg(long)]
+    pub deadlock: bool,
+    /// Check the property monitor of this name (defined in the model file).
+    #[arg(long, value_name = "NAME")]
+    pub property: Option<String>,
+    /// Keep going after the first finding and count all of them.
+    #[arg(long)]
+    pub all: bool,
+    /// Exploration engine.
+    #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
+    pub engine: EngineChoice,
+    /// Worker threads of the CPU engine (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Stop after this many states (exit code 3 when hit).
+    #[arg(long, value_name = "N")]
+    pub max_states: Option<u64>,
+    /// Memory for the state table, e.g. 512M or 8G (default: most of the
+    /// free memory of the device or host).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<u64>,
+    /// Do not keep predecessor links: no trace, more room for states.
+    #[arg(long)]
+    pub no_trace: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+    /// Also write the counterexample as an Aldebaran .aut file.
+    #[arg(long, value_name = "FILE")]
+    pub trace_out: Option<PathBuf>,
+    /// GPU: number of thread blocks (default from the device).
+    #[arg(long, value_name = "N")]
+    pub blocks: Option<u32>,
+    /// GPU: threads per block (default from the device).
+    #[arg(long, value_name = "N")]
+    pub threads_per_block: Option<u32>,
+    /// GPU: search iterations per kernel launch.
+    #[arg(long, value_name = "N")]
+    pub iterations: Option<u32>,
+    /// No live progress line.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Arguments of `info`.
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// Model file.
+    pub model: PathBuf,
+}
+
+/// Target formats of `convert`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConvertTarget {
+    /// Native .net.
+    Net,
+}
+
+/// Arguments of `convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// Model file.
+    pub model: PathBuf,
+    /// Target format.
+    #[arg(long, value_enum)]
+    pub to: ConvertTarget,
+    /// Output file (default: standard output).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Parses `123`, `64K`, `512M`, `8G`, `1T` (binary units, optional `B`/`iB`).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(t);
+    let (digits, shift) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 10),
+        Some('M' | 'm') => (&t[..t.len() - 1], 20),
+        Some('G' | 'g') => (&t[..t.len() - 1], 30),
+        Some('T' | 't') => (&t[..t.len() - 1], 40),
+        _ => (t, 0),
+    };
+    let value: f64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size (examples: 4096, 512M, 8G)"))?;
+    if value.is_nan() || value <= 0.0 || !value.is_finite() {
+        return Err(format!("`{text}` is not a positive size"));
+    }
+    Ok((value * (1u64 << shift) as f64) as u64)
+}
+
+/// Runs warpcheck with the process's arguments; returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                EXIT_BAD_INPUT
+            } else {
+                EXIT_OK
+            };
+        }
+    };
+    init_logging(cli.verbose);
+    let result = match &cli.command {
+        Command::Check(args) => check(args),
+        Command::Info(args) => info(args),
+        Command::Convert(args) => convert(args),
+    };
+    result.unwrap_or_else(|message| {
+        eprintln!("error: {message}");
+        EXIT_BAD_INPUT
+    })
+}
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .try_init();
+}
+
+fn load(path: &Path) -> Result<Network, String> {
+    frontend::load(path).map_err(|e: LoadError| e.to_string())
+}
+
+fn check(args: &CheckArgs) -> Result<i32, String> {
+    if !args.deadlock && args.property.is_none() {
+        tracing::info!("neither --deadlock nor --property given: exploring only");
+    }
+    let network = load(&args.model)?;
+    let network = match &args.property {
+        Some(name) => {
+            let monitor = network
+                .monitor(name)
+                .map_err(|e| format!("{}: {e}", args.model.display()))?;
+            network.with_monitor(monitor)
+        }
+        None => network,
+    };
+    let encoded = EncodedNetwork::new(&network).map_err(|e| e.to_string())?;
+    let progress = (!args.quiet && std::io::stderr().is_terminal()).then(progress_line);
+    let search = SearchOptions {
+        check_deadlock: args.deadlock,
+        keep_going: args.all,
+        max_states: args.max_states,
+        no_trace: args.no_trace,
+        progress: progress.as_ref().map(|(_, f)| f.clone()),
+    };
+    let run = engines::run(args, &encoded, &search)?;
+    if let Some((bar, _)) = &progress {
+        bar.finish_and_clear();
+    }
+    let exploration = &run.exploration;
+    let verdict = Verdict::of(&encoded, exploration);
+    if exploration.monitor_blocked > 0 {
+        eprintln!(
+            "warning: property `{}` blocked {} action firing(s) it matched but could not follow; \
+             the monitor may be incomplete (add self-loops for actions it should ignore)",
+            args.property.as_deref().unwrap_or("?"),
+            exploration.monitor_blocked
+        );
+    }
+    let trace = exploration
+        .first
+        .as_ref()
+        .and_then(|f| f.trace.as_ref())
+        .map(|t| TraceView::new(&encoded, t));
+    if let (Some(path), Some(t)) = (&args.trace_out, &trace) {
+        std::fs::write(path, t.to_aut())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let seconds = exploration.elapsed.as_secs_f64();
+    let report = CheckReport {
+        model: args.model.display().to_string(),
+        engine: exploration.engine.clone(),
+        deadlock_checked: args.deadlock,
+        property: args.property.clone(),
+        verdict: verdict.key().to_string(),
+        message: verdict.describe(args.deadlock, args.property.as_deref()),
+        complete: exploration.completion == crate::engine::Completion::Complete,
+        exit_code: verdict.exit_code(),
+        states: exploration.states,
+        transitions: exploration.transitions,
+        depth: exploration.depth,
+        deadlocks: exploration.deadlocks,
+        violations: exploration.errors,
+        monitor_blocked: exploration.monitor_blocked,
+        processes: encoded.processes(),
+        vector_words: encoded.words(),
+        vector_bits: encoded.layout.used_bits(),
+        elapsed_seconds: seconds,
+        states_per_second: if seconds > 0.0 {
+            exploration.states as f64 / seconds
+        } else {
+            0.0
+        },
+        memory_bytes: exploration.memory_bytes,
+        engine_details: run.details,
+        trace,
+    };
+    match args.format {
+        OutputFormat::Text => print!("{}", report.to_text()),
+        OutputFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        ),
+    }
+    Ok(verdict.exit_code())
+}
+
+/// A live progress line on stderr, and the callback that updates it.
+fn progress_line() -> (indicatif::ProgressBar, crate::engine::ProgressFn) {
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    let shown = bar.clone();
+    let callback = Arc::new(move |p: &Progress| {
+        let secs = p.elapsed.as_secs_f64().max(1e-9);
+        shown.set_message(format!(
+            "{} states, {} transitions, depth {}, {:.0} states/s",
+            p.states,
+            p.transitions,
+            p.depth,
+            p.states as f64 / secs
+        ));
+        shown.tick();
+    });
+    (bar, callback)
+}
+
+fn info(args: &InfoArgs) -> Result<i32, String> {
+    let network = load(&args.model)?;
+    let encoded = EncodedNetwork::new(&network).map_err(|e| e.to_string())?;
+    let local_states: usize = network
+        .processes
+        .iter()
+        .map(|p| p.lts.state_names.len())
+        .sum();
+    let local_transitions: usize = network
+        .processes
+        .iter()
+        .map(|p| p.lts.transitions.len())
+        .sum();
+    println!("model: {}", args.model.display());
+    println!(
+        "processes: {} ({} local states, {} local transitions)",
+        network.processes.len(),
+        local_states,
+        local_transitions
+    );
+    println!("synchronisation rules: {}", network.rules.len());
+    println!("actions: {}", encoded.actions.len());
+    println!(
+        "state vector: {} bits used, {} words of 32 bits ({} bytes)",
+        encoded.layout.used_bits(),
+        encoded.words(),
+        encoded.words() * 4
+    );
+    println!(
+        "encoding: {} TransArray entries, {} bytes in all",
+        encoded.entry_count(),
+        human_bytes(
+            4 * (encoded.transitions.len()
+                + encoded.state_offsets.len()
+                + encoded.proc_offsets.len()
+                + encoded.rule_masks.len()) as u64
+        )
+    );
+    let names: Vec<&str> = network.monitors.iter().map(|m| m.name.as_str()).collect();
+    println!(
+        "properties: {}",
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    );
+    println!(
+        "{:<24} {:>8} {:>12} {:>5}",
+        "process", "states", "transitions", "bits"
+    );
+    for (i, p) in network.processes.iter().enumerate() {
+        println!(
+            "{:<24} {:>8} {:>12} {:>5}",
+            p.name,
+            p.lts.state_names.len(),
+            p.lts.transitions.len(),
+            encoded.layout.fields[i].bits
+        );
+    }
+    Ok(EXIT_OK)
+}
+
+fn convert(args: &ConvertArgs) -> Result<i32, String> {
+    let network = load(&args.model)?;
+    let text = match args.to {
+        ConvertTarget::Net => frontend::net::write(&network),
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        None => print!("{text}"),
+    }
+    Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_units() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("8GiB"), Ok(8 << 30));
+        assert_eq!(parse_size("1.5k"), Ok(1536));
+        assert_eq!(
+            parse_size("lots"),
+            Err("`lots` is not a size (examples: 4096, 512M, 8G)".to_string())
+        );
+    }
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -172,7 +172,12 @@ impl EncodedNetwork {
                 .collect();
             let mut per_state: Vec<Vec<(u32, u32)>> = vec![Vec::new(); states];
             for t in &lts.transitions {
-                let target = t.target | if is_error[t.target as usize] { ERROR_TARGET } else { 0 };
+                let target = t.target
+                    | if is_error[t.target as usize] {
+                        ERROR_TARGET
+                    } else {
+                        0
+                    };
                 for &word in &label_words[t.label as usize] {
                     per_state[t.source as usize].push((word, target));
                 }

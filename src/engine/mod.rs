@@ -124,6 +124,14 @@ pub struct Exploration {
     pub engine: String,
 }
 
+/// Whether a finding ends the search even under `keep_going`: reaching a
+/// [`crate::model::ErrorKind::Model`] state means the model is not what it
+/// was read as, so the rest of the state space would be meaningless.
+pub fn is_fatal(net: &EncodedNetwork, kind: &FindingKind) -> bool {
+    matches!(kind, FindingKind::Error(e)
+        if matches!(net.error_locals[*e].kind, crate::model::ErrorKind::Model(_)))
+}
+
 /// Recomputes the action of a step `from -> to`: the first action whose
 /// firing yields `to`. Engines that store only predecessors use this to
 /// rebuild traces.

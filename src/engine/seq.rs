@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 
 use hashbrown::HashTable;
 
-use super::{Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace};
+use super::{
+    Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, is_fatal,
+};
 use crate::encode::{EncodedNetwork, SuccessorGenerator, hash_words};
 
 /// Marks "no predecessor" (the initial state) in the predecessor array.
@@ -96,8 +98,13 @@ pub fn explore(net: &EncodedNetwork, options: &SearchOptions) -> Exploration {
         engine: "reference (sequential BFS)".to_string(),
     };
     let mut error_states = hashbrown::HashSet::new();
+    // The first finding is kept, unless a fatal one comes later.
     let record = |result: &mut Exploration, store: &Store, index: u32, kind: FindingKind| {
-        if result.first.is_none() {
+        let replace = match &result.first {
+            None => true,
+            Some(f) => !is_fatal(net, &f.kind) && is_fatal(net, &kind),
+        };
+        if replace {
             result.first = Some(Finding {
                 kind,
                 state: store.get(index).to_vec(),
@@ -119,7 +126,9 @@ pub fn explore(net: &EncodedNetwork, options: &SearchOptions) -> Exploration {
     let mut next_progress = Duration::from_millis(500);
     let mut index = 0usize;
     'search: while index < store.len() {
-        if result.first.is_some() && !options.keep_going {
+        if let Some(f) = &result.first
+            && (!options.keep_going || is_fatal(net, &f.kind))
+        {
             result.completion = Completion::StoppedAtFinding;
             break;
         }
@@ -138,9 +147,7 @@ pub fn explore(net: &EncodedNetwork, options: &SearchOptions) -> Exploration {
             if limit_hit {
                 return;
             }
-            let full = options
-                .max_states
-                .is_some_and(|m| store.len() as u64 >= m);
+            let full = options.max_states.is_some_and(|m| store.len() as u64 >= m);
             let before = store.len() as u32;
             if full {
                 // Only a lookup is allowed now; a new state would exceed the limit.
@@ -179,7 +186,7 @@ pub fn explore(net: &EncodedNetwork, options: &SearchOptions) -> Exploration {
             record(&mut result, &store, parent, FindingKind::Deadlock);
         }
         index += 1;
-        if index % 4096 == 0
+        if index.is_multiple_of(4096)
             && let Some(progress) = &options.progress
             && start.elapsed() >= next_progress
         {
@@ -192,7 +199,9 @@ pub fn explore(net: &EncodedNetwork, options: &SearchOptions) -> Exploration {
             });
         }
     }
-    if result.first.is_some() && !options.keep_going {
+    if let Some(f) = &result.first
+        && (!options.keep_going || is_fatal(net, &f.kind))
+    {
         result.completion = Completion::StoppedAtFinding;
     }
     result.states = store.len() as u64;
@@ -265,7 +274,10 @@ mod tests {
             ..Network::default()
         };
         let r = run(&net, true);
-        assert_eq!((r.states, r.transitions, r.deadlocks, r.depth), (3, 2, 1, 2));
+        assert_eq!(
+            (r.states, r.transitions, r.deadlocks, r.depth),
+            (3, 2, 1, 2)
+        );
         let first = run(&net, false).first.unwrap();
         assert_eq!(first.kind, FindingKind::Deadlock);
         let trace = first.trace.unwrap();
@@ -295,7 +307,11 @@ mod tests {
 
     #[test]
     fn error_state_is_found_with_shortest_trace_and_not_expanded() {
-        let mut p = process("P", 3, &[(0, "a", 1), (1, "b", 2), (0, "c", 2), (2, "d", 0)]);
+        let mut p = process(
+            "P",
+            3,
+            &[(0, "a", 1), (1, "b", 2), (0, "c", 2), (2, "d", 0)],
+        );
         p.error_states.push(ErrorState {
             state: 2,
             kind: ErrorKind::Property("m".into()),
@@ -309,7 +325,10 @@ mod tests {
         assert_eq!(f.kind, FindingKind::Error(0));
         assert_eq!(f.trace.unwrap().actions.len(), 1);
         let all = run(&net, true);
-        assert_eq!((all.states, all.transitions, all.errors, all.deadlocks), (3, 3, 1, 0));
+        assert_eq!(
+            (all.states, all.transitions, all.errors, all.deadlocks),
+            (3, 3, 1, 0)
+        );
     }
 
     #[test]

@@ -1,1 +1,350 @@
-//! Rendering of results: text and JSON reports, traces.
+//! What the user sees: the verdict and its exit code, statistics, and
+//! counterexample traces as text, JSON or an Aldebaran `.aut` file.
+
+use serde::Serialize;
+
+use crate::encode::EncodedNetwork;
+use crate::engine::{Completion, Exploration, FindingKind, Trace};
+use crate::model::ErrorKind;
+
+/// Exit status: checked, no violation.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: a violation (deadlock or property) was found.
+pub const EXIT_VIOLATION: i32 = 1;
+/// Exit status: bad input or usage.
+pub const EXIT_BAD_INPUT: i32 = 2;
+/// Exit status: exploration incomplete (a resource limit was hit).
+pub const EXIT_INCOMPLETE: i32 = 3;
+
+/// The answer to the user's question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Everything reachable was explored and nothing was found.
+    NoViolation,
+    /// A reachable state has no successor.
+    Deadlock,
+    /// The named property monitor reached an error state.
+    PropertyViolated(String),
+    /// The model left the class it was read as; the message says how.
+    ModelError(String),
+    /// The search stopped early without a finding: no verdict.
+    Incomplete(Completion),
+}
+
+impl Verdict {
+    /// Derives the verdict from an exploration.
+    pub fn of(net: &EncodedNetwork, exploration: &Exploration) -> Verdict {
+        match &exploration.first {
+            Some(f) => match &f.kind {
+                FindingKind::Deadlock => Verdict::Deadlock,
+                FindingKind::Error(e) => match &net.error_locals[*e].kind {
+                    ErrorKind::Property(name) => Verdict::PropertyViolated(name.clone()),
+                    ErrorKind::Model(message) => Verdict::ModelError(message.clone()),
+                },
+            },
+            None => match exploration.completion {
+                Completion::Complete | Completion::StoppedAtFinding => Verdict::NoViolation,
+                c => Verdict::Incomplete(c),
+            },
+        }
+    }
+
+    /// The process exit status for this verdict.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Verdict::NoViolation => EXIT_OK,
+            Verdict::Deadlock | Verdict::PropertyViolated(_) => EXIT_VIOLATION,
+            Verdict::ModelError(_) => EXIT_BAD_INPUT,
+            Verdict::Incomplete(_) => EXIT_INCOMPLETE,
+        }
+    }
+
+    /// Short machine-readable name, used in JSON.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Verdict::NoViolation => "no-violation",
+            Verdict::Deadlock => "deadlock",
+            Verdict::PropertyViolated(_) => "property-violated",
+            Verdict::ModelError(_) => "model-error",
+            Verdict::Incomplete(_) => "incomplete",
+        }
+    }
+
+    /// One line for people.
+    pub fn describe(&self, checked_deadlock: bool, property: Option<&str>) -> String {
+        match self {
+            Verdict::NoViolation => {
+                let mut checked = Vec::new();
+                if checked_deadlock {
+                    checked.push("no deadlock".to_string());
+                }
+                if let Some(p) = property {
+                    checked.push(format!("property `{p}` holds"));
+                }
+                if checked.is_empty() {
+                    "state space explored completely (nothing was checked: use --deadlock or --property)".to_string()
+                } else {
+                    checked.join(", ")
+                }
+            }
+            Verdict::Deadlock => "deadlock found".to_string(),
+            Verdict::PropertyViolated(p) => format!("property `{p}` violated"),
+            Verdict::ModelError(m) => format!("model error: {m}"),
+            Verdict::Incomplete(Completion::StateLimit) => {
+                "exploration incomplete: the --max-states limit was reached; no verdict".to_string()
+            }
+            Verdict::Incomplete(_) => {
+                "exploration incomplete: the state table is full; no verdict (give more --memory)"
+                    .to_string()
+            }
+        }
+    }
+}
+
+/// One step of a rendered trace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StepView {
+    /// Action label of the step.
+    pub action: String,
+    /// Processes whose local state changed.
+    pub changes: Vec<ChangeView>,
+}
+
+/// A local state change of one process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangeView {
+    /// Process name.
+    pub process: String,
+    /// Local state before the step.
+    pub from: String,
+    /// Local state after the step.
+    pub to: String,
+}
+
+/// A process's local state, in the rendering of a whole state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LocalView {
+    /// Process name.
+    pub process: String,
+    /// Local state name.
+    pub state: String,
+}
+
+/// A trace with names instead of numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TraceView {
+    /// The initial state, one entry per process.
+    pub initial: Vec<LocalView>,
+    /// The steps.
+    pub steps: Vec<StepView>,
+    /// The last state, one entry per process.
+    #[serde(rename = "final")]
+    pub last: Vec<LocalView>,
+}
+
+/// Names every local state of `state`.
+pub fn state_view(net: &EncodedNetwork, state: &[u32]) -> Vec<LocalView> {
+    (0..net.processes())
+        .map(|p| LocalView {
+            process: net.process_names[p].clone(),
+            state: net.state_name(p, net.layout.get(state, p)).to_string(),
+        })
+        .collect()
+}
+
+impl TraceView {
+    /// Renders `trace` with the names of `net`.
+    pub fn new(net: &EncodedNetwork, trace: &Trace) -> TraceView {
+        let steps = trace
+            .actions
+            .iter()
+            .zip(trace.states.windows(2))
+            .map(|(&a, pair)| StepView {
+                action: net.actions[a as usize].clone(),
+                changes: (0..net.processes())
+                    .filter_map(|p| {
+                        let (from, to) = (net.layout.get(&pair[0], p), net.layout.get(&pair[1], p));
+                        (from != to).then(|| ChangeView {
+                            process: net.process_names[p].clone(),
+                            from: net.state_name(p, from).to_string(),
+                            to: net.state_name(p, to).to_string(),
+                        })
+                    })
+                    .collect(),
+            })
+            .collect();
+        TraceView {
+            initial: state_view(net, &trace.states[0]),
+            steps,
+            last: state_view(net, trace.states.last().expect("a trace has a state")),
+        }
+    }
+
+    /// Human-readable text: the initial state, then one line per step.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let locals = |v: &[LocalView]| {
+            v.iter()
+                .map(|l| format!("{}={}", l.process, l.state))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        out.push_str(&format!("  initial: {}\n", locals(&self.initial)));
+        let width = self.steps.len().to_string().len();
+        for (i, step) in self.steps.iter().enumerate() {
+            let changes = step
+                .changes
+                .iter()
+                .map(|c| format!("{}: {} -> {}", c.process, c.from, c.to))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let changes = if changes.is_empty() {
+                "(no local change)".to_string()
+            } else {
+                changes
+            };
+            out.push_str(&format!(
+                "  {:>width$}. {:<12} {}\n",
+                i + 1,
+                step.action,
+                changes
+            ));
+        }
+        out.push_str(&format!("  reached: {}\n", locals(&self.last)));
+        out
+    }
+
+    /// The trace as an Aldebaran LTS: a path `0 -a1-> 1 -a2-> ... -> n`.
+    pub fn to_aut(&self) -> String {
+        let n = self.steps.len();
+        let mut out = format!("des (0, {n}, {})\n", n + 1);
+        for (i, step) in self.steps.iter().enumerate() {
+            out.push_str(&format!(
+                "({i}, \"{}\", {})\n",
+                step.action.replace('\\', "\\\\").replace('"', "\\\""),
+                i + 1
+            ));
+        }
+        out
+    }
+}
+
+/// Everything a `check` run reports; serialises to the documented JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    /// Model file.
+    pub model: String,
+    /// Engine that ran.
+    pub engine: String,
+    /// Whether deadlocks were checked.
+    pub deadlock_checked: bool,
+    /// Property checked, if any.
+    pub property: Option<String>,
+    /// Machine-readable verdict.
+    pub verdict: String,
+    /// Human-readable verdict.
+    pub message: String,
+    /// Whether every reachable state was explored.
+    pub complete: bool,
+    /// The process exit status.
+    pub exit_code: i32,
+    /// Distinct states stored.
+    pub states: u64,
+    /// Transitions generated.
+    pub transitions: u64,
+    /// Breadth-first depth.
+    pub depth: u32,
+    /// Deadlock states found (all of them with `--all`).
+    pub deadlocks: u64,
+    /// Error states found (all of them with `--all`).
+    pub violations: u64,
+    /// Rule firings blocked only by the property monitor.
+    pub monitor_blocked: u64,
+    /// Processes in the vector.
+    pub processes: usize,
+    /// Words of a state vector.
+    pub vector_words: usize,
+    /// Bits of a state vector actually used by processes.
+    pub vector_bits: u32,
+    /// Wall-clock search time.
+    pub elapsed_seconds: f64,
+    /// States per second.
+    pub states_per_second: f64,
+    /// Bytes of memory of the state store.
+    pub memory_bytes: u64,
+    /// Engine-specific figures (GPU table size and fill, threads, …).
+    pub engine_details: Vec<(String, String)>,
+    /// The counterexample, when one was found and traces were kept.
+    pub trace: Option<TraceView>,
+}
+
+impl CheckReport {
+    /// The human-readable report (the trace, then statistics).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        out.push_str(&format!("{}: {}\n", self.model, self.message));
+        if let Some(t) = &self.trace {
+            out.push_str(&format!("trace ({} steps):\n", t.steps.len()));
+            out.push_str(&t.to_text());
+        } else if matches!(
+            self.verdict.as_str(),
+            "deadlock" | "property-violated" | "model-error"
+        ) {
+            out.push_str("no trace (traces were switched off)\n");
+        }
+        out.push_str(&format!(
+            "engine: {}\nstates: {}\ntransitions: {}\ndepth: {}\n",
+            self.engine, self.states, self.transitions, self.depth
+        ));
+        if self.deadlocks > 0 || self.violations > 0 {
+            out.push_str(&format!(
+                "deadlock states: {}\nerror states: {}\n",
+                self.deadlocks, self.violations
+            ));
+        }
+        out.push_str(&format!(
+            "vector: {} processes, {} bits in {} words\ntime: {:.3} s ({:.0} states/s)\nmemory: {}\n",
+            self.processes,
+            self.vector_bits,
+            self.vector_words,
+            self.elapsed_seconds,
+            self.states_per_second,
+            human_bytes(self.memory_bytes)
+        ));
+        for (k, v) in &self.engine_details {
+            out.push_str(&format!("{k}: {v}\n"));
+        }
+        if !self.complete {
+            out.push_str("note: the search did not cover the whole state space\n");
+        }
+        out
+    }
+}
+
+/// `1536` → `1.5 KiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_bytes_units() {
+        assert_eq!(human_bytes(12), "12 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 << 30), "3.0 GiB");
+    }
+}
