@@ -46,6 +46,25 @@ pub enum Command {
     Info(InfoArgs),
     /// Convert a model to another format (e.g. PNML to .net).
     Convert(ConvertArgs),
+    /// Explore a model with the reference engine and export its state space.
+    Explore(ExploreArgs),
+}
+
+/// Arguments of `explore`.
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    /// Model file.
+    pub model: PathBuf,
+    /// Write the reachable state space as an Aldebaran .aut file (states
+    /// numbered breadth-first, 0 initial).
+    #[arg(long, value_name = "FILE")]
+    pub write_aut: PathBuf,
+    /// Join this property monitor to the network first.
+    #[arg(long, value_name = "NAME")]
+    pub property: Option<String>,
+    /// Stop after this many states (exit code 3 when hit).
+    #[arg(long, value_name = "N")]
+    pub max_states: Option<u64>,
 }
 
 /// Which engine explores.
@@ -189,6 +208,7 @@ pub fn main() -> i32 {
         Command::Check(args) => check(args),
         Command::Info(args) => info(args),
         Command::Convert(args) => convert(args),
+        Command::Explore(args) => explore(args),
     };
     result.unwrap_or_else(|message| {
         eprintln!("error: {message}");
@@ -215,21 +235,53 @@ fn load(path: &Path) -> Result<Network, String> {
     frontend::load(path).map_err(|e: LoadError| e.to_string())
 }
 
-fn check(args: &CheckArgs) -> Result<i32, String> {
-    if !args.deadlock && args.property.is_none() {
-        tracing::info!("neither --deadlock nor --property given: exploring only");
-    }
-    let network = load(&args.model)?;
-    let network = match &args.property {
+/// Loads `model`, joins the monitor `property` if given, and encodes it.
+fn load_encoded(model: &Path, property: Option<&str>) -> Result<EncodedNetwork, String> {
+    let network = load(model)?;
+    let network = match property {
         Some(name) => {
             let monitor = network
                 .monitor(name)
-                .map_err(|e| format!("{}: {e}", args.model.display()))?;
+                .map_err(|e| format!("{}: {e}", model.display()))?;
             network.with_monitor(monitor)
         }
         None => network,
     };
-    let encoded = EncodedNetwork::new(&network).map_err(|e| e.to_string())?;
+    EncodedNetwork::new(&network).map_err(|e| format!("{}: {e}", model.display()))
+}
+
+fn explore(args: &ExploreArgs) -> Result<i32, String> {
+    let encoded = load_encoded(&args.model, args.property.as_deref())?;
+    let search = SearchOptions {
+        keep_going: true,
+        max_states: args.max_states,
+        no_trace: true,
+        ..SearchOptions::default()
+    };
+    let exploration = crate::report::export::write_state_space(&encoded, &search, &args.write_aut)
+        .map_err(|e| format!("cannot write {}: {e}", args.write_aut.display()))?;
+    let verdict = Verdict::of(&encoded, &exploration);
+    println!(
+        "{}: {} states, {} transitions written to {}",
+        args.model.display(),
+        exploration.states,
+        exploration.transitions,
+        args.write_aut.display()
+    );
+    match verdict {
+        Verdict::Incomplete(_) | Verdict::ModelError(_) => {
+            eprintln!("error: {}", verdict.describe(false, None));
+            Ok(verdict.exit_code())
+        }
+        _ => Ok(EXIT_OK),
+    }
+}
+
+fn check(args: &CheckArgs) -> Result<i32, String> {
+    if !args.deadlock && args.property.is_none() {
+        tracing::info!("neither --deadlock nor --property given: exploring only");
+    }
+    let encoded = load_encoded(&args.model, args.property.as_deref())?;
     let progress = (!args.quiet && std::io::stderr().is_terminal()).then(progress_line);
     let search = SearchOptions {
         check_deadlock: args.deadlock,

@@ -33,13 +33,13 @@ impl Store {
         &self.vectors[at..at + self.words]
     }
 
-    /// Index of `state`, or `None` when it is new and was added.
-    fn find_or_insert(&mut self, state: &[u32], parent: (u32, u32), trace: bool) -> Option<u32> {
+    /// Index of `state`, and whether it is new (then it was added).
+    fn find_or_insert(&mut self, state: &[u32], parent: (u32, u32), trace: bool) -> (u32, bool) {
         let hash = hash_words(state);
         let (vectors, words) = (&self.vectors, self.words);
         let at = |i: u32| &vectors[i as usize * words..(i as usize + 1) * words];
         if let Some(&i) = self.table.find(hash, |&i| at(i) == state) {
-            return Some(i);
+            return (i, false);
         }
         let index = self.len() as u32;
         self.table
@@ -48,7 +48,7 @@ impl Store {
         if trace {
             self.parents.push(parent);
         }
-        None
+        (index, true)
     }
 
     fn memory_bytes(&self) -> u64 {
@@ -76,6 +76,17 @@ impl Store {
 
 /// Explores the state space of `net` breadth-first.
 pub fn explore(net: &EncodedNetwork, options: &SearchOptions) -> Exploration {
+    explore_with_edges(net, options, |_, _, _| {})
+}
+
+/// Like [`explore`], and calls `on_edge(source, action, target)` for every
+/// transition, with states numbered in discovery (breadth-first) order from
+/// 0, the initial state. Used to export the state space.
+pub fn explore_with_edges(
+    net: &EncodedNetwork,
+    options: &SearchOptions,
+    mut on_edge: impl FnMut(u32, u32, u32),
+) -> Exploration {
     let start = Instant::now();
     let trace = !options.no_trace;
     let mut store = Store {
@@ -162,11 +173,9 @@ pub fn explore(net: &EncodedNetwork, options: &SearchOptions) -> Exploration {
                 }
                 return;
             }
-            if store
-                .find_or_insert(s.state, (parent, s.action), trace)
-                .is_none()
-                && s.error
-            {
+            let (target, new) = store.find_or_insert(s.state, (parent, s.action), trace);
+            on_edge(parent, s.action, target);
+            if new && s.error {
                 error_states.insert(before);
                 result.errors += 1;
                 let e = net

@@ -1,6 +1,8 @@
 //! What the user sees: the verdict and its exit code, statistics, and
 //! counterexample traces as text, JSON or an Aldebaran `.aut` file.
 
+pub mod export;
+
 use serde::Serialize;
 
 use crate::encode::EncodedNetwork;
@@ -219,11 +221,7 @@ impl TraceView {
         let n = self.steps.len();
         let mut out = format!("des (0, {n}, {})\n", n + 1);
         for (i, step) in self.steps.iter().enumerate() {
-            out.push_str(&format!(
-                "({i}, \"{}\", {})\n",
-                step.action.replace('\\', "\\\\").replace('"', "\\\""),
-                i + 1
-            ));
+            out.push_str(&format!("({i}, {}, {})\n", aut_label(&step.action), i + 1));
         }
         out
     }
@@ -319,6 +317,11 @@ impl CheckReport {
         }
         out
     }
+}
+
+/// An action label quoted for an `.aut` file.
+pub fn aut_label(label: &str) -> String {
+    format!("\"{}\"", label.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// `1536` → `1.5 KiB`.
