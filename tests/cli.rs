@@ -1,0 +1,254 @@
+//! End-to-end tests of the `warpcheck` command: exit codes, messages,
+//! reports and the files it writes. The reference engine is named so the
+//! tests do not depend on the machine's GPU or core count.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use warpcheck::encode::EncodedNetwork;
+use warpcheck::engine::{SearchOptions, seq};
+use warpcheck::frontend;
+
+fn warpcheck(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).expect("stdout is one JSON object")
+}
+
+#[test]
+fn deadlock_is_reported_with_a_shortest_trace_and_exit_1() {
+    let o = warpcheck(&[
+        "check",
+        "specs/philosophers3.net",
+        "--deadlock",
+        "--engine",
+        "reference",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("specs/philosophers3.net: deadlock found\ntrace (3 steps):\n"));
+    assert!(text.contains("  1. left_0       phil0: think -> hold, fork0: free -> taken\n"));
+    assert!(text.contains(
+        "  reached: phil0=hold phil1=hold phil2=hold fork0=taken fork1=taken fork2=taken\n"
+    ));
+}
+
+#[test]
+fn json_report_follows_the_documented_schema() {
+    let o = warpcheck(&[
+        "check",
+        "specs/mutex_bad.net",
+        "--property",
+        "mutex",
+        "--engine",
+        "reference",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["verdict"], "property-violated");
+    assert_eq!(v["message"], "property `mutex` violated");
+    assert_eq!(v["exit_code"], 1);
+    assert_eq!(v["property"], "mutex");
+    assert_eq!(v["complete"], false);
+    let steps = v["trace"]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    assert_eq!(v["trace"]["final"].as_array().unwrap().len(), 4);
+    let last = v["trace"]["final"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["process"] == "mutex")
+        .unwrap();
+    assert_eq!(last["state"], "both");
+    for key in [
+        "states",
+        "transitions",
+        "depth",
+        "deadlocks",
+        "violations",
+        "monitor_blocked",
+        "vector_words",
+        "vector_bits",
+        "elapsed_seconds",
+        "states_per_second",
+        "memory_bytes",
+    ] {
+        assert!(v[key].is_number(), "{key} missing");
+    }
+}
+
+#[test]
+fn correct_system_satisfies_its_property_with_exit_0() {
+    let o = warpcheck(&[
+        "check",
+        "specs/mutex_ok.net",
+        "--property",
+        "mutex",
+        "--deadlock",
+        "--engine",
+        "reference",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["verdict"], "no-violation");
+    assert_eq!(v["message"], "no deadlock, property `mutex` holds");
+    assert_eq!(v["complete"], true);
+    assert!(v["trace"].is_null());
+}
+
+#[test]
+fn unknown_property_is_a_usage_error() {
+    let o = warpcheck(&["check", "specs/mutex_ok.net", "--property", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: specs/mutex_ok.net: no property named `nope`; defined: mutex\n"
+    );
+}
+
+#[test]
+fn missing_file_and_unknown_format_are_bad_input() {
+    let o = warpcheck(&["check", "specs/none.net"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: specs/none.net: No such file or directory (os error 2)\n"
+    );
+    let o = warpcheck(&["info", "Cargo.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: Cargo.toml: unknown model format: expected a file ending in .net, .aut, .exp or .pnml\n"
+    );
+}
+
+#[test]
+fn syntax_errors_reach_the_user_with_their_location() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.net");
+    std::fs::write(&path, "process p { init a; a -x-> }\n").unwrap();
+    let expected = frontend::load(&path).unwrap_err().to_string();
+    let prefix = format!("{}:1:", path.display());
+    assert!(expected.starts_with(&prefix), "{expected}");
+    let o = warpcheck(&["check", path.to_str().unwrap(), "--deadlock"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), format!("error: {expected}\n"));
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_exits_0() {
+    assert_eq!(warpcheck(&[]).status.code(), Some(2));
+    assert_eq!(
+        warpcheck(&["check", "x.net", "--engine", "fast"])
+            .status
+            .code(),
+        Some(2)
+    );
+    let help = warpcheck(&["check", "--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(stdout(&help).contains("3  exploration incomplete"));
+}
+
+#[test]
+fn state_limit_gives_exit_3_and_no_verdict() {
+    let o = warpcheck(&[
+        "check",
+        "specs/philosophers3.net",
+        "--deadlock",
+        "--max-states",
+        "3",
+        "--engine",
+        "reference",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    let v = json(&o);
+    assert_eq!(v["verdict"], "incomplete");
+    assert_eq!(v["states"], 3);
+    assert_eq!(v["complete"], false);
+}
+
+#[test]
+fn trace_out_writes_the_path_as_aut() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("trace.aut");
+    let o = warpcheck(&[
+        "check",
+        "specs/philosophers3.net",
+        "--deadlock",
+        "--engine",
+        "reference",
+        "--trace-out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let lts = frontend::aut::load_lts(&out).unwrap();
+    assert_eq!(lts.state_names.len(), 4);
+    let labels: Vec<&str> = lts
+        .transitions
+        .iter()
+        .map(|t| lts.labels[t.label as usize].as_str())
+        .collect();
+    assert_eq!(labels, ["left_0", "left_1", "left_2"]);
+}
+
+#[test]
+fn exported_state_space_reads_back_with_the_same_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    for model in ["specs/philosophers3.net", "specs/traffic_light.net"] {
+        let out = dir.path().join("space.aut");
+        let o = warpcheck(&["explore", model, "--write-aut", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let direct = seq::explore(
+            &EncodedNetwork::new(&frontend::load(Path::new(model)).unwrap()).unwrap(),
+            &SearchOptions {
+                keep_going: true,
+                ..SearchOptions::default()
+            },
+        );
+        let lts = frontend::aut::load_lts(&out).unwrap();
+        assert_eq!(lts.state_names.len() as u64, direct.states);
+        assert_eq!(lts.transitions.len() as u64, direct.transitions);
+        let reread = seq::explore(
+            &EncodedNetwork::new(&frontend::aut::load_network(&out).unwrap()).unwrap(),
+            &SearchOptions {
+                keep_going: true,
+                check_deadlock: true,
+                ..SearchOptions::default()
+            },
+        );
+        assert_eq!(
+            (reread.states, reread.transitions),
+            (direct.states, direct.transitions)
+        );
+    }
+}
+
+#[test]
+fn info_describes_the_vector() {
+    let o = warpcheck(&["info", "specs/philosophers3.net"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    assert!(text.contains("processes: 6 (15 local states, "));
+    assert!(text.contains("synchronisation rules: 9\n"));
+    assert!(text.contains("state vector: 9 bits used, 1 words of 32 bits (4 bytes)\n"));
+}
