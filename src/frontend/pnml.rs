@@ -1,0 +1,744 @@
+//! 1-safe Petri nets in PNML (the place/transition nets of the Model Checking
+//! Contest), read as networks of LTSs.
+//!
+//! The places are grouped into units: the units of the net's NUPN section
+//! (`<toolspecific tool="nupn">`) when it has one, otherwise one unit per
+//! place. A unit's own places are mutually exclusive, so each unit becomes one
+//! process whose local states are [`EMPTY_STATE`] and the unit's places. (In a
+//! hierarchical NUPN a unit may be empty while a subunit holds the token; every
+//! unit is its own process, so that needs no special treatment.)
+//!
+//! Every net transition becomes one [`SyncRule`] over the units it consumes
+//! from or produces into, labelled with the transition's name, so the
+//! network's actions are exactly the net's transitions and its state space is
+//! exactly the net's reachability graph. A firing that would put a second
+//! token into a unit is a separate rule with the same action that moves the
+//! extra [`SAFETY_PROCESS`] into an [`ErrorKind::Model`] error state: a net
+//! that is not 1-safe (or breaks its NUPN units) is reported with a trace to
+//! the marking where it happens, never explored as a different net.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use roxmltree::{Document, Node};
+
+use super::{LoadError, read_file};
+use crate::model::{
+    ErrorKind, ErrorState, Lts, LtsTransition, Network, Participant, Process, SyncRule,
+    UnmatchedLabels,
+};
+
+/// Name of the local state of a unit that holds no token.
+pub const EMPTY_STATE: &str = "empty";
+
+/// Name of the initial, ordinary state of the [`SAFETY_PROCESS`].
+pub const SAFE_STATE: &str = "safe";
+
+/// Name of the error state of the [`SAFETY_PROCESS`]: some transition put a
+/// second token into a unit.
+pub const UNSAFE_STATE: &str = "unsafe";
+
+/// The [`SAFETY_PROCESS`]'s only label, taking it from safe to unsafe.
+const OVERFLOW_LABEL: &str = "overflow";
+
+/// Reads a PNML file as a network (see the module documentation).
+pub fn load(path: &Path) -> Result<Network, LoadError> {
+    let text = read_file(path)?;
+    parse(&text, path)
+}
+
+/// Parses PNML `text`; `path` is only used in error messages.
+pub fn parse(text: &str, path: &Path) -> Result<Network, LoadError> {
+    let doc = Document::parse(text).map_err(|e| xml_error(path, &e))?;
+    let source = Source { text, path };
+    let net = source.read_net(&doc)?;
+    let units = match net.nupn {
+        Some(nupn) => source.read_units(nupn, &net)?,
+        None => units_per_place(&net),
+    };
+    source.build_network(&net, &units)
+}
+
+/// Maps a syntax error of the XML parser to a located [`LoadError`].
+fn xml_error(path: &Path, error: &roxmltree::Error) -> LoadError {
+    let pos = error.pos();
+    let full = error.to_string();
+    let message = full
+        .strip_suffix(&format!(" at {pos}"))
+        .unwrap_or(&full)
+        .to_string();
+    LoadError::At {
+        path: path.to_path_buf(),
+        line: pos.row as usize,
+        column: pos.col as usize,
+        message: format!("malformed XML: {message}"),
+    }
+}
+
+/// A place of the net.
+struct Place<'a, 'input> {
+    /// PNML id, used by arcs and NUPN units.
+    id: &'a str,
+    /// Display name (the id when the place has no name).
+    name: String,
+    /// Whether the initial marking puts a token here.
+    marked: bool,
+    /// The `<place>` element, to locate errors.
+    node: Node<'a, 'input>,
+}
+
+/// A transition of the net with its pre- and postset.
+struct Transition<'a, 'input> {
+    /// PNML id.
+    id: &'a str,
+    /// Name (the id when the transition has no name), before making it unique.
+    name: String,
+    /// The `<transition>` element, to locate errors.
+    node: Node<'a, 'input>,
+    /// Places consumed from, by index.
+    inputs: Vec<usize>,
+    /// Places produced into, by index.
+    outputs: Vec<usize>,
+}
+
+/// The place/transition net as read from the document.
+struct PetriNet<'a, 'input> {
+    places: Vec<Place<'a, 'input>>,
+    transitions: Vec<Transition<'a, 'input>>,
+    /// Place index by id.
+    place_index: HashMap<&'a str, usize>,
+    /// The NUPN `<toolspecific>` element, if any.
+    nupn: Option<Node<'a, 'input>>,
+}
+
+/// A set of mutually exclusive places: one process of the network.
+struct Unit {
+    /// Process name.
+    name: String,
+    /// Its own places, by index; never empty.
+    places: Vec<usize>,
+}
+
+/// What an id of the document names.
+#[derive(Clone, Copy)]
+enum NetNode {
+    Place(usize),
+    Transition(usize),
+}
+
+/// The document being read, to locate errors.
+struct Source<'t> {
+    text: &'t str,
+    path: &'t Path,
+}
+
+/// The element child of `node` named `name`, ignoring namespaces.
+fn child<'a, 'input>(node: Node<'a, 'input>, name: &str) -> Option<Node<'a, 'input>> {
+    node.children()
+        .find(|c| c.is_element() && c.tag_name().name() == name)
+}
+
+/// The `<text>` element inside the child `name` of `node`, with its trimmed
+/// content (PNML's way of writing names, markings and inscriptions).
+fn text_of<'a, 'input>(node: Node<'a, 'input>, name: &str) -> Option<(Node<'a, 'input>, &'a str)> {
+    let text = child(child(node, name)?, "text")?;
+    Some((text, text.text().unwrap_or("").trim()))
+}
+
+impl Source<'_> {
+    /// An error located at the start of `node`.
+    fn error(&self, node: Node, message: impl Into<String>) -> LoadError {
+        LoadError::at(self.path, self.text, node.range().start, message)
+    }
+
+    /// The attribute `name` of `node`, or an error naming what is missing.
+    fn attribute<'a>(&self, node: Node<'a, '_>, name: &str) -> Result<&'a str, LoadError> {
+        node.attribute(name).ok_or_else(|| {
+            self.error(
+                node,
+                format!(
+                    "<{}> without the `{name}` attribute",
+                    node.tag_name().name()
+                ),
+            )
+        })
+    }
+
+    /// Reads the single `<net>` of a `<pnml>` document.
+    fn read_net<'a, 'input>(
+        &self,
+        doc: &'a Document<'input>,
+    ) -> Result<PetriNet<'a, 'input>, LoadError> {
+        let root = doc.root_element();
+        if root.tag_name().name() != "pnml" {
+            return Err(self.error(root, "expected a <pnml> document"));
+        }
+        let mut nets = root
+            .children()
+            .filter(|c| c.is_element() && c.tag_name().name() == "net");
+        let net_node = nets
+            .next()
+            .ok_or_else(|| self.error(root, "expected a <net> inside <pnml>"))?;
+        if let Some(second) = nets.next() {
+            return Err(self.error(second, "expected one <net>, found a second one"));
+        }
+        let net_type = net_node.attribute("type").unwrap_or("");
+        if !net_type.ends_with("ptnet") {
+            return Err(self.error(
+                net_node,
+                format!(
+                    "net type `{net_type}` is not supported: expected a place/transition net \
+                     (type ending in `ptnet`); colored nets are not supported"
+                ),
+            ));
+        }
+        let mut net = PetriNet {
+            places: Vec::new(),
+            transitions: Vec::new(),
+            place_index: HashMap::new(),
+            nupn: None,
+        };
+        let mut arcs = Vec::new();
+        self.collect(net_node, &mut net, &mut arcs)?;
+
+        let mut ids: HashMap<&str, NetNode> = HashMap::new();
+        let places = net.places.iter().enumerate();
+        let transitions = net.transitions.iter().enumerate();
+        let numbered = places
+            .map(|(i, p)| (p.id, p.node, NetNode::Place(i)))
+            .chain(transitions.map(|(i, t)| (t.id, t.node, NetNode::Transition(i))));
+        for (id, node, numbered) in numbered {
+            if ids.insert(id, numbered).is_some() {
+                return Err(self.error(node, format!("id `{id}` is used twice")));
+            }
+        }
+        net.place_index = net
+            .places
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id, i))
+            .collect();
+        let mut seen_arcs = HashSet::new();
+        for arc in arcs {
+            self.read_arc(arc, &ids, &mut net, &mut seen_arcs)?;
+        }
+        Ok(net)
+    }
+
+    /// Gathers places, transitions, arcs and the NUPN section of `container`
+    /// (the net or a page), descending into nested pages.
+    fn collect<'a, 'input>(
+        &self,
+        container: Node<'a, 'input>,
+        net: &mut PetriNet<'a, 'input>,
+        arcs: &mut Vec<Node<'a, 'input>>,
+    ) -> Result<(), LoadError> {
+        for node in container.children().filter(Node::is_element) {
+            match node.tag_name().name() {
+                "page" => self.collect(node, net, arcs)?,
+                "place" => net.places.push(self.read_place(node)?),
+                "transition" => {
+                    let id = self.attribute(node, "id")?;
+                    net.transitions.push(Transition {
+                        id,
+                        name: text_of(node, "name").map_or(id, |(_, n)| n).to_string(),
+                        node,
+                        inputs: Vec::new(),
+                        outputs: Vec::new(),
+                    });
+                }
+                "arc" => arcs.push(node),
+                "toolspecific" if node.attribute("tool") == Some("nupn") => {
+                    if net.nupn.is_some() {
+                        return Err(self.error(node, "second NUPN section in one net"));
+                    }
+                    net.nupn = Some(node);
+                }
+                "declaration" => {
+                    return Err(self.error(
+                        node,
+                        "colored nets (with <declaration>) are not supported: \
+                         expected a place/transition net",
+                    ));
+                }
+                name @ ("referencePlace" | "referenceTransition") => {
+                    return Err(self.error(node, format!("<{name}> is not supported")));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads a `<place>`: id, name and a 0/1 initial marking.
+    fn read_place<'a, 'input>(
+        &self,
+        node: Node<'a, 'input>,
+    ) -> Result<Place<'a, 'input>, LoadError> {
+        let id = self.attribute(node, "id")?;
+        let name = text_of(node, "name").map_or(id, |(_, n)| n).to_string();
+        if let Some(colored) = child(node, "hlinitialMarking") {
+            return Err(self.error(
+                colored,
+                "colored nets (with <hlinitialMarking>) are not supported: \
+                 expected a place/transition net",
+            ));
+        }
+        let marked = match text_of(node, "initialMarking") {
+            None => false,
+            Some((text_node, text)) => match text.parse::<u64>() {
+                Ok(0) => false,
+                Ok(1) => true,
+                Ok(tokens) => {
+                    return Err(self.error(
+                        text_node,
+                        format!(
+                            "place `{name}` starts with {tokens} tokens: only 1-safe nets \
+                             (at most one token per place) are supported"
+                        ),
+                    ));
+                }
+                Err(_) => {
+                    return Err(self.error(
+                        text_node,
+                        format!(
+                            "expected a number of tokens as initial marking of place `{name}`, \
+                             found `{text}`"
+                        ),
+                    ));
+                }
+            },
+        };
+        Ok(Place {
+            id,
+            name,
+            marked,
+            node,
+        })
+    }
+
+    /// Reads an `<arc>` into the pre- or postset of its transition, rejecting
+    /// everything but ordinary arcs of weight 1.
+    fn read_arc<'a>(
+        &self,
+        arc: Node<'a, '_>,
+        ids: &HashMap<&str, NetNode>,
+        net: &mut PetriNet<'a, '_>,
+        seen: &mut HashSet<(usize, usize, bool)>,
+    ) -> Result<(), LoadError> {
+        let arc_id = arc.attribute("id").unwrap_or("?");
+        let arc_type = arc
+            .attribute("type")
+            .or_else(|| child(arc, "type").and_then(|t| t.attribute("value")))
+            .unwrap_or("normal");
+        if arc_type != "normal" {
+            return Err(self.error(
+                arc,
+                format!(
+                    "arc `{arc_id}` is a {arc_type} arc: only ordinary arcs of weight 1 are supported"
+                ),
+            ));
+        }
+        if let Some(colored) = child(arc, "hlinscription") {
+            return Err(self.error(
+                colored,
+                "colored nets (with <hlinscription>) are not supported: \
+                 expected a place/transition net",
+            ));
+        }
+        if let Some((text_node, text)) = text_of(arc, "inscription")
+            && text != "1"
+        {
+            return Err(self.error(
+                text_node,
+                format!("arc `{arc_id}` has weight `{text}`: only arcs of weight 1 are supported"),
+            ));
+        }
+        let lookup = |end: &str| -> Result<NetNode, LoadError> {
+            let id = self.attribute(arc, end)?;
+            ids.get(id).copied().ok_or_else(|| {
+                self.error(
+                    arc,
+                    format!("arc `{arc_id}` has {end} `{id}`, which is no place or transition"),
+                )
+            })
+        };
+        let (place, transition, is_output) = match (lookup("source")?, lookup("target")?) {
+            (NetNode::Place(p), NetNode::Transition(t)) => (p, t, false),
+            (NetNode::Transition(t), NetNode::Place(p)) => (p, t, true),
+            _ => {
+                return Err(self.error(
+                    arc,
+                    format!("arc `{arc_id}` must connect a place and a transition"),
+                ));
+            }
+        };
+        if !seen.insert((place, transition, is_output)) {
+            let (from, to) = if is_output {
+                (&net.transitions[transition].name, &net.places[place].name)
+            } else {
+                (&net.places[place].name, &net.transitions[transition].name)
+            };
+            return Err(self.error(
+                arc,
+                format!(
+                    "second arc from `{from}` to `{to}` (arc `{arc_id}`): only arcs of weight 1 \
+                     are supported"
+                ),
+            ));
+        }
+        let t = &mut net.transitions[transition];
+        if is_output {
+            t.outputs.push(place);
+        } else {
+            t.inputs.push(place);
+        }
+        Ok(())
+    }
+
+    /// Reads the units of a NUPN section; units without places of their own
+    /// are dropped (they need no process). Subunit links are not needed: each
+    /// unit is encoded on its own.
+    fn read_units(&self, nupn: Node, net: &PetriNet) -> Result<Vec<Unit>, LoadError> {
+        let structure = child(nupn, "structure")
+            .ok_or_else(|| self.error(nupn, "NUPN section without <structure>"))?;
+        let mut unit_of: Vec<Option<usize>> = vec![None; net.places.len()];
+        let mut units = Vec::new();
+        for node in structure
+            .children()
+            .filter(|c| c.is_element() && c.tag_name().name() == "unit")
+        {
+            let name = self.attribute(node, "id")?.to_string();
+            let mut places = Vec::new();
+            let listed = child(node, "places").and_then(|p| p.text()).unwrap_or("");
+            for id in listed.split_whitespace() {
+                let &place = net.place_index.get(id).ok_or_else(|| {
+                    self.error(
+                        node,
+                        format!("unit `{name}` lists `{id}`, which is no place"),
+                    )
+                })?;
+                if let Some(other) = unit_of[place] {
+                    let other: &Unit = &units[other];
+                    return Err(self.error(
+                        node,
+                        format!("place `{id}` is in units `{}` and `{name}`", other.name),
+                    ));
+                }
+                unit_of[place] = Some(units.len());
+                places.push(place);
+            }
+            if !places.is_empty() {
+                units.push(Unit { name, places });
+            }
+        }
+        if let Some(orphan) = unit_of.iter().position(Option::is_none) {
+            return Err(self.error(
+                nupn,
+                format!("place `{}` is in no NUPN unit", net.places[orphan].id),
+            ));
+        }
+        Ok(units)
+    }
+
+    /// Builds the network: one process per unit, one rule per transition
+    /// (plus its overflow rules, see [`NetworkBuilder::add_overflow_rules`]).
+    fn build_network(&self, net: &PetriNet, units: &[Unit]) -> Result<Network, LoadError> {
+        let mut builder = NetworkBuilder::new(net, units);
+        for unit in units {
+            let mut marked = unit.places.iter().filter(|&&p| net.places[p].marked);
+            if let (Some(&first), Some(&second)) = (marked.next(), marked.next()) {
+                return Err(self.error(
+                    net.places[second].node,
+                    format!(
+                        "the initial marking puts two tokens into unit `{}` \
+                         (places `{}` and `{}`)",
+                        unit.name, net.places[first].name, net.places[second].name
+                    ),
+                ));
+            }
+        }
+        for (t, label) in net.transitions.iter().zip(transition_labels(net)) {
+            if t.inputs.is_empty() && t.outputs.is_empty() {
+                return Err(self.error(
+                    t.node,
+                    format!(
+                        "transition `{}` has no input and no output place; such transitions \
+                         are not supported",
+                        t.name
+                    ),
+                ));
+            }
+            builder.add_transition(t, &label);
+        }
+        Ok(builder.finish())
+    }
+}
+
+/// One unit per place, for nets without a NUPN section.
+fn units_per_place(net: &PetriNet) -> Vec<Unit> {
+    net.places
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Unit {
+            name: p.name.clone(),
+            places: vec![i],
+        })
+        .collect()
+}
+
+/// The action label of every transition: its name, or `name@id` where
+/// several transitions share a name.
+fn transition_labels(net: &PetriNet) -> Vec<String> {
+    let mut uses: HashMap<&str, usize> = HashMap::new();
+    for t in &net.transitions {
+        *uses.entry(t.name.as_str()).or_default() += 1;
+    }
+    net.transitions
+        .iter()
+        .map(|t| {
+            if uses[t.name.as_str()] > 1 {
+                format!("{}@{}", t.name, t.id)
+            } else {
+                t.name.clone()
+            }
+        })
+        .collect()
+}
+
+/// The places one net transition consumes from and produces into in one
+/// unit, as local state numbers (1-based; 0 is empty).
+struct UnitArcs {
+    unit: usize,
+    consumed: Vec<u32>,
+    produced: Vec<u32>,
+}
+
+impl UnitArcs {
+    /// The local states from which firing the transition would put a second
+    /// token into the unit (given that it is enabled).
+    fn overflow_sources(&self, own_places: u32) -> Vec<u32> {
+        match (self.consumed.as_slice(), self.produced.len()) {
+            ([], 1) => (1..=own_places).collect(),
+            ([], _) => (0..=own_places).collect(),
+            ([consumed], 2..) => vec![*consumed],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Name of the process that records a second token put into a unit.
+pub const SAFETY_PROCESS: &str = "1-safety";
+
+/// Builds processes and rules transition by transition.
+///
+/// A unit holds at most one token, so a local state is "empty" or one of its
+/// places. A transition's main rule moves every unit it touches from the
+/// consumed place (or empty) to the produced place (or empty). Firings that
+/// would give a unit a second token are separate overflow rules with the same
+/// action, which leave the marking as it is and move the extra two-state
+/// [`SAFETY_PROCESS`] to its error state; it exists only when some transition
+/// can overflow a unit. Keeping the error state out of the units keeps each
+/// unit's field as narrow as its places allow, for one bit in all.
+struct NetworkBuilder<'n, 'a, 'input> {
+    net: &'n PetriNet<'a, 'input>,
+    units: &'n [Unit],
+    /// One process per unit.
+    processes: Vec<Process>,
+    /// (unit, local state) of every place.
+    slot: Vec<(usize, u32)>,
+    rules: Vec<SyncRule>,
+    /// The safety process, created on the first overflow rule.
+    safety: Option<Process>,
+}
+
+impl<'n, 'a, 'input> NetworkBuilder<'n, 'a, 'input> {
+    fn new(net: &'n PetriNet<'a, 'input>, units: &'n [Unit]) -> Self {
+        let mut slot = vec![(0usize, 0u32); net.places.len()];
+        let mut processes = Vec::with_capacity(units.len() + 1);
+        for (u, unit) in units.iter().enumerate() {
+            let mut state_names = Vec::with_capacity(unit.places.len() + 1);
+            state_names.push(EMPTY_STATE.to_string());
+            let mut initial = 0;
+            for (i, &p) in unit.places.iter().enumerate() {
+                let local = i as u32 + 1;
+                slot[p] = (u, local);
+                state_names.push(net.places[p].name.clone());
+                if net.places[p].marked {
+                    initial = local;
+                }
+            }
+            processes.push(Process {
+                name: unit.name.clone(),
+                lts: Lts {
+                    state_names,
+                    initial,
+                    ..Lts::default()
+                },
+                error_states: Vec::new(),
+            });
+        }
+        NetworkBuilder {
+            net,
+            units,
+            processes,
+            slot,
+            rules: Vec::new(),
+            safety: None,
+        }
+    }
+
+    /// Adds a new local label with the given moves to a unit's process.
+    fn add_label(&mut self, unit: usize, label: String, moves: &[(u32, u32)]) {
+        let lts = &mut self.processes[unit].lts;
+        let index = lts.labels.len() as u32;
+        lts.labels.push(label);
+        lts.transitions
+            .extend(moves.iter().map(|&(source, target)| LtsTransition {
+                source,
+                label: index,
+                target,
+            }));
+    }
+
+    /// Adds the rules of net transition `t`, whose action is `label`.
+    fn add_transition(&mut self, t: &Transition, label: &str) {
+        let mut touched: Vec<(usize, u32, bool)> = t
+            .inputs
+            .iter()
+            .map(|&p| (self.slot[p].0, self.slot[p].1, false))
+            .chain(
+                t.outputs
+                    .iter()
+                    .map(|&p| (self.slot[p].0, self.slot[p].1, true)),
+            )
+            .collect();
+        touched.sort_unstable();
+        let groups: Vec<UnitArcs> = touched
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|group| UnitArcs {
+                unit: group[0].0,
+                consumed: group.iter().filter(|g| !g.2).map(|g| g.1).collect(),
+                produced: group.iter().filter(|g| g.2).map(|g| g.1).collect(),
+            })
+            .collect();
+
+        let mut participants = Vec::with_capacity(groups.len());
+        for g in &groups {
+            // Consuming two places of one unit never happens: no move.
+            let moves: &[(u32, u32)] = match (g.consumed.as_slice(), g.produced.as_slice()) {
+                ([from], []) => &[(*from, 0)],
+                ([from], [to]) => &[(*from, *to)],
+                ([], [to]) => &[(0, *to)],
+                _ => &[],
+            };
+            self.add_label(g.unit, label.to_string(), moves);
+            participants.push(Participant {
+                process: g.unit,
+                label: label.to_string(),
+            });
+        }
+        self.rules.push(SyncRule {
+            participants,
+            result: label.to_string(),
+        });
+        self.add_overflow_rules(label, &groups);
+    }
+
+    /// Adds one rule per unit that firing the transition can overflow: it
+    /// needs the transition enabled (every consuming unit in its consumed
+    /// place) and the unit in an overflowing state, changes no unit and
+    /// moves the safety process to that unit's error state.
+    fn add_overflow_rules(&mut self, label: &str, groups: &[UnitArcs]) {
+        let risky: Vec<(usize, Vec<u32>)> = groups
+            .iter()
+            .map(|g| {
+                let own = self.units[g.unit].places.len() as u32;
+                (g.unit, g.overflow_sources(own))
+            })
+            .filter(|(_, sources)| !sources.is_empty())
+            .collect();
+        if risky.is_empty() || groups.iter().any(|g| g.consumed.len() > 1) {
+            return;
+        }
+        let enabled_label = format!("{label}!enabled");
+        let overflow_label = format!("{label}!overflow");
+        for g in groups {
+            if let [consumed] = g.consumed.as_slice() {
+                self.add_label(g.unit, enabled_label.clone(), &[(*consumed, *consumed)]);
+            }
+        }
+        for (unit, sources) in risky {
+            let consumes_here = groups
+                .iter()
+                .any(|g| g.unit == unit && !g.consumed.is_empty());
+            if !consumes_here {
+                let loops: Vec<(u32, u32)> = sources.iter().map(|&s| (s, s)).collect();
+                self.add_label(unit, overflow_label.clone(), &loops);
+            }
+            let mut participants: Vec<Participant> = groups
+                .iter()
+                .filter(|g| !g.consumed.is_empty() || g.unit == unit)
+                .map(|g| Participant {
+                    process: g.unit,
+                    label: if g.consumed.is_empty() {
+                        overflow_label.clone()
+                    } else {
+                        enabled_label.clone()
+                    },
+                })
+                .collect();
+            participants.push(Participant {
+                process: self.units.len(),
+                label: self.safety_label(),
+            });
+            self.rules.push(SyncRule {
+                participants,
+                result: label.to_string(),
+            });
+        }
+    }
+
+    /// The safety process's label that records an overflow, creating the
+    /// process on first use.
+    fn safety_label(&mut self) -> String {
+        let nupn = self.net.nupn.is_some();
+        self.safety.get_or_insert_with(|| {
+            let message = if nupn {
+                "net is not 1-safe or violates its NUPN units: the last transition of the \
+                 trace puts a second token into a place or unit"
+            } else {
+                "net is not 1-safe: the last transition of the trace puts a second token into \
+                 a place"
+            };
+            Process {
+                name: SAFETY_PROCESS.to_string(),
+                lts: Lts {
+                    state_names: vec![SAFE_STATE.to_string(), UNSAFE_STATE.to_string()],
+                    initial: 0,
+                    labels: vec![OVERFLOW_LABEL.to_string()],
+                    transitions: vec![LtsTransition {
+                        source: 0,
+                        label: 0,
+                        target: 1,
+                    }],
+                },
+                error_states: vec![ErrorState {
+                    state: 1,
+                    kind: ErrorKind::Model(message.to_string()),
+                }],
+            }
+        });
+        OVERFLOW_LABEL.to_string()
+    }
+
+    fn finish(mut self) -> Network {
+        self.processes.extend(self.safety);
+        Network {
+            processes: self.processes,
+            rules: self.rules,
+            unmatched: UnmatchedLabels::Independent,
+            monitors: Vec::new(),
+        }
+    }
+}
