@@ -400,7 +400,7 @@ fn info(args: &InfoArgs) -> Result<i32, String> {
         encoded.words() * 4
     );
     println!(
-        "encoding: {} TransArray entries, {} bytes in all",
+        "encoding: {} TransArray entries, {} in all",
         encoded.entry_count(),
         human_bytes(
             4 * (encoded.transitions.len()
