@@ -10,5 +10,6 @@ pub mod cli;
 pub mod encode;
 pub mod engine;
 pub mod frontend;
+pub mod generate;
 pub mod model;
 pub mod report;

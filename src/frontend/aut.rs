@@ -1,0 +1,359 @@
+//! Aldebaran `.aut`: the plain-text LTS format of CADP, mCRL2 and LTSmin.
+//!
+//! A file is a header `des (INITIAL, TRANSITIONS, STATES)` followed by one
+//! transition `(SOURCE, LABEL, TARGET)` per line. States are the numbers
+//! `0..STATES`; labels are quoted (`"a !1"`) or bare (`a`). The internal
+//! action, written `i` by CADP and `tau` by mCRL2, is read as
+//! [`INTERNAL_ACTION`] (`tau`) whichever spelling the file uses.
+//!
+//! The reader works line by line on slices of the input and interns labels
+//! through a hash map, so large files load quickly.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use hashbrown::HashMap;
+use nom::bytes::complete::tag;
+use nom::character::complete::{digit1, space0};
+use nom::sequence::{delimited, preceded};
+use nom::{IResult, Parser};
+
+use super::{LoadError, read_file};
+use crate::model::{Lts, LtsTransition, Network, Process, UnmatchedLabels};
+
+/// The one spelling of the internal action: `.aut` labels `i` and `tau`
+/// (quoted or not) are both read as this label.
+pub const INTERNAL_ACTION: &str = "tau";
+
+/// Reads an `.aut` file into an [`Lts`] whose state names are the numbers.
+pub fn load_lts(path: &Path) -> Result<Lts, LoadError> {
+    parse_lts(&read_file(path)?, path)
+}
+
+/// Reads an `.aut` file as a network of one process, named after the file
+/// stem, whose labels all fire alone.
+pub fn load_network(path: &Path) -> Result<Network, LoadError> {
+    let lts = load_lts(path)?;
+    let name = path
+        .file_stem()
+        .map_or_else(|| "aut".to_string(), |s| s.to_string_lossy().into_owned());
+    Ok(Network {
+        processes: vec![Process {
+            name,
+            lts,
+            error_states: Vec::new(),
+        }],
+        rules: Vec::new(),
+        unmatched: UnmatchedLabels::Independent,
+        monitors: Vec::new(),
+    })
+}
+
+/// Parses `.aut` text; `path` is only used in error messages. Checks the
+/// header's counts against the body and every state number against the
+/// state count.
+pub fn parse_lts(text: &str, path: &Path) -> Result<Lts, LoadError> {
+    let error = |offset: usize, message: String| LoadError::at(path, text, offset, message);
+    let mut lines = Lines::new(text);
+    let Some((header_at, header_line)) = lines.next_nonblank() else {
+        return Err(error(0, HEADER_EXPECTED.to_string()));
+    };
+    let header = parse_header(header_line).map_err(|(at, m)| error(header_at + at, m))?;
+
+    let mut labels: Vec<String> = Vec::new();
+    let mut label_ids: HashMap<&str, u32> = HashMap::new();
+    let mut transitions = Vec::with_capacity(header.transitions.min(1 << 24) as usize);
+    let check_state = |number: u64, at: usize, what: &str| -> Result<u32, LoadError> {
+        if number < header.states {
+            Ok(number as u32)
+        } else {
+            Err(error(
+                at,
+                format!(
+                    "{what} state {number} is out of range: the header declares {} states (0 to {})",
+                    header.states,
+                    header.states.saturating_sub(1)
+                ),
+            ))
+        }
+    };
+    let initial = check_state(header.initial, header_at + header.initial_at, "initial")?;
+
+    while let Some((line_at, line)) = lines.next_nonblank() {
+        let parsed = parse_transition(line).map_err(|(at, m)| error(line_at + at, m))?;
+        let source = check_state(parsed.source, line_at + parsed.source_at, "source")?;
+        let target = check_state(parsed.target, line_at + parsed.target_at, "target")?;
+        let spelled = match parsed.label {
+            "i" | "tau" => INTERNAL_ACTION,
+            other => other,
+        };
+        let label = *label_ids.entry(spelled).or_insert_with(|| {
+            labels.push(spelled.to_string());
+            (labels.len() - 1) as u32
+        });
+        if transitions.len() as u64 == header.transitions {
+            return Err(error(
+                line_at,
+                format!(
+                    "more transitions than the {} the header declares",
+                    header.transitions
+                ),
+            ));
+        }
+        transitions.push(LtsTransition {
+            source,
+            label,
+            target,
+        });
+    }
+    if (transitions.len() as u64) < header.transitions {
+        return Err(error(
+            text.len(),
+            format!(
+                "the header declares {} transitions but the file has {}",
+                header.transitions,
+                transitions.len()
+            ),
+        ));
+    }
+    Ok(Lts {
+        state_names: (0..header.states).map(|s| s.to_string()).collect(),
+        initial,
+        labels,
+        transitions,
+    })
+}
+
+/// Renders an [`Lts`] as `.aut` text (labels quoted, states by number).
+/// Labels must not contain line breaks, which `.aut` cannot express.
+pub fn write_lts(lts: &Lts) -> String {
+    let mut out = String::with_capacity(32 + lts.transitions.len() * 16);
+    // Writing into a String cannot fail.
+    let _ = writeln!(
+        out,
+        "des ({}, {}, {})",
+        lts.initial,
+        lts.transitions.len(),
+        lts.state_names.len()
+    );
+    for t in &lts.transitions {
+        let _ = writeln!(
+            out,
+            "({}, \"{}\", {})",
+            t.source, lts.labels[t.label as usize], t.target
+        );
+    }
+    out
+}
+
+const HEADER_EXPECTED: &str = "expected the header `des (INITIAL, TRANSITIONS, STATES)`";
+
+/// A syntax problem inside one line: byte offset in the line and message.
+type LineError = (usize, String);
+
+/// The numbers of a `des` header and where the initial state is written.
+struct Header {
+    initial: u64,
+    initial_at: usize,
+    transitions: u64,
+    states: u64,
+}
+
+/// One transition line, with the offsets of its state numbers in the line.
+struct TransitionLine<'a> {
+    source: u64,
+    source_at: usize,
+    label: &'a str,
+    target: u64,
+    target_at: usize,
+}
+
+/// Iterates over the lines of a text with their byte offsets, without
+/// allocating.
+struct Lines<'a> {
+    text: &'a str,
+    offset: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        Lines { text, offset: 0 }
+    }
+
+    /// The next line that holds more than white space, with its offset.
+    fn next_nonblank(&mut self) -> Option<(usize, &'a str)> {
+        while self.offset < self.text.len() {
+            let start = self.offset;
+            let rest = &self.text[start..];
+            let end = rest.find('\n').map_or(rest.len(), |i| i);
+            self.offset = start + end + 1;
+            let line = rest[..end].strip_suffix('\r').unwrap_or(&rest[..end]);
+            if !line.trim().is_empty() {
+                return Some((start, line));
+            }
+        }
+        None
+    }
+}
+
+/// A decimal number after optional blanks.
+fn number(input: &str) -> IResult<&str, &str> {
+    preceded(space0, digit1).parse(input)
+}
+
+/// Parses the digits at byte `at` of `line` (as found by [`number`]).
+fn to_number(digits: &str, at: usize) -> Result<u64, LineError> {
+    digits
+        .parse::<u64>()
+        .ok()
+        .filter(|&n| n <= u64::from(u32::MAX))
+        .ok_or_else(|| (at, format!("number {digits} is too large")))
+}
+
+/// Offset of `rest` inside `line` (both slices of the same line).
+fn offset_in(line: &str, rest: &str) -> usize {
+    line.len() - rest.len()
+}
+
+/// Offset of the first non-blank character of `rest` inside `line`.
+fn token_at(line: &str, rest: &str) -> usize {
+    offset_in(line, rest.trim_start_matches([' ', '\t']))
+}
+
+fn parse_header(line: &str) -> Result<Header, LineError> {
+    let expected = |rest: &str| (token_at(line, rest), HEADER_EXPECTED.to_string());
+    let open = |i| delimited(space0, tag::<_, _, nom::error::Error<&str>>("des"), space0).parse(i);
+    let (rest, _) = open(line).map_err(|_| expected(line))?;
+    let (rest, _) = preceded(space0, tag::<_, _, nom::error::Error<&str>>("("))
+        .parse(rest)
+        .map_err(|_| expected(rest))?;
+    let mut values = [(0u64, 0usize); 3];
+    let mut rest = rest;
+    for (i, value) in values.iter_mut().enumerate() {
+        let at = token_at(line, rest);
+        let (after, digits) = number(rest).map_err(|_| expected(rest))?;
+        *value = (to_number(digits, at)?, at);
+        let closing = if i == 2 { ")" } else { "," };
+        let (after, _) = preceded(space0, tag::<_, _, nom::error::Error<&str>>(closing))
+            .parse(after)
+            .map_err(|_| expected(after))?;
+        rest = after;
+    }
+    if !rest.trim().is_empty() {
+        return Err((
+            token_at(line, rest),
+            "unexpected text after the header".into(),
+        ));
+    }
+    Ok(Header {
+        initial: values[0].0,
+        initial_at: values[0].1,
+        transitions: values[1].0,
+        states: values[2].0,
+    })
+}
+
+/// Parses `(SOURCE, LABEL, TARGET)`. The label is everything between the
+/// first and the last comma, so quoted labels may contain commas.
+fn parse_transition(line: &str) -> Result<TransitionLine<'_>, LineError> {
+    let expected = |rest: &str, what: &str| (token_at(line, rest), format!("expected {what}"));
+    let (rest, _) = preceded(space0, tag::<_, _, nom::error::Error<&str>>("("))
+        .parse(line)
+        .map_err(|_| expected(line, "`(` to start a transition `(SOURCE, LABEL, TARGET)`"))?;
+    let source_at = token_at(line, rest);
+    let (rest, digits) = number(rest).map_err(|_| expected(rest, "a source state number"))?;
+    let source = to_number(digits, source_at)?;
+    let (rest, _) = preceded(space0, tag::<_, _, nom::error::Error<&str>>(","))
+        .parse(rest)
+        .map_err(|_| expected(rest, "`,` after the source state"))?;
+    let Some(last_comma) = rest.rfind(',') else {
+        let label_end = rest.trim_end_matches([' ', '\t', ')']).len();
+        return Err((
+            offset_in(line, rest) + label_end,
+            "expected `,` and a target state after the label".to_string(),
+        ));
+    };
+    let label_text = &rest[..last_comma];
+    let label_at = offset_in(line, rest) + (label_text.len() - label_text.trim_start().len());
+    let label = parse_label(label_text).map_err(|m| (label_at, m))?;
+    let rest = &rest[last_comma + 1..];
+    let target_at = token_at(line, rest);
+    let (rest, digits) = number(rest).map_err(|_| expected(rest, "a target state number"))?;
+    let target = to_number(digits, target_at)?;
+    let (rest, _) = preceded(space0, tag::<_, _, nom::error::Error<&str>>(")"))
+        .parse(rest)
+        .map_err(|_| expected(rest, "`)` after the target state"))?;
+    if !rest.trim().is_empty() {
+        return Err((
+            token_at(line, rest),
+            "unexpected text after the transition".into(),
+        ));
+    }
+    Ok(TransitionLine {
+        source,
+        source_at,
+        label,
+        target,
+        target_at,
+    })
+}
+
+/// The label between the commas: quotes stripped, blanks trimmed.
+fn parse_label(text: &str) -> Result<&str, String> {
+    let trimmed = text.trim();
+    if let Some(inner) = trimmed.strip_prefix('"') {
+        return inner
+            .strip_suffix('"')
+            .ok_or_else(|| "expected `\"` to close the label".to_string());
+    }
+    if trimmed.is_empty() {
+        return Err("expected a label".to_string());
+    }
+    Ok(trimmed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Lts, String> {
+        parse_lts(text, Path::new("t.aut")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn reads_quoted_bare_and_internal_labels() {
+        let lts =
+            parse("des (0, 4, 3)\n(0, \"a, b\", 1)\n(1, i, 2)\r\n(2,\"tau\",0)\n\n(0, x, 0)\n")
+                .unwrap();
+        assert_eq!(lts.labels, vec!["a, b", "tau", "x"]);
+        assert_eq!(lts.transitions.len(), 4);
+        assert_eq!(lts.transitions[2].label, 1);
+        assert_eq!(lts.state_names, vec!["0", "1", "2"]);
+    }
+
+    #[test]
+    fn reports_counts_and_ranges() {
+        assert_eq!(
+            parse("des (0, 2, 2)\n(0, a, 1)\n").unwrap_err(),
+            "t.aut:3:1: the header declares 2 transitions but the file has 1"
+        );
+        assert_eq!(
+            parse("des (0, 1, 2)\n(0, a, 1)\n(1, b, 0)").unwrap_err(),
+            "t.aut:3:1: more transitions than the 1 the header declares"
+        );
+        assert_eq!(
+            parse("des (0, 1, 2)\n(0, a, 2)").unwrap_err(),
+            "t.aut:2:8: target state 2 is out of range: the header declares 2 states (0 to 1)"
+        );
+        assert_eq!(
+            parse("des (5, 0, 2)").unwrap_err(),
+            "t.aut:1:6: initial state 5 is out of range: the header declares 2 states (0 to 1)"
+        );
+    }
+
+    #[test]
+    fn write_round_trips() {
+        let lts = parse("des (1, 2, 2)\n(0, \"say \"hi\"\", 1)\n(1, i, 0)\n").unwrap();
+        assert_eq!(parse(&write_lts(&lts)).unwrap(), lts);
+    }
+}

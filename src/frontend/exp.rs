@@ -1,0 +1,301 @@
+//! CADP EXP networks, the subset
+//!
+//! ```text
+//! par using "a" * _ * "b" -> "c", "d" * "d" * _ in
+//!     "p1.aut" || p2.aut || "p3.aut"
+//! end par
+//! ```
+//!
+//! Each process is an `.aut` file, relative to the `.exp` file. A vector has
+//! one entry per process (`_`: not taking part); without `-> RESULT` all
+//! participants must use the same label, which is the result. With CADP's
+//! meaning, a label that no vector covers is blocked, except the internal
+//! action (`i` or `tau`), which always fires alone unless a vector names it.
+//! Comments are `(* ... *)`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use nom::Parser;
+use nom::bytes::complete::{tag, take_while1};
+
+use super::net::{PResult, Syntax, fail, offset, quoted, vector_result};
+use super::{LoadError, aut, read_file};
+use crate::model::{Network, Participant, Process, SyncRule, UnmatchedLabels};
+
+/// Reads an `.exp` file and the `.aut` files it names.
+pub fn load(path: &Path) -> Result<Network, LoadError> {
+    parse(&read_file(path)?, path)
+}
+
+/// Parses EXP text; `path` names the file in errors and is the base of the
+/// relative `.aut` file names.
+pub fn parse(text: &str, path: &Path) -> Result<Network, LoadError> {
+    let error = |at: &str, message: String| LoadError::at(path, text, offset(text, at), message);
+    let par = match par(text) {
+        Ok((_, par)) => par,
+        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => return Err(error(e.rest, e.message)),
+        Err(nom::Err::Incomplete(_)) => {
+            return Err(LoadError::at(
+                path,
+                text,
+                text.len(),
+                "unexpected end of file",
+            ));
+        }
+    };
+
+    let directory = path.parent().unwrap_or(Path::new(""));
+    let mut network = Network {
+        unmatched: UnmatchedLabels::Blocked,
+        ..Network::default()
+    };
+    for (position, file) in par.processes.iter().enumerate() {
+        let full = directory.join(&file.text);
+        let lts = aut::load_lts(&full).map_err(|e| match e {
+            LoadError::Io { source, .. } => error(
+                file.at,
+                format!("cannot read `{}`: {source}", full.display()),
+            ),
+            located => located,
+        })?;
+        let stem = Path::new(&file.text)
+            .file_stem()
+            .map_or_else(|| file.text.clone(), |s| s.to_string_lossy().into_owned());
+        let name = if network.processes.iter().any(|p| p.name == stem) {
+            format!("{stem}#{}", position + 1)
+        } else {
+            stem
+        };
+        network.processes.push(Process {
+            name,
+            lts,
+            error_states: Vec::new(),
+        });
+    }
+
+    for vector in par.vectors {
+        if vector.entries.len() != network.processes.len() {
+            return Err(error(
+                vector.at,
+                format!(
+                    "vector has {} entries but `par` has {} processes",
+                    vector.entries.len(),
+                    network.processes.len()
+                ),
+            ));
+        }
+        let participants: Vec<Participant> = vector
+            .entries
+            .into_iter()
+            .enumerate()
+            .filter_map(|(process, label)| label.map(|label| Participant { process, label }))
+            .collect();
+        let result =
+            vector_result(&participants, vector.result).map_err(|m| error(vector.at, m))?;
+        network.rules.push(SyncRule {
+            participants,
+            result,
+        });
+    }
+    add_internal_rules(&mut network);
+    Ok(network)
+}
+
+/// Lets each process's internal action fire alone when no vector names it.
+fn add_internal_rules(network: &mut Network) {
+    let synchronised = network.synchronising_labels();
+    let lone: BTreeSet<usize> = network
+        .processes
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            !synchronised[*i].contains(aut::INTERNAL_ACTION)
+                && p.lts.used_labels().contains(aut::INTERNAL_ACTION)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    for process in lone {
+        network.rules.push(SyncRule {
+            participants: vec![Participant {
+                process,
+                label: aut::INTERNAL_ACTION.to_string(),
+            }],
+            result: aut::INTERNAL_ACTION.to_string(),
+        });
+    }
+}
+
+/// A file name or label as written, and where it starts.
+struct Word<'a> {
+    text: String,
+    at: &'a str,
+    quoted: bool,
+}
+
+/// One vector: entries (`None` for `_`), its result, and where it starts.
+struct Vector<'a> {
+    at: &'a str,
+    entries: Vec<Option<String>>,
+    result: Option<String>,
+}
+
+/// The parsed `par` expression.
+struct Par<'a> {
+    vectors: Vec<Vector<'a>>,
+    processes: Vec<Word<'a>>,
+}
+
+/// Skips white space and `(* ... *)` comments.
+fn skip(mut input: &str) -> PResult<'_, ()> {
+    loop {
+        input = input.trim_start();
+        match input.strip_prefix("(*") {
+            Some(rest) => match rest.find("*)") {
+                Some(end) => input = &rest[end + 2..],
+                None => return fail(input, "unterminated comment: expected `*)`"),
+            },
+            None => return Ok((input, ())),
+        }
+    }
+}
+
+/// Characters of an unquoted label or file name.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '.' | '/' | '-' | '!' | '?')
+}
+
+/// A quoted or bare word, or a failure saying `expected`.
+fn word<'a>(input: &'a str, expected: &str) -> PResult<'a, Word<'a>> {
+    let (at, _) = skip(input)?;
+    if at.starts_with('"') {
+        let (rest, text) = quoted(at)?;
+        return Ok((
+            rest,
+            Word {
+                text,
+                at,
+                quoted: true,
+            },
+        ));
+    }
+    let taken = match take_while1::<_, _, Syntax>(is_word_char).parse(at) {
+        Ok((_, taken)) => taken,
+        Err(_) => return fail(at, expected.to_string()),
+    };
+    // `->` ends a label, so a bare word stops before it.
+    let text = taken.find("->").map_or(taken, |end| &taken[..end]);
+    if text.is_empty() {
+        return fail(at, expected.to_string());
+    }
+    Ok((
+        &at[text.len()..],
+        Word {
+            text: text.to_string(),
+            at,
+            quoted: false,
+        },
+    ))
+}
+
+/// The keyword `keyword`, or a failure "expected `keyword` {context}".
+fn keyword<'a>(input: &'a str, keyword: &str, context: &str) -> PResult<'a, ()> {
+    let (at, _) = skip(input)?;
+    match word(at, "") {
+        Ok((rest, w)) if !w.quoted && w.text == keyword => Ok((rest, ())),
+        _ => fail(at, format!("expected `{keyword}` {context}")),
+    }
+}
+
+/// After white space: the input past `symbol` when it comes next.
+fn symbol<'a>(input: &'a str, symbol: &str) -> PResult<'a, Option<&'a str>> {
+    let (at, _) = skip(input)?;
+    Ok((
+        at,
+        tag::<_, _, Syntax>(symbol).parse(at).ok().map(|(r, _)| r),
+    ))
+}
+
+/// Words of the `par` syntax; as labels they must be quoted.
+const KEYWORDS: [&str; 4] = ["par", "using", "in", "end"];
+
+/// A label or file name: a quoted word, or a bare one that is not a
+/// keyword.
+fn label<'a>(input: &'a str, expected: &str) -> PResult<'a, Word<'a>> {
+    let (rest, w) = word(input, expected)?;
+    if !w.quoted && KEYWORDS.contains(&w.text.as_str()) {
+        return fail(w.at, expected.to_string());
+    }
+    Ok((rest, w))
+}
+
+/// A vector entry: `None` for `_`, the label otherwise (`i` read as the
+/// internal action).
+fn entry(input: &str) -> PResult<'_, Option<String>> {
+    let (rest, w) = label(input, "expected a label or `_` in a vector")?;
+    Ok((
+        rest,
+        match w.text.as_str() {
+            "_" if !w.quoted => None,
+            "i" | "tau" => Some(aut::INTERNAL_ACTION.to_string()),
+            _ => Some(w.text),
+        },
+    ))
+}
+
+fn vector(input: &str) -> PResult<'_, Vector<'_>> {
+    let (at, _) = skip(input)?;
+    let (mut rest, first) = entry(at)?;
+    let mut entries = vec![first];
+    while let (_, Some(after)) = symbol(rest, "*")? {
+        let (after, next) = entry(after)?;
+        entries.push(next);
+        rest = after;
+    }
+    let (rest, result) = match symbol(rest, "->")? {
+        (_, Some(after)) => {
+            let (after, w) = label(after, "expected a result label after `->`")?;
+            (after, Some(w.text))
+        }
+        (rest, None) => (rest, None),
+    };
+    Ok((
+        rest,
+        Vector {
+            at,
+            entries,
+            result,
+        },
+    ))
+}
+
+fn par(text: &str) -> PResult<'_, Par<'_>> {
+    let (rest, _) = keyword(text, "par", "at the start of the network")?;
+    let (rest, _) = keyword(
+        rest,
+        "using",
+        "after `par` (only `par using ... in ... end par` is supported)",
+    )?;
+    let (mut rest, first) = vector(rest)?;
+    let mut vectors = vec![first];
+    while let (_, Some(after)) = symbol(rest, ",")? {
+        let (after, next) = vector(after)?;
+        vectors.push(next);
+        rest = after;
+    }
+    let (rest, _) = keyword(rest, "in", "or `,` after a vector")?;
+    let (mut rest, first) = label(rest, "expected an `.aut` file name after `in`")?;
+    let mut processes = vec![first];
+    while let (_, Some(after)) = symbol(rest, "||")? {
+        let (after, next) = label(after, "expected an `.aut` file name after `||`")?;
+        processes.push(next);
+        rest = after;
+    }
+    let (rest, _) = keyword(rest, "end", "or `||` after a process")?;
+    let (rest, _) = keyword(rest, "par", "after `end`")?;
+    let (rest, _) = skip(rest)?;
+    if !rest.is_empty() {
+        return fail(rest, "unexpected text after `end par`");
+    }
+    Ok((rest, Par { vectors, processes }))
+}
