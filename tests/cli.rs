@@ -252,3 +252,33 @@ fn info_describes_the_vector() {
     assert!(text.contains("synchronisation rules: 9\n"));
     assert!(text.contains("state vector: 9 bits used, 1 words of 32 bits (4 bytes)\n"));
 }
+
+#[test]
+fn generated_family_instances_have_their_formula_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("barrier.net");
+    let o = warpcheck(&["generate", "barrier", "2", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = warpcheck(&[
+        "check",
+        out.to_str().unwrap(),
+        "--deadlock",
+        "--engine",
+        "reference",
+        "--format",
+        "json",
+    ]);
+    let expected = warpcheck::generate::barrier_expected(2);
+    let v = json(&o);
+    assert_eq!(v["states"].as_u64().map(u128::from), Some(expected.states));
+    assert_eq!(
+        v["transitions"].as_u64().map(u128::from),
+        Some(expected.transitions)
+    );
+    let o = warpcheck(&["generate", "philosophers", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: philosophers needs a size of at least 2, got 1\n"
+    );
+}

@@ -48,6 +48,31 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Explore a model with the reference engine and export its state space.
     Explore(ExploreArgs),
+    /// Write a .net model of a parameterised family (for benchmarks).
+    Generate(GenerateArgs),
+}
+
+/// Parameterised model families of `generate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Family {
+    /// N dining philosophers (deadlocks).
+    Philosophers,
+    /// K independent three-process subsystems meeting at a barrier
+    /// (13^K states).
+    Barrier,
+}
+
+/// Arguments of `generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// The family.
+    #[arg(value_enum)]
+    pub family: Family,
+    /// Its size parameter (N philosophers, K subsystems).
+    pub size: usize,
+    /// Output file (default: standard output).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// Arguments of `explore`.
@@ -209,6 +234,7 @@ pub fn main() -> i32 {
         Command::Info(args) => info(args),
         Command::Convert(args) => convert(args),
         Command::Explore(args) => explore(args),
+        Command::Generate(args) => generate(args),
     };
     result.unwrap_or_else(|message| {
         eprintln!("error: {message}");
@@ -439,7 +465,21 @@ fn convert(args: &ConvertArgs) -> Result<i32, String> {
     let text = match args.to {
         ConvertTarget::Net => frontend::net::write(&network),
     };
-    match &args.output {
+    write_output(args.output.as_deref(), &text)
+}
+
+fn generate(args: &GenerateArgs) -> Result<i32, String> {
+    let text = match args.family {
+        Family::Philosophers => crate::generate::philosophers(args.size),
+        Family::Barrier => crate::generate::barrier(args.size),
+    }
+    .map_err(|e| e.to_string())?;
+    write_output(args.output.as_deref(), &text)
+}
+
+/// Writes `text` to `path`, or to standard output without one.
+fn write_output(path: Option<&Path>, text: &str) -> Result<i32, String> {
+    match path {
         Some(path) => std::fs::write(path, text)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
         None => print!("{text}"),
