@@ -7,7 +7,7 @@
 # Usage: scripts/mcc_table.sh [options] [MCC_DIR]
 #   MCC_DIR            default: ../shared/mcc relative to the repository
 #   --max-states N     skip models whose oracle has more states (default 10000000)
-#   --engine ENGINE    engine passed to `warpcheck check --engine` (default seq)
+#   --engine ENGINE    engine passed to `warpcheck check --engine` (default reference)
 #   --example          use the mcc_count example (reference engine) instead of the CLI
 #   --timeout S        seconds allowed per model (default 600)
 #   --no-build         use the binaries already in target/release as they are
@@ -16,7 +16,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mcc_dir="$repo/../shared/mcc"
 max_states=10000000
-engine=seq
+engine=reference
 runner=cli
 per_model_timeout=600
 build=yes
