@@ -2,7 +2,9 @@
 
 use super::{CheckArgs, EngineChoice};
 use crate::encode::EncodedNetwork;
+use crate::engine::gpu::{Gpu, GpuOptions};
 use crate::engine::{Exploration, SearchOptions, seq};
+use crate::report::human_bytes;
 
 /// An exploration plus engine-specific lines for the report.
 pub struct EngineRun {
@@ -12,18 +14,79 @@ pub struct EngineRun {
     pub details: Vec<(String, String)>,
 }
 
-/// Runs the engine `args` asks for.
+/// Runs the engine `args` asks for. `auto` and `gpu` fall back to the CPU
+/// engine, with a note on stderr, when no GPU can be opened.
 pub fn run(
     args: &CheckArgs,
     net: &EncodedNetwork,
     search: &SearchOptions,
 ) -> Result<EngineRun, String> {
     match args.engine {
-        EngineChoice::Reference | EngineChoice::Auto | EngineChoice::Cpu | EngineChoice::Gpu => {
-            Ok(EngineRun {
-                exploration: seq::explore(net, search),
-                details: Vec::new(),
-            })
-        }
+        EngineChoice::Reference => Ok(EngineRun {
+            exploration: seq::explore(net, search),
+            details: Vec::new(),
+        }),
+        EngineChoice::Cpu => Ok(run_cpu(args, net, search)),
+        EngineChoice::Gpu | EngineChoice::Auto => match Gpu::open() {
+            Ok(gpu) => run_gpu(&gpu, args, net, search),
+            Err(e) => {
+                let kind = if args.engine == EngineChoice::Gpu {
+                    "warning"
+                } else {
+                    "note"
+                };
+                eprintln!("{kind}: no GPU could be opened ({e}); using the CPU engine");
+                Ok(run_cpu(args, net, search))
+            }
+        },
     }
+}
+
+fn run_cpu(_args: &CheckArgs, net: &EncodedNetwork, search: &SearchOptions) -> EngineRun {
+    EngineRun {
+        exploration: seq::explore(net, search),
+        details: Vec::new(),
+    }
+}
+
+fn run_gpu(
+    gpu: &Gpu,
+    args: &CheckArgs,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+) -> Result<EngineRun, String> {
+    let options = GpuOptions {
+        blocks: args.blocks,
+        threads_per_block: args.threads_per_block,
+        iterations: args.iterations,
+        memory_bytes: args.memory,
+        ..GpuOptions::default()
+    };
+    let run = gpu
+        .explore(net, search, &options)
+        .map_err(|e| format!("GPU engine: {e}"))?;
+    let details = vec![
+        ("device".to_string(), gpu.description()),
+        (
+            "hash table".to_string(),
+            format!(
+                "{}, {:.2}% full",
+                human_bytes(run.table_bytes),
+                100.0 * run.table_fill
+            ),
+        ),
+        (
+            "redundant expansions".to_string(),
+            format!("{:.2}%", run.redundancy),
+        ),
+        ("kernel launches".to_string(), run.launches.to_string()),
+        (
+            "set-up (compile, allocate)".to_string(),
+            format!("{:.3} s", run.setup.as_secs_f64()),
+        ),
+    ];
+    Ok(EngineRun {
+        exploration: run.exploration,
+        details,
+    })
 }

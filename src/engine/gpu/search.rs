@@ -1,0 +1,588 @@
+//! Host side of a GPU search: table geometry, device buffers, the launch
+//! loop over breadth-first levels, and trace reconstruction from the
+//! predecessor slots stored in the table.
+
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{CudaSlice, DevicePtrMut, LaunchConfig, PushKernelArg};
+
+use super::{Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath};
+use crate::encode::{EncodedNetwork, hash_words};
+use crate::engine::{
+    Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, action_between,
+    is_fatal,
+};
+
+// Indices into the kernel's statistics array (see kernels/explore.cu).
+const ST_STATES: usize = 0;
+const ST_TRANSITIONS: usize = 1;
+const ST_DEADLOCKS: usize = 2;
+const ST_ERRORS: usize = 3;
+const ST_MONITOR_BLOCKED: usize = 4;
+const ST_STOP: usize = 5;
+const ST_FOUND: usize = 6;
+const ST_DEPTH: usize = 7;
+const ST_LEVELS_DONE: usize = 10;
+const ST_DECISION: usize = 11;
+const ST_PREV_STATES: usize = 12;
+const ST_EXPANDED: usize = 13;
+const ST_FOUND_FATAL: usize = 14;
+const ST_LEN: usize = 16;
+const ST_WORDS: usize = 24;
+
+/// Kernel stop reasons that mean the store ran out of room.
+const STOP_TABLE_FULL: u64 = 2;
+const STOP_QUEUE_FULL: u64 = 3;
+/// Finding kinds in `ST_FOUND`.
+const FOUND_DEADLOCK: u64 = 1;
+/// Predecessor of the initial state, and "no slot".
+const NO_SLOT: u32 = u32::MAX;
+/// Buckets probed before an insertion gives up (table full).
+const MAX_PROBES: i64 = 128;
+/// Shared memory a block may use without opting in to more.
+const SHARED_LIMIT: usize = 48 * 1024;
+/// Default breadth-first levels per launch.
+const DEFAULT_ITERATIONS: u32 = 32;
+/// Default threads per block.
+const DEFAULT_THREADS: u32 = 256;
+/// Memory left to the driver and other users when the table takes the rest.
+const RESERVED_MEMORY: u64 = 512 << 20;
+
+/// Shape of the global table and the frontier queues.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Geometry {
+    /// Words of a state vector.
+    words: usize,
+    /// Words of a slot: the vector, then the predecessor slot with traces.
+    slot_words: usize,
+    /// Slots in one bucket.
+    slots_per_bucket: usize,
+    /// 32-word lines in one bucket.
+    lines: usize,
+    /// Buckets in the table.
+    buckets: u64,
+    /// Entries of each of the two frontier queues.
+    queue_capacity: u64,
+}
+
+impl Geometry {
+    /// The largest table (plus queues of a quarter of its slots each)
+    /// that fits in `budget` bytes. Slot numbers are 32-bit, so the table
+    /// never has more than `u32::MAX - 1` slots.
+    fn new(words: usize, trace: bool, budget: u64) -> Result<Geometry, GpuError> {
+        let slot_words = words + usize::from(trace);
+        let (slots_per_bucket, lines) = if slot_words <= 32 {
+            (32 / slot_words, 1)
+        } else {
+            (1, slot_words.div_ceil(32))
+        };
+        let bucket_bytes = 128 * lines as u64;
+        let per_bucket = bucket_bytes + 2 * slots_per_bucket as u64; // 2 queues x 4 B / 4
+        let buckets = (budget / per_bucket).min((u32::MAX as u64 - 1) / slots_per_bucket as u64);
+        if buckets < 2 {
+            return Err(GpuError::Invalid(format!(
+                "{budget} bytes of GPU memory cannot hold a table of {bucket_bytes}-byte buckets"
+            )));
+        }
+        let slots = buckets * slots_per_bucket as u64;
+        Ok(Geometry {
+            words,
+            slot_words,
+            slots_per_bucket,
+            lines,
+            buckets,
+            queue_capacity: slots.div_ceil(4).max(64),
+        })
+    }
+
+    fn bucket_words(&self) -> usize {
+        32 * self.lines
+    }
+
+    fn slots(&self) -> u64 {
+        self.buckets * self.slots_per_bucket as u64
+    }
+
+    fn table_bytes(&self) -> u64 {
+        self.buckets * self.bucket_words() as u64 * 4
+    }
+
+    fn queue_bytes(&self) -> u64 {
+        2 * self.queue_capacity * 4
+    }
+
+    /// Word offset of slot `slot` in the table.
+    fn slot_offset(&self, slot: u32) -> usize {
+        let spb = self.slots_per_bucket;
+        (slot as usize / spb) * self.bucket_words() + (slot as usize % spb) * self.slot_words
+    }
+
+    /// Home bucket of a vector with hash `hash` (the kernel's mapping).
+    fn home_bucket(&self, hash: u64) -> u64 {
+        ((hash as u128 * self.buckets as u128) >> 64) as u64
+    }
+}
+
+/// Smallest power of two at least `n`, at most 32: threads per vector group.
+fn group_size(processes: usize) -> usize {
+    processes.next_power_of_two().clamp(1, 32)
+}
+
+/// Device copies of the encoded network's read-only arrays.
+struct DeviceNet {
+    fields: CudaSlice<u32>,
+    proc_offsets: CudaSlice<u32>,
+    state_offsets: CudaSlice<u32>,
+    transitions: CudaSlice<u32>,
+    rule_offsets: CudaSlice<u32>,
+    rule_parts: CudaSlice<u32>,
+    /// `[process, state, fatal]` of every error state, in encoding order.
+    error_locals: CudaSlice<u32>,
+}
+
+impl DeviceNet {
+    fn upload(gpu: &Gpu, net: &EncodedNetwork) -> Result<DeviceNet, GpuError> {
+        let fields: Vec<u32> = net
+            .layout
+            .fields
+            .iter()
+            .flat_map(|f| [f.word, f.shift, ((1u64 << f.bits) - 1) as u32])
+            .collect();
+        let error_locals: Vec<u32> = (0..net.error_locals.len())
+            .flat_map(|i| {
+                let e = &net.error_locals[i];
+                [
+                    e.process as u32,
+                    e.state,
+                    u32::from(is_fatal(net, &FindingKind::Error(i))),
+                ]
+            })
+            .collect();
+        // Never upload an empty array: a zero-byte allocation is not portable.
+        let upload = |data: &[u32]| {
+            let padded: Vec<u32> = if data.is_empty() {
+                vec![0]
+            } else {
+                data.to_vec()
+            };
+            gpu.stream
+                .clone_htod(&padded)
+                .map_err(GpuError::driver("copying the network to the GPU"))
+        };
+        Ok(DeviceNet {
+            fields: upload(&fields)?,
+            proc_offsets: upload(&net.proc_offsets)?,
+            state_offsets: upload(&net.state_offsets)?,
+            transitions: upload(&net.transitions)?,
+            rule_offsets: upload(&net.rule_participant_offsets)?,
+            rule_parts: upload(&net.rule_participants)?,
+            error_locals: upload(&error_locals)?,
+        })
+    }
+}
+
+/// An exploration that never reached the GPU: the initial state is an
+/// error state, which is stored but not expanded.
+fn initial_error(net: &EncodedNetwork, search: &SearchOptions, error: usize) -> Exploration {
+    Exploration {
+        states: 1,
+        transitions: 0,
+        depth: 0,
+        deadlocks: 0,
+        errors: 1,
+        monitor_blocked: 0,
+        first: Some(Finding {
+            kind: FindingKind::Error(error),
+            state: net.initial.clone(),
+            trace: (!search.no_trace).then(|| Trace {
+                states: vec![net.initial.clone()],
+                actions: Vec::new(),
+            }),
+        }),
+        completion: if search.keep_going && !is_fatal(net, &FindingKind::Error(error)) {
+            Completion::Complete
+        } else {
+            Completion::StoppedAtFinding
+        },
+        elapsed: Duration::ZERO,
+        memory_bytes: 0,
+        engine: String::new(),
+    }
+}
+
+/// Runs the whole search; see [`Gpu::explore`].
+pub(super) fn explore(
+    gpu: &Gpu,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    options: &GpuOptions,
+) -> Result<GpuExploration, GpuError> {
+    let start = Instant::now();
+    let engine = format!("gpu: {}", gpu.description());
+    if let Some(error) = net.error_in(&net.initial) {
+        let mut exploration = initial_error(net, search, error);
+        exploration.engine = engine;
+        exploration.elapsed = start.elapsed();
+        return Ok(GpuExploration {
+            exploration,
+            table_bytes: 0,
+            table_fill: 0.0,
+            redundancy: 0.0,
+            launches: 0,
+            setup: Duration::ZERO,
+        });
+    }
+    let trace = !search.no_trace;
+    let words = net.words();
+    let processes = net.processes();
+    let group = group_size(processes);
+
+    // Per-warp shared memory: vectors being expanded, staged successors, cache.
+    let cache_entries = if options.cache {
+        (4096 / words).clamp(8, 128)
+    } else {
+        0
+    };
+    let warp_shared = 4 * words * (32 / group + 32 + cache_entries);
+    let requested_threads = options.threads_per_block.unwrap_or(DEFAULT_THREADS);
+    if requested_threads == 0 || !requested_threads.is_multiple_of(32) || requested_threads > 1024 {
+        return Err(GpuError::Invalid(format!(
+            "threads per block must be a multiple of 32 between 32 and 1024, not {requested_threads}"
+        )));
+    }
+    let warps = (requested_threads as usize / 32).min(SHARED_LIMIT / warp_shared);
+    if warps == 0 {
+        return Err(GpuError::Invalid(format!(
+            "state vectors of {words} words need more shared memory per warp \
+             ({warp_shared} bytes) than a block has"
+        )));
+    }
+    let threads = 32 * warps as u32;
+    let shared_bytes = (warps * warp_shared) as u32;
+    let max_participants = (0..net.rule_count)
+        .map(|r| net.participants(r).len())
+        .max()
+        .unwrap_or(1)
+        .next_power_of_two()
+        .max(4);
+
+    let (free, _) = gpu
+        .context
+        .mem_get_info()
+        .map_err(GpuError::driver("querying free memory"))?;
+    let free = free as u64;
+    let budget = match options.memory_bytes {
+        Some(bytes) if bytes > free => {
+            return Err(GpuError::OutOfMemory {
+                requested: bytes,
+                free,
+            });
+        }
+        Some(bytes) => bytes,
+        None => free.saturating_sub(RESERVED_MEMORY) / 10 * 9,
+    };
+    let geometry = Geometry::new(words, trace, budget)?;
+
+    let defines: Vec<(&str, i64)> = vec![
+        ("W", words as i64),
+        ("S", geometry.slot_words as i64),
+        ("SPB", geometry.slots_per_bucket as i64),
+        ("LINES", geometry.lines as i64),
+        ("G", group as i64),
+        ("MAXP", max_participants as i64),
+        ("TRACE", i64::from(trace)),
+        ("CACHE", cache_entries as i64),
+        ("CLAIM", i64::from(options.work_claiming)),
+        (
+            "USE_LDG",
+            i64::from(options.readonly_path == ReadOnlyPath::Ldg),
+        ),
+        ("MAX_PROBES", MAX_PROBES),
+        ("WARPS", warps as i64),
+    ];
+    let function = gpu.kernel(&defines)?;
+    let resident = function
+        .occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes as usize, None)
+        .map_err(GpuError::driver("querying occupancy"))?
+        * gpu.multiprocessors;
+    if resident == 0 {
+        return Err(GpuError::Invalid(format!(
+            "a block of {threads} threads with {shared_bytes} bytes of shared memory cannot run"
+        )));
+    }
+    // Blocks wait for each other at level ends, so all must be resident.
+    let blocks = options.blocks.unwrap_or(resident).clamp(1, resident);
+    let iterations = options.iterations.unwrap_or(DEFAULT_ITERATIONS).max(1);
+    let engine = format!(
+        "{engine}; {blocks} blocks x {threads} threads, {words}-word vectors in groups of \
+         {group} threads, {} slots per bucket",
+        geometry.slots_per_bucket
+    );
+
+    let stream = &gpu.stream;
+    let device_net = DeviceNet::upload(gpu, net)?;
+    let out_of_memory = |requested: u64| move |_| GpuError::OutOfMemory { requested, free };
+    let table_words = geometry.buckets as usize * geometry.bucket_words();
+    // SAFETY: the table is filled with the empty pattern right below; the
+    // queues are only read below the lengths the kernel wrote.
+    let mut table: CudaSlice<u32> =
+        unsafe { stream.alloc(table_words) }.map_err(out_of_memory(geometry.table_bytes()))?;
+    let mut queue0: CudaSlice<u32> = unsafe { stream.alloc(geometry.queue_capacity as usize) }
+        .map_err(out_of_memory(geometry.queue_bytes()))?;
+    let queue1: CudaSlice<u32> = unsafe { stream.alloc(geometry.queue_capacity as usize) }
+        .map_err(out_of_memory(geometry.queue_bytes()))?;
+    {
+        let bytes = table_words * 4;
+        let (pointer, _sync) = table.device_ptr_mut(stream);
+        // SAFETY: `pointer` addresses `bytes` bytes of the table.
+        unsafe {
+            cudarc::driver::result::memset_d8_async(pointer, 0xFF, bytes, stream.cu_stream())
+        }
+        .map_err(GpuError::driver("clearing the table"))?;
+    }
+
+    // The initial state: slot 0 of its home bucket, the only state of level 0.
+    let home = geometry.home_bucket(hash_words(&net.initial));
+    let initial_slot = (home * geometry.slots_per_bucket as u64) as u32;
+    let mut initial = net.initial.clone();
+    if trace {
+        initial.push(NO_SLOT);
+    }
+    let at = geometry.slot_offset(initial_slot);
+    stream
+        .memcpy_htod(&initial, &mut table.slice_mut(at..at + initial.len()))
+        .map_err(GpuError::driver("storing the initial state"))?;
+    stream
+        .memcpy_htod(&[initial_slot], &mut queue0.slice_mut(0..1))
+        .map_err(GpuError::driver("storing the initial state"))?;
+    let mut stats_host = [0u64; ST_WORDS];
+    stats_host[ST_STATES] = 1;
+    stats_host[ST_PREV_STATES] = 1;
+    stats_host[ST_FOUND] = u64::MAX;
+    stats_host[ST_FOUND_FATAL] = u64::MAX;
+    stats_host[ST_LEN] = 1;
+    let stats = stream
+        .clone_htod(&stats_host)
+        .map_err(GpuError::driver("copying counters to the GPU"))?;
+
+    stream
+        .synchronize()
+        .map_err(GpuError::driver("clearing the table"))?;
+    let setup = start.elapsed();
+    let search_start = Instant::now();
+    let config = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: shared_bytes,
+    };
+    let buckets = geometry.buckets;
+    let queue_capacity = geometry.queue_capacity;
+    let max_states = search.max_states.unwrap_or(u64::MAX);
+    let process_count = processes as u32;
+    let error_count = net.error_locals.len() as u32;
+    let monitor = net.monitor.map_or(-1, |m| m as i32);
+    let search_flags = u32::from(search.check_deadlock) | (u32::from(search.keep_going) << 1);
+    let mut level = 0u32;
+    let mut launches = 0u64;
+    let counters = loop {
+        let mut launch = stream.launch_builder(&function);
+        launch
+            .arg(&device_net.fields)
+            .arg(&device_net.proc_offsets)
+            .arg(&device_net.state_offsets)
+            .arg(&device_net.transitions)
+            .arg(&device_net.rule_offsets)
+            .arg(&device_net.rule_parts)
+            .arg(&table)
+            .arg(&buckets)
+            .arg(&queue0)
+            .arg(&queue1)
+            .arg(&queue_capacity)
+            .arg(&stats)
+            .arg(&level)
+            .arg(&iterations)
+            .arg(&max_states)
+            .arg(&device_net.error_locals)
+            .arg(&error_count)
+            .arg(&process_count)
+            .arg(&monitor)
+            .arg(&search_flags);
+        // SAFETY: the arguments match the kernel's signature, every buffer
+        // is as large as the geometry says, and the grid is resident.
+        unsafe { launch.launch_cooperative(config) }
+            .map_err(GpuError::driver("launching the search kernel"))?;
+        launches += 1;
+        let counters = stream
+            .clone_dtoh(&stats)
+            .map_err(GpuError::driver("running the search kernel"))?;
+        level = counters[ST_LEVELS_DONE] as u32;
+        if let Some(progress) = &search.progress {
+            progress(&Progress {
+                states: counters[ST_STATES],
+                transitions: counters[ST_TRANSITIONS],
+                depth: counters[ST_DEPTH] as u32,
+                elapsed: search_start.elapsed(),
+            });
+        }
+        if counters[ST_DECISION] != 0 {
+            break counters;
+        }
+    };
+
+    let finished = counters[ST_LEN + level as usize % 3] == 0;
+    let stop = counters[ST_STOP];
+    let fatal = counters[ST_FOUND_FATAL] != u64::MAX;
+    let found = if fatal {
+        counters[ST_FOUND_FATAL]
+    } else {
+        counters[ST_FOUND]
+    };
+    let first = match found {
+        u64::MAX => None,
+        found => Some(finding(
+            gpu,
+            net,
+            &table,
+            &geometry,
+            found as u32,
+            found >> 32 == FOUND_DEADLOCK,
+            trace,
+        )?),
+    };
+    let completion = if first.is_some() && (fatal || !search.keep_going) {
+        Completion::StoppedAtFinding
+    } else if stop == STOP_TABLE_FULL || stop == STOP_QUEUE_FULL {
+        Completion::TableFull
+    } else if !finished {
+        Completion::StateLimit
+    } else {
+        Completion::Complete
+    };
+    let states = counters[ST_STATES];
+    let expanded = counters[ST_EXPANDED];
+    let unique_expansions = states - counters[ST_ERRORS];
+    let redundancy = if completion == Completion::Complete && states > 0 {
+        100.0 * expanded.saturating_sub(unique_expansions) as f64 / states as f64
+    } else {
+        0.0
+    };
+    let exploration = Exploration {
+        states,
+        transitions: counters[ST_TRANSITIONS],
+        depth: counters[ST_DEPTH] as u32,
+        deadlocks: counters[ST_DEADLOCKS],
+        errors: counters[ST_ERRORS],
+        monitor_blocked: counters[ST_MONITOR_BLOCKED],
+        first,
+        completion,
+        elapsed: search_start.elapsed(),
+        memory_bytes: geometry.table_bytes() + geometry.queue_bytes(),
+        engine,
+    };
+    Ok(GpuExploration {
+        exploration,
+        table_bytes: geometry.table_bytes(),
+        table_fill: states as f64 / geometry.slots() as f64,
+        redundancy,
+        launches,
+        setup,
+    })
+}
+
+/// Reads slot `slot` (vector, then predecessor when traces are on).
+fn read_slot(
+    gpu: &Gpu,
+    table: &CudaSlice<u32>,
+    geometry: &Geometry,
+    slot: u32,
+) -> Result<Vec<u32>, GpuError> {
+    let at = geometry.slot_offset(slot);
+    gpu.stream
+        .clone_dtoh(&table.slice(at..at + geometry.slot_words))
+        .map_err(GpuError::driver("reading a state from the table"))
+}
+
+/// The finding at `slot`, with its trace rebuilt from predecessor slots.
+fn finding(
+    gpu: &Gpu,
+    net: &EncodedNetwork,
+    table: &CudaSlice<u32>,
+    geometry: &Geometry,
+    slot: u32,
+    deadlock: bool,
+    trace: bool,
+) -> Result<Finding, GpuError> {
+    let words = geometry.words;
+    let stored = read_slot(gpu, table, geometry, slot)?;
+    let state = stored[..words].to_vec();
+    let kind = if deadlock {
+        FindingKind::Deadlock
+    } else {
+        let error = net.error_in(&state).ok_or_else(|| GpuError::Driver {
+            during: "reading a finding",
+            detail: "the reported error state contains no error".into(),
+        })?;
+        FindingKind::Error(error)
+    };
+    let trace = if trace {
+        let mut states = vec![state.clone()];
+        let mut predecessor = stored[words];
+        while predecessor != NO_SLOT {
+            let stored = read_slot(gpu, table, geometry, predecessor)?;
+            states.push(stored[..words].to_vec());
+            predecessor = stored[words];
+        }
+        states.reverse();
+        let actions = states
+            .windows(2)
+            .map(|step| {
+                action_between(net, &step[0], &step[1]).ok_or_else(|| GpuError::Driver {
+                    during: "rebuilding a trace",
+                    detail: "a stored predecessor does not lead to its successor".into(),
+                })
+            })
+            .collect::<Result<Vec<u32>, GpuError>>()?;
+        Some(Trace { states, actions })
+    } else {
+        None
+    };
+    Ok(Finding { kind, state, trace })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_packs_slots_into_lines() {
+        let g = Geometry::new(3, true, 1 << 20).unwrap();
+        assert_eq!((g.slot_words, g.slots_per_bucket, g.lines), (4, 8, 1));
+        assert_eq!(g.slot_offset(9), 32 + 4);
+        let wide = Geometry::new(40, false, 1 << 20).unwrap();
+        assert_eq!((wide.slots_per_bucket, wide.lines), (1, 2));
+        assert_eq!(wide.slot_offset(3), 3 * 64);
+        assert!(g.table_bytes() + g.queue_bytes() <= 1 << 20);
+    }
+
+    #[test]
+    fn geometry_keeps_slot_numbers_below_32_bits() {
+        let g = Geometry::new(1, false, 1 << 40).unwrap();
+        assert!(g.slots() < u32::MAX as u64);
+    }
+
+    #[test]
+    fn geometry_rejects_tiny_budgets() {
+        assert!(matches!(
+            Geometry::new(1, true, 100),
+            Err(GpuError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn groups_are_powers_of_two_up_to_a_warp() {
+        assert_eq!(group_size(1), 1);
+        assert_eq!(group_size(3), 4);
+        assert_eq!(group_size(32), 32);
+        assert_eq!(group_size(100), 32);
+    }
+}

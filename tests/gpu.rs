@@ -1,0 +1,629 @@
+//! The GPU engine against the reference engine: exact counts and verdicts
+//! on hundreds of random networks (with synchronisation, nondeterminism,
+//! error states and monitors), on wide vectors, on generated families and
+//! on the MCC models; every GPU trace is replayed through the reference
+//! semantics. Without a GPU every test prints `SKIPPED: no GPU available
+//! (<reason>)` and passes.
+//!
+//! The `#[ignore]`d tests need files from outside the repository and are
+//! run on the GPU machine by `scripts/gpu_test.sh` and `scripts/gpu_bench.sh`.
+
+mod common;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+use warpcheck::encode::EncodedNetwork;
+use warpcheck::engine::gpu::{Gpu, GpuError, GpuOptions, ReadOnlyPath};
+use warpcheck::engine::{Completion, Exploration, SearchOptions, is_fatal, seq};
+use warpcheck::generate;
+use warpcheck::model::{Lts, LtsTransition, Network, Participant, Process, SyncRule};
+
+/// Device memory for test searches: small, so that tables clear quickly.
+const TEST_MEMORY: u64 = 64 << 20;
+
+/// The one GPU of the test binary; tests take turns on it.
+fn with_gpu(run: impl FnOnce(&Gpu)) {
+    static GPU: OnceLock<Result<Mutex<Gpu>, String>> = OnceLock::new();
+    let opened = GPU.get_or_init(|| {
+        Gpu::open().map(Mutex::new).map_err(|e| match e {
+            GpuError::Unavailable(reason) => reason,
+            other => other.to_string(),
+        })
+    });
+    match opened {
+        Ok(gpu) => run(&gpu.lock().unwrap_or_else(|e| e.into_inner())),
+        // Written past the test harness's capture, so that CI logs show it.
+        Err(reason) => {
+            let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU available ({reason})");
+        }
+    }
+}
+
+fn search(keep_going: bool) -> SearchOptions {
+    SearchOptions {
+        check_deadlock: true,
+        keep_going,
+        ..SearchOptions::default()
+    }
+}
+
+fn small(options: GpuOptions) -> GpuOptions {
+    GpuOptions {
+        memory_bytes: Some(TEST_MEMORY),
+        ..options
+    }
+}
+
+/// The figures every engine must agree on.
+fn figures(e: &Exploration) -> (u64, u64, u64, u64, u64, u32, Completion) {
+    (
+        e.states,
+        e.transitions,
+        e.deadlocks,
+        e.errors,
+        e.monitor_blocked,
+        e.depth,
+        e.completion,
+    )
+}
+
+/// Compares a full search and a stop-at-first search of `net` with the
+/// reference engine; replays the GPU's finding.
+fn compare(
+    gpu: &Gpu,
+    net: &EncodedNetwork,
+    options: &GpuOptions,
+    what: &str,
+) -> Result<(), String> {
+    let all = search(true);
+    let reference = seq::explore(net, &all);
+    let found = gpu
+        .explore(net, &all, options)
+        .map_err(|e| format!("{what}: {e}"))?;
+    let fatal_stop = found.exploration.completion == Completion::StoppedAtFinding;
+    if fatal_stop {
+        // A Model error ends even a --all search; where it is met first
+        // depends on the search order, so only the verdict is compared.
+        let finding = found
+            .exploration
+            .first
+            .as_ref()
+            .ok_or("stopped without a finding")?;
+        if !is_fatal(net, &finding.kind) || reference.errors == 0 {
+            return Err(format!(
+                "{what}: --all search stopped at {:?}",
+                finding.kind
+            ));
+        }
+        common::check_finding(net, finding).map_err(|e| format!("{what}: {e}"))?;
+    } else if figures(&found.exploration) != figures(&reference) {
+        return Err(format!(
+            "{what} ({options:?}): gpu {:?} != reference {:?}",
+            figures(&found.exploration),
+            figures(&reference)
+        ));
+    }
+    for trace in [true, false] {
+        let first = SearchOptions {
+            no_trace: !trace,
+            ..search(false)
+        };
+        let reference = seq::explore(net, &first);
+        let found = gpu
+            .explore(net, &first, options)
+            .map_err(|e| format!("{what}: {e}"))?
+            .exploration;
+        if found.completion != reference.completion
+            || found.first.is_some() != reference.first.is_some()
+        {
+            return Err(format!(
+                "{what} ({options:?}): stop-at-first verdict {:?}/{} != reference {:?}/{}",
+                found.completion,
+                found.first.is_some(),
+                reference.completion,
+                reference.first.is_some()
+            ));
+        }
+        if let Some(finding) = &found.first {
+            if finding.trace.is_some() != trace {
+                return Err(format!("{what}: trace presence should be {trace}"));
+            }
+            common::check_finding(net, finding).map_err(|e| format!("{what}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// A different combination of the design switches for each seed.
+fn options_for(seed: u64) -> GpuOptions {
+    small(GpuOptions {
+        cache: seed.is_multiple_of(2),
+        work_claiming: !seed.is_multiple_of(3),
+        readonly_path: if seed.is_multiple_of(5) {
+            ReadOnlyPath::Plain
+        } else {
+            ReadOnlyPath::Ldg
+        },
+        iterations: Some([1, 3, 32][(seed % 3) as usize]),
+        blocks: seed.is_multiple_of(7).then_some(2),
+        threads_per_block: seed.is_multiple_of(4).then_some(64),
+        ..GpuOptions::default()
+    })
+}
+
+#[test]
+fn random_networks_match_the_reference() {
+    with_gpu(|gpu| {
+        let mut failures = Vec::new();
+        for seed in 0..400u64 {
+            let network = common::random_network(seed);
+            let net = EncodedNetwork::new(&network).expect("random networks encode");
+            if let Err(e) = compare(gpu, &net, &options_for(seed), &format!("seed {seed}")) {
+                failures.push(e);
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{} failures:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
+    });
+}
+
+/// `network` with `count` two-state processes that never move put in
+/// front (rules renumbered), so that vectors span more words while the
+/// behaviour stays the same. Some start in state 1 so words are not zero.
+fn widened(mut network: Network, count: usize) -> Network {
+    let padding = (0..count).map(|i| Process {
+        name: format!("pad{i}"),
+        lts: Lts {
+            state_names: vec!["a".into(), "b".into()],
+            initial: u32::from(i % 3 == 0),
+            ..Lts::default()
+        },
+        error_states: Vec::new(),
+    });
+    network.processes.splice(0..0, padding);
+    for rule in &mut network.rules {
+        for participant in &mut rule.participants {
+            participant.process += count;
+        }
+    }
+    network
+}
+
+#[test]
+fn wide_random_networks_match_the_reference() {
+    with_gpu(|gpu| {
+        let mut failures = Vec::new();
+        // 100 pad bits: 4 words; 1100 pad bits: 36 words, buckets of 2 lines.
+        for (pads, seeds) in [(100usize, 0..60u64), (1100, 60..90)] {
+            for seed in seeds {
+                let network = widened(common::random_network(seed), pads);
+                let net = EncodedNetwork::new(&network).expect("widened networks encode");
+                let what = format!("seed {seed} + {pads} pads ({} words)", net.words());
+                if let Err(e) = compare(gpu, &net, &options_for(seed), &what) {
+                    failures.push(e);
+                }
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{} failures:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
+    });
+}
+
+/// A chain of `n` two-state processes: process `i` may step only after
+/// process `i - 1` did (rule `a_i` with a self-loop of `i - 1`). `n + 1`
+/// states, `n` transitions, one deadlock; every word of the vector varies.
+fn chain(n: usize) -> Network {
+    let mut processes = Vec::new();
+    let mut rules = Vec::new();
+    for i in 0..n {
+        let mut lts = Lts {
+            state_names: vec!["idle".into(), "done".into()],
+            ..Lts::default()
+        };
+        let own = lts.intern_label(&format!("a{i}"));
+        lts.transitions.push(LtsTransition {
+            source: 0,
+            label: own,
+            target: 1,
+        });
+        if i + 1 < n {
+            let next = lts.intern_label(&format!("a{}", i + 1));
+            lts.transitions.push(LtsTransition {
+                source: 1,
+                label: next,
+                target: 1,
+            });
+        }
+        processes.push(Process {
+            name: format!("p{i}"),
+            lts,
+            error_states: Vec::new(),
+        });
+        if i > 0 {
+            rules.push(SyncRule {
+                participants: [i - 1, i]
+                    .iter()
+                    .map(|&process| Participant {
+                        process,
+                        label: format!("a{i}"),
+                    })
+                    .collect(),
+                result: format!("a{i}"),
+            });
+        }
+    }
+    Network {
+        processes,
+        rules,
+        ..Network::default()
+    }
+}
+
+#[test]
+fn long_chains_of_wide_vectors_are_exact() {
+    with_gpu(|gpu| {
+        for n in [40, 700, 1500] {
+            let net = EncodedNetwork::new(&chain(n)).unwrap();
+            let found = gpu
+                .explore(&net, &search(true), &small(GpuOptions::default()))
+                .unwrap()
+                .exploration;
+            assert_eq!(
+                (
+                    found.states,
+                    found.transitions,
+                    found.deadlocks,
+                    found.depth
+                ),
+                (n as u64 + 1, n as u64, 1, n as u32),
+                "chain of {n} ({} words)",
+                net.words()
+            );
+            compare(
+                gpu,
+                &net,
+                &small(GpuOptions::default()),
+                &format!("chain {n}"),
+            )
+            .unwrap();
+        }
+    });
+}
+
+#[test]
+fn generated_families_have_their_exact_counts() {
+    with_gpu(|gpu| {
+        let cases = [
+            (
+                generate::philosophers(3),
+                generate::philosophers_expected(3),
+                "philosophers 3",
+            ),
+            (
+                generate::philosophers(9),
+                generate::philosophers_expected(9),
+                "philosophers 9",
+            ),
+            (
+                generate::philosophers(14),
+                generate::philosophers_expected(14),
+                "philosophers 14",
+            ),
+            (
+                generate::barrier(3),
+                generate::barrier_expected(3),
+                "barrier 3",
+            ),
+            (
+                generate::barrier(5),
+                generate::barrier_expected(5),
+                "barrier 5",
+            ),
+        ];
+        for (text, expected, what) in cases {
+            let network =
+                warpcheck::frontend::net::parse(&text.unwrap(), Path::new("generated.net"))
+                    .unwrap();
+            let net = EncodedNetwork::new(&network).unwrap();
+            let found = gpu
+                .explore(&net, &search(true), &small(GpuOptions::default()))
+                .unwrap()
+                .exploration;
+            assert_eq!(
+                (
+                    found.states as u128,
+                    found.transitions as u128,
+                    found.deadlocks as u128
+                ),
+                (expected.states, expected.transitions, expected.deadlocks),
+                "{what}"
+            );
+            compare(gpu, &net, &small(GpuOptions::default()), what).unwrap();
+        }
+    });
+}
+
+#[test]
+fn a_full_table_is_reported_never_a_verdict() {
+    with_gpu(|gpu| {
+        let text = generate::philosophers(14).unwrap();
+        let network = warpcheck::frontend::net::parse(&text, Path::new("generated.net")).unwrap();
+        let net = EncodedNetwork::new(&network).unwrap();
+        let options = GpuOptions {
+            memory_bytes: Some(64 << 10),
+            ..GpuOptions::default()
+        };
+        let found = gpu.explore(&net, &search(true), &options).unwrap();
+        assert_eq!(found.exploration.completion, Completion::TableFull);
+        assert!(found.exploration.states < generate::philosophers_expected(14).states as u64);
+    });
+}
+
+#[test]
+fn device_errors_are_messages() {
+    with_gpu(|gpu| {
+        let net = EncodedNetwork::new(&chain(3)).unwrap();
+        let too_much = GpuOptions {
+            memory_bytes: Some(1 << 50),
+            ..GpuOptions::default()
+        };
+        let error = gpu.explore(&net, &search(true), &too_much).unwrap_err();
+        assert!(
+            error.to_string().starts_with("out of GPU memory"),
+            "{error}"
+        );
+        let odd_block = GpuOptions {
+            threads_per_block: Some(100),
+            ..small(GpuOptions::default())
+        };
+        let error = gpu.explore(&net, &search(true), &odd_block).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid GPU setting: threads per block must be a multiple of 32 between 32 and 1024, not 100"
+        );
+    });
+}
+
+/// Model folders (each with `model.pnml`) under `dir`, sorted.
+fn models_in(dir: &Path) -> Vec<PathBuf> {
+    let mut models: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    models.retain(|m| m.join("model.pnml").is_file());
+    models.sort();
+    models
+}
+
+fn load_pnml(model: &Path) -> EncodedNetwork {
+    let network = warpcheck::frontend::pnml::load(&model.join("model.pnml"))
+        .unwrap_or_else(|e| panic!("{}: {e}", model.display()));
+    EncodedNetwork::new(&network).unwrap()
+}
+
+#[test]
+fn small_mcc_models_match_the_reference() {
+    // Relative to the repository root, where cargo (and scripts/gpu_test.sh) run tests.
+    let models = models_in(Path::new("tests/data/mcc"));
+    assert!(!models.is_empty(), "no models under tests/data/mcc");
+    with_gpu(|gpu| {
+        let mut failures = Vec::new();
+        for model in models {
+            let net = load_pnml(&model);
+            let what = model.file_name().unwrap().to_string_lossy().into_owned();
+            if let Err(e) = compare(gpu, &net, &small(GpuOptions::default()), &what) {
+                failures.push(e);
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    });
+}
+
+/// Published (states, transitions, deadlock) of the MCC models in `dir`.
+fn oracles(dir: &Path) -> Vec<(String, u64, u64, String)> {
+    let text = std::fs::read_to_string(dir.join("oracles.tsv")).unwrap_or_default();
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            Some((
+                f.first()?.to_string(),
+                f.get(1)?.parse().ok()?,
+                f.get(2)?.parse().ok()?,
+                f.get(3)?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// Every model of `$WARPCHECK_MCC` (a copy of `../shared/mcc`) with at most
+/// `$WARPCHECK_MCC_MAX` states (default 10^7) against the published state
+/// and transition counts, and, up to 10^6 states, against every figure of
+/// the reference engine. Published deadlock verdicts that disagree are
+/// printed (they concern the PNML translation, not the search).
+#[test]
+#[ignore]
+fn mcc_models_match_the_published_counts() {
+    let Some(dir) = std::env::var_os("WARPCHECK_MCC").map(PathBuf::from) else {
+        println!("SKIPPED: set WARPCHECK_MCC to a copy of ../shared/mcc");
+        return;
+    };
+    let max: u64 = std::env::var("WARPCHECK_MCC_MAX")
+        .ok()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(10_000_000);
+    with_gpu(|gpu| {
+        let mut failures = Vec::new();
+        for (name, states, transitions, deadlock) in oracles(&dir) {
+            if states > max || !dir.join(&name).join("model.pnml").is_file() {
+                continue;
+            }
+            let net = load_pnml(&dir.join(&name));
+            let found = gpu
+                .explore(&net, &search(true), &GpuOptions::default())
+                .unwrap()
+                .exploration;
+            println!(
+                "{name}: {} states {} transitions {} deadlocks in {:.3}s",
+                found.states,
+                found.transitions,
+                found.deadlocks,
+                found.elapsed.as_secs_f64()
+            );
+            if (found.states, found.transitions) != (states, transitions) {
+                failures.push(format!(
+                    "{name}: gpu {} states {} transitions; published {states} {transitions}",
+                    found.states, found.transitions
+                ));
+            }
+            if (deadlock == "yes") != (found.deadlocks > 0) && deadlock != "unknown" {
+                println!(
+                    "note: {name}: published deadlock verdict {deadlock}, found {}",
+                    found.deadlocks
+                );
+            }
+            if states <= 1_000_000 {
+                let reference = seq::explore(&net, &search(true));
+                if figures(&found) != figures(&reference) {
+                    failures.push(format!(
+                        "{name}: gpu {:?} != reference {:?}",
+                        figures(&found),
+                        figures(&reference)
+                    ));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    });
+}
+
+/// Throughput on the models named in `$WARPCHECK_BENCH` (folders of
+/// `$WARPCHECK_MCC`, comma-separated), with the reference engine on those
+/// named in `$WARPCHECK_BENCH_REFERENCE`, and the design switches one at a
+/// time on `$WARPCHECK_BENCH_ABLATE`. Prints one line per run.
+#[test]
+#[ignore]
+fn bench() {
+    let (Some(dir), Ok(models)) = (
+        std::env::var_os("WARPCHECK_MCC").map(PathBuf::from),
+        std::env::var("WARPCHECK_BENCH"),
+    ) else {
+        println!("SKIPPED: set WARPCHECK_MCC and WARPCHECK_BENCH");
+        return;
+    };
+    let reference_models = std::env::var("WARPCHECK_BENCH_REFERENCE").unwrap_or_default();
+    let ablate = std::env::var("WARPCHECK_BENCH_ABLATE").unwrap_or_default();
+    with_gpu(|gpu| {
+        println!("device: {}", gpu.description());
+        for name in models.split(',').filter(|m| !m.is_empty()) {
+            let net = load_pnml(&dir.join(name));
+            let mut variants = vec![("default", GpuOptions::default(), false)];
+            if ablate.split(',').any(|m| m == name) {
+                let d = GpuOptions::default;
+                variants.extend([
+                    ("no-trace", d(), true),
+                    (
+                        "no-cache",
+                        GpuOptions {
+                            cache: false,
+                            ..d()
+                        },
+                        false,
+                    ),
+                    (
+                        "no-claiming",
+                        GpuOptions {
+                            work_claiming: false,
+                            ..d()
+                        },
+                        false,
+                    ),
+                    (
+                        "plain-loads",
+                        GpuOptions {
+                            readonly_path: ReadOnlyPath::Plain,
+                            ..d()
+                        },
+                        false,
+                    ),
+                    (
+                        "iterations=1",
+                        GpuOptions {
+                            iterations: Some(1),
+                            ..d()
+                        },
+                        false,
+                    ),
+                    (
+                        "threads=128",
+                        GpuOptions {
+                            threads_per_block: Some(128),
+                            ..d()
+                        },
+                        false,
+                    ),
+                    (
+                        "threads=512",
+                        GpuOptions {
+                            threads_per_block: Some(512),
+                            ..d()
+                        },
+                        false,
+                    ),
+                ]);
+            }
+            for (variant, options, no_trace) in variants {
+                let started = Instant::now();
+                let options_search = SearchOptions {
+                    no_trace,
+                    ..search(true)
+                };
+                match gpu.explore(&net, &options_search, &options) {
+                    Ok(found) => {
+                        let e = &found.exploration;
+                        println!("{}", e.engine);
+                        println!(
+                            "gpu {name} {variant}: states {} transitions {} deadlocks {} depth {} \
+                             {:?} | search {:.3}s = {:.3e} states/s | setup {:.3}s wall {:.3}s | table {:.1} GiB fill {:.3} launches {} redundancy {:.2}%",
+                            e.states,
+                            e.transitions,
+                            e.deadlocks,
+                            e.depth,
+                            e.completion,
+                            e.elapsed.as_secs_f64(),
+                            e.states as f64 / e.elapsed.as_secs_f64(),
+                            found.setup.as_secs_f64(),
+                            started.elapsed().as_secs_f64(),
+                            found.table_bytes as f64 / (1u64 << 30) as f64,
+                            found.table_fill,
+                            found.launches,
+                            found.redundancy
+                        );
+                    }
+                    Err(e) => println!("gpu {name} {variant}: error {e}"),
+                }
+            }
+            if reference_models.split(',').any(|m| m == name) {
+                let e = seq::explore(&net, &search(true));
+                println!(
+                    "reference {name}: states {} transitions {} deadlocks {} | {:.3}s = {:.3e} states/s",
+                    e.states,
+                    e.transitions,
+                    e.deadlocks,
+                    e.elapsed.as_secs_f64(),
+                    e.states as f64 / e.elapsed.as_secs_f64()
+                );
+            }
+        }
+    });
+}
