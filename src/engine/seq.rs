@@ -357,4 +357,22 @@ mod tests {
         assert_eq!(r.completion, Completion::StateLimit);
         assert_eq!(r.states, 2);
     }
+
+    #[test]
+    fn model_error_after_a_deadlock_ends_even_a_keep_going_search() {
+        // 0 -a-> 1 (deadlock), 0 -b-> 2 -c-> 3 (model error), 3 -d-> 4.
+        let mut p = process("P", 5, &[(0, "a", 1), (0, "b", 2), (2, "c", 3), (3, "d", 4)]);
+        p.error_states.push(ErrorState {
+            state: 3,
+            kind: ErrorKind::Model("broken".into()),
+        });
+        let net = Network {
+            processes: vec![p],
+            ..Network::default()
+        };
+        let r = run(&net, true);
+        assert_eq!(r.first.unwrap().kind, FindingKind::Error(0));
+        assert_eq!(r.completion, Completion::StoppedAtFinding);
+        assert_eq!((r.states, r.deadlocks), (4, 1));
+    }
 }
