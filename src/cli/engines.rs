@@ -3,6 +3,7 @@
 use super::{CheckArgs, EngineChoice};
 use crate::encode::EncodedNetwork;
 use crate::engine::gpu::{Gpu, GpuOptions};
+use crate::engine::parallel::{self, ParallelOptions};
 use crate::engine::{Exploration, SearchOptions, seq};
 use crate::report::human_bytes;
 
@@ -42,9 +43,16 @@ pub fn run(
     }
 }
 
-fn run_cpu(_args: &CheckArgs, net: &EncodedNetwork, search: &SearchOptions) -> EngineRun {
+fn run_cpu(args: &CheckArgs, net: &EncodedNetwork, search: &SearchOptions) -> EngineRun {
     EngineRun {
-        exploration: seq::explore(net, search),
+        exploration: parallel::explore(
+            net,
+            search,
+            &ParallelOptions {
+                threads: args.threads.unwrap_or(0),
+                memory_bytes: args.memory,
+            },
+        ),
         details: Vec::new(),
     }
 }

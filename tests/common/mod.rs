@@ -1,0 +1,325 @@
+//! Helpers shared by the integration tests: a generator of small random
+//! networks that exercise every feature of the encoding, and a check that a
+//! counterexample trace really is a path of the network.
+//!
+//! Each test binary compiles this module separately and uses a part of it.
+#![allow(dead_code)]
+
+use proptest::prelude::*;
+use warpcheck::encode::{EncodedNetwork, SuccessorGenerator};
+use warpcheck::engine::{Finding, FindingKind};
+use warpcheck::model::{
+    ErrorKind, ErrorState, Lts, LtsTransition, Monitor, MonitorTransition, Network, Participant,
+    Process, SyncRule, UnmatchedLabels,
+};
+
+/// SplitMix64: a tiny deterministic generator, so that a seed names one
+/// network on every machine and every run.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `low..=high`.
+    fn range(&mut self, low: usize, high: usize) -> usize {
+        low + (self.next() % (high - low + 1) as u64) as usize
+    }
+
+    /// True with probability `percent` / 100.
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    /// One of `items`, which must not be empty.
+    fn pick<'a>(&mut self, items: &'a [String]) -> &'a str {
+        &items[self.range(0, items.len() - 1)]
+    }
+}
+
+/// Number of shared label names (`s0`, `s1`, ...) synchronised by name.
+const SHARED_LABELS: usize = 3;
+/// Number of general synchronisation vectors (`v0`, `v1`, ...).
+const VECTORS: usize = 3;
+/// Number of labels of each process that no rule mentions (`p{i}_l{k}`).
+const OWN_LABELS: usize = 2;
+
+/// A small random network, fully determined by `seed`: 2 to 5 processes of
+/// 1 to 6 states; labels that fire alone, labels synchronised by name among
+/// a random subset of processes, and general vectors whose participants
+/// each use their own label; nondeterministic targets; sometimes blocked
+/// unmatched labels, error states and an attached property monitor.
+pub fn random_network(seed: u64) -> Network {
+    let mut rng = SplitMix(seed);
+    let process_count = rng.range(2, 5);
+
+    // Which processes take part in each shared name and each vector.
+    let shared_members: Vec<Vec<usize>> = (0..SHARED_LABELS)
+        .map(|_| (0..process_count).filter(|_| rng.chance(60)).collect())
+        .collect();
+    let vector_members: Vec<Vec<usize>> = (0..VECTORS)
+        .map(|_| (0..process_count).filter(|_| rng.chance(45)).collect())
+        .collect();
+
+    let mut processes = Vec::with_capacity(process_count);
+    for i in 0..process_count {
+        let states = rng.range(1, 6);
+        let mut labels: Vec<String> = (0..OWN_LABELS).map(|k| format!("p{i}_l{k}")).collect();
+        for (k, members) in shared_members.iter().enumerate() {
+            if members.contains(&i) {
+                labels.push(format!("s{k}"));
+            }
+        }
+        for (k, members) in vector_members.iter().enumerate() {
+            if members.contains(&i) {
+                labels.push(format!("v{k}_p{i}"));
+            }
+        }
+        let mut lts = Lts {
+            state_names: (0..states).map(|s| format!("q{s}")).collect(),
+            initial: rng.range(0, states - 1) as u32,
+            ..Lts::default()
+        };
+        let transition_count = rng.range(0, 2 * states + 1);
+        for _ in 0..transition_count {
+            let label = lts.intern_label(rng.pick(&labels));
+            let source = rng.range(0, states - 1) as u32;
+            // Nondeterminism: sometimes several targets for one (source, label).
+            for _ in 0..rng.range(1, 2) {
+                lts.transitions.push(LtsTransition {
+                    source,
+                    label,
+                    target: rng.range(0, states - 1) as u32,
+                });
+            }
+        }
+        let mut error_states = Vec::new();
+        if states > 1 && rng.chance(20) {
+            error_states.push(ErrorState {
+                state: rng.range(1, states - 1) as u32,
+                // Model errors end even a keep-going search; properties do not.
+                kind: if rng.chance(50) {
+                    ErrorKind::Model(format!("process {i} became unsafe"))
+                } else {
+                    ErrorKind::Property(format!("local_{i}"))
+                },
+            });
+        }
+        processes.push(Process {
+            name: format!("P{i}"),
+            lts,
+            error_states,
+        });
+    }
+
+    let mut rules = Vec::new();
+    for (k, members) in shared_members.iter().enumerate() {
+        if !members.is_empty() {
+            rules.push(SyncRule {
+                participants: members
+                    .iter()
+                    .map(|&process| Participant {
+                        process,
+                        label: format!("s{k}"),
+                    })
+                    .collect(),
+                result: format!("s{k}"),
+            });
+        }
+    }
+    for (k, members) in vector_members.iter().enumerate() {
+        if !members.is_empty() {
+            rules.push(SyncRule {
+                participants: members
+                    .iter()
+                    .map(|&process| Participant {
+                        process,
+                        label: format!("v{k}_p{process}"),
+                    })
+                    .collect(),
+                // Sometimes two vectors share a result action.
+                result: format!("v{}", if rng.chance(20) { 0 } else { k }),
+            });
+        }
+    }
+
+    let mut net = Network {
+        processes,
+        rules,
+        unmatched: if rng.chance(25) {
+            UnmatchedLabels::Blocked
+        } else {
+            UnmatchedLabels::Independent
+        },
+        monitors: Vec::new(),
+    };
+    net.validate()
+        .expect("generated networks are valid by construction");
+    if rng.chance(35) {
+        net = net.with_monitor(&random_monitor(&mut rng, &net));
+    }
+    net
+}
+
+/// A monitor of 2 or 3 states over `net`'s actions, the last state an error.
+fn random_monitor(rng: &mut SplitMix, net: &Network) -> Monitor {
+    let actions: Vec<String> = net.actions().into_iter().collect();
+    let states = rng.range(2, 3);
+    let mut transitions = Vec::new();
+    for _ in 0..rng.range(1, 4) {
+        let pattern = match rng.range(0, 2) {
+            0 if !actions.is_empty() => regex::escape(rng.pick(&actions)),
+            1 => "s.*".to_string(),
+            _ => "v[01]|p0_.*".to_string(),
+        };
+        let source = rng.range(0, states - 1) as u32;
+        let target = rng.range(0, states - 1) as u32;
+        transitions
+            .push(MonitorTransition::new(source, &pattern, target).expect("patterns are valid"));
+    }
+    Monitor {
+        name: "random_property".to_string(),
+        state_names: (0..states).map(|s| format!("m{s}")).collect(),
+        initial: 0,
+        error_states: vec![states as u32 - 1],
+        transitions,
+    }
+}
+
+/// A proptest strategy over [`random_network`], shrinking by seed.
+pub fn networks() -> impl Strategy<Value = Network> {
+    any::<u64>().prop_map(random_network)
+}
+
+/// Checks that `finding` is real: its trace (if any) starts at the initial
+/// state, every step is a successor of the previous state under the stated
+/// action, the trace ends in the finding's state, and that state is a
+/// deadlock (no successor) or contains the stated error state. Error states
+/// are never expanded, so no step may leave one.
+pub fn check_finding(net: &EncodedNetwork, finding: &Finding) -> Result<(), String> {
+    let mut generator = SuccessorGenerator::new(net);
+    match finding.kind {
+        FindingKind::Deadlock => {
+            let expansion = generator.for_each(&finding.state, |_| {});
+            if expansion.successors != 0 {
+                return Err(format!(
+                    "deadlock state {:?} has {} successors",
+                    finding.state, expansion.successors
+                ));
+            }
+        }
+        FindingKind::Error(e) => {
+            let local = net
+                .error_locals
+                .get(e)
+                .ok_or_else(|| format!("error index {e} out of range"))?;
+            if net.layout.get(&finding.state, local.process) != local.state {
+                return Err(format!("state {:?} is not in error {e}", finding.state));
+            }
+        }
+    }
+    let Some(trace) = &finding.trace else {
+        return Ok(());
+    };
+    if trace.states.len() != trace.actions.len() + 1 {
+        return Err(format!(
+            "trace has {} states but {} actions",
+            trace.states.len(),
+            trace.actions.len()
+        ));
+    }
+    if trace.states[0] != net.initial {
+        return Err(format!(
+            "trace starts at {:?}, not the initial state",
+            trace.states[0]
+        ));
+    }
+    if trace.states.last() != Some(&finding.state) {
+        return Err("trace does not end in the finding's state".to_string());
+    }
+    for (step, (pair, &action)) in trace.states.windows(2).zip(&trace.actions).enumerate() {
+        if net.error_in(&pair[0]).is_some() {
+            return Err(format!("step {step} leaves error state {:?}", pair[0]));
+        }
+        let mut matched = false;
+        generator.for_each(&pair[0], |s| {
+            matched |= s.action == action && s.state == pair[1].as_slice();
+        });
+        if !matched {
+            return Err(format!(
+                "step {step}: {:?} is no `{}` successor of {:?}",
+                pair[1], net.actions[action as usize], pair[0]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A scalable network with a known state space: `processes` counters of
+/// `states` values each; counter `i` steps up alone (`inc_i`) and, with
+/// `resets`, drops from its top value back to 0 together with counter
+/// `i + 1` (mod `processes`) on `reset_i`, which that counter takes on a
+/// self-loop in any state. Every combination of values is reachable, so
+/// there are `states ^ processes` states; without resets the all-top state
+/// is the only deadlock, `processes * (states - 1)` steps deep.
+pub fn counters(processes: usize, states: usize, resets: bool) -> Network {
+    let mut net = Network::default();
+    for i in 0..processes {
+        let mut lts = Lts {
+            state_names: (0..states).map(|s| format!("c{s}")).collect(),
+            ..Lts::default()
+        };
+        let inc = lts.intern_label(&format!("inc_{i}"));
+        for s in 0..states as u32 - 1 {
+            lts.transitions.push(LtsTransition {
+                source: s,
+                label: inc,
+                target: s + 1,
+            });
+        }
+        if resets {
+            let reset = lts.intern_label(&format!("reset_{i}"));
+            lts.transitions.push(LtsTransition {
+                source: states as u32 - 1,
+                label: reset,
+                target: 0,
+            });
+            let previous = (i + processes - 1) % processes;
+            let follow = lts.intern_label(&format!("reset_{previous}"));
+            for s in 0..states as u32 {
+                lts.transitions.push(LtsTransition {
+                    source: s,
+                    label: follow,
+                    target: s,
+                });
+            }
+        }
+        net.processes.push(Process {
+            name: format!("C{i}"),
+            lts,
+            error_states: Vec::new(),
+        });
+    }
+    if resets {
+        for i in 0..processes {
+            let mut participants: Vec<Participant> = [i, (i + 1) % processes]
+                .iter()
+                .map(|&process| Participant {
+                    process,
+                    label: format!("reset_{i}"),
+                })
+                .collect();
+            participants.sort();
+            net.rules.push(SyncRule {
+                participants,
+                result: format!("reset_{i}"),
+            });
+        }
+    }
+    net
+}

@@ -1,0 +1,291 @@
+//! The multi-core engine against the reference engine: same counts on
+//! complete searches, same verdict and breadth-first level of the first
+//! finding otherwise, at 1, 2 and 8 threads; every trace replays.
+
+mod common;
+
+use std::path::Path;
+
+use proptest::prelude::*;
+use warpcheck::encode::EncodedNetwork;
+use warpcheck::engine::parallel::{self, ParallelOptions};
+use warpcheck::engine::{Completion, Exploration, Finding, FindingKind, SearchOptions, seq};
+use warpcheck::model::Network;
+
+/// Thread counts every comparison runs at.
+const THREADS: [usize; 3] = [1, 2, 8];
+/// The smallest table the comparisons use: small, so that the many short
+/// searches stay cheap.
+const TEST_TABLE_BYTES: u64 = 1 << 20;
+/// Reference searches larger than this are not compared (suite time).
+const MAX_COMPARED_STATES: u64 = 300_000;
+
+fn options(check_deadlock: bool, keep_going: bool) -> SearchOptions {
+    SearchOptions {
+        check_deadlock,
+        keep_going,
+        ..SearchOptions::default()
+    }
+}
+
+fn run_parallel(net: &EncodedNetwork, search: &SearchOptions, threads: usize) -> Exploration {
+    run_parallel_with(net, search, threads, TEST_TABLE_BYTES)
+}
+
+fn run_parallel_with(
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    threads: usize,
+    memory_bytes: u64,
+) -> Exploration {
+    parallel::explore(
+        net,
+        search,
+        &ParallelOptions {
+            threads,
+            memory_bytes: Some(memory_bytes),
+        },
+    )
+}
+
+/// The breadth-first level whose expansion produced `finding`: a deadlock
+/// is found expanding its own level, an error state while expanding the
+/// level before it (-1: the initial state is an error state).
+fn finding_level(finding: &Finding) -> i64 {
+    let steps = finding.trace.as_ref().expect("traces are on").actions.len() as i64;
+    match finding.kind {
+        FindingKind::Deadlock => steps,
+        FindingKind::Error(_) => steps - 1,
+    }
+}
+
+/// Compares the engines on `net` with and without keep-going; returns a
+/// description of the first difference.
+fn compare(net: &Network, check_deadlock: bool) -> Result<(), String> {
+    let encoded = EncodedNetwork::new(net).map_err(|e| e.to_string())?;
+    let all = options(check_deadlock, true);
+    let reference = seq::explore(&encoded, &all);
+    let first_only = options(check_deadlock, false);
+    let reference_first = seq::explore(&encoded, &first_only);
+    // Room for every state at a fill of at most a half.
+    let memory = TEST_TABLE_BYTES.max(2 * reference.states * 4 * (encoded.words() as u64 + 1));
+    let counts = |r: &Exploration| {
+        (
+            r.states,
+            r.transitions,
+            r.deadlocks,
+            r.errors,
+            r.monitor_blocked,
+        )
+    };
+    let verdict = |r: &Exploration| (r.first.as_ref().map(finding_level), r.completion, r.depth);
+    for threads in THREADS {
+        let found = run_parallel_with(&encoded, &all, threads, memory);
+        if found.engine != format!("cpu ({threads} threads)") {
+            return Err(format!("engine name {:?}", found.engine));
+        }
+        // A fatal finding stops even a keep-going search part way.
+        if verdict(&found) != verdict(&reference)
+            || (reference.completion == Completion::Complete
+                && counts(&found) != counts(&reference))
+        {
+            return Err(format!(
+                "{threads} threads, keep going: (states, transitions, deadlocks, errors, \
+                 monitor_blocked) {:?}, (finding level, completion, depth) {:?}; \
+                 reference {:?}, {:?}",
+                counts(&found),
+                verdict(&found),
+                counts(&reference),
+                verdict(&reference)
+            ));
+        }
+        let stopped = run_parallel_with(&encoded, &first_only, threads, memory);
+        if verdict(&stopped) != verdict(&reference_first) {
+            return Err(format!(
+                "{threads} threads, first finding: (level, completion, depth) {:?}, reference {:?}",
+                verdict(&stopped),
+                verdict(&reference_first)
+            ));
+        }
+        for finding in [&found.first, &stopped.first].into_iter().flatten() {
+            common::check_finding(&encoded, finding)
+                .map_err(|e| format!("{threads} threads: bad finding: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn agrees_with_reference_on_random_networks(net in common::networks(), check_deadlock: bool) {
+        if let Err(difference) = compare(&net, check_deadlock) {
+            prop_assert!(false, "{}", difference);
+        }
+    }
+}
+
+#[test]
+fn agrees_with_reference_on_counters_with_real_contention() {
+    // 4^8 = 65536 states: enough for the threads to race on the table.
+    let net = common::counters(8, 4, true);
+    compare(&net, true).unwrap();
+    let encoded = EncodedNetwork::new(&net).unwrap();
+    let r = run_parallel(&encoded, &options(true, true), 8);
+    assert_eq!((r.states, r.deadlocks), (65_536, 0));
+}
+
+#[test]
+fn finds_the_deep_deadlock_with_a_shortest_trace() {
+    let net = common::counters(6, 5, false);
+    let encoded = EncodedNetwork::new(&net).unwrap();
+    for threads in THREADS {
+        let r = run_parallel(&encoded, &options(true, false), threads);
+        assert_eq!(r.completion, Completion::StoppedAtFinding);
+        let finding = r.first.unwrap();
+        assert_eq!(finding.kind, FindingKind::Deadlock);
+        assert_eq!(
+            finding.state,
+            vec![4 | 4 << 3 | 4 << 6 | 4 << 9 | 4 << 12 | 4 << 15]
+        );
+        assert_eq!(finding.trace.as_ref().unwrap().actions.len(), 24);
+        common::check_finding(&encoded, &finding).unwrap();
+    }
+}
+
+#[test]
+fn no_trace_reports_the_finding_without_a_path() {
+    let encoded = EncodedNetwork::new(&common::counters(3, 3, false)).unwrap();
+    let search = SearchOptions {
+        check_deadlock: true,
+        no_trace: true,
+        ..SearchOptions::default()
+    };
+    let finding = run_parallel(&encoded, &search, 2).first.unwrap();
+    assert_eq!(finding.kind, FindingKind::Deadlock);
+    assert_eq!(finding.trace, None);
+}
+
+#[test]
+fn state_limit_stops_with_exactly_the_limit_on_one_thread() {
+    let encoded = EncodedNetwork::new(&common::counters(4, 4, true)).unwrap();
+    let search = SearchOptions {
+        max_states: Some(100),
+        ..SearchOptions::default()
+    };
+    let reference = seq::explore(&encoded, &search);
+    assert_eq!(
+        (reference.states, reference.completion),
+        (100, Completion::StateLimit)
+    );
+    let r = run_parallel(&encoded, &search, 1);
+    assert_eq!((r.states, r.completion), (100, Completion::StateLimit));
+    for threads in [2, 8] {
+        let r = run_parallel(&encoded, &search, threads);
+        assert_eq!(r.completion, Completion::StateLimit);
+        assert!(r.states <= 100 && r.states > 90, "{} states", r.states);
+    }
+    // A limit the search never reaches changes nothing.
+    let roomy = SearchOptions {
+        max_states: Some(256),
+        ..SearchOptions::default()
+    };
+    let r = run_parallel(&encoded, &roomy, 2);
+    assert_eq!((r.states, r.completion), (256, Completion::Complete));
+}
+
+#[test]
+fn a_full_table_ends_the_search_incomplete() {
+    // Vectors of one word take 8 bytes a slot: 4 KiB hold 512 slots, of
+    // which 90% may be filled.
+    let encoded = EncodedNetwork::new(&common::counters(5, 4, true)).unwrap();
+    for threads in THREADS {
+        let r = parallel::explore(
+            &encoded,
+            &options(true, true),
+            &ParallelOptions {
+                threads,
+                memory_bytes: Some(4096),
+            },
+        );
+        assert_eq!(r.completion, Completion::TableFull);
+        assert!(r.states <= 460 && r.states > 400, "{} states", r.states);
+    }
+}
+
+#[test]
+fn progress_is_reported_on_long_runs() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let calls = Arc::new(AtomicU64::new(0));
+    let seen = calls.clone();
+    let search = SearchOptions {
+        progress: Some(Arc::new(move |p| {
+            assert!(p.states >= 1);
+            seen.fetch_add(1, Ordering::Relaxed);
+        })),
+        ..SearchOptions::default()
+    };
+    let encoded = EncodedNetwork::new(&common::counters(9, 5, true)).unwrap();
+    let r = run_parallel_with(&encoded, &search, 2, 64 << 20);
+    assert_eq!(r.states, 5u64.pow(9));
+    if r.elapsed.as_secs_f64() > 1.2 {
+        assert!(calls.load(Ordering::Relaxed) >= 1);
+    }
+}
+
+/// Compares the engines on every model file under `dir` with `extensions`
+/// (or named `model.pnml` in a folder of `dir`, as in the MCC archive), with
+/// no property and with each property attached.
+fn compare_files(dir: &Path, extensions: &[&str]) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut paths: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .map(|p| if p.is_dir() { p.join("model.pnml") } else { p })
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|x| extensions.iter().any(|e| x == *e))
+        })
+        .collect();
+    paths.sort();
+    let mut compared = 0;
+    for path in paths {
+        let Ok(net) = warpcheck::frontend::load(&path) else {
+            continue;
+        };
+        let mut variants = vec![net.clone()];
+        variants.extend(net.monitors.iter().map(|m| net.with_monitor(m)));
+        for variant in variants {
+            let encoded = EncodedNetwork::new(&variant).unwrap();
+            let bounded = SearchOptions {
+                max_states: Some(MAX_COMPARED_STATES),
+                ..options(true, true)
+            };
+            if seq::explore(&encoded, &bounded).completion != Completion::Complete {
+                continue;
+            }
+            if let Err(difference) = compare(&variant, true) {
+                panic!("{}: {difference}", path.display());
+            }
+            compared += 1;
+        }
+    }
+    compared
+}
+
+#[test]
+fn agrees_with_reference_on_specs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let compared = compare_files(&root.join("specs"), &["net", "aut", "exp", "pnml"]);
+    eprintln!("compared {compared} spec variants");
+}
+
+#[test]
+fn agrees_with_reference_on_small_mcc_models() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let compared = compare_files(&root.join("tests/data/mcc"), &["pnml"]);
+    eprintln!("compared {compared} MCC models");
+}
