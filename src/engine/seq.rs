@@ -361,7 +361,11 @@ mod tests {
     #[test]
     fn model_error_after_a_deadlock_ends_even_a_keep_going_search() {
         // 0 -a-> 1 (deadlock), 0 -b-> 2 -c-> 3 (model error), 3 -d-> 4.
-        let mut p = process("P", 5, &[(0, "a", 1), (0, "b", 2), (2, "c", 3), (3, "d", 4)]);
+        let mut p = process(
+            "P",
+            5,
+            &[(0, "a", 1), (0, "b", 2), (2, "c", 3), (3, "d", 4)],
+        );
         p.error_states.push(ErrorState {
             state: 3,
             kind: ErrorKind::Model("broken".into()),
