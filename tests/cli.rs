@@ -282,3 +282,34 @@ fn generated_family_instances_have_their_formula_counts() {
         "error: philosophers needs a size of at least 2, got 1\n"
     );
 }
+
+#[test]
+fn converted_petri_net_keeps_its_state_space() {
+    let dir = tempfile::tempdir().unwrap();
+    for model in [
+        "tests/data/mcc/Peterson-PT-2/model.pnml",
+        "tests/data/mcc/Philosophers-PT-000005/model.pnml",
+    ] {
+        let out = dir.path().join("converted.net");
+        let o = warpcheck(&["convert", model, "--to", "net", "-o", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let figures = |path: &str| {
+            let v = json(&warpcheck(&[
+                "check",
+                path,
+                "--deadlock",
+                "--all",
+                "--engine",
+                "reference",
+                "--format",
+                "json",
+            ]));
+            (
+                v["states"].clone(),
+                v["transitions"].clone(),
+                v["deadlocks"].clone(),
+            )
+        };
+        assert_eq!(figures(model), figures(out.to_str().unwrap()), "{model}");
+    }
+}
