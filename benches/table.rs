@@ -1,11 +1,14 @@
 //! Table insertion: the lock-free `StateTable` against a hashbrown set of
 //! vectors (what a sequential search would use), inserting a million
-//! distinct 3-word vectors and then looking them all up again; and the
-//! table alone filled by 1 and 2 threads at once.
+//! distinct 3-word vectors and then looking them all up again; the table
+//! alone filled by 1 and 2 threads at once; and growing a full table's
+//! index to twice its size.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use std::sync::atomic::{AtomicU64, Ordering};
 use warpcheck::encode::hash_words;
-use warpcheck::engine::parallel::{Lookup, StateTable};
+
+use warpcheck::engine::parallel::{Index, Lookup, MAX_FILL_PER_MILLE, StateTable};
 
 const VECTORS: u32 = 1 << 20;
 const WORDS: usize = 3;
@@ -17,18 +20,29 @@ fn vectors() -> Vec<[u32; WORDS]> {
         .collect()
 }
 
-/// A table with room for every vector at a fill of one half.
+/// Index entries for every vector at the engine's largest fill.
+const SLOTS: u64 = (VECTORS as u64 * 1000)
+    .div_ceil(MAX_FILL_PER_MILLE)
+    .next_power_of_two();
+
+/// A table with room for every vector, with predecessors, as the engine
+/// would have it at its fullest.
 fn table() -> StateTable {
-    StateTable::new(
-        WORDS,
-        2 * VECTORS as u64 * StateTable::slot_bytes_for(WORDS),
-    )
+    StateTable::new(WORDS, true, SLOTS, VECTORS as u64)
 }
 
-fn insert_all(table: &StateTable, vectors: &[[u32; WORDS]]) -> u64 {
+/// Looks every vector up, inserting the new ones under ids taken from
+/// `next_id` (one id at a time, as the engine does in batches).
+fn insert_all(table: &StateTable, vectors: &[[u32; WORDS]], next_id: &AtomicU64) -> u64 {
     let mut inserted = 0;
+    let mut reserved = None;
     for v in vectors {
-        if let Lookup::Inserted(_) = table.find_or_insert(v, hash_words(v), None, || true) {
+        let lookup = table.find_or_insert(v, hash_words(v), 0, || {
+            let id = *reserved.get_or_insert_with(|| next_id.fetch_add(1, Ordering::Relaxed));
+            Some(id as u32)
+        });
+        if let Lookup::Inserted(_) = lookup {
+            reserved = None;
             inserted += 1;
         }
     }
@@ -44,9 +58,9 @@ fn insertion(c: &mut Criterion) {
         b.iter_batched(
             table,
             |table| {
-                let inserted = insert_all(&table, &vectors);
-                assert_eq!(inserted, VECTORS as u64);
-                assert_eq!(insert_all(&table, &vectors), 0);
+                let ids = AtomicU64::new(0);
+                assert_eq!(insert_all(&table, &vectors, &ids), VECTORS as u64);
+                assert_eq!(insert_all(&table, &vectors, &ids), 0);
             },
             BatchSize::PerIteration,
         );
@@ -71,12 +85,13 @@ fn insertion(c: &mut Criterion) {
                     table,
                     |table| {
                         let share = vectors.len().div_ceil(threads);
+                        let ids = AtomicU64::new(0);
                         std::thread::scope(|scope| {
                             for part in vectors.chunks(share) {
-                                let table = &table;
+                                let (table, ids) = (&table, &ids);
                                 scope.spawn(move || {
-                                    insert_all(table, part);
-                                    insert_all(table, part)
+                                    insert_all(table, part, ids);
+                                    insert_all(table, part, ids)
                                 });
                             }
                         });
@@ -89,5 +104,34 @@ fn insertion(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, insertion);
+/// Moving a full index's entries into one twice as large, by 1 and 2
+/// threads, as a growth of the engine's table does.
+fn growth(c: &mut Criterion) {
+    let vectors = vectors();
+    let full = table();
+    insert_all(&full, &vectors, &AtomicU64::new(0));
+    let mut group = c.benchmark_group("table_grow");
+    group.throughput(Throughput::Elements(VECTORS as u64));
+    group.sample_size(10);
+    for threads in [1usize, 2] {
+        group.bench_function(format!("rehash_{threads}_threads"), |b| {
+            b.iter_batched(
+                || Index::new(2 * SLOTS),
+                |grown| {
+                    std::thread::scope(|scope| {
+                        for part in 0..threads {
+                            let (full, grown) = (&full, &grown);
+                            scope.spawn(move || full.index.rehash_into(grown, part, threads));
+                        }
+                    });
+                    grown
+                },
+                BatchSize::PerIteration,
+            );
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, insertion, growth);
 criterion_main!(benches);

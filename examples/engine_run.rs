@@ -1,7 +1,7 @@
 //! Explores one model with a chosen engine and prints one JSON object with
 //! the field names of `warpcheck check --format json` (`states`,
 //! `transitions`, `elapsed_seconds`, `memory_bytes`, ...), plus
-//! `bytes_per_state` (the state store's cost of one state).
+//! `bytes_per_state` (the state store's memory divided by the states).
 //!
 //! `scripts/bench_engines.sh --example` uses it instead of the CLI.
 //! Usage: `cargo run --release --example engine_run -- MODEL
@@ -12,7 +12,7 @@
 use std::process::ExitCode;
 
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::engine::parallel::{self, ParallelOptions, StateTable};
+use warpcheck::engine::parallel::{self, ParallelOptions};
 use warpcheck::engine::{Exploration, SearchOptions, seq};
 use warpcheck::model::Network;
 
@@ -81,7 +81,7 @@ fn network(model: &str) -> Result<Network, String> {
     warpcheck::frontend::load(std::path::Path::new(model)).map_err(|e| e.to_string())
 }
 
-fn run(args: &Args) -> Result<(Exploration, f64), String> {
+fn run(args: &Args) -> Result<Exploration, String> {
     let net = network(&args.model)?;
     let encoded = EncodedNetwork::new(&net).map_err(|e| e.to_string())?;
     let search = SearchOptions {
@@ -90,19 +90,14 @@ fn run(args: &Args) -> Result<(Exploration, f64), String> {
         no_trace: true,
         ..SearchOptions::default()
     };
-    let slot_bytes = StateTable::slot_bytes_for(encoded.words()) as f64;
     match args.engine.as_str() {
-        "reference" => {
-            let r = seq::explore(&encoded, &search);
-            let per_state = r.memory_bytes as f64 / r.states as f64;
-            Ok((r, per_state))
-        }
+        "reference" => Ok(seq::explore(&encoded, &search)),
         "cpu" => {
             let opts = ParallelOptions {
                 threads: args.threads,
                 memory_bytes: args.memory,
             };
-            Ok((parallel::explore(&encoded, &search, &opts), slot_bytes))
+            Ok(parallel::explore(&encoded, &search, &opts))
         }
         other => Err(format!(
             "unknown engine `{other}`: expected reference or cpu"
@@ -113,7 +108,7 @@ fn run(args: &Args) -> Result<(Exploration, f64), String> {
 fn main() -> ExitCode {
     let result = parse_args().and_then(|args| run(&args));
     match result {
-        Ok((r, bytes_per_state)) => {
+        Ok(r) => {
             let report = serde_json::json!({
                 "engine": r.engine,
                 "states": r.states,
@@ -122,7 +117,7 @@ fn main() -> ExitCode {
                 "completion": format!("{:?}", r.completion),
                 "elapsed_seconds": r.elapsed.as_secs_f64(),
                 "memory_bytes": r.memory_bytes,
-                "bytes_per_state": bytes_per_state,
+                "bytes_per_state": r.memory_bytes as f64 / r.states as f64,
             });
             println!("{report}");
             ExitCode::SUCCESS

@@ -7,7 +7,8 @@
 # Usage: scripts/bench_engines.sh [options] MODEL...
 #   --engines "reference cpu gpu"  engines to run (default: reference cpu)
 #   --threads "1 2 4"              CPU engine thread counts (default: 1 and all cores)
-#   --memory BYTES                 state table size for cpu/gpu (default: the engine's)
+#   --memory BYTES                 state table limit for cpu (it grows up to it) and
+#                                  size for gpu (default: the engine's)
 #   --repeat N                     runs per configuration; the fastest counts (default 1)
 #   --example                      run examples/engine_run instead of the CLI
 #                                  (reference and cpu only)
@@ -35,7 +36,7 @@ while [[ $# -gt 0 ]]; do
         --repeat) repeat="$2"; shift 2 ;;
         --example) example=1; shift ;;
         --bin) bin="$2"; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "bench_engines.sh: unknown option $1" >&2; exit 2 ;;
         *) models+=("$1"); shift ;;
     esac

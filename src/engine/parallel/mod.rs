@@ -1,18 +1,54 @@
 //! The multi-core CPU engine: level-synchronous breadth-first search by a
-//! team of threads over one lock-free [`StateTable`].
+//! team of threads over one lock-free, growing [`StateTable`].
 //!
-//! Each breadth-first level is a list of states (table slot and vector, so
-//! that expanding reads memory in order) cut into chunks; the
-//! threads take chunks from a shared cursor (so a thread that finishes early
-//! simply takes more), expand their states with the shared
-//! [`SuccessorGenerator`], and collect the new states in private buffers that
-//! become the next level's chunks. A barrier ends each level, which makes
-//! termination detection exact (a level is finished when every thread has
-//! passed the barrier, and the search ends when a finished level produced no
-//! state to expand) and keeps every stored predecessor one level closer to
-//! the initial state, so traces are shortest paths, as with the reference
-//! engine. The table is sized once from the memory budget and never resizes;
-//! when it fills up the search ends with [`Completion::TableFull`].
+//! Every stored state has a stable id, handed out in blocks to the threads,
+//! so the states a thread stores during a level form a few runs of
+//! consecutive ids. A breadth-first level is the list of those runs, cut
+//! into chunks; the threads take chunks from a shared cursor (so a thread
+//! that finishes early simply takes more), read the states from the store
+//! in id order, expand them with the shared [`SuccessorGenerator`] and look
+//! the successors up. A barrier ends each level, which makes termination
+//! detection exact (a level is finished when every thread has passed the
+//! barrier, and the search ends when a finished level produced no state to
+//! expand) and keeps every stored predecessor one level closer to the
+//! initial state, so traces are shortest paths, as with the reference
+//! engine.
+//!
+//! # Growing the table
+//!
+//! The table starts small and doubles its index whenever the states stored
+//! reach [`MAX_FILL_PER_MILLE`] of it, up to the memory limit (`--memory`,
+//! else most of the available memory); when even the largest table that
+//! fits is full, the search ends with [`Completion::TableFull`]. Growing
+//! needs every thread out of the table, which happens at a *pause*:
+//!
+//! 1. The state ids a thread may use come from its reserve, refilled from
+//!    a shared allowance of as many ids as the table may hold. A thread
+//!    whose refill fails while looking up a new successor leaves that
+//!    state's expansion unfinished, raises the `grow` flag and goes to the
+//!    barrier. Every other thread checks the flag before each state and
+//!    goes to the barrier too; threads that ran out of chunks are already
+//!    there. So the pause waits for at most one state expansion per thread.
+//! 2. The last thread to arrive sees the flag, allocates the larger index
+//!    and the store's new segments, and lowers the flag; after a second
+//!    barrier all threads move the old index's entries into the new one in
+//!    parallel, a share each ([`Index::rehash_into`]); a third barrier ends
+//!    the pause and every thread goes on with the chunk it was in, starting
+//!    with the state it left unfinished.
+//! 3. Counts stay exact because a state's transitions, monitor-blocked
+//!    firings and deadlock verdict are counted only when its expansion
+//!    completes, while a successor is counted (and queued for the next
+//!    level, and checked for errors) only by the lookup that inserted it.
+//!    Expanding an unfinished state again generates the same successors;
+//!    those stored the first time are now found, not inserted, so nothing
+//!    is counted or queued twice.
+//!
+//! No state moves in the store, so predecessor ids, the frontier's runs and
+//! a finding's id stay valid across a growth. A barrier is the only way a
+//! level ends too: the last thread to arrive decides between a growth (flag
+//! raised), the end of the search (a stop was requested, or the level
+//! produced nothing) and the next level, and it is the only thread that
+//! touches the shared structures while the others wait.
 //!
 //! Looking states up is bound by memory latency, so a thread generates all
 //! successors of a state and prefetches their buckets before it looks the
@@ -20,8 +56,9 @@
 
 mod table;
 
-pub use table::{Lookup, MAX_SLOTS, StateTable};
+pub use table::{ENTRY_BYTES, Index, Lookup, MAX_STATES, StateStore, StateTable};
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -37,31 +74,27 @@ use crate::encode::{EncodedNetwork, SuccessorGenerator, hash_words};
 pub struct ParallelOptions {
     /// Worker threads; 0 means one per available core.
     pub threads: usize,
-    /// Bytes for the state table; `None` means half the available memory,
-    /// at most [`DEFAULT_TABLE_CAP`].
+    /// Most bytes the state table may grow to; `None` means the available
+    /// memory less a margin (see [`default_memory_limit`]).
     pub memory_bytes: Option<u64>,
 }
 
-/// The largest table the engine allocates without `--memory` (room for
-/// about 30 million states of three words). The table never resizes, and
-/// hashing touches its pages in random order, so a table far larger than
-/// the state space costs page faults without storing more: measured on a
-/// 1.7 million state search, a 512 MiB table took 0.6 s longer than a
-/// 64 MiB one. (Transparent huge pages would avoid most faults, but where
-/// the kernel compacts memory for them a small search took 20 times
-/// longer, so the table does not ask for them.)
-pub const DEFAULT_TABLE_CAP: u64 = 512 << 20;
-/// Table size when the available memory cannot be read.
-const FALLBACK_TABLE_BYTES: u64 = 256 << 20;
-/// Share of the slots that may be filled (in thousandths): linear probing
-/// slows down sharply close to a full table.
-const MAX_FILL_PER_MILLE: u64 = 900;
-/// States a thread reserves from the shared budget at a time when no state
-/// limit asks for an exact count.
-const BUDGET_BATCH: u64 = 4096;
+/// Index entries the table starts with (512 KiB): small enough that a
+/// small search pays for few page faults, while growing costs little.
+pub const INITIAL_SLOTS: u64 = 1 << 16;
+/// Share of the index entries that may be used (in thousandths) before it
+/// grows: probing a bucket at a time stays short up to here.
+pub const MAX_FILL_PER_MILLE: u64 = 800;
+/// Memory limit when the available memory cannot be read.
+const FALLBACK_MEMORY_LIMIT: u64 = 1 << 30;
+/// Memory left to everything else, at least: 256 MiB or an eighth of the
+/// available memory, whichever is more.
+const MIN_MEMORY_MARGIN: u64 = 256 << 20;
+/// Most state ids a thread reserves at a time.
+const MAX_ID_BATCH: u64 = 4096;
 /// Bounds of the number of states in one chunk of a level.
-const CHUNK_MIN: usize = 32;
-const CHUNK_MAX: usize = 1024;
+const CHUNK_MIN: u32 = 32;
+const CHUNK_MAX: u32 = 1024;
 /// Chunks per thread a level is cut into, for load balance.
 const CHUNKS_PER_THREAD: usize = 8;
 /// Time between two progress reports.
@@ -77,77 +110,77 @@ pub fn explore(
     search: &SearchOptions,
     opts: &ParallelOptions,
 ) -> Exploration {
+    explore_from(net, search, opts, INITIAL_SLOTS)
+}
+
+/// [`explore`] starting from an index of about `initial_slots` entries
+/// (at least one bucket, and smaller where the memory limit asks); a tiny
+/// start makes a search grow its table many times, which tests use.
+pub fn explore_from(
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    opts: &ParallelOptions,
+    initial_slots: u64,
+) -> Exploration {
     let start = Instant::now();
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
         opts.threads
     };
-    let table_bytes = opts.memory_bytes.unwrap_or_else(default_table_bytes);
-    let table = StateTable::new(net.words(), table_bytes);
-    let fill_limit = (table.capacity() * MAX_FILL_PER_MILLE / 1000).max(1);
-    let budget = Budget {
-        reserved: AtomicU64::new(1),
-        limit: search.max_states.map_or(fill_limit, |m| m.min(fill_limit)),
-        // Exact counts under a state limit; otherwise batches small enough
-        // that no thread sits on a large share of a small table.
-        batch: if search.max_states.is_some() {
-            1
-        } else {
-            (fill_limit / (threads as u64 * BUDGET_BATCH)).clamp(1, BUDGET_BATCH)
-        },
-        state_limit_binds: search.max_states.is_some_and(|m| m <= fill_limit),
+    let parents = !search.no_trace;
+    let sizing = Sizing {
+        limit: opts.memory_bytes.unwrap_or_else(default_memory_limit),
+        record_bytes: StateStore::new(net.words(), parents).record_bytes(),
     };
-    let Lookup::Inserted(root) =
-        table.find_or_insert(&net.initial, hash_words(&net.initial), None, || true)
-    else {
-        unreachable!("an empty table has room for the initial state")
+    let slots = sizing.initial_slots(initial_slots);
+    let table = StateTable::new(net.words(), parents, slots, Sizing::capacity(slots));
+    let root = 0;
+    let inserted =
+        table.find_or_insert(&net.initial, hash_words(&net.initial), root, || Some(root));
+    debug_assert_eq!(inserted, Lookup::Inserted(root));
+    let ids = Ids {
+        next: AtomicU64::new(1),
+        limit: AtomicU64::new(0),
+        batch: AtomicU64::new(1),
+        max_states: search.max_states,
+        threads: threads as u64,
     };
+    ids.set_capacity(table.store.capacity());
 
     let shared = Shared {
         net,
         search,
         threads,
-        table,
-        budget,
+        sizing,
+        table: RwLock::new(table),
+        retired: RwLock::new(None),
+        ids,
         start,
         stop: AtomicBool::new(false),
+        grow: AtomicBool::new(false),
         state_limit: AtomicBool::new(false),
         table_full: AtomicBool::new(false),
         first: Mutex::new(None),
         has_finding: AtomicBool::new(false),
-        frontier: RwLock::new(Frontier {
-            record: 1 + net.words(),
-            buffers: Vec::new(),
-            chunks: Vec::new(),
-        }),
+        frontier: RwLock::new(std::iter::once(root..root + 1).collect()),
         cursor: AtomicUsize::new(0),
         produced: Mutex::new(Vec::new()),
-        spare: Mutex::new(Vec::new()),
         barrier: Barrier::new(threads),
+        phase: Mutex::new(Phase::Expand),
         depth: AtomicU32::new(0),
         level_stored: AtomicU64::new(0),
-        finished: AtomicBool::new(false),
-        peak_frontier: AtomicUsize::new(1),
         counters: (0..threads).map(|_| Counters::default()).collect(),
     };
     let mut totals = Stats {
         states: 1,
         ..Stats::default()
     };
-    let initial_error = net.error_in(&net.initial);
-    if let Some(e) = initial_error {
+    if let Some(e) = net.error_in(&net.initial) {
         // The initial state is an error state: it is not expanded.
         totals.errors = 1;
         shared.record(FindingKind::Error(e), root);
     } else {
-        shared
-            .frontier
-            .write()
-            .expect("no thread has run yet")
-            .set(vec![[&[root], net.initial.as_slice()].concat()], threads);
-    }
-    if initial_error.is_none() {
         let per_thread: Vec<Stats> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
                 .map(|id| {
@@ -169,9 +202,9 @@ pub fn explore(
     let stopped = first
         .as_ref()
         .is_some_and(|(kind, _)| !search.keep_going || is_fatal(net, kind));
-    let first = first.map(|(kind, slot)| Finding {
-        state: shared.vector(slot),
-        trace: (!search.no_trace).then(|| shared.trace_to(slot)),
+    let first = first.map(|(kind, id)| Finding {
+        state: shared.vector(id),
+        trace: shared.trace_to(id),
         kind,
     });
     let completion = if stopped {
@@ -183,7 +216,7 @@ pub fn explore(
     } else {
         Completion::Complete
     };
-    let peak_frontier = shared.peak_frontier.load(Ordering::Relaxed) as u64;
+    let table = shared.table.read().expect("no thread runs any more");
     Exploration {
         states: totals.states,
         transitions: totals.transitions,
@@ -194,20 +227,20 @@ pub fn explore(
         first,
         completion,
         elapsed: start.elapsed(),
-        memory_bytes: totals.states * shared.table.slot_bytes()
-            + 4 * (1 + net.words() as u64) * peak_frontier,
+        memory_bytes: table.bytes_for(totals.states),
         engine: format!("cpu ({threads} threads)"),
     }
 }
 
-/// Half of `MemAvailable` from `/proc/meminfo`, at most
-/// [`DEFAULT_TABLE_CAP`]; [`FALLBACK_TABLE_BYTES`] where it cannot be read.
-fn default_table_bytes() -> u64 {
+/// The memory limit without `--memory`: `MemAvailable` from
+/// `/proc/meminfo` less a margin of an eighth of it (at least 256 MiB);
+/// 1 GiB where it cannot be read.
+pub fn default_memory_limit() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|info| mem_available(&info))
-        .map_or(FALLBACK_TABLE_BYTES, |available| {
-            (available / 2).min(DEFAULT_TABLE_CAP)
+        .map_or(FALLBACK_MEMORY_LIMIT, |available| {
+            available.saturating_sub((available / 8).max(MIN_MEMORY_MARGIN))
         })
 }
 
@@ -218,69 +251,126 @@ fn mem_available(meminfo: &str) -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// The shared allowance of new states: the state limit or the table's fill
-/// limit, handed out to threads in batches so that they rarely touch the
-/// shared counter.
-struct Budget {
-    /// States handed out so far (the initial state included).
-    reserved: AtomicU64,
-    /// States that may be stored in all.
+/// How large the table may get: index entries and store records together
+/// stay within `limit` bytes, counting, during a growth, the old index that
+/// is being moved into the new one.
+struct Sizing {
+    /// Bytes the table may take.
     limit: u64,
-    /// States reserved at a time.
-    batch: u64,
-    /// Whether `limit` is the user's state limit rather than the table's.
-    state_limit_binds: bool,
+    /// Bytes of one store record.
+    record_bytes: u64,
 }
 
-impl Budget {
-    /// Takes one state from the thread's reserve `local`, refilling it from
-    /// the shared budget; false when the budget is spent. A granted state
-    /// that the thread then finds stored by another thread is lost, so with
-    /// several threads a state limit may end the search a few states early.
-    #[inline]
-    fn grant(&self, local: &mut u64) -> bool {
-        if *local == 0 {
-            let before = self.reserved.fetch_add(self.batch, Ordering::Relaxed);
-            if before >= self.limit {
-                return false;
-            }
-            *local = self.batch.min(self.limit - before);
+impl Sizing {
+    /// States an index of `slots` entries may hold.
+    fn capacity(slots: u64) -> u64 {
+        (slots * MAX_FILL_PER_MILLE / 1000).clamp(1, MAX_STATES)
+    }
+
+    /// Bytes of an index of `slots` entries and a store as large as it
+    /// may hold.
+    fn table_bytes(&self, slots: u64) -> u64 {
+        slots * ENTRY_BYTES + Self::capacity(slots) * self.record_bytes
+    }
+
+    /// The first index's entries: `wanted` in whole buckets, halved until
+    /// the table fits the limit (at least one bucket).
+    fn initial_slots(&self, wanted: u64) -> u64 {
+        let mut slots = (wanted / 8).max(1) * 8;
+        while slots > 8 && self.table_bytes(slots) > self.limit {
+            slots = (slots / 16).max(1) * 8;
         }
-        *local -= 1;
-        true
+        slots
+    }
+
+    /// The entries of the index that replaces one of `slots` entries:
+    /// twice as many, or as many as fit beside the old index; `None` when
+    /// no larger table fits.
+    fn next_slots(&self, slots: u64) -> Option<u64> {
+        let old_index = slots * ENTRY_BYTES;
+        let doubled = 2 * slots;
+        if Self::capacity(slots) >= MAX_STATES {
+            return None;
+        }
+        if old_index + self.table_bytes(doubled) <= self.limit {
+            return Some(doubled);
+        }
+        // Bytes per entry of a full-size table: the entry and its share of
+        // the store.
+        let per_mille_bytes = 1000 * ENTRY_BYTES + MAX_FILL_PER_MILLE * self.record_bytes;
+        let fitting = self.limit.saturating_sub(old_index) * 1000 / per_mille_bytes / 8 * 8;
+        (Self::capacity(fitting) > Self::capacity(slots)).then_some(fitting)
     }
 }
 
-/// One breadth-first level: the states to expand, cut into chunks.
-struct Frontier {
-    /// Words of a record: a state's slot, then its vector.
-    record: usize,
-    /// The records, in the buffers the threads filled.
-    buffers: Vec<Vec<u32>>,
-    /// `(buffer, first word, end word)` of every chunk.
-    chunks: Vec<(usize, usize, usize)>,
+/// The shared allowance of state ids: ids below `limit` (the table's
+/// capacity, or the state limit if lower), handed out to threads in
+/// batches so that they rarely touch the shared counter.
+struct Ids {
+    /// The next id nobody has reserved (the initial state has id 0).
+    next: AtomicU64,
+    /// Ids that may be reserved: below this.
+    limit: AtomicU64,
+    /// Ids reserved at a time.
+    batch: AtomicU64,
+    /// The user's state limit.
+    max_states: Option<u64>,
+    /// Worker threads.
+    threads: u64,
 }
 
-impl Frontier {
-    /// Replaces the level with `buffers`, cut into chunks for `threads`.
-    fn set(&mut self, buffers: Vec<Vec<u32>>, threads: usize) {
-        let total = buffers.iter().map(Vec::len).sum::<usize>() / self.record;
-        let size = (total / (threads * CHUNKS_PER_THREAD)).clamp(CHUNK_MIN, CHUNK_MAX);
-        let words = size * self.record;
-        self.chunks.clear();
-        for (b, buffer) in buffers.iter().enumerate() {
-            for start in (0..buffer.len()).step_by(words) {
-                self.chunks
-                    .push((b, start, (start + words).min(buffer.len())));
+impl Ids {
+    /// Sets the allowance for a table of `capacity` states. Exact counts
+    /// under a state limit (batches of one); otherwise batches small enough
+    /// that no thread sits on a large share of a small table.
+    fn set_capacity(&self, capacity: u64) {
+        let limit = self.max_states.map_or(capacity, |m| m.min(capacity));
+        self.limit.store(limit, Ordering::Relaxed);
+        let batch = if self.max_states.is_some() {
+            1
+        } else {
+            (capacity / (16 * self.threads)).clamp(1, MAX_ID_BATCH)
+        };
+        self.batch.store(batch, Ordering::Relaxed);
+    }
+
+    /// Reserves the next batch of ids; `None` when the allowance is spent.
+    fn reserve(&self) -> Option<Range<u64>> {
+        let limit = self.limit.load(Ordering::Relaxed);
+        let batch = self.batch.load(Ordering::Relaxed);
+        let mut next = self.next.load(Ordering::Relaxed);
+        loop {
+            if next >= limit {
+                return None;
+            }
+            let end = (next + batch).min(limit);
+            match self
+                .next
+                .compare_exchange_weak(next, end, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => return Some(next..end),
+                Err(now) => next = now,
             }
         }
-        self.buffers = buffers;
     }
 
-    /// Number of states in the level.
-    fn len(&self) -> usize {
-        self.buffers.iter().map(Vec::len).sum::<usize>() / self.record
+    /// Whether the user's state limit, rather than the table, refused the
+    /// last reservation.
+    fn state_limit_reached(&self) -> bool {
+        self.max_states
+            .is_some_and(|m| self.next.load(Ordering::Relaxed) >= m)
     }
+}
+
+/// What the threads do after a barrier, as decided by the last to arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Expand (the rest of) the current level.
+    Expand,
+    /// Move the retired index's entries into the new one, then expand.
+    Grow,
+    /// The search is over.
+    Finished,
 }
 
 /// What one thread counted.
@@ -317,47 +407,51 @@ struct Shared<'a> {
     net: &'a EncodedNetwork,
     search: &'a SearchOptions,
     threads: usize,
-    table: StateTable,
-    budget: Budget,
+    sizing: Sizing,
+    /// The states. Threads read-lock it for a whole round between two
+    /// barriers; only the deciding thread write-locks it, while every
+    /// other thread waits at a barrier.
+    table: RwLock<StateTable>,
+    /// The index being moved into a larger one during a growth.
+    retired: RwLock<Option<Index>>,
+    ids: Ids,
     start: Instant,
     /// Set to make every thread stop at its next state.
     stop: AtomicBool,
+    /// Set to pause every thread at its next state and grow the table.
+    grow: AtomicBool,
     /// The state limit was hit.
     state_limit: AtomicBool,
-    /// The table was full.
+    /// The table was full and could not grow.
     table_full: AtomicBool,
-    /// The finding to report and its slot.
+    /// The finding to report and its state id.
     first: Mutex<Option<(FindingKind, u32)>>,
     /// Whether `first` holds a finding.
     has_finding: AtomicBool,
-    /// The level being expanded.
-    frontier: RwLock<Frontier>,
+    /// The level being expanded: runs of state ids, cut into chunks.
+    frontier: RwLock<Vec<Range<u32>>>,
     /// Next chunk of `frontier` to hand out.
     cursor: AtomicUsize,
-    /// New states of the level being expanded, one buffer per thread.
-    produced: Mutex<Vec<Vec<u32>>>,
-    /// Emptied buffers of past levels, for reuse.
-    spare: Mutex<Vec<Vec<u32>>>,
-    /// Ends each level.
+    /// Runs of ids of the new states of the level being expanded.
+    produced: Mutex<Vec<Range<u32>>>,
+    /// Ends each round of work.
     barrier: Barrier,
+    /// What to do after the barrier.
+    phase: Mutex<Phase>,
     /// Breadth-first depth reached.
     depth: AtomicU32,
     /// States (error states included) stored during the current level.
     level_stored: AtomicU64,
-    /// Set by the level leader when the search is over.
-    finished: AtomicBool,
-    /// Most slots held in two consecutive levels at once.
-    peak_frontier: AtomicUsize,
     /// Per-thread progress counters.
     counters: Vec<Counters>,
 }
 
 impl Shared<'_> {
-    /// Records a finding in `slot`. The first one is kept, unless a fatal
-    /// one (see [`is_fatal`]) comes later, as in the reference engine; every
-    /// thread stops unless the search keeps going and the finding is not
-    /// fatal.
-    fn record(&self, kind: FindingKind, slot: u32) {
+    /// Records a finding in state `id`. The first one is kept, unless a
+    /// fatal one (see [`is_fatal`]) comes later, as in the reference engine;
+    /// every thread stops unless the search keeps going and the finding is
+    /// not fatal.
+    fn record(&self, kind: FindingKind, id: u32) {
         let fatal = is_fatal(self.net, &kind);
         if fatal || !self.search.keep_going {
             self.stop.store(true, Ordering::Relaxed);
@@ -372,29 +466,38 @@ impl Shared<'_> {
             Some((kept, _)) => fatal && !is_fatal(self.net, kept),
         };
         if replace {
-            *first = Some((kind, slot));
+            *first = Some((kind, id));
             self.has_finding.store(true, Ordering::Relaxed);
         }
     }
 
-    /// The vector stored in `slot`.
-    fn vector(&self, slot: u32) -> Vec<u32> {
+    /// The vector of state `id`.
+    fn vector(&self, id: u32) -> Vec<u32> {
         let mut vector = vec![0; self.net.words()];
-        self.table.read(slot, &mut vector);
+        let table = self.table.read().expect("no panics while locked");
+        table.store.read(id, &mut vector);
         vector
     }
 
-    /// The path from the initial state to `slot`, following predecessors;
-    /// the actions are recomputed from consecutive vectors.
-    fn trace_to(&self, slot: u32) -> Trace {
-        let mut slots = vec![slot];
-        let mut at = slot;
-        while self.table.parent(at) != at {
-            at = self.table.parent(at);
-            slots.push(at);
+    /// The path from the initial state to state `id`, following
+    /// predecessors (`None` without them); the actions are recomputed from
+    /// consecutive vectors.
+    fn trace_to(&self, id: u32) -> Option<Trace> {
+        let mut ids = vec![id];
+        {
+            let table = self.table.read().expect("no panics while locked");
+            let mut at = id;
+            loop {
+                let parent = table.store.parent(at)?;
+                if parent == at {
+                    break;
+                }
+                ids.push(parent);
+                at = parent;
+            }
         }
-        slots.reverse();
-        let states: Vec<Vec<u32>> = slots.iter().map(|&s| self.vector(s)).collect();
+        ids.reverse();
+        let states: Vec<Vec<u32>> = ids.iter().map(|&s| self.vector(s)).collect();
         let actions = states
             .windows(2)
             .map(|step| {
@@ -402,38 +505,57 @@ impl Shared<'_> {
                     .expect("a stored state is a successor of its stored predecessor")
             })
             .collect();
-        Trace { states, actions }
+        Some(Trace { states, actions })
     }
 
-    /// The body of worker thread `id`: expand chunks until the level is
-    /// done, meet at the barrier, repeat until the search is over.
+    /// Whether threads must leave the table: a stop or a growth is due.
+    #[inline]
+    fn interrupted(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.grow.load(Ordering::Relaxed)
+    }
+
+    /// The body of worker thread `id`: rounds of expanding chunks, each
+    /// ended by a barrier after which the thread goes on with the level,
+    /// helps grow the table, or returns.
     fn work(&self, id: usize) -> Stats {
         let mut worker = Worker {
             shared: self,
             generator: SuccessorGenerator::new(self.net),
+            state: vec![0; self.net.words()],
             next: Vec::new(),
-            reserve: 0,
+            reserve: 0..0,
             successors: Vec::new(),
             found: Vec::new(),
             stats: Stats::default(),
         };
+        // The ids of the chunk being expanded that are still to expand; it
+        // survives a pause, so the thread resumes where it left off.
+        let mut chunk: Range<u32> = 0..0;
         let mut next_progress = PROGRESS_INTERVAL;
         loop {
             let stored_before = worker.stats.states;
             {
-                let frontier = self.frontier.read().expect("the leader does not panic");
-                while !self.stop.load(Ordering::Relaxed) {
-                    let chunk = self.cursor.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(buffer, start, end)) = frontier.chunks.get(chunk) else {
-                        break;
-                    };
-                    let records =
-                        frontier.buffers[buffer][start..end].chunks_exact(frontier.record);
-                    for record in records {
-                        if self.stop.load(Ordering::Relaxed) {
-                            break;
+                let table = self.table.read().expect("no panics while locked");
+                let frontier = self.frontier.read().expect("no panics while locked");
+                'round: while !self.interrupted() {
+                    if chunk.is_empty() {
+                        match frontier.get(self.cursor.fetch_add(1, Ordering::Relaxed)) {
+                            Some(next) => chunk = next.clone(),
+                            None => break,
                         }
-                        worker.expand(record[0], &record[1..]);
+                    }
+                    while !chunk.is_empty() {
+                        if self.interrupted() {
+                            break 'round;
+                        }
+                        match worker.expand(&table, chunk.start) {
+                            Expansion::Done => chunk.start += 1,
+                            Expansion::NeedsRoom => {
+                                self.grow.store(true, Ordering::Relaxed);
+                                break 'round;
+                            }
+                            Expansion::Stopped => break 'round,
+                        }
                     }
                     worker.publish_counters(id);
                     if id == 0 && self.start.elapsed() >= next_progress {
@@ -444,52 +566,83 @@ impl Shared<'_> {
             }
             self.level_stored
                 .fetch_add(worker.stats.states - stored_before, Ordering::Relaxed);
-            let fresh = self.spare.lock().expect("no panics while locked").pop();
-            let produced = std::mem::replace(&mut worker.next, fresh.unwrap_or_default());
             self.produced
                 .lock()
                 .expect("no panics while locked")
-                .push(produced);
+                .append(&mut worker.next);
             if self.barrier.wait().is_leader() {
-                self.advance();
+                self.decide();
             }
             self.barrier.wait();
-            if self.finished.load(Ordering::Relaxed) {
-                return worker.stats;
+            let phase = *self.phase.lock().expect("no panics while locked");
+            match phase {
+                Phase::Finished => return worker.stats,
+                Phase::Expand => {}
+                Phase::Grow => {
+                    {
+                        let table = self.table.read().expect("no panics while locked");
+                        let retired = self.retired.read().expect("no panics while locked");
+                        retired
+                            .as_ref()
+                            .expect("a growth retires the old index")
+                            .rehash_into(&table.index, id, self.threads);
+                    }
+                    // Every entry has moved: the old index can go. The
+                    // others only touch `retired` in the next growth, after
+                    // two more barriers.
+                    if self.barrier.wait().is_leader() {
+                        *self.retired.write().expect("no panics while locked") = None;
+                    }
+                }
             }
         }
     }
 
-    /// Run by one thread between levels: makes the states produced by the
-    /// level just finished the next level, or ends the search.
-    fn advance(&self) {
-        let produced = std::mem::take(&mut *self.produced.lock().expect("no panics while locked"));
-        let mut frontier = self.frontier.write().expect("no panics while locked");
-        let new_states = produced.iter().map(Vec::len).sum::<usize>() / frontier.record;
-        self.peak_frontier
-            .fetch_max(frontier.len() + new_states, Ordering::Relaxed);
-        let mut spare = self.spare.lock().expect("no panics while locked");
-        for mut old in frontier.buffers.drain(..) {
-            old.clear();
-            spare.push(old);
-        }
+    /// Run by the last thread to reach the barrier, while the others wait:
+    /// ends the search, starts a growth, or makes the states produced by
+    /// the level just finished the next level.
+    fn decide(&self) {
+        let mut phase = self.phase.lock().expect("no panics while locked");
         if self.stop.load(Ordering::Relaxed) {
-            self.finished.store(true, Ordering::Relaxed);
+            *phase = Phase::Finished;
             return;
         }
+        if self.grow.swap(false, Ordering::Relaxed) {
+            *phase = if self.begin_growth() {
+                Phase::Grow
+            } else {
+                self.table_full.store(true, Ordering::Relaxed);
+                Phase::Finished
+            };
+            return;
+        }
+        // No thread was interrupted, so every thread ran out of chunks:
+        // the level is done.
+        let produced = std::mem::take(&mut *self.produced.lock().expect("no panics while locked"));
         // A level that stored only error states still counts as a level.
         if self.level_stored.swap(0, Ordering::Relaxed) > 0 {
             self.depth.fetch_add(1, Ordering::Relaxed);
         }
-        if new_states == 0 {
-            self.finished.store(true, Ordering::Relaxed);
+        if produced.is_empty() {
+            *phase = Phase::Finished;
             return;
         }
-        frontier.set(
-            produced.into_iter().filter(|b| !b.is_empty()).collect(),
-            self.threads,
-        );
+        *self.frontier.write().expect("no panics while locked") = chunks(produced, self.threads);
         self.cursor.store(0, Ordering::Relaxed);
+        *phase = Phase::Expand;
+    }
+
+    /// Allocates a larger index and store and retires the old index, if a
+    /// larger table fits the memory limit.
+    fn begin_growth(&self) -> bool {
+        let mut table = self.table.write().expect("no panics while locked");
+        let Some(slots) = self.sizing.next_slots(table.index.slots()) else {
+            return false;
+        };
+        let retired = table.begin_growth(slots, Sizing::capacity(slots));
+        *self.retired.write().expect("no panics while locked") = Some(retired);
+        self.ids.set_capacity(table.store.capacity());
+        true
     }
 
     /// Calls the progress callback with the threads' published totals.
@@ -512,14 +665,43 @@ impl Shared<'_> {
     }
 }
 
+/// `runs` of state ids cut into chunks for `threads`.
+fn chunks(runs: Vec<Range<u32>>, threads: usize) -> Vec<Range<u32>> {
+    let total: usize = runs.iter().map(|r| r.len()).sum();
+    let size = ((total / (threads * CHUNKS_PER_THREAD)) as u32).clamp(CHUNK_MIN, CHUNK_MAX);
+    let mut chunks = Vec::with_capacity(runs.len() + total / size as usize);
+    for run in runs {
+        let mut start = run.start;
+        while start < run.end {
+            let end = run.end.min(start + size);
+            chunks.push(start..end);
+            start = end;
+        }
+    }
+    chunks
+}
+
+/// How expanding one state ended.
+enum Expansion {
+    /// Every successor was looked up; the state is counted.
+    Done,
+    /// A new successor found no room: the table must grow, and the state
+    /// be expanded again after.
+    NeedsRoom,
+    /// The state limit was reached; the search stops.
+    Stopped,
+}
+
 /// One thread's private state.
 struct Worker<'s, 'a> {
     shared: &'s Shared<'a>,
     generator: SuccessorGenerator<'a>,
-    /// Records of new states for the next level.
-    next: Vec<u32>,
-    /// States granted from the budget but not yet stored.
-    reserve: u64,
+    /// The vector being expanded.
+    state: Vec<u32>,
+    /// Runs of ids of the new states for the next level.
+    next: Vec<Range<u32>>,
+    /// Ids reserved for this thread and not used yet.
+    reserve: Range<u64>,
     /// The successors of the state being expanded, one after the other.
     successors: Vec<u32>,
     /// Hash and error flag of each of `successors`.
@@ -528,69 +710,76 @@ struct Worker<'s, 'a> {
 }
 
 impl Worker<'_, '_> {
-    /// Expands `state`, stored in `slot`: stores its new successors, queues
-    /// those that are not error states, and checks for deadlock and errors.
-    /// All successors are generated (and their buckets prefetched) before
-    /// the first lookup.
+    /// Expands state `id`: stores its new successors, queues those that
+    /// are not error states, and, once every successor has been looked up,
+    /// counts its transitions and checks it for deadlock. All successors
+    /// are generated (and their buckets prefetched) before the first
+    /// lookup.
     #[inline]
-    fn expand(&mut self, slot: u32, state: &[u32]) {
-        let shared = self.shared;
-        let table = &shared.table;
-        let (successors, found) = (&mut self.successors, &mut self.found);
+    fn expand(&mut self, table: &StateTable, id: u32) -> Expansion {
+        let Worker {
+            shared,
+            generator,
+            state,
+            next,
+            reserve,
+            successors,
+            found,
+            stats,
+        } = self;
+        table.store.read(id, state);
         successors.clear();
         found.clear();
-        let expansion = self.generator.for_each(state, |successor| {
+        let expansion = generator.for_each(state, |successor| {
             let hash = hash_words(successor.state);
-            table.prefetch(hash);
+            table.index.prefetch(hash);
             successors.extend_from_slice(successor.state);
             found.push((hash, successor.error));
         });
-        let mut out_of_budget = false;
-        let mut table_full = false;
         for (successor, &(hash, error)) in successors.chunks_exact(state.len()).zip(found.iter()) {
-            let lookup = table.find_or_insert(successor, hash, Some(slot), || {
-                let granted = shared.budget.grant(&mut self.reserve);
-                out_of_budget = !granted;
-                granted
+            let lookup = table.find_or_insert(successor, hash, id, || {
+                if reserve.is_empty() {
+                    *reserve = shared.ids.reserve()?;
+                }
+                Some(reserve.start as u32)
             });
             match lookup {
                 Lookup::Found(_) => {}
                 Lookup::Inserted(child) => {
-                    self.stats.states += 1;
+                    debug_assert_eq!(child as u64, reserve.start);
+                    reserve.start += 1;
+                    stats.states += 1;
                     if error {
-                        self.stats.errors += 1;
+                        stats.errors += 1;
                         let error = shared
                             .net
                             .error_in(successor)
                             .expect("a successor flagged as error contains an error state");
                         shared.record(FindingKind::Error(error), child);
                     } else {
-                        self.next.push(child);
-                        self.next.extend_from_slice(successor);
+                        match next.last_mut() {
+                            Some(run) if run.end == child => run.end += 1,
+                            _ => next.push(child..child + 1),
+                        }
                     }
                 }
                 Lookup::Refused => {
-                    table_full = !out_of_budget;
-                    break;
+                    if shared.ids.state_limit_reached() {
+                        shared.state_limit.store(true, Ordering::Relaxed);
+                        shared.stop.store(true, Ordering::Relaxed);
+                        return Expansion::Stopped;
+                    }
+                    return Expansion::NeedsRoom;
                 }
             }
         }
-        if out_of_budget || table_full {
-            let state_limit = out_of_budget && shared.budget.state_limit_binds;
-            if state_limit {
-                shared.state_limit.store(true, Ordering::Relaxed);
-            } else {
-                shared.table_full.store(true, Ordering::Relaxed);
-            }
-            shared.stop.store(true, Ordering::Relaxed);
-            return;
-        }
-        self.stats.transitions += expansion.successors;
-        self.stats.monitor_blocked += expansion.monitor_blocked;
+        stats.transitions += expansion.successors;
+        stats.monitor_blocked += expansion.monitor_blocked;
         if expansion.successors == 0 && shared.search.check_deadlock {
-            self.stats.deadlocks += 1;
-            shared.record(FindingKind::Deadlock, slot);
+            stats.deadlocks += 1;
+            shared.record(FindingKind::Deadlock, id);
         }
+        Expansion::Done
     }
 
     /// Publishes this thread's totals for progress reports.

@@ -1,143 +1,226 @@
-//! The lock-free state table shared by all worker threads: open addressing
-//! over encoded vectors, probed a bucket (about one cache line) at a time,
-//! after Laarman, van de Pol & Weber's lockless hash table and the CPU twin
-//! of GPUexplore's warp-the-line probing. It is allocated once and never
-//! resizes, so no thread ever waits for a rehash.
+//! The state table shared by all worker threads, in two parts:
+//!
+//! - a [`StateStore`]: the stored states one after the other, each under a
+//!   stable *state id* (its index), with its predecessor's id when traces
+//!   are on. It grows by appending segments and never moves a record, so a
+//!   state id stays valid for the whole search: predecessor links and the
+//!   breadth-first frontier (runs of ids) survive any growth untouched;
+//! - an [`Index`]: a lock-free open-addressing hash table of 8-byte entries
+//!   (state id and 32 bits of the vector's hash), probed a bucket (one cache
+//!   line of 8 entries) at a time, after Laarman, van de Pol & Weber's
+//!   lockless hash table. When it fills up, the search pauses every thread
+//!   and rebuilds a larger index from the old one ([`Index::rehash_into`])
+//!   without reading a single state vector, since an entry carries the hash
+//!   bits that place it.
+//!
+//! A stored state costs its vector, 4 bytes of predecessor id (with
+//! traces), and 8 bytes of index entry divided by the index's fill.
 
-use std::hint::spin_loop;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-/// Words of one cache line.
-const LINE_WORDS: usize = 16;
-/// Claim word of a slot nobody has taken.
-const EMPTY: u32 = 0;
-/// Claim word of a slot whose vector is being written.
-const WRITING: u32 = 1;
-/// A finished slot's claim word is its predecessor's slot index plus this.
-const DONE_BASE: u32 = 2;
-/// Spins on a slot being written before yielding the core.
-const SPINS_BEFORE_YIELD: u32 = 64;
+/// Entries of one cache line.
+const LINE_ENTRIES: usize = 8;
+/// An index entry nobody has taken.
+const EMPTY: u64 = 0;
+/// Records in one segment of the store (the last one may be shorter).
+const SEGMENT_SHIFT: u32 = 16;
+const SEGMENT_RECORDS: u64 = 1 << SEGMENT_SHIFT;
 
-/// The most slots a table may have: every slot index must fit a claim word
-/// as `index + DONE_BASE`.
-pub const MAX_SLOTS: u64 = (u32::MAX - DONE_BASE) as u64;
+/// The most states a table may hold: an id plus one must fit the low half
+/// of an index entry and never be zero.
+pub const MAX_STATES: u64 = u32::MAX as u64 - 1;
+
+/// Bytes of one index entry.
+pub const ENTRY_BYTES: u64 = 8;
 
 /// What [`StateTable::find_or_insert`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lookup {
-    /// The vector was already stored in this slot.
+    /// The vector was already stored under this id.
     Found(u32),
-    /// The vector is new and now stored in this slot.
+    /// The vector is new and now stored under this id.
     Inserted(u32),
-    /// The vector is new but `may_insert` refused (a state budget ran
-    /// out), or the table had no empty slot left; nothing was stored.
+    /// The vector is new but no id was available (the caller's budget ran
+    /// out) or the index had no empty entry left; nothing was stored.
     Refused,
 }
 
-/// A fixed-size, lock-free set of state vectors, each stored with the slot
-/// index of its predecessor.
-///
-/// # Layout
-///
-/// Slot `i` is `1 + words` consecutive `u32`s: a claim word, then the
-/// vector. Slots are packed without gaps, so a state costs exactly its
-/// vector plus 4 bytes. A bucket is the `max(1, 16 / (1 + words))` slots
-/// that fit in a cache line; a vector's hash picks its first bucket, and
-/// probing goes on linearly a bucket at a time, so a probe touches one line
-/// (two where a bucket straddles a line boundary) before moving on.
-///
-/// # Insertion protocol and why it is race-free
-///
-/// A claim word only moves forward: `EMPTY` → `WRITING` → `DONE_BASE +
-/// predecessor`, and never changes once done. The vector words of a slot are
-/// written only by the one thread whose compare-and-swap moved the claim
-/// word from `EMPTY` to `WRITING`, and only before it publishes the slot by
-/// storing the done value with `Release` ordering. A reader loads the claim
-/// word with `Acquire`:
-///
-/// - `EMPTY`: the vector is not in the table (a vector is always stored in
-///   the first empty slot of its probe sequence, and slots never empty
-///   again), so the reader tries to claim this slot. If its compare-and-swap
-///   fails, another thread claimed the slot in between, and the reader
-///   examines the slot again as below, because that thread may be storing
-///   the very same vector.
-/// - `WRITING`: the vector words are incomplete, so they are never compared
-///   (a half-written slot must not be taken for a match, nor for a
-///   mismatch: the writer may be storing the reader's vector, and skipping
-///   the slot would store it twice). The reader waits until the slot is
-///   published; the window is a few stores long.
-/// - done: the `Acquire` load synchronises with the writer's `Release`
-///   store, so the reader sees the complete vector and compares it.
-///
-/// Hence each vector is stored at most once, and a reader that found a
-/// vector sees its final words. The predecessor index rides in the claim
-/// word, so traces cost no extra memory; the initial state is its own
-/// predecessor.
-pub struct StateTable {
+/// The stored states, addressed by state id: fixed-size records (the
+/// predecessor's id when traces are on, then the vector) in segments of
+/// [`SEGMENT_RECORDS`] records that are allocated as the capacity grows
+/// and never move.
+pub struct StateStore {
     /// Words of a vector.
     words: usize,
-    /// Slots per bucket.
-    bucket_slots: usize,
-    /// Number of buckets.
-    buckets: usize,
-    /// The slots, starting on a cache-line boundary at `start`.
-    cells: Box<[AtomicU32]>,
-    /// Index in `cells` of slot 0's claim word (64-byte aligned).
-    start: usize,
+    /// Whether a record starts with its predecessor's id.
+    parents: bool,
+    /// The segments; all but the last hold `SEGMENT_RECORDS` records.
+    segments: Vec<Box<[AtomicU32]>>,
+    /// Records the segments hold.
+    capacity: u64,
 }
 
-impl StateTable {
-    /// A table for vectors of `words` words that uses at most `bytes` bytes
-    /// (at least one bucket, at most [`MAX_SLOTS`] slots). The memory comes
-    /// zeroed from the operating system, which maps pages only when they are
-    /// first written.
-    pub fn new(words: usize, bytes: u64) -> StateTable {
-        let slot_words = 1 + words;
-        let bucket_slots = (LINE_WORDS / slot_words).max(1);
-        let slots = (bytes / (4 * slot_words as u64)).min(MAX_SLOTS);
-        let buckets = ((slots / bucket_slots as u64) as usize).max(1);
-        let cell_count = buckets * bucket_slots * slot_words;
-        // `vec![0; n]` allocates zeroed memory without writing it (calloc),
-        // which keeps creating a large table cheap.
-        let zeroed: Box<[u32]> = vec![0u32; cell_count + LINE_WORDS].into_boxed_slice();
-        // SAFETY: `AtomicU32` has the same size, alignment and bit validity
-        // as `u32`, so a boxed slice of one is a boxed slice of the other.
-        let cells = unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU32]) };
-        let misalignment = (cells.as_ptr() as usize % (4 * LINE_WORDS)) / 4;
-        let start = (LINE_WORDS - misalignment) % LINE_WORDS;
-        StateTable {
+impl StateStore {
+    /// An empty store for vectors of `words` words, with predecessor ids
+    /// when `parents` is set.
+    pub fn new(words: usize, parents: bool) -> StateStore {
+        StateStore {
             words,
-            bucket_slots,
-            buckets,
-            cells,
-            start,
+            parents,
+            segments: Vec::new(),
+            capacity: 0,
         }
     }
 
-    /// Number of slots.
+    /// Words of one record.
+    fn record_words(&self) -> usize {
+        self.words + usize::from(self.parents)
+    }
+
+    /// Bytes of one record: what the store spends on a state.
+    pub fn record_bytes(&self) -> u64 {
+        4 * self.record_words() as u64
+    }
+
+    /// Records the store has room for.
     pub fn capacity(&self) -> u64 {
-        (self.buckets * self.bucket_slots) as u64
+        self.capacity
     }
 
-    /// Bytes one stored state takes: its vector plus the claim word.
-    pub fn slot_bytes(&self) -> u64 {
-        Self::slot_bytes_for(self.words)
+    /// Makes room for `capacity` records (at most [`MAX_STATES`]). Needs
+    /// exclusive access: a short last segment is replaced by a longer copy.
+    pub fn reserve(&mut self, capacity: u64) {
+        let capacity = capacity.min(MAX_STATES);
+        let record = self.record_words();
+        while self.capacity < capacity {
+            let last_len = self
+                .segments
+                .last()
+                .map_or(SEGMENT_RECORDS, |s| (s.len() / record) as u64);
+            let missing = capacity - self.capacity;
+            if last_len < SEGMENT_RECORDS {
+                let grown = (last_len + missing).min(SEGMENT_RECORDS);
+                let last = self.segments.pop().expect("a short segment exists");
+                let mut segment = AtomicU32::zeroed(grown as usize * record);
+                for (to, from) in segment.iter_mut().zip(last.iter()) {
+                    *to.get_mut() = from.load(Ordering::Relaxed);
+                }
+                self.segments.push(segment);
+                self.capacity += grown - last_len;
+            } else {
+                let len = missing.min(SEGMENT_RECORDS);
+                self.segments.push(AtomicU32::zeroed(len as usize * record));
+                self.capacity += len;
+            }
+        }
     }
 
-    /// Bytes one stored state of `words` words takes in any table.
-    pub fn slot_bytes_for(words: usize) -> u64 {
-        4 * (1 + words) as u64
-    }
-
-    /// Bytes allocated for the slots.
-    pub fn allocated_bytes(&self) -> u64 {
-        self.capacity() * self.slot_bytes()
-    }
-
-    /// The bucket where the probe for a vector with hash `hash` starts.
+    /// The record of state `id`.
     #[inline]
-    fn first_bucket(&self, hash: u64) -> usize {
-        ((hash as u128 * self.buckets as u128) >> 64) as usize
+    fn record(&self, id: u32) -> &[AtomicU32] {
+        let record = self.record_words();
+        let segment = &self.segments[(id >> SEGMENT_SHIFT) as usize];
+        let start = (id as u64 & (SEGMENT_RECORDS - 1)) as usize * record;
+        &segment[start..start + record]
+    }
+
+    /// The vector words of state `id`.
+    #[inline]
+    fn vector_cells(&self, id: u32) -> &[AtomicU32] {
+        &self.record(id)[usize::from(self.parents)..]
+    }
+
+    /// Writes the record of an id that no other thread can see yet.
+    #[inline]
+    fn write(&self, id: u32, vector: &[u32], parent: u32) {
+        let record = self.record(id);
+        let cells = if self.parents {
+            record[0].store(parent, Ordering::Relaxed);
+            &record[1..]
+        } else {
+            record
+        };
+        for (cell, &word) in cells.iter().zip(vector) {
+            cell.store(word, Ordering::Relaxed);
+        }
+    }
+
+    /// Copies the vector of stored state `id` into `out`.
+    #[inline]
+    pub fn read(&self, id: u32, out: &mut [u32]) {
+        for (word, cell) in out.iter_mut().zip(self.vector_cells(id)) {
+            *word = cell.load(Ordering::Relaxed);
+        }
+    }
+
+    /// Whether stored state `id` holds `vector`.
+    #[inline]
+    fn holds(&self, id: u32, vector: &[u32]) -> bool {
+        self.vector_cells(id)
+            .iter()
+            .zip(vector)
+            .all(|(cell, &word)| cell.load(Ordering::Relaxed) == word)
+    }
+
+    /// The predecessor of stored state `id` (the initial state is its own
+    /// predecessor); `None` when the store keeps no predecessors.
+    pub fn parent(&self, id: u32) -> Option<u32> {
+        self.parents
+            .then(|| self.record(id)[0].load(Ordering::Relaxed))
+    }
+}
+
+/// The hash index over a [`StateStore`]: `buckets` cache lines of 8 atomic
+/// entries. An entry is [`EMPTY`] or `tag << 32 | (id + 1)`, where the tag
+/// is the high 32 bits of the vector's hash. The tag both picks the first
+/// bucket of the probe (`tag * buckets >> 32`, so an index can be rebuilt
+/// from its entries alone) and filters out most other vectors without
+/// reading the store.
+pub struct Index {
+    /// The entries, starting on a cache-line boundary at `start`.
+    entries: Box<[AtomicU64]>,
+    /// Index in `entries` of bucket 0's first entry.
+    start: usize,
+    /// Number of buckets.
+    buckets: usize,
+}
+
+impl Index {
+    /// An empty index of at least one bucket and about `slots` entries.
+    /// The memory comes zeroed from the allocator, which for a large index
+    /// maps pages only when they are first written.
+    pub fn new(slots: u64) -> Index {
+        let buckets = (slots / LINE_ENTRIES as u64).clamp(1, u32::MAX as u64) as usize;
+        let entries = AtomicU64::zeroed(buckets * LINE_ENTRIES + LINE_ENTRIES);
+        let misalignment = (entries.as_ptr() as usize % 64) / 8;
+        Index {
+            entries,
+            start: (LINE_ENTRIES - misalignment) % LINE_ENTRIES,
+            buckets,
+        }
+    }
+
+    /// Number of entries.
+    pub fn slots(&self) -> u64 {
+        (self.buckets * LINE_ENTRIES) as u64
+    }
+
+    /// Bytes of the entries.
+    pub fn bytes(&self) -> u64 {
+        self.slots() * ENTRY_BYTES
+    }
+
+    /// The bucket where the probe for an entry with tag `tag` starts.
+    #[inline]
+    fn first_bucket(&self, tag: u32) -> usize {
+        ((tag as u64 * self.buckets as u64) >> 32) as usize
+    }
+
+    /// The entries of bucket `bucket`.
+    #[inline]
+    fn bucket(&self, bucket: usize) -> &[AtomicU64] {
+        let first = self.start + bucket * LINE_ENTRIES;
+        &self.entries[first..first + LINE_ENTRIES]
     }
 
     /// Starts loading the first bucket of a vector with hash `hash` into
@@ -146,122 +229,194 @@ impl StateTable {
     /// following one another.
     #[inline]
     pub fn prefetch(&self, hash: u64) {
-        let claim = &self.cells[self.claim_index(self.first_bucket(hash) * self.bucket_slots)];
+        let line = &self.bucket(self.first_bucket(tag_of(hash)))[0];
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a prefetch is only a hint to the cache: it reads nothing
         // into the program and never faults, whatever the address.
         unsafe {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            _mm_prefetch::<_MM_HINT_T0>(claim.as_ptr() as *const i8);
+            _mm_prefetch::<_MM_HINT_T0>(line.as_ptr() as *const i8);
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = claim;
+        let _ = line;
     }
 
-    /// Index in `cells` of slot `slot`'s claim word.
-    #[inline]
-    fn claim_index(&self, slot: usize) -> usize {
-        self.start + slot * (1 + self.words)
+    /// Inserts the entries of buckets `part * buckets / parts ..` up to the
+    /// next part's start of `self` into `into`, which must be at least as
+    /// large. Run by `parts` threads at once, one part each, while nobody
+    /// looks anything up: the entries are distinct, so each one simply
+    /// takes the first empty entry of its probe sequence in `into`.
+    pub fn rehash_into(&self, into: &Index, part: usize, parts: usize) {
+        let first = self.buckets * part / parts;
+        let end = self.buckets * (part + 1) / parts;
+        for bucket in first..end {
+            for entry in self.bucket(bucket) {
+                let entry = entry.load(Ordering::Relaxed);
+                if entry != EMPTY {
+                    into.place(entry);
+                }
+            }
+        }
     }
 
-    /// Looks `vector` (whose [`crate::encode::hash_words`] is `hash`) up and
-    /// stores it with predecessor `parent` (`None`: its own slot) when it is
-    /// new and `may_insert` agrees. `may_insert` is called at most once, and
-    /// only for a vector that is not in the table.
+    /// Puts `entry`, known to be absent, in the first empty entry of its
+    /// probe sequence.
+    fn place(&self, entry: u64) {
+        let first_bucket = self.first_bucket((entry >> 32) as u32);
+        for probe in 0..self.buckets {
+            let bucket = (first_bucket + probe) % self.buckets;
+            for slot in self.bucket(bucket) {
+                if slot.load(Ordering::Relaxed) == EMPTY
+                    && slot
+                        .compare_exchange(EMPTY, entry, Ordering::Relaxed, Ordering::Relaxed)
+                        .is_ok()
+                {
+                    return;
+                }
+            }
+        }
+        unreachable!("a larger index has room for every entry of the old one")
+    }
+}
+
+/// The tag of a vector with hash `hash`: its high 32 bits.
+#[inline]
+fn tag_of(hash: u64) -> u32 {
+    (hash >> 32) as u32
+}
+
+/// Atomic integers that can be created from zeroed memory.
+trait ZeroedAtomic: Sized {
+    /// A zeroed slice of `len` atomics; `vec![0; n]` asks the allocator for
+    /// zeroed memory without writing it.
+    fn zeroed(len: usize) -> Box<[Self]>;
+}
+
+impl ZeroedAtomic for AtomicU32 {
+    fn zeroed(len: usize) -> Box<[AtomicU32]> {
+        let zeroed: Box<[u32]> = vec![0u32; len].into_boxed_slice();
+        // SAFETY: `AtomicU32` has the same size, alignment and bit validity
+        // as `u32`, so a boxed slice of one is a boxed slice of the other.
+        unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU32]) }
+    }
+}
+
+impl ZeroedAtomic for AtomicU64 {
+    fn zeroed(len: usize) -> Box<[AtomicU64]> {
+        let zeroed: Box<[u64]> = vec![0u64; len].into_boxed_slice();
+        // SAFETY: `AtomicU64` has the same size and bit validity as `u64`,
+        // and on the 64-bit targets this crate supports the same alignment.
+        const { assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>()) };
+        unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU64]) }
+    }
+}
+
+/// A set of state vectors under stable ids: a [`StateStore`] and its
+/// [`Index`].
+///
+/// # Insertion protocol and why it is race-free
+///
+/// A thread that meets an empty entry on the probe of a vector it is
+/// looking up takes a state id nobody else can hold (from its own reserve,
+/// through `next_id`), writes the vector (and predecessor) into that id's
+/// record, and only then publishes it by a compare-and-swap of the entry
+/// from [`EMPTY`] to `tag | id + 1` with `Release` ordering. Readers load
+/// entries with `Acquire`, so whoever sees an entry also sees its complete
+/// record: there is no half-written state to wait for. Entries never change
+/// once set, and a vector is always placed in the first empty entry of its
+/// probe sequence, so a reader that reaches an empty entry knows the vector
+/// is absent. If the compare-and-swap fails, another thread published an
+/// entry there in between, possibly for the same vector, so the entry is
+/// examined like any other; the id just written stays unpublished and the
+/// caller reuses it for its next new state. Hence each vector is stored
+/// once, under one id, and a published record never changes.
+///
+/// Growing ([`StateTable::begin_growth`], [`Index::rehash_into`]) needs
+/// every thread stopped: the search does it at a barrier (see
+/// `super::Shared::work`).
+pub struct StateTable {
+    /// The states.
+    pub store: StateStore,
+    /// The index over them.
+    pub index: Index,
+}
+
+impl StateTable {
+    /// A table for vectors of `words` words with an index of about `slots`
+    /// entries and room for `capacity` states, with predecessor ids when
+    /// `parents` is set.
+    pub fn new(words: usize, parents: bool, slots: u64, capacity: u64) -> StateTable {
+        let mut store = StateStore::new(words, parents);
+        store.reserve(capacity);
+        StateTable {
+            store,
+            index: Index::new(slots),
+        }
+    }
+
+    /// Looks `vector` (whose [`crate::encode::hash_words`] is `hash`) up
+    /// and stores it with predecessor `parent` when it is new. `next_id`
+    /// is called, at most once, only for a vector that is not in the index;
+    /// it gives an id that no other thread uses and that the caller
+    /// consumes only when the answer is [`Lookup::Inserted`] with that id,
+    /// or `None` to refuse the insertion.
     #[inline]
     pub fn find_or_insert(
         &self,
         vector: &[u32],
         hash: u64,
-        parent: Option<u32>,
-        may_insert: impl FnOnce() -> bool,
+        parent: u32,
+        next_id: impl FnOnce() -> Option<u32>,
     ) -> Lookup {
-        debug_assert_eq!(vector.len(), self.words);
-        let first_bucket = self.first_bucket(hash);
-        let mut may_insert = Some(may_insert);
-        let mut granted = false;
-        for probe in 0..self.buckets {
-            let bucket = (first_bucket + probe) % self.buckets;
-            for slot in bucket * self.bucket_slots..(bucket + 1) * self.bucket_slots {
-                let claim = &self.cells[self.claim_index(slot)];
-                let mut state = claim.load(Ordering::Acquire);
-                if state == EMPTY {
-                    // Ask once: after a lost race the permission still holds.
-                    granted = granted || may_insert.take().is_some_and(|allow| allow());
-                    if !granted {
-                        return Lookup::Refused;
-                    }
-                    match claim.compare_exchange(
-                        EMPTY,
-                        WRITING,
-                        Ordering::Acquire,
-                        Ordering::Acquire,
-                    ) {
-                        Ok(_) => {
-                            self.publish(slot, vector, parent.unwrap_or(slot as u32));
-                            return Lookup::Inserted(slot as u32);
+        let index = &self.index;
+        let tag = tag_of(hash);
+        let first_bucket = index.first_bucket(tag);
+        let mut next_id = Some(next_id);
+        let mut written: Option<u32> = None;
+        for probe in 0..index.buckets {
+            let bucket = (first_bucket + probe) % index.buckets;
+            for slot in index.bucket(bucket) {
+                let mut entry = slot.load(Ordering::Acquire);
+                if entry == EMPTY {
+                    let id = match written {
+                        Some(id) => id,
+                        None => {
+                            let Some(id) = next_id.take().and_then(|next| next()) else {
+                                return Lookup::Refused;
+                            };
+                            self.store.write(id, vector, parent);
+                            written = Some(id);
+                            id
                         }
-                        Err(now) => state = now,
+                    };
+                    let new = (tag as u64) << 32 | (id as u64 + 1);
+                    match slot.compare_exchange(EMPTY, new, Ordering::Release, Ordering::Acquire) {
+                        Ok(_) => return Lookup::Inserted(id),
+                        Err(now) => entry = now,
                     }
                 }
-                if state == WRITING {
-                    Self::wait_published(claim);
-                }
-                if self.vector_at(slot).eq(vector.iter().copied()) {
-                    return Lookup::Found(slot as u32);
+                if (entry >> 32) as u32 == tag {
+                    let id = (entry as u32) - 1;
+                    if self.store.holds(id, vector) {
+                        return Lookup::Found(id);
+                    }
                 }
             }
         }
         Lookup::Refused
     }
 
-    /// Copies the vector of published slot `slot` into `out`.
-    pub fn read(&self, slot: u32, out: &mut [u32]) {
-        for (word, value) in out.iter_mut().zip(self.vector_at(slot as usize)) {
-            *word = value;
-        }
+    /// Starts growing to an index of about `slots` entries and room for
+    /// `capacity` states: makes room in the store and installs an empty
+    /// index, returning the old one, whose entries must be moved over with
+    /// [`Index::rehash_into`] before anyone looks a vector up again.
+    pub fn begin_growth(&mut self, slots: u64, capacity: u64) -> Index {
+        self.store.reserve(capacity);
+        std::mem::replace(&mut self.index, Index::new(slots))
     }
 
-    /// Slot index of the predecessor of published slot `slot` (the slot
-    /// itself for the initial state).
-    pub fn parent(&self, slot: u32) -> u32 {
-        self.cells[self.claim_index(slot as usize)].load(Ordering::Acquire) - DONE_BASE
-    }
-
-    /// Writes `vector` into the claimed `slot` and publishes it.
-    #[inline]
-    fn publish(&self, slot: usize, vector: &[u32], parent: u32) {
-        let claim = self.claim_index(slot);
-        for (cell, &word) in self.cells[claim + 1..claim + 1 + self.words]
-            .iter()
-            .zip(vector)
-        {
-            cell.store(word, Ordering::Relaxed);
-        }
-        self.cells[claim].store(parent + DONE_BASE, Ordering::Release);
-    }
-
-    /// Spins until the slot whose claim word is `claim` is published.
-    #[cold]
-    fn wait_published(claim: &AtomicU32) {
-        let mut spins = 0;
-        while claim.load(Ordering::Acquire) == WRITING {
-            spins += 1;
-            if spins < SPINS_BEFORE_YIELD {
-                spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        }
-    }
-
-    /// The vector words of a published slot (an iterator, so that a
-    /// comparison stops at the first difference).
-    #[inline]
-    fn vector_at(&self, slot: usize) -> impl Iterator<Item = u32> + '_ {
-        let claim = self.claim_index(slot);
-        self.cells[claim + 1..claim + 1 + self.words]
-            .iter()
-            .map(|cell| cell.load(Ordering::Relaxed))
+    /// Bytes used: the index and the records of `states` states.
+    pub fn bytes_for(&self, states: u64) -> u64 {
+        self.index.bytes() + states * self.store.record_bytes()
     }
 }
