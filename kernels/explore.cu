@@ -8,7 +8,6 @@
 //   SPB           slots per bucket
 //   LINES         32-word cache lines per bucket (1 unless S > 32)
 //   G             threads per vector group (power of two, at most 32)
-//   MAXP          bound on the participants of any rule (at least 1)
 //   TRACE         1: store the predecessor slot after the vector
 //   CACHE         entries of each warp's cache of inserted vectors (0: off)
 //   CLAIM         1: warps claim frontier chunks dynamically (work claiming)
@@ -17,6 +16,10 @@
 //   WARPS         warps per block
 
 #define FULL_MASK 0xffffffffu
+// Release/acquire fence at GPU scope: all the insertion protocol needs
+// (message passing from a slot's writer to its readers); measured as fast
+// as __threadfence(), which is sequentially consistent (fence.sc.gpu).
+#define FENCE() asm volatile("fence.acq_rel.gpu;" ::: "memory")
 #define EMPTY_WORD 0xffffffffu
 #define BUSY_BIT 0x80000000u
 #define TAG_MASK 0x3fffffffu
@@ -24,6 +27,9 @@
 #define INDEPENDENT 0x80000000u
 #define ERROR_TARGET 0x80000000u
 #define GPW (32 / G)
+// Blocks per SM the register allocation must allow: 32 resident warps
+// (at most 64 registers a thread) keep enough insertions in flight.
+#define MIN_BLOCKS (WARPS >= 32 ? 1 : 32 / WARPS)
 #define BUCKET_WORDS (32 * LINES)
 
 #if USE_LDG
@@ -57,32 +63,44 @@
 #define STOP_QUEUE_FULL 3ull
 
 struct Net {
-    const unsigned* __restrict__ fields;       // word, shift, mask per process
+    const uint4* __restrict__ fields;          // word, shift, mask, 0 per process
     const unsigned* __restrict__ proc_offsets;
-    const unsigned* __restrict__ state_offsets;
+    const unsigned* __restrict__ item_offsets; // like StateOffsets, into `items`
+    const uint4* __restrict__ items;           // what each local state fires or owns
     const unsigned* __restrict__ trans;        // [label word, target word] pairs
-    const unsigned* __restrict__ rule_offsets;
-    const unsigned* __restrict__ rule_parts;
+    const uint4* __restrict__ others;          // participant's word, shift, mask; base of its rows in `lookup`
+    const uint2* __restrict__ lookup;          // entry range [lo, hi) of the rule per local state
     const unsigned* __restrict__ error_locals; // process, state, fatal per error state
     unsigned errors;
     unsigned processes;
-    int monitor;                               // property monitor process, or -1
 };
 
+// A local state field: word f.x, shift f.y, mask f.z.
+__device__ __forceinline__ unsigned get_field(const uint4 f, const unsigned* vec) { return (vec[f.x] >> f.y) & f.z; }
+
+__device__ __forceinline__ void set_field(const uint4 f, unsigned* vec, unsigned value) {
+    vec[f.x] = (vec[f.x] & ~(f.z << f.y)) | ((value & f.z) << f.y);
+}
+
 __device__ __forceinline__ unsigned get_local(const Net& net, const unsigned* vec, unsigned p) {
-    unsigned w = RO(net.fields[3 * p]), sh = RO(net.fields[3 * p + 1]), m = RO(net.fields[3 * p + 2]);
-    return (vec[w] >> sh) & m;
+    return get_field(RO(net.fields[p]), vec);
 }
 
-__device__ __forceinline__ void set_local(const Net& net, unsigned* vec, unsigned p, unsigned value) {
-    unsigned w = RO(net.fields[3 * p]), sh = RO(net.fields[3 * p + 1]), m = RO(net.fields[3 * p + 2]);
-    vec[w] = (vec[w] & ~(m << sh)) | ((value & m) << sh);
-}
-
-__device__ __forceinline__ void entry_range(const Net& net, unsigned p, unsigned local, unsigned& lo, unsigned& hi) {
+// Items [lo, hi) of process p in local state `local`.
+__device__ __forceinline__ void item_range(const Net& net, unsigned p, unsigned local, unsigned& lo, unsigned& hi) {
     unsigned at = RO(net.proc_offsets[p]) + local;
-    lo = RO(net.state_offsets[at]);
-    hi = RO(net.state_offsets[at + 1]);
+    lo = RO(net.item_offsets[at]);
+    hi = RO(net.item_offsets[at + 1]);
+}
+
+// Set in an `others` row base for the property monitor.
+#define MONITOR_BIT 0x80000000u
+
+// Entries [x, y) of the rule that `other` (an index into net.others)
+// describes, in that participant's local state in `vec`; empty if none.
+__device__ __forceinline__ uint2 other_entries(const Net& net, const unsigned* vec, unsigned other, uint4& o) {
+    o = RO(net.others[other]);
+    return RO(net.lookup[(o.w & ~MONITOR_BIT) + get_field(o, vec)]);
 }
 
 // Same mixing as crate::encode::hash_words, so the host can place the initial state.
@@ -98,103 +116,100 @@ __device__ __forceinline__ unsigned long long hash_vector(const unsigned* vec) {
 
 // One lane's resumable successor generator over its processes
 // p = lane-in-group, + G, + 2G, ...; a rule is combined by its owner.
+// A local state's items are its independent entries and the rules its
+// process owns (with the entries it has for them): rules owned by others
+// cost this lane nothing. All scalars (no arrays), so that nothing lives in
+// local memory: the combinations of a rule are numbered 0 .. combos - 1 in
+// mixed radix over the participants' entry counts, decoded per successor.
 struct Generator {
-    unsigned process, k, end, group_end;
-    unsigned rule_base, parts;
-    bool combining;
-    unsigned lo[MAXP], hi[MAXP], choice[MAXP];
+    unsigned process, k, end;             // the process and its remaining items
+    uint4 field;                          // the process's field
+    unsigned own_lo, own_hi;              // the owner's entries of the rule being combined
+    unsigned others_begin, others_end;    // the rule's other participants
+    unsigned long long combo, combos;     // next combination, and their number (0: not combining)
 };
 
 __device__ __forceinline__ void generator_start(Generator& g, const Net& net, const unsigned* vec, unsigned first) {
     g.process = first;
-    g.combining = false;
+    g.combo = g.combos = 0;
     g.k = g.end = 0;
-    if (first < net.processes) entry_range(net, first, get_local(net, vec, first), g.k, g.end);
+    if (first < net.processes) {
+        g.field = RO(net.fields[first]);
+        item_range(net, first, get_field(g.field, vec), g.k, g.end);
+    }
+}
+
+// Picks entry number `c mod count` of [lo, lo + count) and divides c by count.
+__device__ __forceinline__ unsigned pick(unsigned lo, unsigned count, unsigned long long& c) {
+    if (count == 1) return lo;
+    const unsigned at = lo + (unsigned)(c % count);
+    c /= count;
+    return at;
 }
 
 // Writes the next successor of `vec` into `out`; false when there is none.
 __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec, unsigned* out,
                                bool& error, unsigned& monitor_blocked) {
     while (g.process < net.processes) {
-        if (g.combining) {
+        if (g.combo < g.combos) {
             for (int i = 0; i < W; ++i) out[i] = vec[i];
-            error = false;
-            for (unsigned i = 0; i < g.parts; ++i) {
-                unsigned q = RO(net.rule_parts[g.rule_base + i]);
-                unsigned target = RO(net.trans[2 * g.choice[i] + 1]);
+            unsigned long long c = g.combo;
+            unsigned target = RO(net.trans[2 * pick(g.own_lo, g.own_hi - g.own_lo, c) + 1]);
+            error = (target & ERROR_TARGET) != 0;
+            set_field(g.field, out, target & ~ERROR_TARGET);
+            for (unsigned o = g.others_begin; o < g.others_end; ++o) {
+                uint4 other;
+                const uint2 r = other_entries(net, vec, o, other); // never empty: the rule is enabled
+                target = RO(net.trans[2 * pick(r.x, r.y - r.x, c) + 1]);
                 error |= (target & ERROR_TARGET) != 0;
-                set_local(net, out, q, target & ~ERROR_TARGET);
+                set_field(other, out, target & ~ERROR_TARGET);
             }
-            int i = (int)g.parts - 1;
-            for (; i >= 0; --i) {
-                if (++g.choice[i] < g.hi[i]) break;
-                g.choice[i] = g.lo[i];
-            }
-            if (i < 0) {
-                g.combining = false;
-                g.k = g.group_end;
-            }
+            if (++g.combo == g.combos) g.combo = g.combos = 0;
             return true;
         }
         if (g.k < g.end) {
-            unsigned label = RO(net.trans[2 * g.k]);
-            if (label & INDEPENDENT) {
-                unsigned target = RO(net.trans[2 * g.k + 1]);
+            // {INDEPENDENT | action, target, -, -}, or for an owned rule
+            // {first other, own lo, own hi, end of others}
+            const uint4 item = RO(net.items[g.k]);
+            ++g.k;
+            if (item.x & INDEPENDENT) {
                 for (int i = 0; i < W; ++i) out[i] = vec[i];
-                set_local(net, out, g.process, target & ~ERROR_TARGET);
-                error = (target & ERROR_TARGET) != 0;
-                ++g.k;
+                set_field(g.field, out, item.y & ~ERROR_TARGET);
+                error = (item.y & ERROR_TARGET) != 0;
                 return true;
             }
-            unsigned group_end = g.k + 1;
-            while (group_end < g.end && RO(net.trans[2 * group_end]) == label) ++group_end;
-            unsigned base = RO(net.rule_offsets[label]);
-            unsigned parts = RO(net.rule_offsets[label + 1]) - base;
-            if (RO(net.rule_parts[base]) != g.process) {
-                g.k = group_end;
-                continue;
-            }
-            g.lo[0] = g.k;
-            g.hi[0] = group_end;
-            bool enabled = true, monitor_missing = false;
-            for (unsigned i = 1; i < parts && enabled; ++i) {
-                unsigned q = RO(net.rule_parts[base + i]);
-                unsigned a, b;
-                entry_range(net, q, get_local(net, vec, q), a, b);
-                // lower bound of `label` among q's label words, then upper bound
-                unsigned x = a, y = b;
-                while (x < y) {
-                    unsigned mid = (x + y) >> 1;
-                    if (RO(net.trans[2 * mid]) < label) x = mid + 1; else y = mid;
-                }
-                unsigned first = x;
-                y = b;
-                while (x < y) {
-                    unsigned mid = (x + y) >> 1;
-                    if (RO(net.trans[2 * mid]) <= label) x = mid + 1; else y = mid;
-                }
-                if (first == x) {
-                    if ((int)q == net.monitor) monitor_missing = true;
-                    else enabled = false;
+            unsigned long long combos = item.z - item.y;
+            bool monitor_missing = false;
+            for (unsigned o = item.x; o < item.w; ++o) {
+                uint4 other;
+                const uint2 r = other_entries(net, vec, o, other);
+                if (r.x < r.y) {
+                    combos *= r.y - r.x;
+                } else if (other.w & MONITOR_BIT) {
+                    monitor_missing = true;
                 } else {
-                    g.lo[i] = first;
-                    g.hi[i] = x;
+                    combos = 0;
+                    break;
                 }
             }
-            if (!enabled || monitor_missing) {
-                if (enabled) ++monitor_blocked;
-                g.k = group_end;
+            if (combos == 0) continue;
+            if (monitor_missing) {
+                ++monitor_blocked;
                 continue;
             }
-            g.group_end = group_end;
-            g.rule_base = base;
-            g.parts = parts;
-            for (unsigned i = 0; i < parts; ++i) g.choice[i] = g.lo[i];
-            g.combining = true;
+            g.own_lo = item.y;
+            g.own_hi = item.z;
+            g.others_begin = item.x;
+            g.others_end = item.w;
+            g.combo = 0;
+            g.combos = combos;
             continue;
         }
         g.process += G;
-        if (g.process < net.processes) entry_range(net, g.process, get_local(net, vec, g.process), g.k, g.end);
+        if (g.process < net.processes) {
+            g.field = RO(net.fields[g.process]);
+            item_range(net, g.process, get_field(g.field, vec), g.k, g.end);
+        }
     }
     return false;
 }
@@ -224,51 +239,88 @@ __device__ __forceinline__ void record_finding(unsigned long long* stats, unsign
 #define INS_NEW 1
 #define INS_FULL 2
 
-// Warp-cooperative find-or-insert of `vec` (in shared memory, same for all
-// lanes; `h` its hash) into the global table. Returns INS_NEW with *slot_out set when this
-// warp stored it. Must be called by the whole warp.
+// Lanes that insert one vector together: with one-line buckets, 8 lanes
+// each read 16 bytes of the 128-byte line, so a warp inserts 4 vectors at
+// once; buckets of several lines are handled by the whole warp.
+#if LINES == 1
+#define IG 8
+#else
+#define IG 32
+#endif
+#define NIG (32 / IG)
+
+// OR of `x` over the insertion group (all lanes of `gmask` take part).
+__device__ __forceinline__ unsigned group_or(unsigned x, unsigned gmask) {
+    for (int o = IG / 2; o > 0; o >>= 1) x |= __shfl_xor_sync(gmask, x, o);
+    return x;
+}
+
+// Find-or-insert of `vec` (in shared memory, the same for all lanes of the
+// insertion group `gmask`; `h` its hash) into the global table. Returns
+// INS_NEW with slot_out set when this group stored it. Must be called by
+// the whole group.
 __device__ int table_insert(unsigned* table, unsigned long long buckets, const unsigned* vec,
-                            unsigned long long h, unsigned parent, unsigned& slot_out) {
+                            unsigned long long h, unsigned parent, unsigned& slot_out, unsigned gmask) {
     const unsigned lane = threadIdx.x & 31;
     unsigned long long b = __umul64hi(h, buckets);
     const unsigned long long step = buckets > 1 ? 1 + __umul64hi(h * 0xD6E8FEB86659FD93ull, buckets - 1) : 1;
     const unsigned head = vec[0];
 #if LINES == 1
-    const bool in_slot = lane < SPB * S;
-    const unsigned off = lane % S;
-    const bool is_head = in_slot && off == 0;
-    const unsigned my_want = (in_slot && off < W) ? vec[off] : 0;
+    // This lane reads words 4 * gl .. 4 * gl + 3 of the line; the group
+    // assembles word-indexed masks (bit w: word w of the line).
+    const unsigned gl = lane % IG;
+    const unsigned first_lane = lane - gl;
     const unsigned vector_mask = W >= 32 ? FULL_MASK : ((1u << W) - 1);
+    unsigned want[4];
+    for (int j = 0; j < 4; ++j) {
+        const unsigned w = 4 * gl + j;
+        want[j] = (w < SPB * S && w % S < W) ? vec[w % S] : 0;
+    }
 #endif
     for (int probe = 0; probe < MAX_PROBES; ++probe) {
         unsigned* bucket = table + b * BUCKET_WORDS;
 #if LINES == 1
-        // Heads (lane bits) seen published and equal to ours before a fence:
+        // Heads (word bits) seen published and equal to ours before a fence:
         // every later read of their slots sees the final words.
         unsigned trusted = 0;
 #endif
         for (;;) {
 #if LINES == 1
-            const unsigned word = in_slot ? __ldcg(bucket + lane) : 0;
-            const unsigned mismatch = __ballot_sync(FULL_MASK, in_slot && off < W && word != my_want);
-            const unsigned empty = __ballot_sync(FULL_MASK, is_head && word == EMPTY_WORD);
-            const unsigned busy = __ballot_sync(FULL_MASK, is_head && word != EMPTY_WORD && (word & BUSY_BIT) &&
-                                                               (word & TAG_MASK) == (head & TAG_MASK));
-            if (W > 1) {
-                // Words 1.. of a slot go from EMPTY to their final value once,
-                // before the head is published. A published head equal to ours
-                // whose other words read EMPTY may have been read before those
-                // writes: fence (acquire) and read again before deciding.
-                const unsigned blank = __ballot_sync(FULL_MASK, in_slot && off > 0 && off < W && word == EMPTY_WORD);
-                const unsigned same_head = __ballot_sync(FULL_MASK, is_head && word == head);
-                const unsigned doubtful = __ballot_sync(FULL_MASK, is_head && word == head && ((blank >> lane) & vector_mask) != 0);
-                if (doubtful & ~trusted) {
-                    trusted |= same_head;
-                    __threadfence();
-                    continue;
+            const uint4 line = __ldcg(reinterpret_cast<const uint4*>(bucket) + gl);
+            const unsigned words[4] = {line.x, line.y, line.z, line.w};
+            unsigned mismatch = 0, empty = 0, busy = 0, blank = 0, same_head = 0;
+            for (int j = 0; j < 4; ++j) {
+                const unsigned w = 4 * gl + j, off = w % S, word = words[j], bit = 1u << w;
+                if (w >= SPB * S) continue;
+                if (off < W && word != want[j]) mismatch |= bit;
+                if (off == 0) {
+                    if (word == EMPTY_WORD) empty |= bit;
+                    else if ((word & BUSY_BIT) && (word & TAG_MASK) == (head & TAG_MASK)) busy |= bit;
+                    if (word == head) same_head |= bit;
+                } else if (off < W && word == EMPTY_WORD) {
+                    blank |= bit;
                 }
             }
-            const unsigned match = __ballot_sync(FULL_MASK, is_head && word == head && ((mismatch >> lane) & vector_mask) == 0);
+            mismatch = group_or(mismatch, gmask);
+            empty = group_or(empty, gmask);
+            busy = group_or(busy, gmask);
+            same_head = group_or(same_head, gmask);
+            unsigned match = 0, doubtful = 0;
+            if (W > 1) blank = group_or(blank, gmask);
+            for (unsigned m = same_head; m; m &= m - 1) {
+                const unsigned w = __ffs(m) - 1;
+                if (((mismatch >> w) & vector_mask) == 0) match |= 1u << w;
+                if (((blank >> w) & vector_mask) != 0) doubtful |= 1u << w;
+            }
+            // Words 1.. of a slot go from EMPTY to their final value once,
+            // before the head is published. A published head equal to ours
+            // whose other words read EMPTY may have been read before those
+            // writes: fence (acquire) and read again before deciding.
+            if (W > 1 && (doubtful & ~trusted)) {
+                trusted |= same_head;
+                FENCE();
+                continue;
+            }
             if (match) return INS_KNOWN;
             if (busy) {
                 __nanosleep(20);
@@ -276,22 +328,23 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
             }
             if (!empty) break;
             const unsigned at = __ffs(empty) - 1;
+            const unsigned at_lane = first_lane + at / 4;
             unsigned won = 0;
-            if (lane == at) {
+            if (lane == at_lane) {
                 unsigned claim = W == 1 ? head : (BUSY_BIT | (head & TAG_MASK));
                 won = atomicCAS(bucket + at, EMPTY_WORD, claim) == EMPTY_WORD;
             }
-            won = __shfl_sync(FULL_MASK, won, at);
+            won = __shfl_sync(gmask, won, at_lane);
             if (!won) continue;
-            if (lane > at && lane < at + S) {
-                unsigned i = lane - at;
-                bucket[lane] = i < W ? vec[i] : parent;
+            for (int j = 0; j < 4; ++j) {
+                const unsigned w = 4 * gl + j;
+                if (w > at && w < at + S) bucket[w] = w - at < W ? vec[w - at] : parent;
             }
             if (W > 1) {
-                __threadfence();
-                __syncwarp();
-                if (lane == at) {
-                    __threadfence();
+                FENCE();
+                __syncwarp(gmask);
+                if (lane == at_lane) {
+                    FENCE();
                     atomicExch(bucket + at, head);
                 }
             }
@@ -299,6 +352,7 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
             return INS_NEW;
 #else
             // Buckets of several lines hold one slot each.
+            (void)gmask;
             unsigned first = __shfl_sync(FULL_MASK, lane == 0 ? __ldcg(bucket) : 0, 0);
             if (first == EMPTY_WORD) {
                 unsigned won = 0;
@@ -307,7 +361,7 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
                 if (!won) continue;
                 for (unsigned i = lane; i < S; i += 32)
                     if (i > 0) bucket[i] = i < W ? vec[i] : parent;
-                __threadfence();
+                FENCE();
                 __syncwarp();
                 if (lane == 0) atomicExch(bucket, head);
                 slot_out = (unsigned)b;
@@ -321,7 +375,7 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
                 break;
             }
             if (first != head) break;
-            __threadfence(); // acquire: the published head orders the words after it
+            FENCE(); // acquire: the published head orders the words after it
             bool differs = false;
             for (unsigned i = lane; i < W; i += 32) differs |= __ldcg(bucket + i) != vec[i];
             if (!__any_sync(FULL_MASK, differs)) return INS_KNOWN;
@@ -363,17 +417,18 @@ __device__ void grid_barrier(unsigned long long* stats, unsigned next, unsigned 
     __syncthreads();
 }
 
-extern "C" __global__ void __launch_bounds__(WARPS * 32)
-explore_levels(const unsigned* __restrict__ fields, const unsigned* __restrict__ proc_offsets,
-               const unsigned* __restrict__ state_offsets, const unsigned* __restrict__ trans,
-               const unsigned* __restrict__ rule_offsets, const unsigned* __restrict__ rule_parts,
+extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
+explore_levels(const uint4* __restrict__ fields, const unsigned* __restrict__ proc_offsets,
+               const unsigned* __restrict__ item_offsets, const uint4* __restrict__ items,
+               const unsigned* __restrict__ trans, const uint4* __restrict__ others,
+               const uint2* __restrict__ lookup,
                unsigned* table, unsigned long long buckets, unsigned* queue0, unsigned* queue1,
                unsigned long long queue_capacity, unsigned long long* stats, unsigned first_level,
                unsigned levels, unsigned long long max_states, const unsigned* __restrict__ error_locals,
-               unsigned errors, unsigned processes, int monitor, unsigned options) {
+               unsigned errors, unsigned processes, unsigned options) {
     extern __shared__ unsigned shared[];
-    const Net net = {fields,       proc_offsets, state_offsets, trans,    rule_offsets,
-                     rule_parts,   error_locals, errors,        processes, monitor};
+    const Net net = {fields, proc_offsets, item_offsets, items,   trans,
+                     others, lookup,       error_locals, errors, processes};
     const unsigned lane = threadIdx.x & 31;
     const unsigned warp = threadIdx.x >> 5;
     const unsigned group = lane / G;
@@ -387,8 +442,10 @@ explore_levels(const unsigned* __restrict__ fields, const unsigned* __restrict__
     __syncwarp();
 #endif
     volatile unsigned long long* vstats = stats;
+#if !CLAIM
     const unsigned long long total_warps = (unsigned long long)gridDim.x * WARPS;
     const unsigned long long global_warp = (unsigned long long)blockIdx.x * WARPS + warp;
+#endif
 
     for (unsigned l = 0; l < levels; ++l) {
         const unsigned level = first_level + l;
@@ -402,13 +459,13 @@ explore_levels(const unsigned* __restrict__ fields, const unsigned* __restrict__
         unsigned* queue_out = (level & 1) ? queue0 : queue1;
         // Per-warp tallies, flushed once per level (lane 0 holds them).
         unsigned long long new_states = 0, transitions = 0, blocked = 0, expanded = 0;
+#if !CLAIM
         unsigned long long chunk = global_warp;
+#endif
         for (;;) {
             if (vstats[ST_STOP] != 0) break;
             unsigned long long base;
 #if CLAIM
-            (void)chunk;
-            (void)total_warps;
             if (lane == 0) base = atomicAdd(&stats[ST_CURSOR + cur], (unsigned long long)GPW);
             base = __shfl_sync(FULL_MASK, base, 0);
 #else
@@ -430,7 +487,6 @@ explore_levels(const unsigned* __restrict__ fields, const unsigned* __restrict__
             generator_start(gen, net, vec, active ? group_lane : net.processes);
             unsigned successors = 0, monitor_blocked = 0;
             bool more = active;
-            unsigned my_new_slot = NO_SLOT, new_count = 0;
             for (;;) {
                 bool error = false;
                 bool has = more && generator_next(gen, net, vec, stage + lane * W, error, monitor_blocked);
@@ -440,56 +496,78 @@ explore_levels(const unsigned* __restrict__ fields, const unsigned* __restrict__
                 successors += has;
                 unsigned pending = __ballot_sync(FULL_MASK, has);
                 if (!pending) break;
-                const unsigned errors = __ballot_sync(FULL_MASK, error && has);
-                __syncwarp();
+#if CACHE > 0
+                // Drop successors found in this warp's cache (read-only in
+                // this phase: it is written below, after a __syncwarp).
+                const unsigned line = (unsigned)(my_hash >> 40) % CACHE;
+                unsigned* cached = cache + line * W;
+                bool cached_already = has;
+                for (int i = 0; i < W && cached_already; ++i) cached_already = cached[i] == stage[lane * W + i];
+                pending &= ~__ballot_sync(FULL_MASK, cached_already);
+#endif
+                __syncwarp(); // the staged successors are read by other lanes below
+                // Insert the pending successors, NIG at a time: insertion
+                // group g takes the g-th pending lane's successor.
+                const unsigned group_mask = (IG == 32 ? FULL_MASK : ((1u << IG) - 1)) << (lane / IG * IG);
+                int my_outcome = INS_KNOWN;
+                unsigned my_inserted_slot = NO_SLOT;
                 while (pending) {
-                    const unsigned src = __ffs(pending) - 1;
-                    pending &= pending - 1;
+                    unsigned rest = pending;
+                    for (unsigned g = 0; g < lane / IG; ++g) rest &= rest - 1;
+                    const bool inserting = rest != 0;
+                    const unsigned src = inserting ? __ffs(rest) - 1 : lane;
+                    unsigned batch = 0;
+                    for (unsigned g = 0, r = pending; g < NIG && r; ++g, r &= r - 1) batch |= r & (0u - r);
+                    pending &= ~batch;
                     const unsigned parent = __shfl_sync(FULL_MASK, my_slot, src);
-                    const unsigned* candidate = stage + src * W;
                     const unsigned long long hash = __shfl_sync(FULL_MASK, my_hash, src);
-#if CACHE > 0
-                    const unsigned line = (unsigned)(hash >> 40) % CACHE;
-                    unsigned* cached = cache + line * W;
-                    bool differs = false;
-                    for (unsigned i = lane; i < W; i += 32) differs |= cached[i] != candidate[i];
-                    if (!__any_sync(FULL_MASK, differs)) continue;
-#endif
                     unsigned slot = NO_SLOT;
-                    const int outcome = table_insert(table, buckets, candidate, hash, TRACE ? parent : NO_SLOT, slot);
-                    if (outcome == INS_FULL) {
-                        if (lane == 0) atomicMax(&stats[ST_STOP], STOP_TABLE_FULL);
-                        continue;
-                    }
-#if CACHE > 0
+                    int outcome = INS_KNOWN;
+                    if (inserting)
+                        outcome = table_insert(table, buckets, stage + src * W, hash, TRACE ? parent : NO_SLOT, slot,
+                                               group_mask);
                     __syncwarp();
-                    for (unsigned i = lane; i < W; i += 32) cached[i] = candidate[i];
-                    __syncwarp();
-#endif
-                    if (outcome == INS_NEW) {
-                        ++new_states;
-                        if ((errors >> src) & 1) {
-                            if (lane == 0) {
-                                atomicAdd(&stats[ST_ERRORS], 1ull);
-                                record_finding(stats, options, 2, slot, first_error_is_fatal(net, candidate));
-                            }
-                        } else {
-                            if (lane == new_count) my_new_slot = slot;
-                            ++new_count;
-                        }
+                    // Back to the successor's own lane: lane `src` of rank r
+                    // in the batch reads insertion group r's first lane.
+                    const unsigned rank = __popc(batch & ((1u << lane) - 1));
+                    const unsigned from = ((batch >> lane) & 1) ? rank * IG : lane;
+                    outcome = __shfl_sync(FULL_MASK, outcome, from);
+                    slot = __shfl_sync(FULL_MASK, slot, from);
+                    if ((batch >> lane) & 1) {
+                        my_outcome = outcome;
+                        my_inserted_slot = slot;
                     }
                 }
+                const unsigned inserted = __ballot_sync(FULL_MASK, has && my_outcome == INS_NEW);
+                if (__any_sync(FULL_MASK, has && my_outcome == INS_FULL) && lane == 0)
+                    atomicMax(&stats[ST_STOP], STOP_TABLE_FULL);
+                new_states += __popc(inserted);
+#if CACHE > 0
+                // Remember what was stored or found; of lanes sharing a cache
+                // line, the highest writes it.
+                const bool remember = has && my_outcome != INS_FULL;
+                const unsigned peers = __match_any_sync(FULL_MASK, remember ? line : CACHE + lane);
+                __syncwarp();
+                if (remember && lane == 31 - __clz(peers))
+                    for (int i = 0; i < W; ++i) cached[i] = stage[lane * W + i];
+                __syncwarp();
+#endif
+                const bool is_new = (inserted >> lane) & 1;
+                if (is_new && error) {
+                    atomicAdd(&stats[ST_ERRORS], 1ull);
+                    record_finding(stats, options, 2, my_inserted_slot, first_error_is_fatal(net, stage + lane * W));
+                }
+                const unsigned enqueue = __ballot_sync(FULL_MASK, is_new && !error);
                 // Publish this round's new states to the next frontier (at most 32).
-                if (new_count) {
+                if (enqueue) {
                     unsigned long long at = 0;
-                    if (lane == 0) at = atomicAdd(&stats[ST_LEN + next], (unsigned long long)new_count);
+                    if (lane == 0) at = atomicAdd(&stats[ST_LEN + next], (unsigned long long)__popc(enqueue));
                     at = __shfl_sync(FULL_MASK, at, 0);
-                    if (lane < new_count) {
-                        if (at + lane < queue_capacity) queue_out[at + lane] = my_new_slot;
+                    if ((enqueue >> lane) & 1) {
+                        at += __popc(enqueue & ((1u << lane) - 1));
+                        if (at < queue_capacity) queue_out[at] = my_inserted_slot;
                         else atomicMax(&stats[ST_STOP], STOP_QUEUE_FULL);
                     }
-                    new_count = 0;
-                    my_new_slot = NO_SLOT;
                 }
                 __syncwarp();
             }

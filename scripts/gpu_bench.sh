@@ -4,12 +4,34 @@
 #
 # Prepare as for scripts/gpu_test.sh, then run there:
 #   scripts/gpu_bench.sh [MODELS] [REFERENCE_MODELS] [ABLATE_MODELS]
-# each a comma-separated list of folder names under $WARPCHECK_MCC.
+# each a comma-separated list of folder names under $WARPCHECK_MCC
+# ("-" for none). $WARPCHECK_TEST_BIN picks another test binary (e.g. an
+# older build, to compare kernels in the same run).
+#
+# With $WARPCHECK_CLI_ENGINES set ("MODEL:engine+engine,..."), the release
+# binary $WARPCHECK_CLI (default .device/warpcheck, copied there stripped
+# from target/release/warpcheck) also runs `check --format json --no-trace`
+# with each named engine (gpu, cpu = `--engine cpu --threads 16`,
+# reference), so that the engines' rates and ratios come from one run.
 set -euo pipefail
-bin=.device/gpu-test
+bin=${WARPCHECK_TEST_BIN:-.device/gpu-test}
 export WARPCHECK_MCC=${WARPCHECK_MCC:-.device/mcc}
 export WARPCHECK_BENCH=${1:-Peterson-PT-3,Referendum-PT-0015,DLCround-PT-03a,AutoFlight-PT-05a,DES-PT-01a,ASLink-PT-01a,FlexibleBarrier-PT-08a,Peterson-PT-4}
 export WARPCHECK_BENCH_REFERENCE=${2:-Peterson-PT-3,Referendum-PT-0015}
 export WARPCHECK_BENCH_ABLATE=${3:-AutoFlight-PT-05a}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
 "$bin" --ignored --exact bench --nocapture --test-threads=1
+
+cli=${WARPCHECK_CLI:-.device/warpcheck}
+for job in ${WARPCHECK_CLI_ENGINES//,/ }; do
+    model=${job%%:*}
+    for engine in ${job#*:}; do
+        engine=${engine//+/ }
+        for e in $engine; do
+            args=(--engine "$e")
+            [[ $e == cpu ]] && args+=(--threads 16)
+            "$cli" check "$WARPCHECK_MCC/$model/model.pnml" "${args[@]}" --format json --no-trace |
+                python3 -c 'import json,sys; r=json.load(sys.stdin); print("cli %s %s [%s]: states %d transitions %d | %.3fs = %.3e states/s" % (sys.argv[1], sys.argv[2], r["engine"], r["states"], r["transitions"], r["elapsed_seconds"], r["states"]/r["elapsed_seconds"]))' "$model" "$e" || echo "cli $model $e: failed"
+        done
+    done
+done

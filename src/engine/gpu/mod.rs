@@ -10,6 +10,7 @@
 //! the next frontier. See `docs/GPU.md` for the design and the reasoning
 //! about insertion races.
 
+mod rules;
 mod search;
 
 use std::collections::HashMap;

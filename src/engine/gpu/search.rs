@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaSlice, DevicePtrMut, LaunchConfig, PushKernelArg};
 
-use super::{Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath};
+use super::{Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath, rules};
 use crate::encode::{EncodedNetwork, hash_words};
 use crate::engine::{
     Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, action_between,
@@ -130,12 +130,15 @@ fn group_size(processes: usize) -> usize {
 
 /// Device copies of the encoded network's read-only arrays.
 struct DeviceNet {
+    /// `[word, shift, mask, 0]` per process (one 16-byte load).
     fields: CudaSlice<u32>,
     proc_offsets: CudaSlice<u32>,
-    state_offsets: CudaSlice<u32>,
     transitions: CudaSlice<u32>,
-    rule_offsets: CudaSlice<u32>,
-    rule_parts: CudaSlice<u32>,
+    /// The tables of [`rules::RuleTables`].
+    item_offsets: CudaSlice<u32>,
+    items: CudaSlice<u32>,
+    others: CudaSlice<u32>,
+    lookup: CudaSlice<u32>,
     /// `[process, state, fatal]` of every error state, in encoding order.
     error_locals: CudaSlice<u32>,
 }
@@ -146,8 +149,14 @@ impl DeviceNet {
             .layout
             .fields
             .iter()
-            .flat_map(|f| [f.word, f.shift, ((1u64 << f.bits) - 1) as u32])
+            .flat_map(|f| [f.word, f.shift, ((1u64 << f.bits) - 1) as u32, 0])
             .collect();
+        let tables = rules::build(net).ok_or_else(|| {
+            GpuError::Invalid(format!(
+                "the rules' look-up table would exceed {} rows",
+                rules::MAX_LOOKUP_ROWS
+            ))
+        })?;
         let error_locals: Vec<u32> = (0..net.error_locals.len())
             .flat_map(|i| {
                 let e = &net.error_locals[i];
@@ -172,10 +181,11 @@ impl DeviceNet {
         Ok(DeviceNet {
             fields: upload(&fields)?,
             proc_offsets: upload(&net.proc_offsets)?,
-            state_offsets: upload(&net.state_offsets)?,
             transitions: upload(&net.transitions)?,
-            rule_offsets: upload(&net.rule_participant_offsets)?,
-            rule_parts: upload(&net.rule_participants)?,
+            item_offsets: upload(&tables.item_offsets)?,
+            items: upload(&tables.items)?,
+            others: upload(&tables.others)?,
+            lookup: upload(&tables.lookup)?,
             error_locals: upload(&error_locals)?,
         })
     }
@@ -259,12 +269,6 @@ pub(super) fn explore(
     }
     let threads = 32 * warps as u32;
     let shared_bytes = (warps * warp_shared) as u32;
-    let max_participants = (0..net.rule_count)
-        .map(|r| net.participants(r).len())
-        .max()
-        .unwrap_or(1)
-        .next_power_of_two()
-        .max(4);
 
     let (free, _) = gpu
         .context
@@ -289,7 +293,6 @@ pub(super) fn explore(
         ("SPB", geometry.slots_per_bucket as i64),
         ("LINES", geometry.lines as i64),
         ("G", group as i64),
-        ("MAXP", max_participants as i64),
         ("TRACE", i64::from(trace)),
         ("CACHE", cache_entries as i64),
         ("CLAIM", i64::from(options.work_claiming)),
@@ -380,7 +383,6 @@ pub(super) fn explore(
     let max_states = search.max_states.unwrap_or(u64::MAX);
     let process_count = processes as u32;
     let error_count = net.error_locals.len() as u32;
-    let monitor = net.monitor.map_or(-1, |m| m as i32);
     let search_flags = u32::from(search.check_deadlock) | (u32::from(search.keep_going) << 1);
     let mut level = 0u32;
     let mut launches = 0u64;
@@ -389,10 +391,11 @@ pub(super) fn explore(
         launch
             .arg(&device_net.fields)
             .arg(&device_net.proc_offsets)
-            .arg(&device_net.state_offsets)
+            .arg(&device_net.item_offsets)
+            .arg(&device_net.items)
             .arg(&device_net.transitions)
-            .arg(&device_net.rule_offsets)
-            .arg(&device_net.rule_parts)
+            .arg(&device_net.others)
+            .arg(&device_net.lookup)
             .arg(&table)
             .arg(&buckets)
             .arg(&queue0)
@@ -405,7 +408,6 @@ pub(super) fn explore(
             .arg(&device_net.error_locals)
             .arg(&error_count)
             .arg(&process_count)
-            .arg(&monitor)
             .arg(&search_flags);
         // SAFETY: the arguments match the kernel's signature, every buffer
         // is as large as the geometry says, and the grid is resident.
