@@ -1,12 +1,12 @@
 //! Successor generation: the cost of `SuccessorGenerator::for_each` per
-//! state, on the counters family (synchronising resets) and, when present,
-//! a Model Checking Contest net with many processes.
+//! state, on the counters family (synchronising resets) and on Model
+//! Checking Contest nets of the test data (many processes, many rules, the
+//! 1-safety process in every overflow rule) when they are present.
 
 use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use warpcheck::encode::{EncodedNetwork, SuccessorGenerator};
-use warpcheck::engine::{SearchOptions, seq};
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -53,12 +53,17 @@ fn bench_network(c: &mut Criterion, name: &str, net: &EncodedNetwork) {
 fn successors(c: &mut Criterion) {
     let counters = EncodedNetwork::new(&common::counters(8, 6, true)).expect("encodes");
     bench_network(c, "counters_8x6", &counters);
-    let mcc = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcc/Dekker-PT-010/model.pnml");
-    if let Ok(net) = warpcheck::frontend::load(&mcc) {
-        let encoded = EncodedNetwork::new(&net).expect("encodes");
-        // Sanity: the sample is of real, reachable states.
-        assert!(seq::explore(&encoded, &SearchOptions::default()).states > 4096);
-        bench_network(c, "dekker_010", &encoded);
+    let mcc = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcc");
+    for model in [
+        "Dekker-PT-010",
+        "Peterson-PT-2",
+        "FlexibleBarrier-PT-04a",
+        "Referendum-PT-0010",
+    ] {
+        if let Ok(net) = warpcheck::frontend::load(&mcc.join(model).join("model.pnml")) {
+            let encoded = EncodedNetwork::new(&net).expect("encodes");
+            bench_network(c, model, &encoded);
+        }
     }
 }
 

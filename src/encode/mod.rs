@@ -10,7 +10,9 @@ mod layout;
 mod successors;
 
 pub use layout::{Field, Layout};
-pub use successors::{Expansion, Successor, SuccessorGenerator};
+pub use successors::{
+    DEFAULT_LOOKUP_ROWS, Expansion, Successor, SuccessorGenerator, SuccessorTables,
+};
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -91,6 +93,9 @@ pub struct EncodedNetwork {
     /// Index of the property monitor process, if one was attached; its
     /// blocked actions are counted.
     pub monitor: Option<usize>,
+    /// CPU-side lookup structures of [`SuccessorGenerator`], derived from
+    /// the arrays above.
+    successor_tables: SuccessorTables,
 }
 
 impl EncodedNetwork {
@@ -214,7 +219,7 @@ impl EncodedNetwork {
             })
             .filter(|&m| m + 1 == n);
 
-        Ok(EncodedNetwork {
+        let mut encoded = EncodedNetwork {
             layout,
             proc_offsets,
             state_offsets,
@@ -235,7 +240,22 @@ impl EncodedNetwork {
                 .map(|p| p.lts.state_names.clone())
                 .collect(),
             monitor,
-        })
+            successor_tables: SuccessorTables::default(),
+        };
+        encoded.limit_lookup_tables(DEFAULT_LOOKUP_ROWS);
+        Ok(encoded)
+    }
+
+    /// Rebuilds the CPU successor tables with at most `rows` rows of direct
+    /// (rule, local state) lookup; participants beyond that budget are found
+    /// by binary search instead. Successors are the same either way.
+    pub fn limit_lookup_tables(&mut self, rows: usize) {
+        self.successor_tables = SuccessorTables::build(self, rows);
+    }
+
+    /// The CPU successor tables (see [`SuccessorTables`]).
+    pub fn successor_tables(&self) -> &SuccessorTables {
+        &self.successor_tables
     }
 
     /// Number of processes.
