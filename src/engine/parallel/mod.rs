@@ -29,12 +29,17 @@
 //!    barrier. Every other thread checks the flag before each state and
 //!    goes to the barrier too; threads that ran out of chunks are already
 //!    there. So the pause waits for at most one state expansion per thread.
-//! 2. The last thread to arrive sees the flag, allocates the larger index
-//!    and the store's new segments, and lowers the flag; after a second
-//!    barrier all threads move the old index's entries into the new one in
-//!    parallel, a share each ([`Index::rehash_into`]); a third barrier ends
-//!    the pause and every thread goes on with the chunk it was in, starting
-//!    with the state it left unfinished.
+//!    Before the barrier, every thread gives back (a copy of) what is left
+//!    of its reserve: those ids hold no published state.
+//! 2. The last thread to arrive sees the flag, frees the old index,
+//!    allocates a larger, empty one and the store's new segments, lists
+//!    the published ids (all ids handed out, less the reserves given back)
+//!    and lowers the flag; after a second barrier all threads put the
+//!    published states into the new index in parallel, a share of the ids
+//!    each, reading and hashing their vectors ([`StateTable::reindex`]); a
+//!    third barrier ends the pause and every thread goes on with the chunk
+//!    it was in, starting with the state it left unfinished, and with its
+//!    reserve as it was.
 //! 3. Counts stay exact because a state's transitions, monitor-blocked
 //!    firings and deadlock verdict are counted only when its expansion
 //!    completes, while a successor is counted (and queued for the next
@@ -56,7 +61,7 @@
 
 mod table;
 
-pub use table::{ENTRY_BYTES, Index, Lookup, MAX_STATES, StateStore, StateTable};
+pub use table::{BUCKET_ENTRIES, ENTRY_BYTES, Index, Lookup, MAX_STATES, StateStore, StateTable};
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -79,12 +84,14 @@ pub struct ParallelOptions {
     pub memory_bytes: Option<u64>,
 }
 
-/// Index entries the table starts with (512 KiB): small enough that a
+/// Index entries the table starts with (256 KiB): small enough that a
 /// small search pays for few page faults, while growing costs little.
 pub const INITIAL_SLOTS: u64 = 1 << 16;
 /// Share of the index entries that may be used (in thousandths) before it
 /// grows: probing a bucket at a time stays short up to here.
 pub const MAX_FILL_PER_MILLE: u64 = 800;
+/// Entries of an index bucket, the unit of index sizes.
+const BUCKET: u64 = BUCKET_ENTRIES as u64;
 /// Memory limit when the available memory cannot be read.
 const FALLBACK_MEMORY_LIMIT: u64 = 1 << 30;
 /// Memory left to everything else, at least: 256 MiB or an eighth of the
@@ -154,7 +161,8 @@ pub fn explore_from(
         threads,
         sizing,
         table: RwLock::new(table),
-        retired: RwLock::new(None),
+        published: RwLock::new(Vec::new()),
+        unused: Mutex::new(Vec::new()),
         ids,
         start,
         stop: AtomicBool::new(false),
@@ -252,8 +260,8 @@ fn mem_available(meminfo: &str) -> Option<u64> {
 }
 
 /// How large the table may get: index entries and store records together
-/// stay within `limit` bytes, counting, during a growth, the old index that
-/// is being moved into the new one.
+/// stay within `limit` bytes. A growth frees the old index before it
+/// allocates the new one, so the two never count together.
 struct Sizing {
     /// Bytes the table may take.
     limit: u64,
@@ -276,29 +284,27 @@ impl Sizing {
     /// The first index's entries: `wanted` in whole buckets, halved until
     /// the table fits the limit (at least one bucket).
     fn initial_slots(&self, wanted: u64) -> u64 {
-        let mut slots = (wanted / 8).max(1) * 8;
-        while slots > 8 && self.table_bytes(slots) > self.limit {
-            slots = (slots / 16).max(1) * 8;
+        let mut slots = (wanted / BUCKET).max(1) * BUCKET;
+        while slots > BUCKET && self.table_bytes(slots) > self.limit {
+            slots = (slots / (2 * BUCKET)).max(1) * BUCKET;
         }
         slots
     }
 
     /// The entries of the index that replaces one of `slots` entries:
-    /// twice as many, or as many as fit beside the old index; `None` when
-    /// no larger table fits.
+    /// twice as many, or as many as fit; `None` when no larger table fits.
     fn next_slots(&self, slots: u64) -> Option<u64> {
-        let old_index = slots * ENTRY_BYTES;
-        let doubled = 2 * slots;
         if Self::capacity(slots) >= MAX_STATES {
             return None;
         }
-        if old_index + self.table_bytes(doubled) <= self.limit {
+        let doubled = 2 * slots;
+        if self.table_bytes(doubled) <= self.limit {
             return Some(doubled);
         }
         // Bytes per entry of a full-size table: the entry and its share of
         // the store.
         let per_mille_bytes = 1000 * ENTRY_BYTES + MAX_FILL_PER_MILLE * self.record_bytes;
-        let fitting = self.limit.saturating_sub(old_index) * 1000 / per_mille_bytes / 8 * 8;
+        let fitting = self.limit * 1000 / per_mille_bytes / BUCKET * BUCKET;
         (Self::capacity(fitting) > Self::capacity(slots)).then_some(fitting)
     }
 }
@@ -367,7 +373,7 @@ impl Ids {
 enum Phase {
     /// Expand (the rest of) the current level.
     Expand,
-    /// Move the retired index's entries into the new one, then expand.
+    /// Put the published states into the new index, then expand.
     Grow,
     /// The search is over.
     Finished,
@@ -412,8 +418,12 @@ struct Shared<'a> {
     /// barriers; only the deciding thread write-locks it, while every
     /// other thread waits at a barrier.
     table: RwLock<StateTable>,
-    /// The index being moved into a larger one during a growth.
-    retired: RwLock<Option<Index>>,
+    /// Runs of the ids published before a growth, to put into the new
+    /// index.
+    published: RwLock<Vec<Range<u32>>>,
+    /// The ids the threads have reserved but not used, given back at each
+    /// barrier: they hold no published state.
+    unused: Mutex<Vec<Range<u64>>>,
     ids: Ids,
     start: Instant,
     /// Set to make every thread stop at its next state.
@@ -570,6 +580,12 @@ impl Shared<'_> {
                 .lock()
                 .expect("no panics while locked")
                 .append(&mut worker.next);
+            if !worker.reserve.is_empty() {
+                self.unused
+                    .lock()
+                    .expect("no panics while locked")
+                    .push(worker.reserve.clone());
+            }
             if self.barrier.wait().is_leader() {
                 self.decide();
             }
@@ -581,18 +597,14 @@ impl Shared<'_> {
                 Phase::Grow => {
                     {
                         let table = self.table.read().expect("no panics while locked");
-                        let retired = self.retired.read().expect("no panics while locked");
-                        retired
-                            .as_ref()
-                            .expect("a growth retires the old index")
-                            .rehash_into(&table.index, id, self.threads);
+                        let published = self.published.read().expect("no panics while locked");
+                        for ids in share(&published, id, self.threads) {
+                            table.reindex(ids);
+                        }
                     }
-                    // Every entry has moved: the old index can go. The
-                    // others only touch `retired` in the next growth, after
-                    // two more barriers.
-                    if self.barrier.wait().is_leader() {
-                        *self.retired.write().expect("no panics while locked") = None;
-                    }
+                    // Every state is in the new index before anyone looks
+                    // a vector up again.
+                    self.barrier.wait();
                 }
             }
         }
@@ -603,12 +615,13 @@ impl Shared<'_> {
     /// the level just finished the next level.
     fn decide(&self) {
         let mut phase = self.phase.lock().expect("no panics while locked");
+        let unused = std::mem::take(&mut *self.unused.lock().expect("no panics while locked"));
         if self.stop.load(Ordering::Relaxed) {
             *phase = Phase::Finished;
             return;
         }
         if self.grow.swap(false, Ordering::Relaxed) {
-            *phase = if self.begin_growth() {
+            *phase = if self.begin_growth(unused) {
                 Phase::Grow
             } else {
                 self.table_full.store(true, Ordering::Relaxed);
@@ -632,15 +645,18 @@ impl Shared<'_> {
         *phase = Phase::Expand;
     }
 
-    /// Allocates a larger index and store and retires the old index, if a
-    /// larger table fits the memory limit.
-    fn begin_growth(&self) -> bool {
+    /// Replaces the index by a larger, empty one and makes room in the
+    /// store, if a larger table fits the memory limit, and lists the
+    /// published ids to put into the new index: those handed out, less the
+    /// threads' `unused` reserves.
+    fn begin_growth(&self, unused: Vec<Range<u64>>) -> bool {
         let mut table = self.table.write().expect("no panics while locked");
         let Some(slots) = self.sizing.next_slots(table.index.slots()) else {
             return false;
         };
-        let retired = table.begin_growth(slots, Sizing::capacity(slots));
-        *self.retired.write().expect("no panics while locked") = Some(retired);
+        table.begin_growth(slots, Sizing::capacity(slots));
+        *self.published.write().expect("no panics while locked") =
+            published(self.ids.next.load(Ordering::Relaxed), unused);
         self.ids.set_capacity(table.store.capacity());
         true
     }
@@ -663,6 +679,39 @@ impl Shared<'_> {
             elapsed: self.start.elapsed(),
         });
     }
+}
+
+/// The ids below `end` outside the `unused` ranges (which lie below
+/// `end`), as runs.
+fn published(end: u64, mut unused: Vec<Range<u64>>) -> Vec<Range<u32>> {
+    unused.sort_by_key(|gap| gap.start);
+    let mut runs = Vec::with_capacity(unused.len() + 1);
+    let mut at = 0;
+    for gap in unused {
+        if gap.start > at {
+            runs.push(at as u32..gap.start as u32);
+        }
+        at = at.max(gap.end);
+    }
+    if at < end {
+        runs.push(at as u32..end as u32);
+    }
+    runs
+}
+
+/// Share `part` of `parts` (as equal as can be) of the ids in `runs`, as
+/// runs.
+fn share(runs: &[Range<u32>], part: usize, parts: usize) -> impl Iterator<Item = Range<u32>> {
+    let total: u64 = runs.iter().map(|run| run.len() as u64).sum();
+    let from = total * part as u64 / parts as u64;
+    let to = total * (part as u64 + 1) / parts as u64;
+    let mut before = 0;
+    runs.iter().filter_map(move |run| {
+        let (first, end) = (before, before + run.len() as u64);
+        before = end;
+        let (low, high) = (first.max(from), end.min(to));
+        (low < high).then(|| run.start + (low - first) as u32..run.start + (high - first) as u32)
+    })
 }
 
 /// `runs` of state ids cut into chunks for `threads`.
@@ -789,5 +838,33 @@ impl Worker<'_, '_> {
         counters
             .transitions
             .store(self.stats.transitions, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn published_ids_leave_out_the_unused_reserves() {
+        let unused = vec![20..24, 4..8, 6..10, 30..32];
+        assert_eq!(published(32, unused), vec![0..4, 10..20, 24..30]);
+        assert_eq!(published(5, vec![]), vec![0..5]);
+        assert_eq!(published(3, vec![0..2, 1..3]), Vec::<Range<u32>>::new());
+    }
+
+    #[test]
+    fn shares_cover_every_id_once() {
+        let runs = vec![0..4, 10..20, 24..30];
+        for parts in 1..=8 {
+            let ids: Vec<u32> = (0..parts)
+                .flat_map(|part| share(&runs, part, parts))
+                .flatten()
+                .collect();
+            let expected: Vec<u32> = runs.iter().cloned().flatten().collect();
+            assert_eq!(ids, expected, "{parts} parts");
+        }
+        // 20 ids: the second half starts at the 11th, id 16.
+        assert_eq!(share(&runs, 1, 2).collect::<Vec<_>>(), vec![16..20, 24..30]);
     }
 }

@@ -5,33 +5,40 @@
 //!   are on. It grows by appending segments and never moves a record, so a
 //!   state id stays valid for the whole search: predecessor links and the
 //!   breadth-first frontier (runs of ids) survive any growth untouched;
-//! - an [`Index`]: a lock-free open-addressing hash table of 8-byte entries
-//!   (state id and 32 bits of the vector's hash), probed a bucket (one cache
-//!   line of 8 entries) at a time, after Laarman, van de Pol & Weber's
-//!   lockless hash table. When it fills up, the search pauses every thread
-//!   and rebuilds a larger index from the old one ([`Index::rehash_into`])
-//!   without reading a single state vector, since an entry carries the hash
-//!   bits that place it.
+//! - an [`Index`]: a lock-free open-addressing hash table of 4-byte entries
+//!   (state id and as many bits of the vector's hash as the id leaves
+//!   free), probed a bucket (one cache line of 16 entries) at a time, after
+//!   Laarman, van de Pol & Weber's lockless hash table. When it fills up,
+//!   the search pauses every thread, frees it and builds a larger one from
+//!   the stored vectors ([`StateTable::reindex`]).
 //!
 //! A stored state costs its vector, 4 bytes of predecessor id (with
-//! traces), and 8 bytes of index entry divided by the index's fill.
+//! traces), and 4 bytes of index entry divided by the index's fill (0.4 to
+//! 0.8 in the search, so 5 to 10 bytes). 8-byte entries holding 32 hash
+//! bits would spare reading vectors when the index grows, but cost 4 to 10
+//! more bytes a state and the old index beside the new one while it grows.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU32, Ordering};
 
-/// Entries of one cache line.
-const LINE_ENTRIES: usize = 8;
+use crate::encode::hash_words;
+
+/// Entries of a bucket: one cache line.
+pub const BUCKET_ENTRIES: usize = 16;
+/// States whose buckets [`StateTable::reindex`] prefetches at a time.
+const REINDEX_BATCH: usize = 32;
 /// An index entry nobody has taken.
-const EMPTY: u64 = 0;
+const EMPTY: u32 = 0;
 /// Records in one segment of the store (the last one may be shorter).
 const SEGMENT_SHIFT: u32 = 16;
 const SEGMENT_RECORDS: u64 = 1 << SEGMENT_SHIFT;
 
-/// The most states a table may hold: an id plus one must fit the low half
-/// of an index entry and never be zero.
+/// The most states a table may hold: an id plus one must fit an index
+/// entry and never be zero.
 pub const MAX_STATES: u64 = u32::MAX as u64 - 1;
 
 /// Bytes of one index entry.
-pub const ENTRY_BYTES: u64 = 8;
+pub const ENTRY_BYTES: u64 = 4;
 
 /// What [`StateTable::find_or_insert`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,7 +108,7 @@ impl StateStore {
             if last_len < SEGMENT_RECORDS {
                 let grown = (last_len + missing).min(SEGMENT_RECORDS);
                 let last = self.segments.pop().expect("a short segment exists");
-                let mut segment = AtomicU32::zeroed(grown as usize * record);
+                let mut segment = zeroed_atomics(grown as usize * record);
                 for (to, from) in segment.iter_mut().zip(last.iter()) {
                     *to.get_mut() = from.load(Ordering::Relaxed);
                 }
@@ -109,7 +116,7 @@ impl StateStore {
                 self.capacity += grown - last_len;
             } else {
                 let len = missing.min(SEGMENT_RECORDS);
-                self.segments.push(AtomicU32::zeroed(len as usize * record));
+                self.segments.push(zeroed_atomics(len as usize * record));
                 self.capacity += len;
             }
         }
@@ -170,39 +177,54 @@ impl StateStore {
     }
 }
 
-/// The hash index over a [`StateStore`]: `buckets` cache lines of 8 atomic
-/// entries. An entry is [`EMPTY`] or `tag << 32 | (id + 1)`, where the tag
-/// is the high 32 bits of the vector's hash. The tag both picks the first
-/// bucket of the probe (`tag * buckets >> 32`, so an index can be rebuilt
-/// from its entries alone) and filters out most other vectors without
-/// reading the store.
+/// The hash index over a [`StateStore`]: `buckets` cache lines of 16
+/// atomic 4-byte entries. An entry is [`EMPTY`] or `tag | (id + 1)`: its
+/// low bits (`id_mask`) hold the state id plus one, just enough of them
+/// for the largest id the store has room for, and the bits above hold the
+/// same bits of the vector's hash (the *tag*), which filter out most other
+/// vectors without reading the store. The high 32 bits of the hash pick
+/// the first bucket of the probe (`hash >> 32` times `buckets`, over
+/// 2^32), so tag and bucket come from different bits. The tag narrows as
+/// the store grows: up to 2^22 states it has at least 10 bits (one entry
+/// in 1024 of those a lookup passes costs a store read for nothing), up
+/// to 2^28 states 4 bits, and none near [`MAX_STATES`].
+///
+/// An entry does not hold its hash, so a larger index is built from the
+/// stored vectors ([`StateTable::reindex`]) and needs no old index beside
+/// it.
 pub struct Index {
     /// The entries, starting on a cache-line boundary at `start`.
-    entries: Box<[AtomicU64]>,
+    entries: Box<[AtomicU32]>,
     /// Index in `entries` of bucket 0's first entry.
     start: usize,
     /// Number of buckets.
     buckets: usize,
+    /// The bits of an entry that hold the id plus one.
+    id_mask: u32,
 }
 
 impl Index {
-    /// An empty index of at least one bucket and about `slots` entries.
-    /// The memory comes zeroed from the allocator, which for a large index
-    /// maps pages only when they are first written.
-    pub fn new(slots: u64) -> Index {
-        let buckets = (slots / LINE_ENTRIES as u64).clamp(1, u32::MAX as u64) as usize;
-        let entries = AtomicU64::zeroed(buckets * LINE_ENTRIES + LINE_ENTRIES);
-        let misalignment = (entries.as_ptr() as usize % 64) / 8;
+    /// An empty index of at least one bucket and about `slots` entries,
+    /// for state ids below `states` (at most [`MAX_STATES`]). The memory
+    /// comes zeroed from the allocator, which for a large index maps pages
+    /// only when they are first written.
+    pub fn new(slots: u64, states: u64) -> Index {
+        let buckets = (slots / BUCKET_ENTRIES as u64).clamp(1, u32::MAX as u64) as usize;
+        let entries = zeroed_atomics(buckets * BUCKET_ENTRIES + BUCKET_ENTRIES);
+        let misalignment = (entries.as_ptr() as usize % 64) / ENTRY_BYTES as usize;
+        // An id below `states`, plus one, is at most `states`.
+        let id_bits = u64::BITS - states.min(MAX_STATES).leading_zeros();
         Index {
             entries,
-            start: (LINE_ENTRIES - misalignment) % LINE_ENTRIES,
+            start: (BUCKET_ENTRIES - misalignment) % BUCKET_ENTRIES,
             buckets,
+            id_mask: ((1u64 << id_bits) - 1) as u32,
         }
     }
 
     /// Number of entries.
     pub fn slots(&self) -> u64 {
-        (self.buckets * LINE_ENTRIES) as u64
+        (self.buckets * BUCKET_ENTRIES) as u64
     }
 
     /// Bytes of the entries.
@@ -210,17 +232,33 @@ impl Index {
         self.slots() * ENTRY_BYTES
     }
 
-    /// The bucket where the probe for an entry with tag `tag` starts.
+    /// The bucket where the probe for a vector with hash `hash` starts.
     #[inline]
-    fn first_bucket(&self, tag: u32) -> usize {
-        ((tag as u64 * self.buckets as u64) >> 32) as usize
+    fn first_bucket(&self, hash: u64) -> usize {
+        (((hash >> 32) * self.buckets as u64) >> 32) as usize
+    }
+
+    /// The tag bits of a vector with hash `hash`.
+    #[inline]
+    fn tag_of(&self, hash: u64) -> u32 {
+        hash as u32 & !self.id_mask
     }
 
     /// The entries of bucket `bucket`.
     #[inline]
-    fn bucket(&self, bucket: usize) -> &[AtomicU64] {
-        let first = self.start + bucket * LINE_ENTRIES;
-        &self.entries[first..first + LINE_ENTRIES]
+    fn bucket(&self, bucket: usize) -> &[AtomicU32] {
+        let first = self.start + bucket * BUCKET_ENTRIES;
+        &self.entries[first..first + BUCKET_ENTRIES]
+    }
+
+    /// The buckets of the probe sequence for hash `hash`: every bucket
+    /// once, from the first one on, wrapping around.
+    #[inline]
+    fn probe(&self, hash: u64) -> impl Iterator<Item = &[AtomicU32]> {
+        let first = self.first_bucket(hash);
+        (first..self.buckets)
+            .chain(0..first)
+            .map(|bucket| self.bucket(bucket))
     }
 
     /// Starts loading the first bucket of a vector with hash `hash` into
@@ -229,7 +267,7 @@ impl Index {
     /// following one another.
     #[inline]
     pub fn prefetch(&self, hash: u64) {
-        let line = &self.bucket(self.first_bucket(tag_of(hash)))[0];
+        let line = &self.bucket(self.first_bucket(hash))[0];
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a prefetch is only a hint to the cache: it reads nothing
         // into the program and never faults, whatever the address.
@@ -241,31 +279,12 @@ impl Index {
         let _ = line;
     }
 
-    /// Inserts the entries of buckets `part * buckets / parts ..` up to the
-    /// next part's start of `self` into `into`, which must be at least as
-    /// large. Run by `parts` threads at once, one part each, while nobody
-    /// looks anything up: the entries are distinct, so each one simply
-    /// takes the first empty entry of its probe sequence in `into`.
-    pub fn rehash_into(&self, into: &Index, part: usize, parts: usize) {
-        let first = self.buckets * part / parts;
-        let end = self.buckets * (part + 1) / parts;
-        for bucket in first..end {
-            for entry in self.bucket(bucket) {
-                let entry = entry.load(Ordering::Relaxed);
-                if entry != EMPTY {
-                    into.place(entry);
-                }
-            }
-        }
-    }
-
-    /// Puts `entry`, known to be absent, in the first empty entry of its
-    /// probe sequence.
-    fn place(&self, entry: u64) {
-        let first_bucket = self.first_bucket((entry >> 32) as u32);
-        for probe in 0..self.buckets {
-            let bucket = (first_bucket + probe) % self.buckets;
-            for slot in self.bucket(bucket) {
+    /// Puts state `id`, whose vector has hash `hash` and is known to be
+    /// absent, in the first empty entry of its probe sequence.
+    fn place(&self, hash: u64, id: u32) {
+        let entry = self.tag_of(hash) | (id + 1);
+        for bucket in self.probe(hash) {
+            for slot in bucket {
                 if slot.load(Ordering::Relaxed) == EMPTY
                     && slot
                         .compare_exchange(EMPTY, entry, Ordering::Relaxed, Ordering::Relaxed)
@@ -275,40 +294,17 @@ impl Index {
                 }
             }
         }
-        unreachable!("a larger index has room for every entry of the old one")
+        unreachable!("an index is built with room for every stored state")
     }
 }
 
-/// The tag of a vector with hash `hash`: its high 32 bits.
-#[inline]
-fn tag_of(hash: u64) -> u32 {
-    (hash >> 32) as u32
-}
-
-/// Atomic integers that can be created from zeroed memory.
-trait ZeroedAtomic: Sized {
-    /// A zeroed slice of `len` atomics; `vec![0; n]` asks the allocator for
-    /// zeroed memory without writing it.
-    fn zeroed(len: usize) -> Box<[Self]>;
-}
-
-impl ZeroedAtomic for AtomicU32 {
-    fn zeroed(len: usize) -> Box<[AtomicU32]> {
-        let zeroed: Box<[u32]> = vec![0u32; len].into_boxed_slice();
-        // SAFETY: `AtomicU32` has the same size, alignment and bit validity
-        // as `u32`, so a boxed slice of one is a boxed slice of the other.
-        unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU32]) }
-    }
-}
-
-impl ZeroedAtomic for AtomicU64 {
-    fn zeroed(len: usize) -> Box<[AtomicU64]> {
-        let zeroed: Box<[u64]> = vec![0u64; len].into_boxed_slice();
-        // SAFETY: `AtomicU64` has the same size and bit validity as `u64`,
-        // and on the 64-bit targets this crate supports the same alignment.
-        const { assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>()) };
-        unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU64]) }
-    }
+/// A zeroed slice of `len` atomics; `vec![0; n]` asks the allocator for
+/// zeroed memory without writing it.
+fn zeroed_atomics(len: usize) -> Box<[AtomicU32]> {
+    let zeroed: Box<[u32]> = vec![0u32; len].into_boxed_slice();
+    // SAFETY: `AtomicU32` has the same size, alignment and bit validity as
+    // `u32`, so a boxed slice of one is a boxed slice of the other.
+    unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU32]) }
 }
 
 /// A set of state vectors under stable ids: a [`StateStore`] and its
@@ -320,7 +316,7 @@ impl ZeroedAtomic for AtomicU64 {
 /// looking up takes a state id nobody else can hold (from its own reserve,
 /// through `next_id`), writes the vector (and predecessor) into that id's
 /// record, and only then publishes it by a compare-and-swap of the entry
-/// from [`EMPTY`] to `tag | id + 1` with `Release` ordering. Readers load
+/// from [`EMPTY`] to `tag | (id + 1)` with `Release` ordering. Readers load
 /// entries with `Acquire`, so whoever sees an entry also sees its complete
 /// record: there is no half-written state to wait for. Entries never change
 /// once set, and a vector is always placed in the first empty entry of its
@@ -331,9 +327,11 @@ impl ZeroedAtomic for AtomicU64 {
 /// caller reuses it for its next new state. Hence each vector is stored
 /// once, under one id, and a published record never changes.
 ///
-/// Growing ([`StateTable::begin_growth`], [`Index::rehash_into`]) needs
+/// Growing ([`StateTable::begin_growth`], [`StateTable::reindex`]) needs
 /// every thread stopped: the search does it at a barrier (see
-/// `super::Shared::work`).
+/// `super::Shared::work`). It must be told which ids were published: the
+/// ids a thread reserved but has not used hold no state, or a written but
+/// unpublished one.
 pub struct StateTable {
     /// The states.
     pub store: StateStore,
@@ -348,10 +346,8 @@ impl StateTable {
     pub fn new(words: usize, parents: bool, slots: u64, capacity: u64) -> StateTable {
         let mut store = StateStore::new(words, parents);
         store.reserve(capacity);
-        StateTable {
-            store,
-            index: Index::new(slots),
-        }
+        let index = Index::new(slots, store.capacity());
+        StateTable { store, index }
     }
 
     /// Looks `vector` (whose [`crate::encode::hash_words`] is `hash`) up
@@ -369,13 +365,11 @@ impl StateTable {
         next_id: impl FnOnce() -> Option<u32>,
     ) -> Lookup {
         let index = &self.index;
-        let tag = tag_of(hash);
-        let first_bucket = index.first_bucket(tag);
+        let tag = index.tag_of(hash);
         let mut next_id = Some(next_id);
         let mut written: Option<u32> = None;
-        for probe in 0..index.buckets {
-            let bucket = (first_bucket + probe) % index.buckets;
-            for slot in index.bucket(bucket) {
+        for bucket in index.probe(hash) {
+            for slot in bucket {
                 let mut entry = slot.load(Ordering::Acquire);
                 if entry == EMPTY {
                     let id = match written {
@@ -389,14 +383,18 @@ impl StateTable {
                             id
                         }
                     };
-                    let new = (tag as u64) << 32 | (id as u64 + 1);
-                    match slot.compare_exchange(EMPTY, new, Ordering::Release, Ordering::Acquire) {
+                    match slot.compare_exchange(
+                        EMPTY,
+                        tag | (id + 1),
+                        Ordering::Release,
+                        Ordering::Acquire,
+                    ) {
                         Ok(_) => return Lookup::Inserted(id),
                         Err(now) => entry = now,
                     }
                 }
-                if (entry >> 32) as u32 == tag {
-                    let id = (entry as u32) - 1;
+                if entry & !index.id_mask == tag {
+                    let id = (entry & index.id_mask) - 1;
                     if self.store.holds(id, vector) {
                         return Lookup::Found(id);
                     }
@@ -407,12 +405,41 @@ impl StateTable {
     }
 
     /// Starts growing to an index of about `slots` entries and room for
-    /// `capacity` states: makes room in the store and installs an empty
-    /// index, returning the old one, whose entries must be moved over with
-    /// [`Index::rehash_into`] before anyone looks a vector up again.
-    pub fn begin_growth(&mut self, slots: u64, capacity: u64) -> Index {
+    /// `capacity` states: makes room in the store and replaces the index by
+    /// an empty one, into which every published state must be put again
+    /// with [`StateTable::reindex`] before anyone looks a vector up. The
+    /// old index is freed before the new one is allocated.
+    pub fn begin_growth(&mut self, slots: u64, capacity: u64) {
         self.store.reserve(capacity);
-        std::mem::replace(&mut self.index, Index::new(slots))
+        self.index = Index::new(0, 0);
+        self.index = Index::new(slots, self.store.capacity());
+    }
+
+    /// Puts the states of ids `ids`, all published before the growth, into
+    /// the index. Run by several threads at once on disjoint ranges while
+    /// nobody looks anything up: the vectors are distinct, so each one
+    /// simply takes the first empty entry of its probe sequence.
+    ///
+    /// States are taken in id order, so their buckets are all over the
+    /// index: the buckets of a batch of [`REINDEX_BATCH`] states are
+    /// prefetched before the first of them is placed, so that their cache
+    /// misses overlap.
+    pub fn reindex(&self, ids: Range<u32>) {
+        let mut vector = vec![0; self.store.words];
+        let mut hashes = [0u64; REINDEX_BATCH];
+        let mut start = ids.start;
+        while start < ids.end {
+            let batch = start..ids.end.min(start.saturating_add(REINDEX_BATCH as u32));
+            for (id, hash) in batch.clone().zip(hashes.iter_mut()) {
+                self.store.read(id, &mut vector);
+                *hash = hash_words(&vector);
+                self.index.prefetch(*hash);
+            }
+            for (id, &hash) in batch.clone().zip(hashes.iter()) {
+                self.index.place(hash, id);
+            }
+            start = batch.end;
+        }
     }
 
     /// Bytes used: the index and the records of `states` states.
