@@ -196,9 +196,12 @@ fn state_limit_stops_with_exactly_the_limit_on_one_thread() {
         assert_eq!(r.completion, Completion::StateLimit);
         assert!(r.states <= 100 && r.states > 90, "{} states", r.states);
     }
-    // A limit the search never reaches changes nothing.
+    // A limit the search never reaches changes nothing. (A limit of
+    // exactly 256 could still end early: with several threads, a reserved
+    // id that lost its insertion race stays unused, so the search may stop
+    // up to one state per thread short of the limit.)
     let roomy = SearchOptions {
-        max_states: Some(256),
+        max_states: Some(256 + 8),
         ..SearchOptions::default()
     };
     let r = run_parallel(&encoded, &roomy, 2);
@@ -216,10 +219,12 @@ fn a_full_table_ends_the_search_incomplete() {
     for threads in THREADS {
         let r = run_growing(&encoded, &options(true, true), threads, Some(4096));
         assert_eq!(r.completion, Completion::TableFull);
-        // A thread may hold one reserved id it never used.
+        // Threads reserve ids in batches of at most capacity / (16 *
+        // threads), so ids held unused when the table fills waste at most
+        // a sixteenth of it.
         assert!(
-            r.states <= 307 && r.states > 307 - threads as u64,
-            "{} states",
+            r.states <= 307 && r.states >= 307 - 307 / 16,
+            "{} states with {threads} threads",
             r.states
         );
         assert_eq!(r.memory_bytes, 384 * 4 + r.states * 8);

@@ -2,16 +2,23 @@
 //! networks, every state of the product of the processes' local states (not
 //! only reachable ones) has the same multiset of (action, successor, error)
 //! and the same `Expansion` counts, with the full lookup tables, without
-//! any, and with a budget that tables only some participants.
+//! any, and with a budget that tables only some participants. The GPU
+//! kernel's generator, run on the host over the flattened tables, agrees
+//! too, on random networks and on the reachable states of the MCC models.
 
 mod common;
 
 use proptest::prelude::*;
-use warpcheck::encode::{EncodedNetwork, Expansion, SuccessorGenerator};
+use warpcheck::encode::{
+    DEFAULT_LOOKUP_ROWS, ERROR_TARGET, EncodedNetwork, Expansion, FlatSuccessorTables, INDEPENDENT,
+    MONITOR_ROW, SuccessorGenerator,
+};
 use warpcheck::model::{Network, UnmatchedLabels};
 
 /// Most product states checked per network.
 const MAX_PRODUCT_STATES: usize = 20_000;
+/// Most reachable states checked per MCC model.
+const MAX_REACHABLE_STATES: usize = 20_000;
 
 /// One step: action name, successor local states, error flag.
 type Step = (String, Vec<u32>, bool);
@@ -100,7 +107,87 @@ fn model_steps(net: &Network, monitor: Option<usize>, locals: &[u32]) -> (Vec<St
     (steps, expansion)
 }
 
-/// Compares the generator with [`model_steps`] on every product state.
+/// A successor vector and whether it entered an error state.
+type Successor = (Vec<u32>, bool);
+
+/// `generator_next` of `kernels/explore.cu` on the host: every successor
+/// of `state` through the flat tables, sorted, and what the kernel counts.
+fn kernel_successors(
+    net: &EncodedNetwork,
+    tables: &FlatSuccessorTables,
+    state: &[u32],
+) -> (Vec<Successor>, Expansion) {
+    // A field as [word, shift, mask] (the kernel's get_field/set_field).
+    let get = |f: &[u32], vector: &[u32]| (vector[f[0] as usize] >> f[1]) & f[2];
+    let set = |f: &[u32], vector: &mut [u32], value: u32| {
+        let word = &mut vector[f[0] as usize];
+        *word = (*word & !(f[2] << f[1])) | ((value & f[2]) << f[1]);
+    };
+    let mut found = Vec::new();
+    let mut expansion = Expansion::default();
+    for (p, field) in net.layout.fields.iter().enumerate() {
+        let own_field = [field.word, field.shift, field.mask() >> field.shift];
+        let at = net.proc_offsets[p] as usize + get(&own_field, state) as usize;
+        for item in tables.item_offsets[at]..tables.item_offsets[at + 1] {
+            let item = &tables.items[4 * item as usize..][..4];
+            if item[0] & INDEPENDENT != 0 {
+                let mut next = state.to_vec();
+                set(&own_field, &mut next, item[1] & !ERROR_TARGET);
+                found.push((next, item[1] & ERROR_TARGET != 0));
+                continue;
+            }
+            let mut ranges = vec![(&own_field[..], item[1] as usize, item[2] as usize)];
+            let (mut monitor_missing, mut enabled) = (false, true);
+            for other in item[0] as usize..item[3] as usize {
+                let row = &tables.others[4 * other..][..4];
+                let at = (row[3] & !MONITOR_ROW) as usize + get(row, state) as usize;
+                let (lo, hi) = (tables.lookup[2 * at], tables.lookup[2 * at + 1]);
+                if lo < hi {
+                    ranges.push((row, lo as usize, hi as usize));
+                } else if row[3] & MONITOR_ROW != 0 {
+                    monitor_missing = true;
+                } else {
+                    enabled = false;
+                    break;
+                }
+            }
+            if !enabled {
+                continue;
+            }
+            if monitor_missing {
+                expansion.monitor_blocked += 1;
+                continue;
+            }
+            // Combinations in mixed radix over the participants' entries.
+            let combinations: usize = ranges.iter().map(|&(_, lo, hi)| hi - lo).product();
+            for mut c in 0..combinations {
+                let mut next = state.to_vec();
+                let mut error = false;
+                for &(f, lo, hi) in &ranges {
+                    let target = net.transitions[2 * (lo + c % (hi - lo)) + 1];
+                    c /= hi - lo;
+                    error |= target & ERROR_TARGET != 0;
+                    set(f, &mut next, target & !ERROR_TARGET);
+                }
+                found.push((next, error));
+            }
+        }
+    }
+    expansion.successors = found.len() as u64;
+    found.sort();
+    (found, expansion)
+}
+
+/// The kernel's tables: those of `encoded` flattened, or rebuilt with a
+/// full budget when its own tables leave participants to binary search.
+fn kernel_tables(encoded: &EncodedNetwork) -> FlatSuccessorTables {
+    encoded
+        .flat_successor_tables(DEFAULT_LOOKUP_ROWS)
+        .expect("small networks fit the row budget")
+}
+
+/// Compares the generator, and the kernel's generator over the flat
+/// tables, with [`model_steps`] on every product state.
 fn check_network(net: &Network, encoded: &EncodedNetwork) -> Result<(), TestCaseError> {
     let sizes: Vec<u32> = net
         .processes
@@ -108,6 +195,7 @@ fn check_network(net: &Network, encoded: &EncodedNetwork) -> Result<(), TestCase
         .map(|p| p.lts.state_names.len() as u32)
         .collect();
     let mut generator = SuccessorGenerator::new(encoded);
+    let tables = kernel_tables(encoded);
     let mut locals = vec![0u32; sizes.len()];
     for _ in 0..MAX_PRODUCT_STATES {
         let mut vector = vec![0u32; encoded.words()];
@@ -125,6 +213,32 @@ fn check_network(net: &Network, encoded: &EncodedNetwork) -> Result<(), TestCase
         let (expected, expected_expansion) = model_steps(net, encoded.monitor, &locals);
         prop_assert_eq!(&steps, &expected, "steps of {:?}", locals);
         prop_assert_eq!(expansion, expected_expansion, "expansion of {:?}", locals);
+        let (kernel_found, kernel_expansion) = kernel_successors(encoded, &tables, &vector);
+        let mut kernel_steps: Vec<_> = kernel_found
+            .into_iter()
+            .map(|(next, error)| {
+                let locals = (0..sizes.len()).map(|p| encoded.layout.get(&next, p));
+                (locals.collect::<Vec<u32>>(), error)
+            })
+            .collect();
+        kernel_steps.sort();
+        let mut expected_successors: Vec<_> = expected
+            .into_iter()
+            .map(|(_, next, error)| (next, error))
+            .collect();
+        expected_successors.sort();
+        prop_assert_eq!(
+            kernel_steps,
+            expected_successors,
+            "kernel steps of {:?}",
+            locals
+        );
+        prop_assert_eq!(
+            kernel_expansion,
+            expected_expansion,
+            "kernel expansion of {:?}",
+            locals
+        );
         // Next product state (odometer); done after the last.
         let Some(p) = (0..sizes.len()).find(|&p| locals[p] + 1 < sizes[p]) else {
             return Ok(());
@@ -142,12 +256,22 @@ proptest! {
     fn successors_match_the_model(net in common::networks(), partial_rows in 0usize..12) {
         let mut encoded = EncodedNetwork::new(&net).expect("encodes");
         check_network(&net, &encoded)?;
+        let full = kernel_tables(&encoded);
+        let rows = full.lookup.len() / 2;
+        prop_assert_eq!(rows, encoded.successor_tables().lookup_rows());
         encoded.limit_lookup_tables(0);
         prop_assert_eq!(encoded.successor_tables().lookup_rows(), 0);
         check_network(&net, &encoded)?;
         encoded.limit_lookup_tables(partial_rows);
         prop_assert!(encoded.successor_tables().lookup_rows() <= partial_rows);
         check_network(&net, &encoded)?;
+        // The flat tables never depend on the CPU's budget; they fit in
+        // exactly as many rows as the full tables have.
+        prop_assert_eq!(kernel_tables(&encoded), full.clone());
+        prop_assert_eq!(encoded.flat_successor_tables(rows), Some(full));
+        if rows > 0 {
+            prop_assert_eq!(encoded.flat_successor_tables(rows - 1), None);
+        }
     }
 }
 
@@ -168,4 +292,50 @@ fn counters_have_exact_successors() {
             monitor_blocked: 0
         }
     );
+}
+
+/// The kernel's generator over the flat tables and the reference
+/// generator give the same successors and counts on every reachable state
+/// (up to 20,000 each) of the small MCC models.
+#[test]
+fn kernel_tables_generate_the_reference_successors_on_mcc_models() {
+    let mut models: Vec<_> = std::fs::read_dir("tests/data/mcc")
+        .expect("tests/data/mcc")
+        .map(|e| e.expect("directory entry").path().join("model.pnml"))
+        .filter(|m| m.is_file())
+        .collect();
+    models.sort();
+    assert!(!models.is_empty());
+    for model in models {
+        let network = warpcheck::frontend::pnml::load(&model).expect("loads");
+        let net = EncodedNetwork::new(&network).expect("encodes");
+        let tables = kernel_tables(&net);
+        let mut generator = SuccessorGenerator::new(&net);
+        let mut seen = std::collections::HashSet::from([net.initial.clone()]);
+        let mut queue = vec![net.initial.clone()];
+        while let Some(state) = queue.pop() {
+            let mut expected = Vec::new();
+            let expansion =
+                generator.for_each(&state, |s| expected.push((s.state.to_vec(), s.error)));
+            expected.sort();
+            let (found, kernel_expansion) = kernel_successors(&net, &tables, &state);
+            assert_eq!(
+                found,
+                expected,
+                "{}: successors of {state:?}",
+                model.display()
+            );
+            assert_eq!(
+                kernel_expansion,
+                expansion,
+                "{}: at {state:?}",
+                model.display()
+            );
+            for (next, _) in expected {
+                if seen.len() < MAX_REACHABLE_STATES && seen.insert(next.clone()) {
+                    queue.push(next);
+                }
+            }
+        }
+    }
 }

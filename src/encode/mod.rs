@@ -11,7 +11,8 @@ mod successors;
 
 pub use layout::{Field, Layout};
 pub use successors::{
-    DEFAULT_LOOKUP_ROWS, Expansion, Successor, SuccessorGenerator, SuccessorTables,
+    DEFAULT_LOOKUP_ROWS, Expansion, FlatSuccessorTables, MONITOR_ROW, Successor,
+    SuccessorGenerator, SuccessorTables,
 };
 
 use std::collections::{BTreeMap, HashMap};
@@ -70,7 +71,8 @@ pub struct EncodedNetwork {
     /// Number of synchronisation rules.
     pub rule_count: usize,
     /// `rule_participant_offsets[r] .. [r + 1]`: rule `r`'s participants in
-    /// `rule_participants`, sorted; the first is the rule's owner.
+    /// `rule_participants`, sorted by process index. (Which participant combines the rule is
+    /// chosen by [`SuccessorTables`], not by this order.)
     pub rule_participant_offsets: Vec<u32>,
     /// Participating process indices of every rule.
     pub rule_participants: Vec<u32>,
@@ -253,6 +255,19 @@ impl EncodedNetwork {
         self.successor_tables = SuccessorTables::build(self, rows);
     }
 
+    /// The successor tables as plain arrays for a device that has no
+    /// binary-search fallback (see [`FlatSuccessorTables`]): this network's
+    /// own tables when every participant has lookup rows, at most
+    /// `max_rows` in all, otherwise tables rebuilt with that budget. `None`
+    /// when `max_rows` rows are not enough.
+    pub fn flat_successor_tables(&self, max_rows: usize) -> Option<FlatSuccessorTables> {
+        let own = &self.successor_tables;
+        if own.tables_every_participant() && own.lookup_rows() <= max_rows {
+            return own.flatten(self);
+        }
+        SuccessorTables::build(self, max_rows).flatten(self)
+    }
+
     /// The CPU successor tables (see [`SuccessorTables`]).
     pub fn successor_tables(&self) -> &SuccessorTables {
         &self.successor_tables
@@ -278,7 +293,7 @@ impl EncodedNetwork {
         )
     }
 
-    /// Participants of rule `r`, owner first.
+    /// Participants of rule `r`, sorted by process index.
     #[inline]
     pub fn participants(&self, r: usize) -> &[u32] {
         &self.rule_participants[self.rule_participant_offsets[r] as usize

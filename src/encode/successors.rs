@@ -16,6 +16,11 @@
 //! smallest share of its local states, so that the fewest rules are looked
 //! at, but never the property monitor (unless it is the only participant):
 //! a rule that everybody but the monitor offers is a blocked monitor step.
+//! With a non-monitor owner, "every other non-monitor participant offers
+//! the rule, the monitor does not" is exactly what is counted as blocked.
+//!
+//! The GPU engine reads the same tables, flattened into `u32` arrays
+//! ([`FlatSuccessorTables`]), so both engines share one owner choice.
 
 use super::{ERROR_TARGET, EncodedNetwork, Field, INDEPENDENT};
 
@@ -229,6 +234,83 @@ impl SuccessorTables {
     pub fn lookup_rows(&self) -> usize {
         self.lookup.len()
     }
+
+    /// Whether every other participant of every rule has a lookup table
+    /// (none is found by binary search).
+    pub fn tables_every_participant(&self) -> bool {
+        self.others.iter().all(|other| other.rows != NO_TABLE)
+    }
+
+    /// The same tables as plain `u32` arrays (see [`FlatSuccessorTables`]),
+    /// for `net`, the network they were built for. `None` unless
+    /// [`SuccessorTables::tables_every_participant`]: the flat form has no
+    /// binary-search fallback.
+    pub fn flatten(&self, net: &EncodedNetwork) -> Option<FlatSuccessorTables> {
+        // Row bases and item words keep bit 31 for the kernel's flags.
+        if !self.tables_every_participant()
+            || self.lookup.len() > MONITOR_ROW as usize
+            || self.others.len() > INDEPENDENT as usize
+        {
+            return None;
+        }
+        let mut flat = FlatSuccessorTables {
+            item_offsets: Vec::with_capacity(self.slots.len()),
+            items: Vec::new(),
+            others: Vec::with_capacity(4 * self.others.len()),
+            lookup: self.lookup.as_flattened().to_vec(),
+        };
+        for slot in &self.slots {
+            flat.item_offsets.push((flat.items.len() / 4) as u32);
+            for group in &self.owned[slot.owned_start as usize..slot.owned_end as usize] {
+                flat.items
+                    .extend([group.others_start, group.lo, group.hi, group.others_end]);
+            }
+            let independent =
+                &net.transitions[2 * slot.independent_start as usize..2 * slot.end as usize];
+            for &[label, target] in independent.as_chunks::<2>().0 {
+                flat.items.extend([label, target, 0, 0]);
+            }
+        }
+        for other in &self.others {
+            let field = net.layout.fields[other.process as usize];
+            let monitor = if other.is_monitor { MONITOR_ROW } else { 0 };
+            flat.others.extend([
+                field.word,
+                field.shift,
+                field.mask() >> field.shift,
+                other.rows | monitor,
+            ]);
+        }
+        Some(flat)
+    }
+}
+
+/// Set in the row base of a [`FlatSuccessorTables::others`] row whose
+/// participant is the property monitor (the kernel's `MONITOR_BIT`).
+pub const MONITOR_ROW: u32 = 1 << 31;
+
+/// [`SuccessorTables`] as plain `u32` arrays, the layout the GPU kernel
+/// (`kernels/explore.cu`) reads, so that both engines share one owner
+/// choice and one set of tables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlatSuccessorTables {
+    /// Indexed like [`EncodedNetwork::state_offsets`]: the items of local
+    /// state `s` of process `p` are `item_offsets[proc_offsets[p] + s] ..
+    /// item_offsets[proc_offsets[p] + s + 1]`.
+    pub item_offsets: Vec<u32>,
+    /// Four words per item, the rules the process owns there first: for
+    /// such a rule, with its TransArray entries `lo .. hi`, `[first, lo,
+    /// hi, end]`, its other participants being `others[first .. end]`;
+    /// for an independent entry, `[INDEPENDENT | action, target, 0, 0]`.
+    pub items: Vec<u32>,
+    /// Four words per other participant of a rule: its field's word, shift
+    /// and unshifted mask, and the index of its local state 0's row in
+    /// `lookup`, with [`MONITOR_ROW`] set for the property monitor.
+    pub others: Vec<u32>,
+    /// Two words per row (a local state of one participant of one rule):
+    /// the entry range `[lo, hi)` of the rule there (`lo == hi`: the rule
+    /// is not offered).
+    pub lookup: Vec<u32>,
 }
 
 /// The rule groups `(rule, lo, hi)` among entries `start..end` of one local

@@ -134,7 +134,7 @@ struct DeviceNet {
     fields: CudaSlice<u32>,
     proc_offsets: CudaSlice<u32>,
     transitions: CudaSlice<u32>,
-    /// The tables of [`rules::RuleTables`].
+    /// The successor tables (see [`rules`]).
     item_offsets: CudaSlice<u32>,
     items: CudaSlice<u32>,
     others: CudaSlice<u32>,
@@ -151,12 +151,7 @@ impl DeviceNet {
             .iter()
             .flat_map(|f| [f.word, f.shift, ((1u64 << f.bits) - 1) as u32, 0])
             .collect();
-        let tables = rules::build(net).ok_or_else(|| {
-            GpuError::Invalid(format!(
-                "the rules' look-up table would exceed {} rows",
-                rules::MAX_LOOKUP_ROWS
-            ))
-        })?;
+        let tables = rules::build(net, rules::MAX_LOOKUP_ROWS)?;
         let error_locals: Vec<u32> = (0..net.error_locals.len())
             .flat_map(|i| {
                 let e = &net.error_locals[i];
