@@ -84,6 +84,19 @@ fn run_gpu(
             ),
         ),
         (
+            "table capacity".to_string(),
+            if run.capacity >= run.capacity_without_traces {
+                format!("{} states", run.capacity)
+            } else {
+                format!(
+                    "{} states ({} with --no-trace: traces cost {:.0}%)",
+                    run.capacity,
+                    run.capacity_without_traces,
+                    100.0 * (1.0 - run.capacity as f64 / run.capacity_without_traces as f64)
+                )
+            },
+        ),
+        (
             "redundant expansions".to_string(),
             format!("{:.2}%", run.redundancy),
         ),

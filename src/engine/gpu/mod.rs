@@ -128,6 +128,11 @@ pub struct GpuExploration {
     pub table_bytes: u64,
     /// Fraction of table slots in use at the end.
     pub table_fill: f64,
+    /// States the table can hold.
+    pub capacity: u64,
+    /// States the same memory would hold without predecessor links
+    /// (`--no-trace`): what traces cost.
+    pub capacity_without_traces: u64,
     /// Extra expansions in percent of states (states expanded more than
     /// once); the frontier queue makes this 0 by construction.
     pub redundancy: f64,

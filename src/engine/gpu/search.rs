@@ -235,6 +235,8 @@ pub(super) fn explore(
             redundancy: 0.0,
             launches: 0,
             setup: Duration::ZERO,
+            capacity: 0,
+            capacity_without_traces: 0,
         });
     }
     let trace = !search.no_trace;
@@ -476,9 +478,12 @@ pub(super) fn explore(
         memory_bytes: geometry.table_bytes() + geometry.queue_bytes(),
         engine,
     };
+    let capacity_without_traces = Geometry::new(words, false, budget)?.slots();
     Ok(GpuExploration {
         exploration,
         table_bytes: geometry.table_bytes(),
+        capacity: geometry.slots(),
+        capacity_without_traces,
         table_fill: states as f64 / geometry.slots() as f64,
         redundancy,
         launches,
