@@ -17,9 +17,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use nom::Parser;
-use nom::bytes::complete::{tag, take_while1};
+use nom::bytes::complete::tag;
 
-use super::net::{PResult, Syntax, fail, offset, quoted, vector_result};
+use super::net::{Name, PResult, Syntax, fail, name_at, offset, vector_result};
 use super::{LoadError, aut, read_file};
 use crate::model::{Network, Participant, Process, SyncRule, UnmatchedLabels};
 
@@ -126,13 +126,6 @@ fn add_internal_rules(network: &mut Network) {
     }
 }
 
-/// A file name or label as written, and where it starts.
-struct Word<'a> {
-    text: String,
-    at: &'a str,
-    quoted: bool,
-}
-
 /// One vector: entries (`None` for `_`), its result, and where it starts.
 struct Vector<'a> {
     at: &'a str,
@@ -143,7 +136,7 @@ struct Vector<'a> {
 /// The parsed `par` expression.
 struct Par<'a> {
     vectors: Vec<Vector<'a>>,
-    processes: Vec<Word<'a>>,
+    processes: Vec<Name<'a>>,
 }
 
 /// Skips white space and `(* ... *)` comments.
@@ -165,37 +158,10 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '.' | '/' | '-' | '!' | '?')
 }
 
-/// A quoted or bare word, or a failure saying `expected`.
-fn word<'a>(input: &'a str, expected: &str) -> PResult<'a, Word<'a>> {
+/// A quoted or bare word (file name or label), or a failure saying `expected`.
+fn word<'a>(input: &'a str, expected: &str) -> PResult<'a, Name<'a>> {
     let (at, _) = skip(input)?;
-    if at.starts_with('"') {
-        let (rest, text) = quoted(at)?;
-        return Ok((
-            rest,
-            Word {
-                text,
-                at,
-                quoted: true,
-            },
-        ));
-    }
-    let taken = match take_while1::<_, _, Syntax>(is_word_char).parse(at) {
-        Ok((_, taken)) => taken,
-        Err(_) => return fail(at, expected.to_string()),
-    };
-    // `->` ends a label, so a bare word stops before it.
-    let text = taken.find("->").map_or(taken, |end| &taken[..end]);
-    if text.is_empty() {
-        return fail(at, expected.to_string());
-    }
-    Ok((
-        &at[text.len()..],
-        Word {
-            text: text.to_string(),
-            at,
-            quoted: false,
-        },
-    ))
+    name_at(at, expected, is_word_char)
 }
 
 /// The keyword `keyword`, or a failure "expected `keyword` {context}".
@@ -221,7 +187,7 @@ const KEYWORDS: [&str; 4] = ["par", "using", "in", "end"];
 
 /// A label or file name: a quoted word, or a bare one that is not a
 /// keyword.
-fn label<'a>(input: &'a str, expected: &str) -> PResult<'a, Word<'a>> {
+fn label<'a>(input: &'a str, expected: &str) -> PResult<'a, Name<'a>> {
     let (rest, w) = word(input, expected)?;
     if !w.quoted && KEYWORDS.contains(&w.text.as_str()) {
         return fail(w.at, expected.to_string());

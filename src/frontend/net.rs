@@ -245,7 +245,7 @@ pub(super) fn offset(text: &str, rest: &str) -> usize {
 /// A double-quoted string at the start of `input`: `\"`, `\\` and `\n` are
 /// escapes, any other backslash stands for itself (so regular expressions
 /// such as `"a\.b"` need no doubling). Strings end on the line they start.
-pub(super) fn quoted(input: &str) -> PResult<'_, String> {
+fn quoted(input: &str) -> PResult<'_, String> {
     let (body, _) = tag("\"").parse(input)?;
     let mut value = String::new();
     let mut chars = body.char_indices();
@@ -275,10 +275,13 @@ pub(super) fn quoted(input: &str) -> PResult<'_, String> {
 
 /// A name or label as written, and where it starts.
 #[derive(Debug, Clone)]
-struct Name<'a> {
-    text: String,
-    at: &'a str,
-    quoted: bool,
+pub(super) struct Name<'a> {
+    /// The text, unquoted.
+    pub(super) text: String,
+    /// Where it starts in the input.
+    pub(super) at: &'a str,
+    /// Whether it was written as a quoted string.
+    pub(super) quoted: bool,
 }
 
 /// Skips white space, `// line` and `/* block */` comments.
@@ -316,6 +319,18 @@ fn peek_symbol<'a>(input: &'a str, symbol: &str) -> PResult<'a, Option<&'a str>>
 /// A bare or quoted name, or a failure saying `expected`.
 fn name<'a>(input: &'a str, expected: &str) -> PResult<'a, Name<'a>> {
     let (at, _) = skip(input)?;
+    name_at(at, expected, is_name_char)
+}
+
+/// At `at` (white space already skipped): a quoted string, or a run of
+/// characters for which `bare` holds, cut before any `->` (which ends a
+/// label); otherwise a failure saying `expected`. Shared by the text
+/// formats, which differ only in their bare characters and comments.
+pub(super) fn name_at<'a>(
+    at: &'a str,
+    expected: &str,
+    bare: fn(char) -> bool,
+) -> PResult<'a, Name<'a>> {
     if at.starts_with('"') {
         let (rest, text) = quoted(at)?;
         return Ok((
@@ -327,17 +342,22 @@ fn name<'a>(input: &'a str, expected: &str) -> PResult<'a, Name<'a>> {
             },
         ));
     }
-    match take_while1::<_, _, Syntax>(is_name_char).parse(at) {
-        Ok((rest, text)) => Ok((
-            rest,
-            Name {
-                text: text.to_string(),
-                at,
-                quoted: false,
-            },
-        )),
-        Err(_) => fail(at, expected.to_string()),
+    let taken = match take_while1::<_, _, Syntax>(bare).parse(at) {
+        Ok((_, taken)) => taken,
+        Err(_) => return fail(at, expected.to_string()),
+    };
+    let text = taken.find("->").map_or(taken, |end| &taken[..end]);
+    if text.is_empty() {
+        return fail(at, expected.to_string());
     }
+    Ok((
+        &at[text.len()..],
+        Name {
+            text: text.to_string(),
+            at,
+            quoted: false,
+        },
+    ))
 }
 
 /// `NAME (, NAME)*`.
