@@ -313,3 +313,133 @@ fn converted_petri_net_keeps_its_state_space() {
         assert_eq!(figures(model), figures(out.to_str().unwrap()), "{model}");
     }
 }
+
+/// Per state, its out-degree and sorted outgoing labels, all sorted; and
+/// every transition's label, sorted: what any numbering of an LTS keeps.
+fn numbering_free_shape(lts: &warpcheck::model::Lts) -> (Vec<(usize, Vec<String>)>, Vec<String>) {
+    let mut outgoing = vec![Vec::new(); lts.state_names.len()];
+    for t in &lts.transitions {
+        outgoing[t.source as usize].push(lts.labels[t.label as usize].clone());
+    }
+    let mut per_state: Vec<(usize, Vec<String>)> = outgoing
+        .into_iter()
+        .map(|mut labels| {
+            labels.sort();
+            (labels.len(), labels)
+        })
+        .collect();
+    per_state.sort();
+    let mut labels: Vec<String> = per_state.iter().flat_map(|(_, l)| l.clone()).collect();
+    labels.sort();
+    (per_state, labels)
+}
+
+/// The transitions of a deterministic LTS (no state has two outgoing
+/// transitions of one label) renumbered breadth-first from the initial
+/// state, following labels in sorted order: equal for two such LTSs
+/// exactly when they are isomorphic. `None` for a nondeterministic LTS.
+fn canonical_transitions(lts: &warpcheck::model::Lts) -> Option<Vec<(u32, String, u32)>> {
+    let mut outgoing = vec![Vec::new(); lts.state_names.len()];
+    for t in &lts.transitions {
+        outgoing[t.source as usize].push((lts.labels[t.label as usize].clone(), t.target));
+    }
+    let mut number = vec![None; lts.state_names.len()];
+    number[lts.initial as usize] = Some(0u32);
+    let mut queue = std::collections::VecDeque::from([lts.initial]);
+    let mut next = 1;
+    let mut edges = Vec::new();
+    while let Some(state) = queue.pop_front() {
+        let out = &mut outgoing[state as usize];
+        out.sort();
+        if out.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+            return None;
+        }
+        for (label, target) in out.iter() {
+            let target_number = *number[*target as usize].get_or_insert_with(|| {
+                queue.push_back(*target);
+                next += 1;
+                next - 1
+            });
+            edges.push((number[state as usize]?, label.clone(), target_number));
+        }
+    }
+    edges.sort();
+    Some(edges)
+}
+
+#[test]
+fn cpu_engine_exports_the_same_state_space_as_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = |model: &str, engine: &[&str], name: &str| {
+        let out = dir.path().join(name);
+        let mut args = vec!["explore", model, "--write-aut", out.to_str().unwrap()];
+        args.extend_from_slice(engine);
+        let o = warpcheck(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{model} {engine:?}: {}",
+            stderr(&o)
+        );
+        frontend::aut::load_lts(&out).unwrap()
+    };
+    let specs = ["specs/philosophers3.net", "specs/traffic_light.net"];
+    let mcc = [
+        "tests/data/mcc/ERK-PT-000001/model.pnml",
+        "tests/data/mcc/Peterson-PT-2/model.pnml",
+        "tests/data/mcc/SafeBus-PT-03/model.pnml",
+        "tests/data/mcc/Raft-PT-02/model.pnml",
+    ];
+    for model in specs.iter().chain(&mcc) {
+        let reference = export(model, &["--engine", "reference"], "reference.aut");
+        let reference_shape = numbering_free_shape(&reference);
+        let reference_canonical = canonical_transitions(&reference);
+        if specs.contains(model) {
+            assert!(reference_canonical.is_some(), "{model} is deterministic");
+        }
+        for threads in ["1", "2"] {
+            let cpu = export(model, &["--engine", "cpu", "--threads", threads], "cpu.aut");
+            let context = format!("{model} with {threads} thread(s)");
+            assert_eq!(cpu.initial, 0, "{context}");
+            assert_eq!(
+                (cpu.state_names.len(), cpu.transitions.len()),
+                (reference.state_names.len(), reference.transitions.len()),
+                "{context}"
+            );
+            assert_eq!(numbering_free_shape(&cpu), reference_shape, "{context}");
+            assert_eq!(
+                canonical_transitions(&cpu),
+                reference_canonical,
+                "{context}"
+            );
+        }
+    }
+}
+
+#[test]
+fn cpu_export_of_an_incomplete_search_writes_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("space.aut");
+    let o = warpcheck(&[
+        "explore",
+        "specs/philosophers3.net",
+        "--write-aut",
+        out.to_str().unwrap(),
+        "--engine",
+        "cpu",
+        "--threads",
+        "2",
+        "--max-states",
+        "5",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: exploration incomplete: the --max-states limit was reached; no verdict ({} \
+             not written)\n",
+            out.display()
+        )
+    );
+    assert!(!out.exists());
+}

@@ -10,10 +10,13 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::encode::EncodedNetwork;
-use crate::engine::{Progress, SearchOptions};
+use crate::engine::parallel::ParallelOptions;
+use crate::engine::{Completion, Progress, SearchOptions};
 use crate::frontend::{self, LoadError};
 use crate::model::Network;
-use crate::report::{CheckReport, EXIT_BAD_INPUT, EXIT_OK, TraceView, Verdict, human_bytes};
+use crate::report::{
+    CheckReport, EXIT_BAD_INPUT, EXIT_OK, TraceView, Verdict, export, human_bytes,
+};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -46,7 +49,7 @@ pub enum Command {
     Info(InfoArgs),
     /// Convert a model to another format (e.g. PNML to .net).
     Convert(ConvertArgs),
-    /// Explore a model with the reference engine and export its state space.
+    /// Explore a model and export its state space as an Aldebaran .aut file.
     Explore(ExploreArgs),
     /// Write a .net model of a parameterised family (for benchmarks).
     Generate(GenerateArgs),
@@ -80,8 +83,8 @@ pub struct GenerateArgs {
 pub struct ExploreArgs {
     /// Model file.
     pub model: PathBuf,
-    /// Write the reachable state space as an Aldebaran .aut file (states
-    /// numbered breadth-first, 0 initial).
+    /// Write the reachable state space as an Aldebaran .aut file (state 0
+    /// is the initial state).
     #[arg(long, value_name = "FILE")]
     pub write_aut: PathBuf,
     /// Join this property monitor to the network first.
@@ -90,6 +93,22 @@ pub struct ExploreArgs {
     /// Stop after this many states (exit code 3 when hit).
     #[arg(long, value_name = "N")]
     pub max_states: Option<u64>,
+    /// Exploration engine: `reference` numbers states breadth-first,
+    /// `cpu` in increasing state id (level by level).
+    #[arg(long, value_enum, default_value_t = ExportEngine::Reference)]
+    pub engine: ExportEngine,
+    /// Worker threads of the CPU engine (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+/// Which engine explores for `explore`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportEngine {
+    /// The sequential reference engine.
+    Reference,
+    /// The multi-core CPU engine, with a parallel export pass after it.
+    Cpu,
 }
 
 /// Which engine explores.
@@ -284,22 +303,38 @@ fn explore(args: &ExploreArgs) -> Result<i32, String> {
         no_trace: true,
         ..SearchOptions::default()
     };
-    let exploration = crate::report::export::write_state_space(&encoded, &search, &args.write_aut)
-        .map_err(|e| format!("cannot write {}: {e}", args.write_aut.display()))?;
+    let exploration = match args.engine {
+        ExportEngine::Reference => export::write_state_space(&encoded, &search, &args.write_aut),
+        ExportEngine::Cpu => {
+            let opts = ParallelOptions {
+                threads: args.threads.unwrap_or(0),
+                memory_bytes: None,
+            };
+            export::write_state_space_parallel(&encoded, &search, &opts, &args.write_aut)
+        }
+    }
+    .map_err(|e| format!("cannot write {}: {e}", args.write_aut.display()))?;
     let verdict = Verdict::of(&encoded, &exploration);
-    println!(
-        "{}: {} states, {} transitions written to {}",
-        args.model.display(),
-        exploration.states,
-        exploration.transitions,
-        args.write_aut.display()
-    );
     match verdict {
         Verdict::Incomplete(_) | Verdict::ModelError(_) => {
-            eprintln!("error: {}", verdict.describe(false, None));
+            let unwritten = if exploration.completion == Completion::Complete {
+                String::new()
+            } else {
+                format!(" ({} not written)", args.write_aut.display())
+            };
+            eprintln!("error: {}{unwritten}", verdict.describe(false, None));
             Ok(verdict.exit_code())
         }
-        _ => Ok(EXIT_OK),
+        _ => {
+            println!(
+                "{}: {} states, {} transitions written to {}",
+                args.model.display(),
+                exploration.states,
+                exploration.transitions,
+                args.write_aut.display()
+            );
+            Ok(EXIT_OK)
+        }
     }
 }
 

@@ -1,17 +1,29 @@
 //! Export of a whole reachable state space as an Aldebaran `.aut` file, the
-//! input of other tools (minimisation, SCC analyses).
+//! input of other tools (minimisation, SCC analyses). Only a complete
+//! search writes the file: a partial state space would read as a whole one.
 
+use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use super::aut_label;
-use crate::encode::EncodedNetwork;
-use crate::engine::{Exploration, SearchOptions, seq};
+use crate::encode::{EncodedNetwork, SuccessorGenerator};
+use crate::engine::parallel::{self, ParallelOptions, StoredStates};
+use crate::engine::{Completion, Exploration, SearchOptions, seq};
+
+/// States the multi-core export expands in one parallel task.
+const EXPORT_CHUNK: u32 = 4096;
+/// Tasks whose text is held in memory before it is written out in order.
+const CHUNKS_PER_WRITE: usize = 256;
 
 /// Explores `net` with the reference engine and writes every state and
 /// transition to `path`; states are numbered in breadth-first discovery
-/// order, 0 being the initial state.
+/// order, 0 being the initial state. Writes nothing unless the search is
+/// complete.
 pub fn write_state_space(
     net: &EncodedNetwork,
     search: &SearchOptions,
@@ -35,6 +47,9 @@ pub fn write_state_space(
     }
     edges.flush()?;
     drop(edges);
+    if exploration.completion != Completion::Complete {
+        return Ok(exploration);
+    }
     scratch.seek(SeekFrom::Start(0))?;
     let mut out = BufWriter::new(File::create(path)?);
     writeln!(
@@ -52,6 +67,183 @@ pub fn write_state_space(
     }
     out.flush()?;
     Ok(exploration)
+}
+
+/// Explores `net` with the multi-core engine, then writes every state and
+/// transition to `path` from a pass over the stored states, so that the
+/// search itself runs as fast as without export. States are numbered in
+/// increasing state id (0 is the initial state), which is breadth-first
+/// order level by level but not within a level. Writes nothing unless the
+/// search is complete; a pass that finds other counts than the search is
+/// an error, and leaves no file.
+pub fn write_state_space_parallel(
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    opts: &ParallelOptions,
+    path: &Path,
+) -> io::Result<Exploration> {
+    let (exploration, stored) = parallel::explore_keeping_store(net, search, opts);
+    if exploration.completion != Completion::Complete {
+        return Ok(exploration);
+    }
+    let written = write_stored(net, &stored, &exploration, opts.threads, path);
+    if written.is_err() {
+        // The file may hold part of the edges: remove it, ignoring whether
+        // it was created at all.
+        let _ = std::fs::remove_file(path);
+    }
+    written.map(|()| exploration)
+}
+
+/// Writes the states in `stored` and their transitions, expanded again in
+/// parallel chunks on `threads` threads (0: all cores), whose text is
+/// written in state order.
+fn write_stored(
+    net: &EncodedNetwork,
+    stored: &StoredStates,
+    exploration: &Exploration,
+    threads: usize,
+    path: &Path,
+) -> io::Result<()> {
+    let numbering = DenseNumbering::new(stored.published());
+    if numbering.len() != exploration.states {
+        return Err(io::Error::other(format!(
+            "the store holds {} states but the search counted {}",
+            numbering.len(),
+            exploration.states
+        )));
+    }
+    let labels: Vec<String> = net.actions.iter().map(|a| aut_label(a)).collect();
+    let chunks: Vec<Range<u32>> = stored
+        .published()
+        .iter()
+        .flat_map(|run| {
+            let end = run.end;
+            run.clone()
+                .step_by(EXPORT_CHUNK as usize)
+                .map(move |start| start..end.min(start.saturating_add(EXPORT_CHUNK)))
+        })
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(io::Error::other)?;
+    let mut out = BufWriter::new(File::create(path)?);
+    writeln!(
+        out,
+        "des (0, {}, {})",
+        exploration.transitions, exploration.states
+    )?;
+    let mut transitions = 0;
+    for batch in chunks.chunks(CHUNKS_PER_WRITE) {
+        let texts: Vec<Result<(String, u64), String>> = pool.install(|| {
+            batch
+                .par_iter()
+                .map_init(
+                    || (SuccessorGenerator::new(net), vec![0; stored.words()]),
+                    |(generator, state), ids| {
+                        edges_of(
+                            net,
+                            stored,
+                            &numbering,
+                            &labels,
+                            generator,
+                            state,
+                            ids.clone(),
+                        )
+                    },
+                )
+                .collect()
+        });
+        for text in texts {
+            let (text, edges) = text.map_err(io::Error::other)?;
+            out.write_all(text.as_bytes())?;
+            transitions += edges;
+        }
+    }
+    if transitions != exploration.transitions {
+        return Err(io::Error::other(format!(
+            "the export found {transitions} transitions but the search counted {}",
+            exploration.transitions
+        )));
+    }
+    out.flush()
+}
+
+/// The `.aut` lines of the transitions of states `ids` and how many there
+/// are; error states have none (the search does not expand them).
+fn edges_of(
+    net: &EncodedNetwork,
+    stored: &StoredStates,
+    numbering: &DenseNumbering,
+    labels: &[String],
+    generator: &mut SuccessorGenerator<'_>,
+    state: &mut [u32],
+    ids: Range<u32>,
+) -> Result<(String, u64), String> {
+    let mut text = String::new();
+    let mut edges = 0;
+    let mut unknown = false;
+    for id in ids {
+        stored.read(id, state);
+        if net.error_in(state).is_some() {
+            continue;
+        }
+        let source = numbering.of(id);
+        generator.for_each(state, |successor| match stored.id_of(successor.state) {
+            Some(target) => {
+                edges += 1;
+                // Writing to a `String` cannot fail.
+                let _ = writeln!(
+                    text,
+                    "({source}, {}, {})",
+                    labels[successor.action as usize],
+                    numbering.of(target)
+                );
+            }
+            None => unknown = true,
+        });
+        if unknown {
+            return Err(format!("a successor of state {source} was not stored"));
+        }
+    }
+    Ok((text, edges))
+}
+
+/// Numbers the published state ids densely, in increasing order.
+struct DenseNumbering<'a> {
+    /// The runs of published ids, in increasing order.
+    runs: &'a [Range<u32>],
+    /// Ids in the runs before each run.
+    before: Vec<u64>,
+}
+
+impl<'a> DenseNumbering<'a> {
+    fn new(runs: &'a [Range<u32>]) -> DenseNumbering<'a> {
+        let before = runs
+            .iter()
+            .scan(0, |count, run| {
+                let at = *count;
+                *count += run.len() as u64;
+                Some(at)
+            })
+            .collect();
+        DenseNumbering { runs, before }
+    }
+
+    /// Number of published ids.
+    fn len(&self) -> u64 {
+        self.runs
+            .last()
+            .zip(self.before.last())
+            .map_or(0, |(run, before)| before + run.len() as u64)
+    }
+
+    /// The number of published id `id`.
+    fn of(&self, id: u32) -> u64 {
+        let run = self.runs.partition_point(|run| run.start <= id) - 1;
+        self.before[run] + u64::from(id - self.runs[run].start)
+    }
 }
 
 /// An anonymous scratch file in the directory of `path` (same file system,

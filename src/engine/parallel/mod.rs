@@ -129,6 +129,63 @@ pub fn explore_from(
     opts: &ParallelOptions,
     initial_slots: u64,
 ) -> Exploration {
+    search_from(net, search, opts, initial_slots).0
+}
+
+/// [`explore`], keeping the stored states for a pass over them after the
+/// search (the export of the state space reads every state and looks its
+/// successors up, without slowing the search down).
+pub fn explore_keeping_store(
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    opts: &ParallelOptions,
+) -> (Exploration, StoredStates) {
+    search_from(net, search, opts, INITIAL_SLOTS)
+}
+
+/// The states a finished search stored, under their state ids: the ids
+/// handed out less those reserved but never used.
+pub struct StoredStates {
+    table: StateTable,
+    published: Vec<Range<u32>>,
+}
+
+impl StoredStates {
+    /// The ids that hold a state, as runs in increasing order; the initial
+    /// state is id 0.
+    pub fn published(&self) -> &[Range<u32>] {
+        &self.published
+    }
+
+    /// Words of a state vector.
+    pub fn words(&self) -> usize {
+        self.table.store.words()
+    }
+
+    /// Copies the vector of published state `id` into `out`.
+    pub fn read(&self, id: u32, out: &mut [u32]) {
+        self.table.store.read(id, out);
+    }
+
+    /// The id of `vector`, if it was stored; looks up without inserting.
+    pub fn id_of(&self, vector: &[u32]) -> Option<u32> {
+        match self
+            .table
+            .find_or_insert(vector, hash_words(vector), 0, || None)
+        {
+            Lookup::Found(id) => Some(id),
+            Lookup::Inserted(_) | Lookup::Refused => None,
+        }
+    }
+}
+
+/// The search behind [`explore_from`] and [`explore_keeping_store`].
+fn search_from(
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    opts: &ParallelOptions,
+    initial_slots: u64,
+) -> (Exploration, StoredStates) {
     let start = Instant::now();
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -224,8 +281,10 @@ pub fn explore_from(
     } else {
         Completion::Complete
     };
-    let table = shared.table.read().expect("no thread runs any more");
-    Exploration {
+    let unused = std::mem::take(&mut *shared.unused.lock().expect("no panics while locked"));
+    let published = published(shared.ids.next.load(Ordering::Relaxed), unused);
+    let table = shared.table.into_inner().expect("no thread runs any more");
+    let exploration = Exploration {
         states: totals.states,
         transitions: totals.transitions,
         depth: shared.depth.load(Ordering::Relaxed),
@@ -237,7 +296,8 @@ pub fn explore_from(
         elapsed: start.elapsed(),
         memory_bytes: table.bytes_for(totals.states),
         engine: format!("cpu ({threads} threads)"),
-    }
+    };
+    (exploration, StoredStates { table, published })
 }
 
 /// The memory limit without `--memory`: `MemAvailable` from
@@ -615,13 +675,14 @@ impl Shared<'_> {
     /// the level just finished the next level.
     fn decide(&self) {
         let mut phase = self.phase.lock().expect("no panics while locked");
-        let unused = std::mem::take(&mut *self.unused.lock().expect("no panics while locked"));
+        // When the search ends, `unused` keeps the reserves given back at
+        // this last barrier, to tell the published ids afterwards.
         if self.stop.load(Ordering::Relaxed) {
             *phase = Phase::Finished;
             return;
         }
         if self.grow.swap(false, Ordering::Relaxed) {
-            *phase = if self.begin_growth(unused) {
+            *phase = if self.begin_growth() {
                 Phase::Grow
             } else {
                 self.table_full.store(true, Ordering::Relaxed);
@@ -640,6 +701,7 @@ impl Shared<'_> {
             *phase = Phase::Finished;
             return;
         }
+        self.unused.lock().expect("no panics while locked").clear();
         *self.frontier.write().expect("no panics while locked") = chunks(produced, self.threads);
         self.cursor.store(0, Ordering::Relaxed);
         *phase = Phase::Expand;
@@ -648,13 +710,14 @@ impl Shared<'_> {
     /// Replaces the index by a larger, empty one and makes room in the
     /// store, if a larger table fits the memory limit, and lists the
     /// published ids to put into the new index: those handed out, less the
-    /// threads' `unused` reserves.
-    fn begin_growth(&self, unused: Vec<Range<u64>>) -> bool {
+    /// threads' `unused` reserves (which it clears when it grows).
+    fn begin_growth(&self) -> bool {
         let mut table = self.table.write().expect("no panics while locked");
         let Some(slots) = self.sizing.next_slots(table.index.slots()) else {
             return false;
         };
         table.begin_growth(slots, Sizing::capacity(slots));
+        let unused = std::mem::take(&mut *self.unused.lock().expect("no panics while locked"));
         *self.published.write().expect("no panics while locked") =
             published(self.ids.next.load(Ordering::Relaxed), unused);
         self.ids.set_capacity(table.store.capacity());
@@ -851,6 +914,35 @@ mod tests {
         assert_eq!(published(32, unused), vec![0..4, 10..20, 24..30]);
         assert_eq!(published(5, vec![]), vec![0..5]);
         assert_eq!(published(3, vec![0..2, 1..3]), Vec::<Range<u32>>::new());
+    }
+
+    #[test]
+    fn kept_store_finds_every_published_state_after_growths() {
+        let model = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/mcc/Raft-PT-02/model.pnml"
+        );
+        let net = EncodedNetwork::new(&crate::frontend::load(model.as_ref()).unwrap()).unwrap();
+        let search = SearchOptions {
+            keep_going: true,
+            ..SearchOptions::default()
+        };
+        let opts = ParallelOptions {
+            threads: 4,
+            memory_bytes: None,
+        };
+        let (exploration, stored) = search_from(&net, &search, &opts, 16);
+        assert_eq!(exploration.states, 7381);
+        let ids: Vec<u32> = stored.published().iter().cloned().flatten().collect();
+        assert_eq!(ids.len(), 7381);
+        assert_eq!(ids[0], 0);
+        let mut vector = vec![0; stored.words()];
+        stored.read(0, &mut vector);
+        assert_eq!(vector, net.initial);
+        for id in ids {
+            stored.read(id, &mut vector);
+            assert_eq!(stored.id_of(&vector), Some(id));
+        }
     }
 
     #[test]

@@ -79,6 +79,11 @@ impl StateStore {
         }
     }
 
+    /// Words of a state vector.
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
     /// Words of one record.
     fn record_words(&self) -> usize {
         self.words + usize::from(self.parents)
