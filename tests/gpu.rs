@@ -429,6 +429,17 @@ fn small_mcc_models_match_the_reference() {
     });
 }
 
+#[test]
+fn specs_match_the_reference_and_their_traces_replay() {
+    with_gpu(|gpu| {
+        let failures: Vec<String> = common::spec_checks()
+            .iter()
+            .filter_map(|(what, net)| compare(gpu, net, &small(GpuOptions::default()), what).err())
+            .collect();
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    });
+}
+
 /// Published (states, transitions, deadlock) of the MCC models in `dir`.
 fn oracles(dir: &Path) -> Vec<(String, u64, u64, String)> {
     let text = std::fs::read_to_string(dir.join("oracles.tsv")).unwrap_or_default();

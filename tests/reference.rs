@@ -3,42 +3,13 @@
 
 mod common;
 
-use std::path::Path;
-
 use warpcheck::encode::EncodedNetwork;
 use warpcheck::engine::{Completion, FindingKind, SearchOptions, seq};
-use warpcheck::frontend;
-
-/// Every model in `specs/`, with each of its properties (and none).
-fn spec_checks() -> Vec<(String, EncodedNetwork)> {
-    let mut checks = Vec::new();
-    let mut paths: Vec<_> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("specs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("net" | "exp")))
-        .collect();
-    paths.sort();
-    for path in paths {
-        let network = frontend::load(&path).unwrap();
-        checks.push((
-            path.display().to_string(),
-            EncodedNetwork::new(&network).unwrap(),
-        ));
-        for monitor in &network.monitors {
-            checks.push((
-                format!("{} --property {}", path.display(), monitor.name),
-                EncodedNetwork::new(&network.with_monitor(monitor)).unwrap(),
-            ));
-        }
-    }
-    assert!(checks.len() >= 6, "specs/ holds the examples");
-    checks
-}
 
 #[test]
 fn every_spec_trace_replays_and_matches_the_full_search() {
     let mut findings = 0;
-    for (name, net) in spec_checks() {
+    for (name, net) in common::spec_checks() {
         let first = seq::explore(
             &net,
             &SearchOptions {

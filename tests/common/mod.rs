@@ -5,9 +5,12 @@
 //! Each test binary compiles this module separately and uses a part of it.
 #![allow(dead_code)]
 
+use std::path::Path;
+
 use proptest::prelude::*;
 use warpcheck::encode::{EncodedNetwork, SuccessorGenerator};
 use warpcheck::engine::{Finding, FindingKind};
+use warpcheck::frontend;
 use warpcheck::model::{
     ErrorKind, ErrorState, Lts, LtsTransition, Monitor, MonitorTransition, Network, Participant,
     Process, SyncRule, UnmatchedLabels,
@@ -322,4 +325,32 @@ pub fn counters(processes: usize, states: usize, resets: bool) -> Network {
         }
     }
     net
+}
+
+/// Every model in `specs/` (relative to the working directory, the
+/// repository root under cargo and on the GPU machine), with each of its
+/// properties (and none).
+pub fn spec_checks() -> Vec<(String, EncodedNetwork)> {
+    let mut checks = Vec::new();
+    let mut paths: Vec<_> = std::fs::read_dir(Path::new("specs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("net" | "exp")))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let network = frontend::load(&path).unwrap();
+        checks.push((
+            path.display().to_string(),
+            EncodedNetwork::new(&network).unwrap(),
+        ));
+        for monitor in &network.monitors {
+            checks.push((
+                format!("{} --property {}", path.display(), monitor.name),
+                EncodedNetwork::new(&network.with_monitor(monitor)).unwrap(),
+            ));
+        }
+    }
+    assert!(checks.len() >= 6, "specs/ holds the examples");
+    checks
 }
