@@ -25,6 +25,10 @@ use crate::model::{Lts, LtsTransition, Network, Process, UnmatchedLabels};
 /// (quoted or not) are both read as this label.
 pub const INTERNAL_ACTION: &str = "tau";
 
+/// Most states an `.aut` file may declare: local states are numbered in
+/// 31 bits by the encoding (and in `u32` by [`Lts`]).
+pub const MAX_STATES: u64 = (1 << 31) - 1;
+
 /// Reads an `.aut` file into an [`Lts`] whose state names are the numbers.
 pub fn load_lts(path: &Path) -> Result<Lts, LoadError> {
     parse_lts(&read_file(path)?, path)
@@ -59,6 +63,15 @@ pub fn parse_lts(text: &str, path: &Path) -> Result<Lts, LoadError> {
         return Err(error(0, HEADER_EXPECTED.to_string()));
     };
     let header = parse_header(header_line).map_err(|(at, m)| error(header_at + at, m))?;
+    if header.states > MAX_STATES {
+        return Err(error(
+            header_at,
+            format!(
+                "the header declares {} states; a process can have at most {MAX_STATES}",
+                header.states
+            ),
+        ));
+    }
 
     let mut labels: Vec<String> = Vec::new();
     let mut label_ids: HashMap<&str, u32> = HashMap::new();
@@ -348,6 +361,10 @@ mod tests {
         assert_eq!(
             parse("des (5, 0, 2)").unwrap_err(),
             "t.aut:1:6: initial state 5 is out of range: the header declares 2 states (0 to 1)"
+        );
+        assert_eq!(
+            parse("des (0, 1, 3000000000)\n(2999999999, a, 0)").unwrap_err(),
+            "t.aut:1:1: the header declares 3000000000 states; a process can have at most 2147483647"
         );
     }
 
