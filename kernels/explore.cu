@@ -148,13 +148,18 @@ __device__ __forceinline__ unsigned pick(unsigned lo, unsigned count, unsigned l
 }
 
 // Writes the next successor of `vec` into `out`; false when there is none.
+// With LABELS, `label` gets the step's label word (INDEPENDENT | action, or
+// a rule id); the search instantiates it without, so it costs nothing there.
+template <bool LABELS>
 __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec, unsigned* out,
-                               bool& error, unsigned& monitor_blocked) {
+                               bool& error, unsigned& monitor_blocked, unsigned& label) {
     while (g.process < net.processes) {
         if (g.combo < g.combos) {
             for (int i = 0; i < W; ++i) out[i] = vec[i];
             unsigned long long c = g.combo;
-            unsigned target = RO(net.trans[2 * pick(g.own_lo, g.own_hi - g.own_lo, c) + 1]);
+            const unsigned own = pick(g.own_lo, g.own_hi - g.own_lo, c);
+            if (LABELS) label = RO(net.trans[2 * own]);
+            unsigned target = RO(net.trans[2 * own + 1]);
             error = (target & ERROR_TARGET) != 0;
             set_field(g.field, out, target & ~ERROR_TARGET);
             for (unsigned o = g.others_begin; o < g.others_end; ++o) {
@@ -176,6 +181,7 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
                 for (int i = 0; i < W; ++i) out[i] = vec[i];
                 set_field(g.field, out, item.y & ~ERROR_TARGET);
                 error = (item.y & ERROR_TARGET) != 0;
+                if (LABELS) label = item.x;
                 return true;
             }
             unsigned long long combos = item.z - item.y;
@@ -218,14 +224,18 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
 #define OPT_CHECK_DEADLOCK 1u
 #define OPT_KEEP_GOING 2u
 
-// Whether the first error state in `vec` (in the order of the encoding's
-// error list, as the host reports it) ends the search even with --all.
+// Index of the first error state in `vec` (in the order of the encoding's
+// error list, as the host reports it), or `net.errors` if there is none.
+__device__ unsigned first_error(const Net& net, const unsigned* vec) {
+    unsigned i = 0;
+    while (i < net.errors && get_local(net, vec, RO(net.error_locals[3 * i])) != RO(net.error_locals[3 * i + 1])) ++i;
+    return i;
+}
+
+// Whether the first error state in `vec` ends the search even with --all.
 __device__ bool first_error_is_fatal(const Net& net, const unsigned* vec) {
-    for (unsigned i = 0; i < net.errors; ++i) {
-        unsigned p = RO(net.error_locals[3 * i]);
-        if (get_local(net, vec, p) == RO(net.error_locals[3 * i + 1])) return RO(net.error_locals[3 * i + 2]) != 0;
-    }
-    return false;
+    const unsigned i = first_error(net, vec);
+    return i < net.errors && RO(net.error_locals[3 * i + 2]) != 0;
 }
 
 __device__ __forceinline__ void record_finding(unsigned long long* stats, unsigned options, unsigned long long kind,
@@ -255,6 +265,20 @@ __device__ __forceinline__ unsigned group_or(unsigned x, unsigned gmask) {
     return x;
 }
 
+// The probe sequence of a vector with hash `h`: its home bucket, then
+// double hashing with a step derived from the hash. Insertion and the
+// export's look-up share it.
+__device__ __forceinline__ void probe_start(unsigned long long h, unsigned long long buckets, unsigned long long& b,
+                                            unsigned long long& step) {
+    b = __umul64hi(h, buckets);
+    step = buckets > 1 ? 1 + __umul64hi(h * 0xD6E8FEB86659FD93ull, buckets - 1) : 1;
+}
+
+__device__ __forceinline__ void probe_next(unsigned long long& b, unsigned long long step, unsigned long long buckets) {
+    b += step;
+    if (b >= buckets) b -= buckets;
+}
+
 // Find-or-insert of `vec` (in shared memory, the same for all lanes of the
 // insertion group `gmask`; `h` its hash) into the global table. Returns
 // INS_NEW with slot_out set when this group stored it. Must be called by
@@ -262,8 +286,8 @@ __device__ __forceinline__ unsigned group_or(unsigned x, unsigned gmask) {
 __device__ int table_insert(unsigned* table, unsigned long long buckets, const unsigned* vec,
                             unsigned long long h, unsigned parent, unsigned& slot_out, unsigned gmask) {
     const unsigned lane = threadIdx.x & 31;
-    unsigned long long b = __umul64hi(h, buckets);
-    const unsigned long long step = buckets > 1 ? 1 + __umul64hi(h * 0xD6E8FEB86659FD93ull, buckets - 1) : 1;
+    unsigned long long b, step;
+    probe_start(h, buckets, b, step);
     const unsigned head = vec[0];
 #if LINES == 1
     // This lane reads words 4 * gl .. 4 * gl + 3 of the line; the group
@@ -382,8 +406,7 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
             break;
 #endif
         }
-        b += step;
-        if (b >= buckets) b -= buckets;
+        probe_next(b, step, buckets);
     }
     return INS_FULL;
 }
@@ -489,7 +512,8 @@ explore_levels(const uint4* __restrict__ fields, const unsigned* __restrict__ pr
             bool more = active;
             for (;;) {
                 bool error = false;
-                bool has = more && generator_next(gen, net, vec, stage + lane * W, error, monitor_blocked);
+                unsigned no_label;
+                bool has = more && generator_next<false>(gen, net, vec, stage + lane * W, error, monitor_blocked, no_label);
                 more = has;
                 // Each lane hashes its own successor: in parallel, once.
                 const unsigned long long my_hash = has ? hash_vector(stage + lane * W) : 0;
@@ -596,5 +620,96 @@ explore_levels(const uint4* __restrict__ fields, const unsigned* __restrict__ pr
         }
         grid_barrier(stats, next, level, max_states);
         if (vstats[ST_DECISION] != 0) break;
+    }
+}
+
+// ---- State-space export: read-only passes over the final table ----
+
+// Word offset of slot `slot` in the table.
+__device__ __forceinline__ unsigned long long slot_offset(unsigned long long slot) {
+    return (slot / SPB) * BUCKET_WORDS + (slot % SPB) * S;
+}
+
+// Bit j of bitmap[i]: whether slot 32 i + j holds a vector. After a
+// complete search no slot is being written, so heads are final.
+extern "C" __global__ void occupied_slots(const unsigned* table, unsigned long long slots, unsigned* bitmap) {
+    const unsigned long long words = (slots + 31) / 32;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < words;
+         i += (unsigned long long)gridDim.x * blockDim.x) {
+        unsigned bits = 0;
+        for (unsigned j = 0; j < 32 && 32 * i + j < slots; ++j)
+            if (table[slot_offset(32 * i + j)] != EMPTY_WORD) bits |= 1u << j;
+        bitmap[i] = bits;
+    }
+}
+
+// The slot holding `vec` (hash `h`), or NO_SLOT: a look-up along the
+// insertion's probe sequence in a table that no longer changes. Insertion
+// fills a bucket's slots before moving on, so a bucket with an empty slot
+// ends the sequence.
+__device__ unsigned table_find(const unsigned* table, unsigned long long buckets, const unsigned* vec,
+                               unsigned long long h) {
+    unsigned long long b, step;
+    probe_start(h, buckets, b, step);
+    for (int probe = 0; probe < MAX_PROBES; ++probe) {
+        const unsigned* bucket = table + b * BUCKET_WORDS;
+        bool empty = false;
+        for (unsigned s = 0; s < SPB; ++s) {
+            const unsigned* slot = bucket + s * S;
+            if (slot[0] == EMPTY_WORD) {
+                empty = true;
+                continue;
+            }
+            bool same = true;
+            for (int i = 0; i < W && same; ++i) same = slot[i] == vec[i];
+            if (same) return (unsigned)(b * SPB + s);
+        }
+        if (empty) return NO_SLOT;
+        probe_next(b, step, buckets);
+    }
+    return NO_SLOT;
+}
+
+// Expands the stored states of slots [first, end) again, G lanes a state
+// (each lane its processes, as in the search), and appends every
+// transition as (source slot, label word, target slot) to `edges`.
+// counters[0]: edges appended (may pass `capacity`: the host then retries
+// a smaller range); counters[1]: successors not found in the table.
+// Error states are not expanded, as in the search.
+extern "C" __global__ void export_edges(const uint4* __restrict__ fields, const unsigned* __restrict__ proc_offsets,
+                                        const unsigned* __restrict__ item_offsets, const uint4* __restrict__ items,
+                                        const unsigned* __restrict__ trans, const uint4* __restrict__ others,
+                                        const uint2* __restrict__ lookup, const unsigned* __restrict__ error_locals,
+                                        unsigned errors, unsigned processes, const unsigned* table,
+                                        unsigned long long buckets, unsigned long long first, unsigned long long end,
+                                        unsigned* edges, unsigned long long capacity, unsigned long long* counters) {
+    const Net net = {fields, proc_offsets, item_offsets, items,   trans,
+                     others, lookup,       error_locals, errors, processes};
+    const unsigned long long thread = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned group_lane = thread % G;
+    const unsigned long long groups = (unsigned long long)gridDim.x * blockDim.x / G;
+    unsigned vec[W], out[W];
+    for (unsigned long long slot = first + thread / G; slot < end; slot += groups) {
+        const unsigned* stored = table + slot_offset(slot);
+        if (stored[0] == EMPTY_WORD) continue;
+        for (int i = 0; i < W; ++i) vec[i] = stored[i];
+        if (first_error(net, vec) < net.errors) continue;
+        Generator gen;
+        generator_start(gen, net, vec, group_lane);
+        bool error;
+        unsigned blocked = 0, label = 0;
+        while (generator_next<true>(gen, net, vec, out, error, blocked, label)) {
+            const unsigned target = table_find(table, buckets, out, hash_vector(out));
+            if (target == NO_SLOT) {
+                atomicAdd(&counters[1], 1ull);
+                continue;
+            }
+            const unsigned long long at = atomicAdd(&counters[0], 1ull);
+            if (at < capacity) {
+                edges[3 * at] = (unsigned)slot;
+                edges[3 * at + 1] = label;
+                edges[3 * at + 2] = target;
+            }
+        }
     }
 }

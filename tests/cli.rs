@@ -2,6 +2,8 @@
 //! reports and the files it writes. The reference engine is named so the
 //! tests do not depend on the machine's GPU or core count.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -314,26 +316,6 @@ fn converted_petri_net_keeps_its_state_space() {
     }
 }
 
-/// Per state, its out-degree and sorted outgoing labels, all sorted; and
-/// every transition's label, sorted: what any numbering of an LTS keeps.
-fn numbering_free_shape(lts: &warpcheck::model::Lts) -> (Vec<(usize, Vec<String>)>, Vec<String>) {
-    let mut outgoing = vec![Vec::new(); lts.state_names.len()];
-    for t in &lts.transitions {
-        outgoing[t.source as usize].push(lts.labels[t.label as usize].clone());
-    }
-    let mut per_state: Vec<(usize, Vec<String>)> = outgoing
-        .into_iter()
-        .map(|mut labels| {
-            labels.sort();
-            (labels.len(), labels)
-        })
-        .collect();
-    per_state.sort();
-    let mut labels: Vec<String> = per_state.iter().flat_map(|(_, l)| l.clone()).collect();
-    labels.sort();
-    (per_state, labels)
-}
-
 /// The transitions of a deterministic LTS (no state has two outgoing
 /// transitions of one label) renumbered breadth-first from the initial
 /// state, following labels in sorted order: equal for two such LTSs
@@ -392,7 +374,7 @@ fn cpu_engine_exports_the_same_state_space_as_the_reference() {
     ];
     for model in specs.iter().chain(&mcc) {
         let reference = export(model, &["--engine", "reference"], "reference.aut");
-        let reference_shape = numbering_free_shape(&reference);
+        let reference_shape = common::numbering_free_shape(&reference);
         let reference_canonical = canonical_transitions(&reference);
         if specs.contains(model) {
             assert!(reference_canonical.is_some(), "{model} is deterministic");
@@ -406,7 +388,11 @@ fn cpu_engine_exports_the_same_state_space_as_the_reference() {
                 (reference.state_names.len(), reference.transitions.len()),
                 "{context}"
             );
-            assert_eq!(numbering_free_shape(&cpu), reference_shape, "{context}");
+            assert_eq!(
+                common::numbering_free_shape(&cpu),
+                reference_shape,
+                "{context}"
+            );
             assert_eq!(
                 canonical_transitions(&cpu),
                 reference_canonical,

@@ -20,6 +20,7 @@ use warpcheck::engine::gpu::{Gpu, GpuError, GpuOptions, ReadOnlyPath};
 use warpcheck::engine::{Completion, Exploration, SearchOptions, is_fatal, seq};
 use warpcheck::generate;
 use warpcheck::model::{Lts, LtsTransition, Network, Participant, Process, SyncRule};
+use warpcheck::report::export;
 
 /// Device memory for test searches: small, so that tables clear quickly.
 const TEST_MEMORY: u64 = 64 << 20;
@@ -409,6 +410,66 @@ fn load_pnml(model: &Path) -> EncodedNetwork {
     let network = warpcheck::frontend::pnml::load(&model.join("model.pnml"))
         .unwrap_or_else(|e| panic!("{}: {e}", model.display()));
     EncodedNetwork::new(&network).unwrap()
+}
+
+#[test]
+fn exported_state_spaces_match_the_reference_export() {
+    let mut models = vec![
+        PathBuf::from("specs/philosophers3.net"),
+        PathBuf::from("specs/traffic_light.net"),
+    ];
+    models.extend(
+        models_in(Path::new("tests/data/mcc"))
+            .into_iter()
+            .map(|m| m.join("model.pnml")),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let reference_path = dir.path().join("reference.aut");
+    let gpu_path = dir.path().join("gpu.aut");
+    let search = SearchOptions {
+        keep_going: true,
+        no_trace: true,
+        ..SearchOptions::default()
+    };
+    with_gpu(|gpu| {
+        for model in &models {
+            let network = warpcheck::frontend::load(model)
+                .unwrap_or_else(|e| panic!("{}: {e}", model.display()));
+            let net = EncodedNetwork::new(&network).unwrap();
+            let reference = export::write_state_space(&net, &search, &reference_path).unwrap();
+            let explored = export::write_state_space_gpu(
+                gpu,
+                &net,
+                &search,
+                &small(GpuOptions::default()),
+                &gpu_path,
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", model.display()));
+            let what = model.display();
+            assert_eq!(
+                explored.exploration.completion,
+                Completion::Complete,
+                "{what}"
+            );
+            let expected = warpcheck::frontend::aut::load_lts(&reference_path).unwrap();
+            let exported = warpcheck::frontend::aut::load_lts(&gpu_path).unwrap();
+            assert_eq!(exported.initial, 0, "{what}");
+            assert_eq!(
+                (
+                    exported.state_names.len() as u64,
+                    exported.transitions.len() as u64
+                ),
+                (reference.states, reference.transitions),
+                "{what}"
+            );
+            assert_eq!(
+                common::numbering_free_shape(&exported),
+                common::numbering_free_shape(&expected),
+                "{what}"
+            );
+            std::fs::remove_file(&gpu_path).unwrap();
+        }
+    });
 }
 
 #[test]

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::encode::EncodedNetwork;
+use crate::engine::gpu::{Gpu, GpuOptions};
 use crate::engine::parallel::ParallelOptions;
 use crate::engine::{Completion, Progress, SearchOptions};
 use crate::frontend::{self, LoadError};
@@ -94,12 +95,16 @@ pub struct ExploreArgs {
     #[arg(long, value_name = "N")]
     pub max_states: Option<u64>,
     /// Exploration engine: `reference` numbers states breadth-first,
-    /// `cpu` in increasing state id (level by level).
+    /// `cpu` in increasing state id (level by level), `gpu` by table slot.
     #[arg(long, value_enum, default_value_t = ExportEngine::Reference)]
     pub engine: ExportEngine,
     /// Worker threads of the CPU engine (default: all cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Memory for the state table of the cpu or gpu engine, e.g. 512M or
+    /// 8G (default: most of the free memory of the device or host).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<u64>,
 }
 
 /// Which engine explores for `explore`.
@@ -109,6 +114,9 @@ pub enum ExportEngine {
     Reference,
     /// The multi-core CPU engine, with a parallel export pass after it.
     Cpu,
+    /// The GPU engine, with an export kernel over its final table after
+    /// it (the CPU engine when no GPU can be opened).
+    Gpu,
 }
 
 /// Which engine explores.
@@ -303,17 +311,35 @@ fn explore(args: &ExploreArgs) -> Result<i32, String> {
         no_trace: true,
         ..SearchOptions::default()
     };
+    let cannot_write = |e: String| format!("cannot write {}: {e}", args.write_aut.display());
+    let cpu_export = || {
+        let opts = ParallelOptions {
+            threads: args.threads.unwrap_or(0),
+            memory_bytes: args.memory,
+        };
+        export::write_state_space_parallel(&encoded, &search, &opts, &args.write_aut)
+            .map_err(|e| cannot_write(e.to_string()))
+    };
     let exploration = match args.engine {
-        ExportEngine::Reference => export::write_state_space(&encoded, &search, &args.write_aut),
-        ExportEngine::Cpu => {
-            let opts = ParallelOptions {
-                threads: args.threads.unwrap_or(0),
-                memory_bytes: None,
-            };
-            export::write_state_space_parallel(&encoded, &search, &opts, &args.write_aut)
-        }
-    }
-    .map_err(|e| format!("cannot write {}: {e}", args.write_aut.display()))?;
+        ExportEngine::Reference => export::write_state_space(&encoded, &search, &args.write_aut)
+            .map_err(|e| cannot_write(e.to_string()))?,
+        ExportEngine::Cpu => cpu_export()?,
+        ExportEngine::Gpu => match Gpu::open() {
+            Ok(gpu) => {
+                let options = GpuOptions {
+                    memory_bytes: args.memory,
+                    ..GpuOptions::default()
+                };
+                export::write_state_space_gpu(&gpu, &encoded, &search, &options, &args.write_aut)
+                    .map_err(cannot_write)?
+                    .exploration
+            }
+            Err(e) => {
+                eprintln!("warning: no GPU could be opened ({e}); using the CPU engine");
+                cpu_export()?
+            }
+        },
+    };
     let verdict = Verdict::of(&encoded, &exploration);
     match verdict {
         Verdict::Incomplete(_) | Verdict::ModelError(_) => {

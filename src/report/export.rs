@@ -2,7 +2,6 @@
 //! input of other tools (minimisation, SCC analyses). Only a complete
 //! search writes the file: a partial state space would read as a whole one.
 
-use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::ops::Range;
@@ -12,6 +11,7 @@ use rayon::prelude::*;
 
 use super::aut_label;
 use crate::encode::{EncodedNetwork, SuccessorGenerator};
+use crate::engine::gpu::{Gpu, GpuExploration, GpuOptions};
 use crate::engine::parallel::{self, ParallelOptions, StoredStates};
 use crate::engine::{Completion, Exploration, SearchOptions, seq};
 
@@ -37,7 +37,12 @@ pub fn write_state_space(
     let mut failure = None;
     let exploration = seq::explore_with_edges(net, search, |source, action, target| {
         if failure.is_none()
-            && let Err(e) = writeln!(edges, "({source}, {}, {target})", labels[action as usize])
+            && let Err(e) = write_edge(
+                &mut edges,
+                u64::from(source),
+                &labels[action as usize],
+                u64::from(target),
+            )
         {
             failure = Some(e);
         }
@@ -50,13 +55,65 @@ pub fn write_state_space(
     if exploration.completion != Completion::Complete {
         return Ok(exploration);
     }
-    scratch.seek(SeekFrom::Start(0))?;
-    let mut out = BufWriter::new(File::create(path)?);
+    write_with_edges_from(&mut scratch, &exploration, path)?;
+    Ok(exploration)
+}
+
+/// Explores `net` on the GPU, then writes every state and transition to
+/// `path` from the GPU's export pass over its final table (see
+/// [`Gpu::explore_edges`]); the search runs as fast as without export.
+/// States are numbered by table slot, 0 being the initial state. Writes
+/// nothing unless the search is complete and the pass agrees with it.
+pub fn write_state_space_gpu(
+    gpu: &Gpu,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    options: &GpuOptions,
+    path: &Path,
+) -> Result<GpuExploration, String> {
+    let mut scratch = tempfile_beside(path).map_err(|e| e.to_string())?;
+    let mut edges = BufWriter::new(&mut scratch);
+    let labels: Vec<String> = net.actions.iter().map(|a| aut_label(a)).collect();
+    let explored = gpu
+        .explore_edges(net, search, options, &mut |batch| {
+            batch.iter().try_for_each(|&(source, action, target)| {
+                write_edge(&mut edges, source, &labels[action as usize], target)
+                    .map_err(|e| e.to_string())
+            })
+        })
+        .map_err(|e| e.to_string())?;
+    edges.flush().map_err(|e| e.to_string())?;
+    drop(edges);
+    if explored.exploration.completion == Completion::Complete {
+        write_with_edges_from(&mut scratch, &explored.exploration, path)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(explored)
+}
+
+/// The `.aut` header line of a state space.
+fn write_header(out: &mut impl Write, exploration: &Exploration) -> io::Result<()> {
     writeln!(
         out,
         "des (0, {}, {})",
         exploration.transitions, exploration.states
-    )?;
+    )
+}
+
+/// One `.aut` transition line.
+fn write_edge(out: &mut impl Write, source: u64, label: &str, target: u64) -> io::Result<()> {
+    writeln!(out, "({source}, {label}, {target})")
+}
+
+/// Writes `path`: the header, then the transition lines held in `scratch`.
+fn write_with_edges_from(
+    scratch: &mut File,
+    exploration: &Exploration,
+    path: &Path,
+) -> io::Result<()> {
+    scratch.seek(SeekFrom::Start(0))?;
+    let mut out = BufWriter::new(File::create(path)?);
+    write_header(&mut out, exploration)?;
     let mut buffer = vec![0u8; 1 << 20];
     loop {
         let n = scratch.read(&mut buffer)?;
@@ -65,8 +122,7 @@ pub fn write_state_space(
         }
         out.write_all(&buffer[..n])?;
     }
-    out.flush()?;
-    Ok(exploration)
+    out.flush()
 }
 
 /// Explores `net` with the multi-core engine, then writes every state and
@@ -129,14 +185,10 @@ fn write_stored(
         .build()
         .map_err(io::Error::other)?;
     let mut out = BufWriter::new(File::create(path)?);
-    writeln!(
-        out,
-        "des (0, {}, {})",
-        exploration.transitions, exploration.states
-    )?;
+    write_header(&mut out, exploration)?;
     let mut transitions = 0;
     for batch in chunks.chunks(CHUNKS_PER_WRITE) {
-        let texts: Vec<Result<(String, u64), String>> = pool.install(|| {
+        let texts: Vec<Result<(Vec<u8>, u64), String>> = pool.install(|| {
             batch
                 .par_iter()
                 .map_init(
@@ -157,7 +209,7 @@ fn write_stored(
         });
         for text in texts {
             let (text, edges) = text.map_err(io::Error::other)?;
-            out.write_all(text.as_bytes())?;
+            out.write_all(&text)?;
             transitions += edges;
         }
     }
@@ -180,8 +232,8 @@ fn edges_of(
     generator: &mut SuccessorGenerator<'_>,
     state: &mut [u32],
     ids: Range<u32>,
-) -> Result<(String, u64), String> {
-    let mut text = String::new();
+) -> Result<(Vec<u8>, u64), String> {
+    let mut text = Vec::new();
     let mut edges = 0;
     let mut unknown = false;
     for id in ids {
@@ -193,12 +245,12 @@ fn edges_of(
         generator.for_each(state, |successor| match stored.id_of(successor.state) {
             Some(target) => {
                 edges += 1;
-                // Writing to a `String` cannot fail.
-                let _ = writeln!(
-                    text,
-                    "({source}, {}, {})",
-                    labels[successor.action as usize],
-                    numbering.of(target)
+                // Writing to a `Vec` cannot fail.
+                let _ = write_edge(
+                    &mut text,
+                    source,
+                    &labels[successor.action as usize],
+                    numbering.of(target),
                 );
             }
             None => unknown = true,

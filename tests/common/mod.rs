@@ -354,3 +354,25 @@ pub fn spec_checks() -> Vec<(String, EncodedNetwork)> {
     assert!(checks.len() >= 6, "specs/ holds the examples");
     checks
 }
+
+/// Per state, its out-degree and sorted outgoing labels, all sorted; and
+/// every transition's label, sorted: what any numbering of an LTS keeps.
+pub fn numbering_free_shape(
+    lts: &warpcheck::model::Lts,
+) -> (Vec<(usize, Vec<String>)>, Vec<String>) {
+    let mut outgoing = vec![Vec::new(); lts.state_names.len()];
+    for t in &lts.transitions {
+        outgoing[t.source as usize].push(lts.labels[t.label as usize].clone());
+    }
+    let mut per_state: Vec<(usize, Vec<String>)> = outgoing
+        .into_iter()
+        .map(|mut labels| {
+            labels.sort();
+            (labels.len(), labels)
+        })
+        .collect();
+    per_state.sort();
+    let mut labels: Vec<String> = per_state.iter().flat_map(|(_, l)| l.clone()).collect();
+    labels.sort();
+    (per_state, labels)
+}

@@ -16,7 +16,7 @@ mod search;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DriverError, sys};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverError, sys};
 use thiserror::Error;
 
 use crate::encode::EncodedNetwork;
@@ -119,6 +119,10 @@ impl GpuError {
     }
 }
 
+/// One exported transition: source state number, action id, target state
+/// number (states numbered densely, 0 being the initial state).
+pub type Edge = (u64, u32, u64);
+
 /// The result of a GPU search: the common figures plus the GPU's own.
 #[derive(Debug, Clone)]
 pub struct GpuExploration {
@@ -152,8 +156,8 @@ pub struct Gpu {
     compute_capability: (i32, i32),
     multiprocessors: u32,
     total_memory: u64,
-    /// Compiled kernels by their constant definitions.
-    kernels: Mutex<HashMap<String, CudaFunction>>,
+    /// Compiled kernel modules by their constant definitions.
+    kernels: Mutex<HashMap<String, Arc<CudaModule>>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -224,15 +228,34 @@ impl Gpu {
         search::explore(self, net, search, options)
     }
 
-    /// The kernel compiled with `defines`, from the cache or NVRTC.
-    fn kernel(&self, defines: &[(&str, i64)]) -> Result<CudaFunction, GpuError> {
+    /// Explores `net` on the GPU (keep-going, as `search` says) and then
+    /// expands every stored state again in a separate pass over the final
+    /// table, giving `edges` every transition in batches, with states
+    /// numbered densely (0 is the initial state). The pass runs only after
+    /// a complete search; its counts must equal the search's, else an
+    /// error. The search itself runs exactly as in [`Gpu::explore`].
+    pub fn explore_edges(
+        &self,
+        net: &EncodedNetwork,
+        search: &SearchOptions,
+        options: &GpuOptions,
+        edges: &mut dyn FnMut(&[Edge]) -> Result<(), String>,
+    ) -> Result<GpuExploration, GpuError> {
+        search::explore_edges(self, net, search, options, edges)
+    }
+
+    /// Kernel `name` of the source compiled with `defines`, from the cache
+    /// or NVRTC.
+    fn kernel(&self, defines: &[(&str, i64)], name: &str) -> Result<CudaFunction, GpuError> {
         let key: String = defines
             .iter()
             .map(|(name, value)| format!("-D{name}={value} "))
             .collect();
         let mut kernels = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(function) = kernels.get(&key) {
-            return Ok(function.clone());
+        if let Some(module) = kernels.get(&key) {
+            return module
+                .load_function(name)
+                .map_err(GpuError::driver("loading the compiled kernel"));
         }
         let (major, minor) = self.compute_capability;
         let arch = format!("sm_{major}{minor}");
@@ -261,9 +284,9 @@ impl Gpu {
             .load_module(ptx)
             .map_err(GpuError::driver("loading the compiled kernel"))?;
         let function = module
-            .load_function("explore_levels")
+            .load_function(name)
             .map_err(GpuError::driver("loading the compiled kernel"))?;
-        kernels.insert(key, function.clone());
+        kernels.insert(key, module);
         Ok(function)
     }
 }

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaSlice, DevicePtrMut, LaunchConfig, PushKernelArg};
 
-use super::{Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath, rules};
-use crate::encode::{EncodedNetwork, hash_words};
+use super::{Edge, Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath, rules};
+use crate::encode::{EncodedNetwork, INDEPENDENT, hash_words};
 use crate::engine::{
     Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, action_between,
     is_fatal,
@@ -215,6 +215,17 @@ fn initial_error(net: &EncodedNetwork, search: &SearchOptions, error: usize) -> 
     }
 }
 
+/// What a search leaves on the device for the export pass.
+struct SearchTable {
+    device_net: DeviceNet,
+    table: CudaSlice<u32>,
+    /// The first frontier queue, free after the search: the export's edge buffer.
+    queue: CudaSlice<u32>,
+    geometry: Geometry,
+    defines: Vec<(&'static str, i64)>,
+    initial_slot: u32,
+}
+
 /// Runs the whole search; see [`Gpu::explore`].
 pub(super) fn explore(
     gpu: &Gpu,
@@ -222,13 +233,24 @@ pub(super) fn explore(
     search: &SearchOptions,
     options: &GpuOptions,
 ) -> Result<GpuExploration, GpuError> {
+    search_table(gpu, net, search, options).map(|(exploration, _)| exploration)
+}
+
+/// Runs the whole search and keeps its table (none when the initial state
+/// is an error state and the device was not used).
+fn search_table(
+    gpu: &Gpu,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    options: &GpuOptions,
+) -> Result<(GpuExploration, Option<SearchTable>), GpuError> {
     let start = Instant::now();
     let engine = format!("gpu: {}", gpu.description());
     if let Some(error) = net.error_in(&net.initial) {
         let mut exploration = initial_error(net, search, error);
         exploration.engine = engine;
         exploration.elapsed = start.elapsed();
-        return Ok(GpuExploration {
+        let exploration = GpuExploration {
             exploration,
             table_bytes: 0,
             table_fill: 0.0,
@@ -237,7 +259,8 @@ pub(super) fn explore(
             setup: Duration::ZERO,
             capacity: 0,
             capacity_without_traces: 0,
-        });
+        };
+        return Ok((exploration, None));
     }
     let trace = !search.no_trace;
     let words = net.words();
@@ -284,7 +307,7 @@ pub(super) fn explore(
     };
     let geometry = Geometry::new(words, trace, budget)?;
 
-    let defines: Vec<(&str, i64)> = vec![
+    let defines: Vec<(&'static str, i64)> = vec![
         ("W", words as i64),
         ("S", geometry.slot_words as i64),
         ("SPB", geometry.slots_per_bucket as i64),
@@ -300,7 +323,7 @@ pub(super) fn explore(
         ("MAX_PROBES", MAX_PROBES),
         ("WARPS", warps as i64),
     ];
-    let function = gpu.kernel(&defines)?;
+    let function = gpu.kernel(&defines, "explore_levels")?;
     let resident = function
         .occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes as usize, None)
         .map_err(GpuError::driver("querying occupancy"))?
@@ -479,7 +502,7 @@ pub(super) fn explore(
         engine,
     };
     let capacity_without_traces = Geometry::new(words, false, budget)?.slots();
-    Ok(GpuExploration {
+    let exploration = GpuExploration {
         exploration,
         table_bytes: geometry.table_bytes(),
         capacity: geometry.slots(),
@@ -488,7 +511,238 @@ pub(super) fn explore(
         redundancy,
         launches,
         setup,
-    })
+    };
+    let stored = SearchTable {
+        device_net,
+        table,
+        queue: queue0,
+        geometry,
+        defines,
+        initial_slot,
+    };
+    Ok((exploration, Some(stored)))
+}
+
+/// Runs the search, then the export pass; see [`Gpu::explore_edges`].
+pub(super) fn explore_edges(
+    gpu: &Gpu,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    options: &GpuOptions,
+    sink: &mut dyn FnMut(&[Edge]) -> Result<(), String>,
+) -> Result<GpuExploration, GpuError> {
+    let (result, stored) = search_table(gpu, net, search, options)?;
+    if let (Some(stored), Completion::Complete) = (stored, result.exploration.completion) {
+        export_edges(gpu, net, &stored, &result.exploration, sink)?;
+    }
+    Ok(result)
+}
+
+/// An export failure: counts that disagree with the search, or the sink's.
+fn export_error(detail: String) -> GpuError {
+    GpuError::Driver {
+        during: "exporting the state space",
+        detail,
+    }
+}
+
+/// Dense state numbers of the occupied slots: the rank of each slot among
+/// the occupied ones, rotated so that the initial state's slot is 0.
+struct SlotNumbering {
+    /// Bit `j` of word `i`: slot `32 i + j` is occupied.
+    bitmap: Vec<u32>,
+    /// Occupied slots before word `i`.
+    before: Vec<u32>,
+    /// Rank of the initial state's slot.
+    initial_rank: u64,
+    initial_slot: u32,
+}
+
+impl SlotNumbering {
+    fn new(bitmap: Vec<u32>, initial_slot: u32) -> SlotNumbering {
+        let before = bitmap
+            .iter()
+            .scan(0u32, |count, word| {
+                let at = *count;
+                *count += word.count_ones();
+                Some(at)
+            })
+            .collect();
+        let mut numbering = SlotNumbering {
+            bitmap,
+            before,
+            initial_rank: 0,
+            initial_slot,
+        };
+        numbering.initial_rank = numbering.rank(initial_slot);
+        numbering
+    }
+
+    /// Occupied slots.
+    fn len(&self) -> u64 {
+        self.before
+            .last()
+            .zip(self.bitmap.last())
+            .map_or(0, |(before, word)| u64::from(*before + word.count_ones()))
+    }
+
+    fn rank(&self, slot: u32) -> u64 {
+        let word = slot as usize / 32;
+        let below = self.bitmap[word] & ((1u64 << (slot % 32)) - 1) as u32;
+        u64::from(self.before[word] + below.count_ones())
+    }
+
+    /// The number of occupied slot `slot`.
+    fn of(&self, slot: u32) -> u64 {
+        let rank = self.rank(slot);
+        if slot == self.initial_slot {
+            0
+        } else if rank < self.initial_rank {
+            rank + 1
+        } else {
+            rank
+        }
+    }
+}
+
+/// Threads per block of the export kernels.
+const EXPORT_THREADS: u32 = 256;
+
+/// The export pass over the table of a complete search.
+fn export_edges(
+    gpu: &Gpu,
+    net: &EncodedNetwork,
+    stored: &SearchTable,
+    exploration: &Exploration,
+    sink: &mut dyn FnMut(&[Edge]) -> Result<(), String>,
+) -> Result<(), GpuError> {
+    let stream = &gpu.stream;
+    let geometry = &stored.geometry;
+    let slots = geometry.slots();
+    let blocks = gpu.multiprocessors * 8;
+    let config = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (EXPORT_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let bitmap_words = slots.div_ceil(32) as usize;
+    // SAFETY: the kernel writes every word before it is read back.
+    let mut bitmap: CudaSlice<u32> =
+        unsafe { stream.alloc(bitmap_words) }.map_err(|_| GpuError::OutOfMemory {
+            requested: bitmap_words as u64 * 4,
+            free: gpu
+                .context
+                .mem_get_info()
+                .map_or(0, |(free, _)| free as u64),
+        })?;
+    let occupied = gpu.kernel(&stored.defines, "occupied_slots")?;
+    let mut launch = stream.launch_builder(&occupied);
+    launch.arg(&stored.table).arg(&slots).arg(&mut bitmap);
+    // SAFETY: the arguments match the kernel's signature and the bitmap
+    // has a bit for every slot.
+    unsafe { launch.launch(config) }.map_err(GpuError::driver("marking occupied slots"))?;
+    let numbering = SlotNumbering::new(
+        stream
+            .clone_dtoh(&bitmap)
+            .map_err(GpuError::driver("marking occupied slots"))?,
+        stored.initial_slot,
+    );
+    drop(bitmap);
+    if numbering.len() != exploration.states {
+        return Err(export_error(format!(
+            "the table holds {} states but the search counted {}",
+            numbering.len(),
+            exploration.states
+        )));
+    }
+
+    let function = gpu.kernel(&stored.defines, "export_edges")?;
+    let capacity = stored.queue.len() as u64 / 3;
+    let mut counters = stream
+        .clone_htod(&[0u64; 2])
+        .map_err(GpuError::driver("copying counters to the GPU"))?;
+    let device_net = &stored.device_net;
+    let error_count = net.error_locals.len() as u32;
+    let process_count = net.processes() as u32;
+    let buckets = geometry.buckets;
+    // Slots per launch: room for twice the average out-degree; halved
+    // whenever a range has more transitions than the buffer holds.
+    let per_slot = exploration.transitions.div_ceil(slots).max(1);
+    let mut span = (capacity / (2 * per_slot)).max(1);
+    let mut first = 0u64;
+    let mut transitions = 0u64;
+    let mut batch: Vec<Edge> = Vec::new();
+    while first < slots {
+        let end = slots.min(first + span);
+        stream
+            .memset_zeros(&mut counters)
+            .map_err(GpuError::driver("clearing the export counters"))?;
+        let mut launch = stream.launch_builder(&function);
+        launch
+            .arg(&device_net.fields)
+            .arg(&device_net.proc_offsets)
+            .arg(&device_net.item_offsets)
+            .arg(&device_net.items)
+            .arg(&device_net.transitions)
+            .arg(&device_net.others)
+            .arg(&device_net.lookup)
+            .arg(&device_net.error_locals)
+            .arg(&error_count)
+            .arg(&process_count)
+            .arg(&stored.table)
+            .arg(&buckets)
+            .arg(&first)
+            .arg(&end)
+            .arg(&stored.queue)
+            .arg(&capacity)
+            .arg(&mut counters);
+        // SAFETY: the arguments match the kernel's signature; the kernel
+        // writes at most `capacity` edges of three words into the queue.
+        unsafe { launch.launch(config) }
+            .map_err(GpuError::driver("launching the export kernel"))?;
+        let [count, missing] = <[u64; 2]>::try_from(
+            stream
+                .clone_dtoh(&counters)
+                .map_err(GpuError::driver("running the export kernel"))?,
+        )
+        .map_err(|_| export_error("the export counters were not copied back".into()))?;
+        if missing > 0 {
+            return Err(export_error(format!(
+                "{missing} successor(s) of stored states are not in the table"
+            )));
+        }
+        if count > capacity {
+            if end - first == 1 {
+                return Err(export_error(format!(
+                    "one state has {count} transitions, more than the {capacity} the buffer holds"
+                )));
+            }
+            span = (end - first) / 2;
+            continue;
+        }
+        let words = stream
+            .clone_dtoh(&stored.queue.slice(..3 * count as usize))
+            .map_err(GpuError::driver("copying transitions back"))?;
+        batch.clear();
+        batch.extend(words.chunks_exact(3).map(|edge| {
+            let action = if edge[1] & INDEPENDENT != 0 {
+                edge[1] & !INDEPENDENT
+            } else {
+                net.rule_actions[edge[1] as usize]
+            };
+            (numbering.of(edge[0]), action, numbering.of(edge[2]))
+        }));
+        sink(&batch).map_err(export_error)?;
+        transitions += count;
+        first = end;
+    }
+    if transitions != exploration.transitions {
+        return Err(export_error(format!(
+            "the export found {transitions} transitions but the search counted {}",
+            exploration.transitions
+        )));
+    }
+    Ok(())
 }
 
 /// Reads slot `slot` (vector, then predecessor when traces are on).
