@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{CudaSlice, DevicePtrMut, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DevicePtrMut, LaunchArgs, LaunchConfig, PushKernelArg};
 
 use super::{Edge, Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath, rules};
 use crate::encode::{EncodedNetwork, INDEPENDENT, hash_words};
@@ -144,6 +144,19 @@ struct DeviceNet {
 }
 
 impl DeviceNet {
+    /// Pushes the arrays that every kernel takes first, in the kernels'
+    /// parameter order.
+    fn push_args<'a>(&'a self, launch: &mut LaunchArgs<'a>) {
+        launch
+            .arg(&self.fields)
+            .arg(&self.proc_offsets)
+            .arg(&self.item_offsets)
+            .arg(&self.items)
+            .arg(&self.transitions)
+            .arg(&self.others)
+            .arg(&self.lookup);
+    }
+
     fn upload(gpu: &Gpu, net: &EncodedNetwork) -> Result<DeviceNet, GpuError> {
         let fields: Vec<u32> = net
             .layout
@@ -408,14 +421,8 @@ fn search_table(
     let mut launches = 0u64;
     let counters = loop {
         let mut launch = stream.launch_builder(&function);
+        device_net.push_args(&mut launch);
         launch
-            .arg(&device_net.fields)
-            .arg(&device_net.proc_offsets)
-            .arg(&device_net.item_offsets)
-            .arg(&device_net.items)
-            .arg(&device_net.transitions)
-            .arg(&device_net.others)
-            .arg(&device_net.lookup)
             .arg(&table)
             .arg(&buckets)
             .arg(&queue0)
@@ -678,14 +685,8 @@ fn export_edges(
             .memset_zeros(&mut counters)
             .map_err(GpuError::driver("clearing the export counters"))?;
         let mut launch = stream.launch_builder(&function);
+        device_net.push_args(&mut launch);
         launch
-            .arg(&device_net.fields)
-            .arg(&device_net.proc_offsets)
-            .arg(&device_net.item_offsets)
-            .arg(&device_net.items)
-            .arg(&device_net.transitions)
-            .arg(&device_net.others)
-            .arg(&device_net.lookup)
             .arg(&device_net.error_locals)
             .arg(&error_count)
             .arg(&process_count)
