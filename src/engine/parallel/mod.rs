@@ -34,12 +34,14 @@
 //! 2. The last thread to arrive sees the flag, frees the old index,
 //!    allocates a larger, empty one and the store's new segments, lists
 //!    the published ids (all ids handed out, less the reserves given back)
-//!    and lowers the flag; after a second barrier all threads put the
-//!    published states into the new index in parallel, a share of the ids
-//!    each, reading and hashing their vectors ([`StateTable::reindex`]); a
-//!    third barrier ends the pause and every thread goes on with the chunk
-//!    it was in, starting with the state it left unfinished, and with its
-//!    reserve as it was.
+//!    and lowers the flag; after a second barrier all threads write to
+//!    every memory page of a share of the new index ([`Index::map_pages`]:
+//!    a page first mapped by a read must later be replaced, at the cost of
+//!    an interrupt to every core) and put the published states into it in
+//!    parallel, a share of the ids each, reading and hashing their vectors
+//!    ([`StateTable::reindex`]); a third barrier ends the pause and every
+//!    thread goes on with the chunk it was in, starting with the state it
+//!    left unfinished, and with its reserve as it was.
 //! 3. Counts stay exact because a state's transitions, monitor-blocked
 //!    firings and deadlock verdict are counted only when its expansion
 //!    completes, while a successor is counted (and queued for the next
@@ -658,6 +660,7 @@ impl Shared<'_> {
                     {
                         let table = self.table.read().expect("no panics while locked");
                         let published = self.published.read().expect("no panics while locked");
+                        table.index.map_pages(id, self.threads);
                         for ids in share(&published, id, self.threads) {
                             table.reindex(ids);
                         }

@@ -27,6 +27,8 @@ use crate::encode::hash_words;
 pub const BUCKET_ENTRIES: usize = 16;
 /// States whose buckets [`StateTable::reindex`] prefetches at a time.
 const REINDEX_BATCH: usize = 32;
+/// Entries of a 4 KiB memory page, the smallest page the kernel maps.
+const PAGE_ENTRIES: usize = 4096 / ENTRY_BYTES as usize;
 /// An index entry nobody has taken.
 const EMPTY: u32 = 0;
 /// Records in one segment of the store (the last one may be shorter).
@@ -282,6 +284,22 @@ impl Index {
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = line;
+    }
+
+    /// Writes to every memory page of share `part` of `parts` of the
+    /// entries, so that the kernel maps a private zeroed page at once.
+    /// Reading an untouched page first (as probing does) maps the shared
+    /// zero page, and the write that follows must replace it and flush
+    /// the stale mapping from every core running the process: an
+    /// interrupt to each of them, per page. The write is a compare and
+    /// exchange of empty with empty, which changes no entry, so threads
+    /// placing states in the same pages meanwhile are unaffected.
+    pub fn map_pages(&self, part: usize, parts: usize) {
+        let len = self.entries.len();
+        let (from, to) = (len * part / parts, len * (part + 1) / parts);
+        for slot in self.entries[from..to].iter().step_by(PAGE_ENTRIES) {
+            let _ = slot.compare_exchange(EMPTY, EMPTY, Ordering::Relaxed, Ordering::Relaxed);
+        }
     }
 
     /// Puts state `id`, whose vector has hash `hash` and is known to be
