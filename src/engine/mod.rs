@@ -63,6 +63,20 @@ pub struct Trace {
     pub actions: Vec<u32>,
 }
 
+impl Trace {
+    /// The trace through `states` (initial first), with each step's action
+    /// recomputed from the encoding; `None` when some state is not a
+    /// successor of the one before. Engines that store only predecessor
+    /// references rebuild their traces with this.
+    pub fn through(net: &EncodedNetwork, states: Vec<Vec<u32>>) -> Option<Trace> {
+        let actions = states
+            .windows(2)
+            .map(|step| action_between(net, &step[0], &step[1]))
+            .collect::<Option<Vec<u32>>>()?;
+        Some(Trace { states, actions })
+    }
+}
+
 /// What was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FindingKind {
@@ -133,8 +147,7 @@ pub fn is_fatal(net: &EncodedNetwork, kind: &FindingKind) -> bool {
 }
 
 /// Recomputes the action of a step `from -> to`: the first action whose
-/// firing yields `to`. Engines that store only predecessors use this to
-/// rebuild traces.
+/// firing yields `to`.
 pub fn action_between(net: &EncodedNetwork, from: &[u32], to: &[u32]) -> Option<u32> {
     let mut generator = crate::encode::SuccessorGenerator::new(net);
     let mut found = None;

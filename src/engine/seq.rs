@@ -33,17 +33,22 @@ impl Store {
         &self.vectors[at..at + self.words]
     }
 
+    /// Index of `state`, whose hash is `hash`, if it is stored.
+    fn find(&self, hash: u64, state: &[u32]) -> Option<u32> {
+        self.table.find(hash, |&i| self.get(i) == state).copied()
+    }
+
     /// Index of `state`, and whether it is new (then it was added).
     fn find_or_insert(&mut self, state: &[u32], parent: (u32, u32), trace: bool) -> (u32, bool) {
         let hash = hash_words(state);
-        let (vectors, words) = (&self.vectors, self.words);
-        let at = |i: u32| &vectors[i as usize * words..(i as usize + 1) * words];
-        if let Some(&i) = self.table.find(hash, |&i| at(i) == state) {
+        if let Some(i) = self.find(hash, state) {
             return (i, false);
         }
         let index = self.len() as u32;
-        self.table
-            .insert_unique(hash, index, |&i| hash_words(at(i)));
+        let (vectors, words) = (&self.vectors, self.words);
+        self.table.insert_unique(hash, index, |&i| {
+            hash_words(&vectors[i as usize * words..(i as usize + 1) * words])
+        });
         self.vectors.extend_from_slice(state);
         if trace {
             self.parents.push(parent);
@@ -162,15 +167,7 @@ pub fn explore_with_edges(
             let before = store.len() as u32;
             if full {
                 // Only a lookup is allowed now; a new state would exceed the limit.
-                let hash = hash_words(s.state);
-                let words = store.words;
-                let vectors = &store.vectors;
-                let known = store.table.find(hash, |&i| {
-                    &vectors[i as usize * words..(i as usize + 1) * words] == s.state
-                });
-                if known.is_none() {
-                    limit_hit = true;
-                }
+                limit_hit = store.find(hash_words(s.state), s.state).is_none();
                 return;
             }
             let (target, new) = store.find_or_insert(s.state, (parent, s.action), trace);

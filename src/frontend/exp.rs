@@ -19,7 +19,7 @@ use std::path::Path;
 use nom::Parser;
 use nom::bytes::complete::tag;
 
-use super::net::{Name, PResult, Syntax, fail, name_at, offset, vector_result};
+use super::net::{Name, PResult, Syntax, fail, located, name_at, offset, vector_result};
 use super::{LoadError, aut, read_file};
 use crate::model::{Network, Participant, Process, SyncRule, UnmatchedLabels};
 
@@ -32,18 +32,7 @@ pub fn load(path: &Path) -> Result<Network, LoadError> {
 /// relative `.aut` file names.
 pub fn parse(text: &str, path: &Path) -> Result<Network, LoadError> {
     let error = |at: &str, message: String| LoadError::at(path, text, offset(text, at), message);
-    let par = match par(text) {
-        Ok((_, par)) => par,
-        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => return Err(error(e.rest, e.message)),
-        Err(nom::Err::Incomplete(_)) => {
-            return Err(LoadError::at(
-                path,
-                text,
-                text.len(),
-                "unexpected end of file",
-            ));
-        }
-    };
+    let par = located(par(text), text, path)?;
 
     let directory = path.parent().unwrap_or(Path::new(""));
     let mut network = Network {

@@ -37,20 +37,7 @@ pub fn load(path: &Path) -> Result<Network, LoadError> {
 /// Parses `.net` text. `path` names the file in error messages, and `.aut`
 /// includes are resolved relative to its directory.
 pub fn parse(text: &str, path: &Path) -> Result<Network, LoadError> {
-    let items = match items(text) {
-        Ok((_, items)) => items,
-        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
-            return Err(LoadError::at(path, text, offset(text, e.rest), e.message));
-        }
-        Err(nom::Err::Incomplete(_)) => {
-            return Err(LoadError::at(
-                path,
-                text,
-                text.len(),
-                "unexpected end of file",
-            ));
-        }
-    };
+    let items = located(items(text), text, path)?;
     Resolver { text, path }.network(items)
 }
 
@@ -235,6 +222,22 @@ pub(super) fn fail<'a, T>(rest: &'a str, message: impl Into<String>) -> PResult<
         rest,
         message: message.into(),
     }))
+}
+
+/// The value of a whole-file parse, or its syntax error located in `text`.
+pub(super) fn located<T>(result: PResult<'_, T>, text: &str, path: &Path) -> Result<T, LoadError> {
+    match result {
+        Ok((_, value)) => Ok(value),
+        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
+            Err(LoadError::at(path, text, offset(text, e.rest), e.message))
+        }
+        Err(nom::Err::Incomplete(_)) => Err(LoadError::at(
+            path,
+            text,
+            text.len(),
+            "unexpected end of file",
+        )),
+    }
 }
 
 /// Byte offset of `rest` in `text`, of which it is a suffix.

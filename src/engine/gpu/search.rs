@@ -9,8 +9,7 @@ use cudarc::driver::{CudaSlice, DevicePtrMut, LaunchArgs, LaunchConfig, PushKern
 use super::{Edge, Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath, rules};
 use crate::encode::{EncodedNetwork, INDEPENDENT, hash_words};
 use crate::engine::{
-    Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, action_between,
-    is_fatal,
+    Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, is_fatal,
 };
 
 // Indices into the kernel's statistics array (see kernels/explore.cu).
@@ -790,16 +789,10 @@ fn finding(
             predecessor = stored[words];
         }
         states.reverse();
-        let actions = states
-            .windows(2)
-            .map(|step| {
-                action_between(net, &step[0], &step[1]).ok_or_else(|| GpuError::Driver {
-                    during: "rebuilding a trace",
-                    detail: "a stored predecessor does not lead to its successor".into(),
-                })
-            })
-            .collect::<Result<Vec<u32>, GpuError>>()?;
-        Some(Trace { states, actions })
+        Some(Trace::through(net, states).ok_or_else(|| GpuError::Driver {
+            during: "rebuilding a trace",
+            detail: "a stored predecessor does not lead to its successor".into(),
+        })?)
     } else {
         None
     };

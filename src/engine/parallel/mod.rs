@@ -71,8 +71,7 @@ use std::sync::{Barrier, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use super::{
-    Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, action_between,
-    is_fatal,
+    Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, is_fatal,
 };
 use crate::encode::{EncodedNetwork, SuccessorGenerator, hash_words};
 
@@ -570,14 +569,9 @@ impl Shared<'_> {
         }
         ids.reverse();
         let states: Vec<Vec<u32>> = ids.iter().map(|&s| self.vector(s)).collect();
-        let actions = states
-            .windows(2)
-            .map(|step| {
-                action_between(self.net, &step[0], &step[1])
-                    .expect("a stored state is a successor of its stored predecessor")
-            })
-            .collect();
-        Some(Trace { states, actions })
+        let trace = Trace::through(self.net, states)
+            .expect("a stored state is a successor of its stored predecessor");
+        Some(trace)
     }
 
     /// Whether threads must leave the table: a stop or a growth is due.
