@@ -11,7 +11,13 @@
 //   TRACE         1: store the predecessor slot after the vector
 //   CACHE         entries of each warp's cache of inserted vectors (0: off)
 //   CLAIM         1: warps claim frontier chunks dynamically (work claiming)
-//   USE_LDG       1: read the encoded network through the read-only path
+//   FRONTIER_BITS 0: each level's new slots are appended to a queue;
+//                 1: GPUexplore's "new" marks: a bit per table slot (in two
+//                 bitmaps, one per level parity), and each level scans the
+//                 bitmap for the states to expand
+//   READ_PATH     how the encoded network is read: 0 plain loads, 1 the
+//                 read-only data cache (__ldg), 2 texture objects (the host
+//                 then passes texture handles in place of those arrays)
 //   MAX_PROBES    buckets tried before the table counts as full
 //   WARPS         warps per block
 
@@ -31,11 +37,42 @@
 // (at most 64 registers a thread) keep enough insertions in flight.
 #define MIN_BLOCKS (WARPS >= 32 ? 1 : 32 / WARPS)
 #define BUCKET_WORDS (32 * LINES)
+// Bitmap words a warp claims at once when scanning for new marks.
+#define MARK_CHUNK 1024
 
-#if USE_LDG
-#define RO(p) __ldg(&(p))
+// The encoded network's read-only arrays and their loads: `ro(array, i)`.
+#if READ_PATH == 2
+// Texture objects over linear memory: 1, 2 or 4 u32 channels a texel.
+struct TexU32 { unsigned long long handle; };
+struct TexU2 { unsigned long long handle; };
+struct TexU4 { unsigned long long handle; };
+typedef TexU32 RoU32;
+typedef TexU2 RoU2;
+typedef TexU4 RoU4;
+__device__ __forceinline__ uint4 tex_fetch(unsigned long long handle, unsigned i) {
+    uint4 r;
+    asm("tex.1d.v4.u32.s32 {%0, %1, %2, %3}, [%4, {%5}];"
+        : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+        : "l"(handle), "r"(i));
+    return r;
+}
+__device__ __forceinline__ unsigned ro(TexU32 a, unsigned i) { return tex_fetch(a.handle, i).x; }
+__device__ __forceinline__ uint2 ro(TexU2 a, unsigned i) {
+    const uint4 r = tex_fetch(a.handle, i);
+    return make_uint2(r.x, r.y);
+}
+__device__ __forceinline__ uint4 ro(TexU4 a, unsigned i) { return tex_fetch(a.handle, i); }
 #else
-#define RO(p) (p)
+typedef const unsigned* __restrict__ RoU32;
+typedef const uint2* __restrict__ RoU2;
+typedef const uint4* __restrict__ RoU4;
+template <typename T> __device__ __forceinline__ T ro(const T* __restrict__ a, unsigned i) {
+#if READ_PATH == 1
+    return __ldg(a + i);
+#else
+    return a[i];
+#endif
+}
 #endif
 
 // Indices into the u64 statistics array shared with the host.
@@ -63,14 +100,14 @@
 #define STOP_QUEUE_FULL 3ull
 
 struct Net {
-    const uint4* __restrict__ fields;          // word, shift, mask, 0 per process
-    const unsigned* __restrict__ proc_offsets;
-    const unsigned* __restrict__ item_offsets; // like StateOffsets, into `items`
-    const uint4* __restrict__ items;           // what each local state fires or owns
-    const unsigned* __restrict__ trans;        // [label word, target word] pairs
-    const uint4* __restrict__ others;          // participant's word, shift, mask; base of its rows in `lookup`
-    const uint2* __restrict__ lookup;          // entry range [lo, hi) of the rule per local state
-    const unsigned* __restrict__ error_locals; // process, state, fatal per error state
+    RoU4 fields;                               // word, shift, mask, 0 per process
+    RoU32 proc_offsets;
+    RoU32 item_offsets;                        // like StateOffsets, into `items`
+    RoU4 items;                                // what each local state fires or owns
+    RoU32 trans;                               // [label word, target word] pairs
+    RoU4 others;                               // participant's word, shift, mask; base of its rows in `lookup`
+    RoU2 lookup;                               // entry range [lo, hi) of the rule per local state
+    const unsigned* __restrict__ error_locals; // process, state, fatal per error state (read rarely)
     unsigned errors;
     unsigned processes;
 };
@@ -83,14 +120,14 @@ __device__ __forceinline__ void set_field(const uint4 f, unsigned* vec, unsigned
 }
 
 __device__ __forceinline__ unsigned get_local(const Net& net, const unsigned* vec, unsigned p) {
-    return get_field(RO(net.fields[p]), vec);
+    return get_field(ro(net.fields, p), vec);
 }
 
 // Items [lo, hi) of process p in local state `local`.
 __device__ __forceinline__ void item_range(const Net& net, unsigned p, unsigned local, unsigned& lo, unsigned& hi) {
-    unsigned at = RO(net.proc_offsets[p]) + local;
-    lo = RO(net.item_offsets[at]);
-    hi = RO(net.item_offsets[at + 1]);
+    unsigned at = ro(net.proc_offsets, p) + local;
+    lo = ro(net.item_offsets, at);
+    hi = ro(net.item_offsets, at + 1);
 }
 
 // Set in an `others` row base for the property monitor.
@@ -99,8 +136,8 @@ __device__ __forceinline__ void item_range(const Net& net, unsigned p, unsigned 
 // Entries [x, y) of the rule that `other` (an index into net.others)
 // describes, in that participant's local state in `vec`; empty if none.
 __device__ __forceinline__ uint2 other_entries(const Net& net, const unsigned* vec, unsigned other, uint4& o) {
-    o = RO(net.others[other]);
-    return RO(net.lookup[(o.w & ~MONITOR_BIT) + get_field(o, vec)]);
+    o = ro(net.others, other);
+    return ro(net.lookup, (o.w & ~MONITOR_BIT) + get_field(o, vec));
 }
 
 // Same mixing as crate::encode::hash_words, so the host can place the initial state.
@@ -134,7 +171,7 @@ __device__ __forceinline__ void generator_start(Generator& g, const Net& net, co
     g.combo = g.combos = 0;
     g.k = g.end = 0;
     if (first < net.processes) {
-        g.field = RO(net.fields[first]);
+        g.field = ro(net.fields, first);
         item_range(net, first, get_field(g.field, vec), g.k, g.end);
     }
 }
@@ -158,14 +195,14 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
             for (int i = 0; i < W; ++i) out[i] = vec[i];
             unsigned long long c = g.combo;
             const unsigned own = pick(g.own_lo, g.own_hi - g.own_lo, c);
-            if (LABELS) label = RO(net.trans[2 * own]);
-            unsigned target = RO(net.trans[2 * own + 1]);
+            if (LABELS) label = ro(net.trans, 2 * own);
+            unsigned target = ro(net.trans, 2 * own + 1);
             error = (target & ERROR_TARGET) != 0;
             set_field(g.field, out, target & ~ERROR_TARGET);
             for (unsigned o = g.others_begin; o < g.others_end; ++o) {
                 uint4 other;
                 const uint2 r = other_entries(net, vec, o, other); // never empty: the rule is enabled
-                target = RO(net.trans[2 * pick(r.x, r.y - r.x, c) + 1]);
+                target = ro(net.trans, 2 * pick(r.x, r.y - r.x, c) + 1);
                 error |= (target & ERROR_TARGET) != 0;
                 set_field(other, out, target & ~ERROR_TARGET);
             }
@@ -175,7 +212,7 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
         if (g.k < g.end) {
             // {INDEPENDENT | action, target, -, -}, or for an owned rule
             // {first other, own lo, own hi, end of others}
-            const uint4 item = RO(net.items[g.k]);
+            const uint4 item = ro(net.items, g.k);
             ++g.k;
             if (item.x & INDEPENDENT) {
                 for (int i = 0; i < W; ++i) out[i] = vec[i];
@@ -213,7 +250,7 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
         }
         g.process += G;
         if (g.process < net.processes) {
-            g.field = RO(net.fields[g.process]);
+            g.field = ro(net.fields, g.process);
             item_range(net, g.process, get_field(g.field, vec), g.k, g.end);
         }
     }
@@ -228,14 +265,14 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
 // error list, as the host reports it), or `net.errors` if there is none.
 __device__ unsigned first_error(const Net& net, const unsigned* vec) {
     unsigned i = 0;
-    while (i < net.errors && get_local(net, vec, RO(net.error_locals[3 * i])) != RO(net.error_locals[3 * i + 1])) ++i;
+    while (i < net.errors && get_local(net, vec, __ldg(&net.error_locals[3 * i])) != __ldg(&net.error_locals[3 * i + 1])) ++i;
     return i;
 }
 
 // Whether the first error state in `vec` ends the search even with --all.
 __device__ bool first_error_is_fatal(const Net& net, const unsigned* vec) {
     const unsigned i = first_error(net, vec);
-    return i < net.errors && RO(net.error_locals[3 * i + 2]) != 0;
+    return i < net.errors && __ldg(&net.error_locals[3 * i + 2]) != 0;
 }
 
 __device__ __forceinline__ void record_finding(unsigned long long* stats, unsigned options, unsigned long long kind,
@@ -441,10 +478,8 @@ __device__ void grid_barrier(unsigned long long* stats, unsigned next, unsigned 
 }
 
 extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
-explore_levels(const uint4* __restrict__ fields, const unsigned* __restrict__ proc_offsets,
-               const unsigned* __restrict__ item_offsets, const uint4* __restrict__ items,
-               const unsigned* __restrict__ trans, const uint4* __restrict__ others,
-               const uint2* __restrict__ lookup,
+explore_levels(RoU4 fields, RoU32 proc_offsets, RoU32 item_offsets, RoU4 items, RoU32 trans, RoU4 others,
+               RoU2 lookup,
                unsigned* table, unsigned long long buckets, unsigned* queue0, unsigned* queue1,
                unsigned long long queue_capacity, unsigned long long* stats, unsigned first_level,
                unsigned levels, unsigned long long max_states, const unsigned* __restrict__ error_locals,
@@ -456,13 +491,17 @@ explore_levels(const uint4* __restrict__ fields, const unsigned* __restrict__ pr
     const unsigned warp = threadIdx.x >> 5;
     const unsigned group = lane / G;
     const unsigned group_lane = lane % G;
-    // Per warp: the vectors being expanded, one staged successor per lane, the cache.
-    unsigned* current = shared + warp * (GPW * W + 32 * W + CACHE * W);
+    // Per warp: the vectors being expanded, one staged successor per lane,
+    // the cache, and with new marks the slots taken from the bitmap.
+    unsigned* current = shared + warp * (GPW * W + 32 * W + CACHE * W + 32 * FRONTIER_BITS);
     unsigned* stage = current + GPW * W;
 #if CACHE > 0
     unsigned* cache = stage + 32 * W;
     for (unsigned i = lane; i < CACHE * W; i += 32) cache[i] = EMPTY_WORD;
     __syncwarp();
+#endif
+#if FRONTIER_BITS
+    unsigned* claimed = stage + 32 * W + CACHE * W;
 #endif
     volatile unsigned long long* vstats = stats;
 #if !CLAIM
@@ -477,16 +516,77 @@ explore_levels(const uint4* __restrict__ fields, const unsigned* __restrict__ pr
             stats[ST_LEN + spare] = 0;
             stats[ST_CURSOR + spare] = 0;
         }
-        const unsigned long long length = vstats[ST_LEN + cur];
-        const unsigned* queue_in = (level & 1) ? queue1 : queue0;
+        // Queue entries, or bitmap words with new marks.
+        const unsigned long long length = FRONTIER_BITS ? queue_capacity : vstats[ST_LEN + cur];
+        unsigned* queue_in = (level & 1) ? queue1 : queue0;
         unsigned* queue_out = (level & 1) ? queue0 : queue1;
         // Per-warp tallies, flushed once per level (lane 0 holds them).
         unsigned long long new_states = 0, transitions = 0, blocked = 0, expanded = 0;
 #if !CLAIM
         unsigned long long chunk = global_warp;
 #endif
+#if FRONTIER_BITS
+        // The warp claims MARK_CHUNK bitmap words at a time and reads them
+        // 32 at a time, a word a lane: `marks` holds this lane's marks not
+        // yet listed; `claimed` the warp's list of marked slots.
+        unsigned marks = 0;
+        unsigned long long mark_word = 0, next_word = 0, chunk_end = 0;
+        unsigned listed = 0, taken = 0;
+        bool drained = false;
+#endif
         for (;;) {
             if (vstats[ST_STOP] != 0) break;
+#if FRONTIER_BITS
+            while (taken >= listed && !drained) {
+                if (!__any_sync(FULL_MASK, marks != 0)) {
+                    if (next_word >= chunk_end) {
+                        unsigned long long base;
+#if CLAIM
+                        if (lane == 0) base = atomicAdd(&stats[ST_CURSOR + cur], (unsigned long long)MARK_CHUNK);
+                        base = __shfl_sync(FULL_MASK, base, 0);
+#else
+                        base = chunk * MARK_CHUNK;
+                        chunk += total_warps;
+#endif
+                        if (base >= length) {
+                            drained = true;
+                            break;
+                        }
+                        next_word = base;
+                        chunk_end = base + MARK_CHUNK < length ? base + MARK_CHUNK : length;
+                    }
+                    // L1 is not coherent: the marks were set by atomics in L2.
+                    mark_word = next_word + lane;
+                    next_word += 32;
+                    marks = mark_word < chunk_end ? __ldcg(queue_in + mark_word) : 0;
+                    // Cleared for the level after next, which marks this bitmap again.
+                    if (marks) __stcg(queue_in + mark_word, 0u);
+                    continue;
+                }
+                // List up to 32 marked slots, lowest lanes first; the rest
+                // stay in `marks` for the next list.
+                const unsigned count = __popc(marks);
+                unsigned before = count;
+                for (unsigned o = 1; o < 32; o <<= 1) {
+                    const unsigned up = __shfl_up_sync(FULL_MASK, before, o);
+                    if (lane >= o) before += up;
+                }
+                const unsigned total = __shfl_sync(FULL_MASK, before, 31);
+                before -= count;
+                for (unsigned at = before; marks && at < 32; ++at) {
+                    claimed[at] = (unsigned)(mark_word * 32 + __ffs(marks) - 1);
+                    marks &= marks - 1;
+                }
+                listed = total < 32 ? total : 32;
+                taken = 0;
+                __syncwarp();
+            }
+            if (taken >= listed) break;
+            const unsigned index = taken + group;
+            const bool active = index < listed;
+            const unsigned my_slot = active ? claimed[index] : NO_SLOT;
+            taken += GPW;
+#else
             unsigned long long base;
 #if CLAIM
             if (lane == 0) base = atomicAdd(&stats[ST_CURSOR + cur], (unsigned long long)GPW);
@@ -500,6 +600,7 @@ explore_levels(const uint4* __restrict__ fields, const unsigned* __restrict__ pr
             const bool active = index < length;
             // L1 is not coherent: this buffer was read two levels ago on this SM.
             const unsigned my_slot = active ? __ldcg(queue_in + index) : NO_SLOT;
+#endif
             unsigned* vec = current + group * W;
             if (active) {
                 const unsigned* stored = table + (unsigned long long)(my_slot / SPB) * BUCKET_WORDS + (my_slot % SPB) * S;
@@ -583,6 +684,12 @@ explore_levels(const uint4* __restrict__ fields, const unsigned* __restrict__ pr
                 }
                 const unsigned enqueue = __ballot_sync(FULL_MASK, is_new && !error);
                 // Publish this round's new states to the next frontier (at most 32).
+#if FRONTIER_BITS
+                if (enqueue) {
+                    if (lane == 0) atomicAdd(&stats[ST_LEN + next], (unsigned long long)__popc(enqueue));
+                    if ((enqueue >> lane) & 1) atomicOr(queue_out + (my_inserted_slot >> 5), 1u << (my_inserted_slot & 31));
+                }
+#else
                 if (enqueue) {
                     unsigned long long at = 0;
                     if (lane == 0) at = atomicAdd(&stats[ST_LEN + next], (unsigned long long)__popc(enqueue));
@@ -593,6 +700,7 @@ explore_levels(const uint4* __restrict__ fields, const unsigned* __restrict__ pr
                         else atomicMax(&stats[ST_STOP], STOP_QUEUE_FULL);
                     }
                 }
+#endif
                 __syncwarp();
             }
             // Per-state successor count over the group: zero means deadlock.
@@ -676,10 +784,8 @@ __device__ unsigned table_find(const unsigned* table, unsigned long long buckets
 // counters[0]: edges appended (may pass `capacity`: the host then retries
 // a smaller range); counters[1]: successors not found in the table.
 // Error states are not expanded, as in the search.
-extern "C" __global__ void export_edges(const uint4* __restrict__ fields, const unsigned* __restrict__ proc_offsets,
-                                        const unsigned* __restrict__ item_offsets, const uint4* __restrict__ items,
-                                        const unsigned* __restrict__ trans, const uint4* __restrict__ others,
-                                        const uint2* __restrict__ lookup, const unsigned* __restrict__ error_locals,
+extern "C" __global__ void export_edges(RoU4 fields, RoU32 proc_offsets, RoU32 item_offsets, RoU4 items, RoU32 trans,
+                                        RoU4 others, RoU2 lookup, const unsigned* __restrict__ error_locals,
                                         unsigned errors, unsigned processes, const unsigned* table,
                                         unsigned long long buckets, unsigned long long first, unsigned long long end,
                                         unsigned* edges, unsigned long long capacity, unsigned long long* counters) {

@@ -6,7 +6,9 @@
 #   scripts/gpu_bench.sh [MODELS] [REFERENCE_MODELS] [ABLATE_MODELS]
 # each a comma-separated list of folder names under $WARPCHECK_MCC
 # ("-" for none). $WARPCHECK_TEST_BIN picks another test binary (e.g. an
-# older build, to compare kernels in the same run).
+# older build, to compare kernels in the same run). $WARPCHECK_BENCH_GROUPS
+# (e.g. "4,8,16") adds runs with those vector-group sizes on every model,
+# with each read path in $WARPCHECK_BENCH_READS (e.g. "ldg,texture").
 #
 # With $WARPCHECK_CLI_ENGINES set ("MODEL:engine+engine,..."), the release
 # binary $WARPCHECK_CLI (default .device/warpcheck, copied there stripped
@@ -19,11 +21,14 @@ export WARPCHECK_MCC=${WARPCHECK_MCC:-.device/mcc}
 export WARPCHECK_BENCH=${1:-Peterson-PT-3,Referendum-PT-0015,DLCround-PT-03a,AutoFlight-PT-05a,DES-PT-01a,ASLink-PT-01a,FlexibleBarrier-PT-08a,Peterson-PT-4}
 export WARPCHECK_BENCH_REFERENCE=${2:-Peterson-PT-3,Referendum-PT-0015}
 export WARPCHECK_BENCH_ABLATE=${3:-AutoFlight-PT-05a}
+export WARPCHECK_BENCH_GROUPS=${WARPCHECK_BENCH_GROUPS:-}
+export WARPCHECK_BENCH_READS=${WARPCHECK_BENCH_READS:-ldg}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
 "$bin" --ignored --exact bench --nocapture --test-threads=1
 
 cli=${WARPCHECK_CLI:-.device/warpcheck}
-for job in ${WARPCHECK_CLI_ENGINES//,/ }; do
+engines=${WARPCHECK_CLI_ENGINES:-}
+for job in ${engines//,/ }; do
     model=${job%%:*}
     for engine in ${job#*:}; do
         engine=${engine//+/ }

@@ -167,6 +167,15 @@ fn usage_errors_exit_2_and_help_exits_0() {
     let help = warpcheck(&["check", "--help"]);
     assert_eq!(help.status.code(), Some(0));
     assert!(stdout(&help).contains("3  exploration incomplete"));
+    let group = warpcheck(&["check", "x.net", "--group-threads", "3"]);
+    assert_eq!(group.status.code(), Some(2));
+    assert!(
+        stderr(&group).contains(
+            "invalid value '3' for '--group-threads <N>': `3` is not one of 1, 2, 4, 8, 16, 32"
+        ),
+        "{}",
+        stderr(&group)
+    );
 }
 
 #[test]

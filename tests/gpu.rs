@@ -16,7 +16,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::engine::gpu::{Gpu, GpuError, GpuOptions, ReadOnlyPath};
+use warpcheck::engine::gpu::{Frontier, Gpu, GpuError, GpuOptions, ReadOnlyPath};
 use warpcheck::engine::{Completion, Exploration, SearchOptions, is_fatal, seq};
 use warpcheck::generate;
 use warpcheck::model::{Lts, LtsTransition, Network, Participant, Process, SyncRule};
@@ -143,11 +143,19 @@ fn options_for(seed: u64) -> GpuOptions {
     small(GpuOptions {
         cache: seed.is_multiple_of(2),
         work_claiming: !seed.is_multiple_of(3),
-        readonly_path: if seed.is_multiple_of(5) {
-            ReadOnlyPath::Plain
-        } else {
-            ReadOnlyPath::Ldg
+        readonly_path: match seed % 5 {
+            0 => ReadOnlyPath::Plain,
+            1 => ReadOnlyPath::Ldg,
+            _ => ReadOnlyPath::Texture,
         },
+        frontier: if seed % 4 == 1 {
+            Frontier::NewMarks
+        } else {
+            Frontier::Queue
+        },
+        // Some seeds give a state a group of 2 to 8 threads (the default
+        // for small networks is 1).
+        group_threads: seed.is_multiple_of(11).then_some(2 << (seed % 3)),
         iterations: Some([1, 3, 32][(seed % 3) as usize]),
         blocks: seed.is_multiple_of(7).then_some(2),
         threads_per_block: seed.is_multiple_of(4).then_some(64),
@@ -481,9 +489,16 @@ fn small_mcc_models_match_the_reference() {
         let mut failures = Vec::new();
         for model in models {
             let net = load_pnml(&model);
-            let what = model.file_name().unwrap().to_string_lossy().into_owned();
-            if let Err(e) = compare(gpu, &net, &small(GpuOptions::default()), &what) {
-                failures.push(e);
+            let name = model.file_name().unwrap().to_string_lossy().into_owned();
+            // Both ways of handing states to the next level.
+            for frontier in [Frontier::Queue, Frontier::NewMarks] {
+                let options = small(GpuOptions {
+                    frontier,
+                    ..GpuOptions::default()
+                });
+                if let Err(e) = compare(gpu, &net, &options, &format!("{name} {frontier:?}")) {
+                    failures.push(e);
+                }
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -582,7 +597,10 @@ fn mcc_models_match_the_published_counts() {
 /// Throughput on the models named in `$WARPCHECK_BENCH` (folders of
 /// `$WARPCHECK_MCC`, comma-separated), with the reference engine on those
 /// named in `$WARPCHECK_BENCH_REFERENCE`, and the design switches one at a
-/// time on `$WARPCHECK_BENCH_ABLATE`. Prints one line per run.
+/// time on `$WARPCHECK_BENCH_ABLATE`, and each vector-group size listed in
+/// `$WARPCHECK_BENCH_GROUPS` (e.g. `4,8,16`) on every model, with each read
+/// path in `$WARPCHECK_BENCH_READS` (e.g. `ldg,texture`). Prints one line per
+/// run.
 #[test]
 #[ignore]
 fn bench() {
@@ -595,6 +613,23 @@ fn bench() {
     };
     let reference_models = std::env::var("WARPCHECK_BENCH_REFERENCE").unwrap_or_default();
     let ablate = std::env::var("WARPCHECK_BENCH_ABLATE").unwrap_or_default();
+    // Vector-group sizes to try on every model besides the default.
+    let group_threads: Vec<u32> = std::env::var("WARPCHECK_BENCH_GROUPS")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|g| g.parse().ok())
+        .collect();
+    // Read paths for those runs (`$WARPCHECK_BENCH_READS`, default `ldg`).
+    let read_paths: Vec<(&str, ReadOnlyPath)> = std::env::var("WARPCHECK_BENCH_READS")
+        .unwrap_or_else(|_| "ldg".into())
+        .split(',')
+        .filter_map(|path| match path {
+            "ldg" => Some(("ldg", ReadOnlyPath::Ldg)),
+            "plain" => Some(("plain", ReadOnlyPath::Plain)),
+            "texture" => Some(("texture", ReadOnlyPath::Texture)),
+            _ => None,
+        })
+        .collect();
     with_gpu(|gpu| {
         println!("device: {}", gpu.description());
         for name in models.split(',').filter(|m| !m.is_empty()) {
@@ -629,6 +664,22 @@ fn bench() {
                         false,
                     ),
                     (
+                        "new-marks",
+                        GpuOptions {
+                            frontier: Frontier::NewMarks,
+                            ..d()
+                        },
+                        false,
+                    ),
+                    (
+                        "ldg",
+                        GpuOptions {
+                            readonly_path: ReadOnlyPath::Ldg,
+                            ..d()
+                        },
+                        false,
+                    ),
+                    (
                         "iterations=1",
                         GpuOptions {
                             iterations: Some(1),
@@ -653,6 +704,20 @@ fn bench() {
                         false,
                     ),
                 ]);
+            }
+            let mut variants: Vec<(String, GpuOptions, bool)> = variants
+                .into_iter()
+                .map(|(name, options, no_trace)| (name.to_string(), options, no_trace))
+                .collect();
+            for &(path_name, readonly_path) in &read_paths {
+                for &threads in &group_threads {
+                    let options = GpuOptions {
+                        group_threads: Some(threads),
+                        readonly_path,
+                        ..GpuOptions::default()
+                    };
+                    variants.push((format!("group={threads} {path_name}"), options, false));
+                }
             }
             for (variant, options, no_trace) in variants {
                 let started = Instant::now();

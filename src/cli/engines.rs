@@ -67,6 +67,7 @@ fn run_gpu(
         blocks: args.blocks,
         threads_per_block: args.threads_per_block,
         iterations: args.iterations,
+        group_threads: args.group_threads,
         memory_bytes: args.memory,
         ..GpuOptions::default()
     };

@@ -186,6 +186,10 @@ pub struct CheckArgs {
     /// GPU: search iterations per kernel launch.
     #[arg(long, value_name = "N")]
     pub iterations: Option<u32>,
+    /// GPU: threads that expand one state together, a power of two up to
+    /// 32 (default: 1 up to 48 processes, else about one per 8 processes).
+    #[arg(long, value_name = "N", value_parser = parse_group_threads)]
+    pub group_threads: Option<u32>,
     /// No live progress line.
     #[arg(short, long)]
     pub quiet: bool,
@@ -240,6 +244,14 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         return Err(format!("`{text}` is not a positive size"));
     }
     Ok((value * (1u64 << shift) as f64) as u64)
+}
+
+/// Parses `--group-threads`: a power of two from 1 to 32.
+pub fn parse_group_threads(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if n.is_power_of_two() && n <= 32 => Ok(n),
+        _ => Err(format!("`{text}` is not one of 1, 2, 4, 8, 16, 32")),
+    }
 }
 
 /// Runs warpcheck with the process's arguments; returns the exit code.

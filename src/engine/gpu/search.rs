@@ -4,9 +4,11 @@
 
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{CudaSlice, DevicePtrMut, LaunchArgs, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaSlice, DevicePtr, DevicePtrMut, LaunchArgs, LaunchConfig, PushKernelArg, sys,
+};
 
-use super::{Edge, Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath, rules};
+use super::{Edge, Frontier, Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath, rules};
 use crate::encode::{EncodedNetwork, INDEPENDENT, hash_words};
 use crate::engine::{
     Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, is_fatal,
@@ -60,15 +62,22 @@ struct Geometry {
     lines: usize,
     /// Buckets in the table.
     buckets: u64,
-    /// Entries of each of the two frontier queues.
+    /// Entries of each of the two frontier queues, or words of each of
+    /// the two bitmaps of new marks.
     queue_capacity: u64,
 }
 
 impl Geometry {
-    /// The largest table (plus queues of a quarter of its slots each)
-    /// that fits in `budget` bytes. Slot numbers are 32-bit, so the table
-    /// never has more than `u32::MAX - 1` slots.
-    fn new(words: usize, trace: bool, budget: u64) -> Result<Geometry, GpuError> {
+    /// The largest table (plus two queues of a quarter of its slots each,
+    /// or two bitmaps of a bit a slot) that fits in `budget` bytes. Slot
+    /// numbers are 32-bit, so the table never has more than `u32::MAX - 1`
+    /// slots.
+    fn new(
+        words: usize,
+        trace: bool,
+        frontier: Frontier,
+        budget: u64,
+    ) -> Result<Geometry, GpuError> {
         let slot_words = words + usize::from(trace);
         let (slots_per_bucket, lines) = if slot_words <= 32 {
             (32 / slot_words, 1)
@@ -76,7 +85,11 @@ impl Geometry {
             (1, slot_words.div_ceil(32))
         };
         let bucket_bytes = 128 * lines as u64;
-        let per_bucket = bucket_bytes + 2 * slots_per_bucket as u64; // 2 queues x 4 B / 4
+        let per_bucket = bucket_bytes
+            + match frontier {
+                Frontier::Queue => 2 * slots_per_bucket as u64, // 2 queues x 4 B / 4
+                Frontier::NewMarks => (2 * slots_per_bucket as u64).div_ceil(8),
+            };
         let buckets = (budget / per_bucket).min((u32::MAX as u64 - 1) / slots_per_bucket as u64);
         if buckets < 2 {
             return Err(GpuError::Invalid(format!(
@@ -90,7 +103,10 @@ impl Geometry {
             slots_per_bucket,
             lines,
             buckets,
-            queue_capacity: slots.div_ceil(4).max(64),
+            queue_capacity: match frontier {
+                Frontier::Queue => slots.div_ceil(4).max(64),
+                Frontier::NewMarks => slots.div_ceil(32).max(64),
+            },
         })
     }
 
@@ -122,9 +138,26 @@ impl Geometry {
     }
 }
 
-/// Smallest power of two at least `n`, at most 32: threads per vector group.
+/// Default threads per vector group for a network of `processes`
+/// processes. Measured on eight MCC models (docs/GPU.md, "Vector
+/// groups"): one thread a state is fastest up to about 48 processes (a
+/// warp then expands 32 states at once and fills its insertion batches);
+/// beyond that, a thread's walk over all processes grows long and lanes
+/// diverge, so a group gets about one thread per 8 processes (the nearest
+/// power of two), at most a warp.
 fn group_size(processes: usize) -> usize {
-    processes.next_power_of_two().clamp(1, 32)
+    if processes <= 48 {
+        return 1;
+    }
+    let per_eight = processes / 8;
+    let lower = 1usize << per_eight.ilog2();
+    // Nearest in log scale: 2 * lower when processes / 8 >= lower * sqrt(2).
+    let nearest = if processes * processes >= 128 * lower * lower {
+        2 * lower
+    } else {
+        lower
+    };
+    nearest.min(32)
 }
 
 /// Device copies of the encoded network's read-only arrays.
@@ -140,23 +173,54 @@ struct DeviceNet {
     lookup: CudaSlice<u32>,
     /// `[process, state, fatal]` of every error state, in encoding order.
     error_locals: CudaSlice<u32>,
+    /// Texture objects over the seven arrays above that the kernels take
+    /// first, in their parameter order, when they read through textures.
+    textures: Option<Textures>,
+}
+
+/// Texture objects over linear device memory, destroyed with this value.
+struct Textures {
+    handles: [sys::CUtexObject; 7],
+    /// Copies of the arrays, each starting at an address aligned as
+    /// textures need (the handles point into them).
+    _memory: Vec<CudaSlice<u32>>,
+}
+
+impl Drop for Textures {
+    fn drop(&mut self) {
+        for &handle in self.handles.iter().filter(|&&h| h != 0) {
+            // SAFETY: each handle was created once and is destroyed once;
+            // the kernels that read it have finished (the stream is
+            // synchronised before a search returns).
+            let _ = unsafe { sys::cuTexObjectDestroy(handle) };
+        }
+    }
 }
 
 impl DeviceNet {
     /// Pushes the arrays that every kernel takes first, in the kernels'
-    /// parameter order.
+    /// parameter order: texture handles or device pointers.
     fn push_args<'a>(&'a self, launch: &mut LaunchArgs<'a>) {
-        launch
-            .arg(&self.fields)
-            .arg(&self.proc_offsets)
-            .arg(&self.item_offsets)
-            .arg(&self.items)
-            .arg(&self.transitions)
-            .arg(&self.others)
-            .arg(&self.lookup);
+        match &self.textures {
+            Some(textures) => {
+                for handle in &textures.handles {
+                    launch.arg(handle);
+                }
+            }
+            None => {
+                launch
+                    .arg(&self.fields)
+                    .arg(&self.proc_offsets)
+                    .arg(&self.item_offsets)
+                    .arg(&self.items)
+                    .arg(&self.transitions)
+                    .arg(&self.others)
+                    .arg(&self.lookup);
+            }
+        }
     }
 
-    fn upload(gpu: &Gpu, net: &EncodedNetwork) -> Result<DeviceNet, GpuError> {
+    fn upload(gpu: &Gpu, net: &EncodedNetwork, path: ReadOnlyPath) -> Result<DeviceNet, GpuError> {
         let fields: Vec<u32> = net
             .layout
             .fields
@@ -185,7 +249,7 @@ impl DeviceNet {
                 .clone_htod(&padded)
                 .map_err(GpuError::driver("copying the network to the GPU"))
         };
-        Ok(DeviceNet {
+        let mut device_net = DeviceNet {
             fields: upload(&fields)?,
             proc_offsets: upload(&net.proc_offsets)?,
             transitions: upload(&net.transitions)?,
@@ -194,7 +258,93 @@ impl DeviceNet {
             others: upload(&tables.others)?,
             lookup: upload(&tables.lookup)?,
             error_locals: upload(&error_locals)?,
-        })
+            textures: None,
+        };
+        if path == ReadOnlyPath::Texture {
+            device_net.textures = device_net.textures(gpu)?;
+        }
+        Ok(device_net)
+    }
+
+    /// Texture objects over the seven network arrays, with the texel
+    /// width (u32 channels) that each is read with; `None` when an array
+    /// is longer than the device's linear textures allow (the kernel then
+    /// reads through `__ldg`).
+    fn textures(&self, gpu: &Gpu) -> Result<Option<Textures>, GpuError> {
+        let attribute = |attribute| {
+            gpu.context
+                .attribute(attribute)
+                .map_err(GpuError::driver("querying texture limits"))
+        };
+        let max_texels =
+            attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH)?
+                as usize;
+        let alignment = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?
+            .max(4) as u64;
+        let arrays: [(&CudaSlice<u32>, u32, &str); 7] = [
+            (&self.fields, 4, "process fields"),
+            (&self.proc_offsets, 1, "process offsets"),
+            (&self.item_offsets, 1, "item offsets"),
+            (&self.items, 4, "items"),
+            (&self.transitions, 1, "transitions"),
+            (&self.others, 4, "rule participants"),
+            (&self.lookup, 2, "rule look-up rows"),
+        ];
+        gpu.context
+            .bind_to_thread()
+            .map_err(GpuError::driver("creating texture objects"))?;
+        // Built up in place, so that a failure part way destroys what exists.
+        let mut textures = Textures {
+            handles: [0; 7],
+            _memory: Vec::with_capacity(arrays.len()),
+        };
+        for (at, (array, channels, name)) in arrays.into_iter().enumerate() {
+            let texels = array.len() / channels as usize;
+            if texels > max_texels {
+                tracing::info!(
+                    "the {name} ({texels} texels) exceed the device's linear texture width \
+                     ({max_texels}): reading the network through __ldg instead"
+                );
+                return Ok(None);
+            }
+            // A copy placed at the first aligned address of a slightly larger buffer.
+            let slack = (alignment / 4) as usize;
+            // SAFETY: the part the texture covers is written right below.
+            let mut aligned: CudaSlice<u32> = unsafe { gpu.stream.alloc(array.len() + slack) }
+                .map_err(GpuError::driver("allocating texture memory"))?;
+            let (base, _) = aligned.device_ptr(&gpu.stream);
+            let skip = ((alignment - base % alignment) % alignment / 4) as usize;
+            gpu.stream
+                .memcpy_dtod(array, &mut aligned.slice_mut(skip..skip + array.len()))
+                .map_err(GpuError::driver("copying the network to texture memory"))?;
+            let pointer = base + 4 * skip as u64;
+            textures._memory.push(aligned);
+            // SAFETY: plain C structs; all-zero is a valid start for both.
+            let mut resource: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
+            resource.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_LINEAR;
+            resource.res.linear = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 {
+                devPtr: pointer,
+                format: sys::CUarray_format::CU_AD_FORMAT_UNSIGNED_INT32,
+                numChannels: channels,
+                sizeInBytes: texels * channels as usize * 4,
+            };
+            // SAFETY: as above.
+            let mut description: sys::CUDA_TEXTURE_DESC = unsafe { std::mem::zeroed() };
+            description.flags = sys::CU_TRSF_READ_AS_INTEGER;
+            // SAFETY: the descriptors are initialised and the memory stays
+            // allocated as long as `self`, which outlives the handles.
+            unsafe {
+                sys::cuTexObjectCreate(
+                    &mut textures.handles[at],
+                    &resource,
+                    &description,
+                    std::ptr::null(),
+                )
+            }
+            .result()
+            .map_err(GpuError::driver("creating texture objects"))?;
+        }
+        Ok(Some(textures))
     }
 }
 
@@ -277,7 +427,15 @@ fn search_table(
     let trace = !search.no_trace;
     let words = net.words();
     let processes = net.processes();
-    let group = group_size(processes);
+    let group = match options.group_threads {
+        None => group_size(processes),
+        Some(g) if g.is_power_of_two() && g <= 32 => g as usize,
+        Some(g) => {
+            return Err(GpuError::Invalid(format!(
+                "threads per vector group must be a power of two up to 32, not {g}"
+            )));
+        }
+    };
 
     // Per-warp shared memory: vectors being expanded, staged successors, cache.
     let cache_entries = if options.cache {
@@ -285,7 +443,9 @@ fn search_table(
     } else {
         0
     };
-    let warp_shared = 4 * words * (32 / group + 32 + cache_entries);
+    let marks = options.frontier == Frontier::NewMarks;
+    // The marked slots' list takes 32 words a warp.
+    let warp_shared = 4 * (words * (32 / group + 32 + cache_entries) + 32 * usize::from(marks));
     let requested_threads = options.threads_per_block.unwrap_or(DEFAULT_THREADS);
     if requested_threads == 0 || !requested_threads.is_multiple_of(32) || requested_threads > 1024 {
         return Err(GpuError::Invalid(format!(
@@ -317,8 +477,13 @@ fn search_table(
         Some(bytes) => bytes,
         None => free.saturating_sub(RESERVED_MEMORY) / 10 * 9,
     };
-    let geometry = Geometry::new(words, trace, budget)?;
+    let geometry = Geometry::new(words, trace, options.frontier, budget)?;
 
+    let device_net = DeviceNet::upload(gpu, net, options.readonly_path)?;
+    let read_path = match (options.readonly_path, &device_net.textures) {
+        (ReadOnlyPath::Texture, None) => ReadOnlyPath::Ldg,
+        (path, _) => path,
+    };
     let defines: Vec<(&'static str, i64)> = vec![
         ("W", words as i64),
         ("S", geometry.slot_words as i64),
@@ -328,9 +493,14 @@ fn search_table(
         ("TRACE", i64::from(trace)),
         ("CACHE", cache_entries as i64),
         ("CLAIM", i64::from(options.work_claiming)),
+        ("FRONTIER_BITS", i64::from(marks)),
         (
-            "USE_LDG",
-            i64::from(options.readonly_path == ReadOnlyPath::Ldg),
+            "READ_PATH",
+            match read_path {
+                ReadOnlyPath::Plain => 0,
+                ReadOnlyPath::Ldg => 1,
+                ReadOnlyPath::Texture => 2,
+            },
         ),
         ("MAX_PROBES", MAX_PROBES),
         ("WARPS", warps as i64),
@@ -350,12 +520,16 @@ fn search_table(
     let iterations = options.iterations.unwrap_or(DEFAULT_ITERATIONS).max(1);
     let engine = format!(
         "{engine}; {blocks} blocks x {threads} threads, {words}-word vectors in groups of \
-         {group} threads, {} slots per bucket",
-        geometry.slots_per_bucket
+         {group} threads, {} slots per bucket, network read through {}",
+        geometry.slots_per_bucket,
+        match read_path {
+            ReadOnlyPath::Texture => "textures",
+            ReadOnlyPath::Ldg => "__ldg",
+            ReadOnlyPath::Plain => "plain loads",
+        }
     );
 
     let stream = &gpu.stream;
-    let device_net = DeviceNet::upload(gpu, net)?;
     let out_of_memory = |requested: u64| move |_| GpuError::OutOfMemory { requested, free };
     let table_words = geometry.buckets as usize * geometry.bucket_words();
     // SAFETY: the table is filled with the empty pattern right below; the
@@ -364,7 +538,7 @@ fn search_table(
         unsafe { stream.alloc(table_words) }.map_err(out_of_memory(geometry.table_bytes()))?;
     let mut queue0: CudaSlice<u32> = unsafe { stream.alloc(geometry.queue_capacity as usize) }
         .map_err(out_of_memory(geometry.queue_bytes()))?;
-    let queue1: CudaSlice<u32> = unsafe { stream.alloc(geometry.queue_capacity as usize) }
+    let mut queue1: CudaSlice<u32> = unsafe { stream.alloc(geometry.queue_capacity as usize) }
         .map_err(out_of_memory(geometry.queue_bytes()))?;
     {
         let bytes = table_words * 4;
@@ -387,9 +561,23 @@ fn search_table(
     stream
         .memcpy_htod(&initial, &mut table.slice_mut(at..at + initial.len()))
         .map_err(GpuError::driver("storing the initial state"))?;
-    stream
-        .memcpy_htod(&[initial_slot], &mut queue0.slice_mut(0..1))
-        .map_err(GpuError::driver("storing the initial state"))?;
+    if marks {
+        stream
+            .memset_zeros(&mut queue0)
+            .and_then(|()| stream.memset_zeros(&mut queue1))
+            .map_err(GpuError::driver("clearing the new marks"))?;
+        let word = initial_slot as usize / 32;
+        stream
+            .memcpy_htod(
+                &[1u32 << (initial_slot % 32)],
+                &mut queue0.slice_mut(word..word + 1),
+            )
+            .map_err(GpuError::driver("storing the initial state"))?;
+    } else {
+        stream
+            .memcpy_htod(&[initial_slot], &mut queue0.slice_mut(0..1))
+            .map_err(GpuError::driver("storing the initial state"))?;
+    }
     let mut stats_host = [0u64; ST_WORDS];
     stats_host[ST_STATES] = 1;
     stats_host[ST_PREV_STATES] = 1;
@@ -507,7 +695,7 @@ fn search_table(
         memory_bytes: geometry.table_bytes() + geometry.queue_bytes(),
         engine,
     };
-    let capacity_without_traces = Geometry::new(words, false, budget)?.slots();
+    let capacity_without_traces = Geometry::new(words, false, options.frontier, budget)?.slots();
     let exploration = GpuExploration {
         exploration,
         table_bytes: geometry.table_bytes(),
@@ -805,10 +993,10 @@ mod tests {
 
     #[test]
     fn geometry_packs_slots_into_lines() {
-        let g = Geometry::new(3, true, 1 << 20).unwrap();
+        let g = Geometry::new(3, true, Frontier::Queue, 1 << 20).unwrap();
         assert_eq!((g.slot_words, g.slots_per_bucket, g.lines), (4, 8, 1));
         assert_eq!(g.slot_offset(9), 32 + 4);
-        let wide = Geometry::new(40, false, 1 << 20).unwrap();
+        let wide = Geometry::new(40, false, Frontier::Queue, 1 << 20).unwrap();
         assert_eq!((wide.slots_per_bucket, wide.lines), (1, 2));
         assert_eq!(wide.slot_offset(3), 3 * 64);
         assert!(g.table_bytes() + g.queue_bytes() <= 1 << 20);
@@ -816,23 +1004,26 @@ mod tests {
 
     #[test]
     fn geometry_keeps_slot_numbers_below_32_bits() {
-        let g = Geometry::new(1, false, 1 << 40).unwrap();
+        let g = Geometry::new(1, false, Frontier::Queue, 1 << 40).unwrap();
         assert!(g.slots() < u32::MAX as u64);
     }
 
     #[test]
     fn geometry_rejects_tiny_budgets() {
         assert!(matches!(
-            Geometry::new(1, true, 100),
+            Geometry::new(1, true, Frontier::Queue, 100),
             Err(GpuError::Invalid(_))
         ));
     }
 
     #[test]
-    fn groups_are_powers_of_two_up_to_a_warp() {
+    fn default_groups_follow_the_process_count() {
         assert_eq!(group_size(1), 1);
-        assert_eq!(group_size(3), 4);
-        assert_eq!(group_size(32), 32);
-        assert_eq!(group_size(100), 32);
+        assert_eq!(group_size(48), 1);
+        assert_eq!(group_size(49), 8);
+        assert_eq!(group_size(61), 8);
+        assert_eq!(group_size(84), 8);
+        assert_eq!(group_size(100), 16);
+        assert_eq!(group_size(1500), 32);
     }
 }
