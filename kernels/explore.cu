@@ -528,7 +528,9 @@ explore_levels(RoU4 fields, RoU32 proc_offsets, RoU32 item_offsets, RoU4 items, 
 #if FRONTIER_BITS
         // The warp claims MARK_CHUNK bitmap words at a time and reads them
         // 32 at a time, a word a lane: `marks` holds this lane's marks not
-        // yet listed; `claimed` the warp's list of marked slots.
+        // yet listed. Marked slots are listed in `claimed` until it holds
+        // 32 (a frontier is sparse in the table: a window of 1024 slots
+        // often has none or one), then expanded GPW at a time.
         unsigned marks = 0;
         unsigned long long mark_word = 0, next_word = 0, chunk_end = 0;
         unsigned listed = 0, taken = 0;
@@ -537,51 +539,53 @@ explore_levels(RoU4 fields, RoU32 proc_offsets, RoU32 item_offsets, RoU4 items, 
         for (;;) {
             if (vstats[ST_STOP] != 0) break;
 #if FRONTIER_BITS
-            while (taken >= listed && !drained) {
-                if (!__any_sync(FULL_MASK, marks != 0)) {
-                    if (next_word >= chunk_end) {
-                        unsigned long long base;
+            if (taken >= listed) {
+                listed = taken = 0;
+                while (listed < 32 && !drained) {
+                    if (!__any_sync(FULL_MASK, marks != 0)) {
+                        if (next_word >= chunk_end) {
+                            unsigned long long base;
 #if CLAIM
-                        if (lane == 0) base = atomicAdd(&stats[ST_CURSOR + cur], (unsigned long long)MARK_CHUNK);
-                        base = __shfl_sync(FULL_MASK, base, 0);
+                            if (lane == 0) base = atomicAdd(&stats[ST_CURSOR + cur], (unsigned long long)MARK_CHUNK);
+                            base = __shfl_sync(FULL_MASK, base, 0);
 #else
-                        base = chunk * MARK_CHUNK;
-                        chunk += total_warps;
+                            base = chunk * MARK_CHUNK;
+                            chunk += total_warps;
 #endif
-                        if (base >= length) {
-                            drained = true;
-                            break;
+                            if (base >= length) {
+                                drained = true;
+                                break;
+                            }
+                            next_word = base;
+                            chunk_end = base + MARK_CHUNK < length ? base + MARK_CHUNK : length;
                         }
-                        next_word = base;
-                        chunk_end = base + MARK_CHUNK < length ? base + MARK_CHUNK : length;
+                        // L1 is not coherent: the marks were set by atomics in L2.
+                        mark_word = next_word + lane;
+                        next_word += 32;
+                        marks = mark_word < chunk_end ? __ldcg(queue_in + mark_word) : 0;
+                        // Cleared for the level after next, which marks this bitmap again.
+                        if (marks) __stcg(queue_in + mark_word, 0u);
+                        continue;
                     }
-                    // L1 is not coherent: the marks were set by atomics in L2.
-                    mark_word = next_word + lane;
-                    next_word += 32;
-                    marks = mark_word < chunk_end ? __ldcg(queue_in + mark_word) : 0;
-                    // Cleared for the level after next, which marks this bitmap again.
-                    if (marks) __stcg(queue_in + mark_word, 0u);
-                    continue;
+                    // Append marked slots, lowest lanes first, while there is
+                    // room; the rest stay in `marks` for the next list.
+                    const unsigned count = __popc(marks);
+                    unsigned before = count;
+                    for (unsigned o = 1; o < 32; o <<= 1) {
+                        const unsigned up = __shfl_up_sync(FULL_MASK, before, o);
+                        if (lane >= o) before += up;
+                    }
+                    const unsigned total = __shfl_sync(FULL_MASK, before, 31);
+                    before -= count;
+                    for (unsigned at = listed + before; marks && at < 32; ++at) {
+                        claimed[at] = (unsigned)(mark_word * 32 + __ffs(marks) - 1);
+                        marks &= marks - 1;
+                    }
+                    listed = listed + total < 32 ? listed + total : 32;
                 }
-                // List up to 32 marked slots, lowest lanes first; the rest
-                // stay in `marks` for the next list.
-                const unsigned count = __popc(marks);
-                unsigned before = count;
-                for (unsigned o = 1; o < 32; o <<= 1) {
-                    const unsigned up = __shfl_up_sync(FULL_MASK, before, o);
-                    if (lane >= o) before += up;
-                }
-                const unsigned total = __shfl_sync(FULL_MASK, before, 31);
-                before -= count;
-                for (unsigned at = before; marks && at < 32; ++at) {
-                    claimed[at] = (unsigned)(mark_word * 32 + __ffs(marks) - 1);
-                    marks &= marks - 1;
-                }
-                listed = total < 32 ? total : 32;
-                taken = 0;
                 __syncwarp();
+                if (listed == 0) break;
             }
-            if (taken >= listed) break;
             const unsigned index = taken + group;
             const bool active = index < listed;
             const unsigned my_slot = active ? claimed[index] : NO_SLOT;
