@@ -16,7 +16,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::engine::gpu::{Frontier, Gpu, GpuError, GpuOptions, ReadOnlyPath};
+use warpcheck::engine::gpu::{Frontier, Gpu, GpuError, GpuOptions, OwnerChoice, ReadOnlyPath};
 use warpcheck::engine::{Completion, Exploration, SearchOptions, is_fatal, seq};
 use warpcheck::generate;
 use warpcheck::model::{Lts, LtsTransition, Network, Participant, Process, SyncRule};
@@ -147,6 +147,11 @@ fn options_for(seed: u64) -> GpuOptions {
             0 => ReadOnlyPath::Plain,
             1 => ReadOnlyPath::Ldg,
             _ => ReadOnlyPath::Texture,
+        },
+        owners: if seed % 6 == 2 {
+            OwnerChoice::Lowest
+        } else {
+            OwnerChoice::MostSelective
         },
         frontier: if seed % 4 == 1 {
             Frontier::NewMarks
@@ -667,6 +672,14 @@ fn bench() {
                         "new-marks",
                         GpuOptions {
                             frontier: Frontier::NewMarks,
+                            ..d()
+                        },
+                        false,
+                    ),
+                    (
+                        "lowest-owner",
+                        GpuOptions {
+                            owners: OwnerChoice::Lowest,
                             ..d()
                         },
                         false,

@@ -11,7 +11,7 @@ mod common;
 use proptest::prelude::*;
 use warpcheck::encode::{
     DEFAULT_LOOKUP_ROWS, ERROR_TARGET, EncodedNetwork, Expansion, FlatSuccessorTables, INDEPENDENT,
-    MONITOR_ROW, SuccessorGenerator,
+    MONITOR_ROW, OwnerChoice, SuccessorGenerator,
 };
 use warpcheck::model::{Network, UnmatchedLabels};
 
@@ -182,7 +182,7 @@ fn kernel_successors(
 /// full budget when its own tables leave participants to binary search.
 fn kernel_tables(encoded: &EncodedNetwork) -> FlatSuccessorTables {
     encoded
-        .flat_successor_tables(DEFAULT_LOOKUP_ROWS)
+        .flat_successor_tables(DEFAULT_LOOKUP_ROWS, OwnerChoice::MostSelective)
         .expect("small networks fit the row budget")
 }
 
@@ -195,7 +195,11 @@ fn check_network(net: &Network, encoded: &EncodedNetwork) -> Result<(), TestCase
         .map(|p| p.lts.state_names.len() as u32)
         .collect();
     let mut generator = SuccessorGenerator::new(encoded);
-    let tables = kernel_tables(encoded);
+    // The kernel's generator with either owner choice.
+    let lowest_owners = encoded
+        .flat_successor_tables(DEFAULT_LOOKUP_ROWS, OwnerChoice::Lowest)
+        .expect("small networks fit the row budget");
+    let all_tables = [kernel_tables(encoded), lowest_owners];
     let mut locals = vec![0u32; sizes.len()];
     for _ in 0..MAX_PRODUCT_STATES {
         let mut vector = vec![0u32; encoded.words()];
@@ -213,32 +217,34 @@ fn check_network(net: &Network, encoded: &EncodedNetwork) -> Result<(), TestCase
         let (expected, expected_expansion) = model_steps(net, encoded.monitor, &locals);
         prop_assert_eq!(&steps, &expected, "steps of {:?}", locals);
         prop_assert_eq!(expansion, expected_expansion, "expansion of {:?}", locals);
-        let (kernel_found, kernel_expansion) = kernel_successors(encoded, &tables, &vector);
-        let mut kernel_steps: Vec<_> = kernel_found
-            .into_iter()
-            .map(|(next, error)| {
-                let locals = (0..sizes.len()).map(|p| encoded.layout.get(&next, p));
-                (locals.collect::<Vec<u32>>(), error)
-            })
-            .collect();
-        kernel_steps.sort();
         let mut expected_successors: Vec<_> = expected
             .into_iter()
             .map(|(_, next, error)| (next, error))
             .collect();
         expected_successors.sort();
-        prop_assert_eq!(
-            kernel_steps,
-            expected_successors,
-            "kernel steps of {:?}",
-            locals
-        );
-        prop_assert_eq!(
-            kernel_expansion,
-            expected_expansion,
-            "kernel expansion of {:?}",
-            locals
-        );
+        for tables in &all_tables {
+            let (kernel_found, kernel_expansion) = kernel_successors(encoded, tables, &vector);
+            let mut kernel_steps: Vec<_> = kernel_found
+                .into_iter()
+                .map(|(next, error)| {
+                    let locals = (0..sizes.len()).map(|p| encoded.layout.get(&next, p));
+                    (locals.collect::<Vec<u32>>(), error)
+                })
+                .collect();
+            kernel_steps.sort();
+            prop_assert_eq!(
+                &kernel_steps,
+                &expected_successors,
+                "kernel steps of {:?}",
+                locals
+            );
+            prop_assert_eq!(
+                kernel_expansion,
+                expected_expansion,
+                "kernel expansion of {:?}",
+                locals
+            );
+        }
         // Next product state (odometer); done after the last.
         let Some(p) = (0..sizes.len()).find(|&p| locals[p] + 1 < sizes[p]) else {
             return Ok(());
@@ -268,9 +274,9 @@ proptest! {
         // The flat tables never depend on the CPU's budget; they fit in
         // exactly as many rows as the full tables have.
         prop_assert_eq!(kernel_tables(&encoded), full.clone());
-        prop_assert_eq!(encoded.flat_successor_tables(rows), Some(full));
+        prop_assert_eq!(encoded.flat_successor_tables(rows, OwnerChoice::MostSelective), Some(full));
         if rows > 0 {
-            prop_assert_eq!(encoded.flat_successor_tables(rows - 1), None);
+            prop_assert_eq!(encoded.flat_successor_tables(rows - 1, OwnerChoice::MostSelective), None);
         }
     }
 }

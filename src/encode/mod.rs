@@ -11,7 +11,7 @@ mod successors;
 
 pub use layout::{Field, Layout};
 pub use successors::{
-    DEFAULT_LOOKUP_ROWS, Expansion, FlatSuccessorTables, MONITOR_ROW, Successor,
+    DEFAULT_LOOKUP_ROWS, Expansion, FlatSuccessorTables, MONITOR_ROW, OwnerChoice, Successor,
     SuccessorGenerator, SuccessorTables,
 };
 
@@ -252,20 +252,28 @@ impl EncodedNetwork {
     /// (rule, local state) lookup; participants beyond that budget are found
     /// by binary search instead. Successors are the same either way.
     pub fn limit_lookup_tables(&mut self, rows: usize) {
-        self.successor_tables = SuccessorTables::build(self, rows);
+        self.successor_tables = SuccessorTables::build(self, rows, OwnerChoice::MostSelective);
     }
 
     /// The successor tables as plain arrays for a device that has no
     /// binary-search fallback (see [`FlatSuccessorTables`]): this network's
     /// own tables when every participant has lookup rows, at most
-    /// `max_rows` in all, otherwise tables rebuilt with that budget. `None`
-    /// when `max_rows` rows are not enough.
-    pub fn flat_successor_tables(&self, max_rows: usize) -> Option<FlatSuccessorTables> {
+    /// `max_rows` in all, otherwise tables rebuilt with that budget (or
+    /// with owners other than the CPU's [`OwnerChoice::MostSelective`]).
+    /// `None` when `max_rows` rows are not enough.
+    pub fn flat_successor_tables(
+        &self,
+        max_rows: usize,
+        owners: OwnerChoice,
+    ) -> Option<FlatSuccessorTables> {
         let own = &self.successor_tables;
-        if own.tables_every_participant() && own.lookup_rows() <= max_rows {
+        if owners == OwnerChoice::MostSelective
+            && own.tables_every_participant()
+            && own.lookup_rows() <= max_rows
+        {
             return own.flatten(self);
         }
-        SuccessorTables::build(self, max_rows).flatten(self)
+        SuccessorTables::build(self, max_rows, owners).flatten(self)
     }
 
     /// The CPU successor tables (see [`SuccessorTables`]).

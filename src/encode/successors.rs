@@ -14,7 +14,9 @@
 //! Any participant may own a rule: exactly one does, and the combinations
 //! are the same. The owner is the participant that offers the rule in the
 //! smallest share of its local states, so that the fewest rules are looked
-//! at, but never the property monitor (unless it is the only participant):
+//! at (GPUexplore's lowest-indexed participant, [`OwnerChoice::Lowest`],
+//! can be chosen for measurement), but never the property monitor (unless
+//! it is the only participant):
 //! a rule that everybody but the monitor offers is a blocked monitor step.
 //! With a non-monitor owner, "every other non-monitor participant offers
 //! the rule, the monitor does not" is exactly what is counted as blocked.
@@ -23,6 +25,18 @@
 //! ([`FlatSuccessorTables`]), so both engines share one owner choice.
 
 use super::{ERROR_TARGET, EncodedNetwork, Field, INDEPENDENT};
+
+/// Which participant combines a synchronising rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OwnerChoice {
+    /// The non-monitor participant offering the rule in the smallest share
+    /// of its local states: the fewest rules are looked at.
+    #[default]
+    MostSelective,
+    /// The lowest-indexed non-monitor participant, as in GPUexplore (kept
+    /// to measure the difference).
+    Lowest,
+}
 
 /// Default bound on the rows of the lookup tables (8 bytes each: 32 MiB).
 pub const DEFAULT_LOOKUP_ROWS: usize = 1 << 22;
@@ -114,8 +128,9 @@ pub struct SuccessorTables {
 }
 
 impl SuccessorTables {
-    /// Builds the tables for `net`, with at most `max_rows` lookup rows.
-    pub(super) fn build(net: &EncodedNetwork, max_rows: usize) -> Self {
+    /// Builds the tables for `net`, with at most `max_rows` lookup rows and
+    /// owners chosen by `owners`.
+    pub(super) fn build(net: &EncodedNetwork, max_rows: usize, owners: OwnerChoice) -> Self {
         let local_states = |p: usize| (net.proc_offsets[p + 1] - net.proc_offsets[p]) as usize - 1;
         let groups_of = |p: usize, s: usize| {
             let (start, end) = net.entry_range(p, s as u32);
@@ -148,11 +163,14 @@ impl SuccessorTables {
             let share =
                 |i: usize| offered[i] as f64 / local_states(parts[i] as usize).max(1) as f64;
             let is_monitor = |i: usize| Some(parts[i] as usize) == net.monitor;
-            let Some(own) = (0..parts.len())
-                .filter(|&i| !is_monitor(i))
-                .min_by(|&a, &b| share(a).total_cmp(&share(b)))
-                .or((!parts.is_empty()).then_some(0))
-            else {
+            let candidates = (0..parts.len()).filter(|&i| !is_monitor(i));
+            let chosen = match owners {
+                OwnerChoice::MostSelective => {
+                    candidates.min_by(|&a, &b| share(a).total_cmp(&share(b)))
+                }
+                OwnerChoice::Lowest => candidates.min_by_key(|&i| parts[i]),
+            };
+            let Some(own) = chosen.or((!parts.is_empty()).then_some(0)) else {
                 continue;
             };
             owner[r] = parts[own];

@@ -20,6 +20,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverEr
 use thiserror::Error;
 
 use crate::encode::EncodedNetwork;
+pub use crate::encode::OwnerChoice;
 use crate::engine::{Exploration, SearchOptions};
 
 /// The kernel source, embedded so that the binary needs no files at run time.
@@ -82,6 +83,8 @@ pub struct GpuOptions {
     pub readonly_path: ReadOnlyPath,
     /// How new states reach the next level.
     pub frontier: Frontier,
+    /// Which participant of a rule combines it.
+    pub owners: OwnerChoice,
 }
 
 impl Default for GpuOptions {
@@ -96,6 +99,7 @@ impl Default for GpuOptions {
             work_claiming: true,
             readonly_path: ReadOnlyPath::Texture,
             frontier: Frontier::Queue,
+            owners: OwnerChoice::MostSelective,
         }
     }
 }

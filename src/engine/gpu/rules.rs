@@ -17,19 +17,20 @@
 //! [`MAX_LOOKUP_ROWS`] is refused.
 
 use super::GpuError;
-use crate::encode::{EncodedNetwork, FlatSuccessorTables};
+use crate::encode::{EncodedNetwork, FlatSuccessorTables, OwnerChoice};
 
 /// Most `(lo, hi)` rows the lookup table may have (256 MiB).
 pub(super) const MAX_LOOKUP_ROWS: usize = 1 << 25;
 
 /// The kernel's tables for `net`, with at most `max_rows` lookup rows
-/// ([`MAX_LOOKUP_ROWS`] on a device); [`GpuError::Invalid`] when they need
-/// more.
+/// ([`MAX_LOOKUP_ROWS`] on a device) and owners chosen by `owners`;
+/// [`GpuError::Invalid`] when they need more.
 pub(super) fn build(
     net: &EncodedNetwork,
     max_rows: usize,
+    owners: OwnerChoice,
 ) -> Result<FlatSuccessorTables, GpuError> {
-    net.flat_successor_tables(max_rows).ok_or_else(|| {
+    net.flat_successor_tables(max_rows, owners).ok_or_else(|| {
         GpuError::Invalid(format!(
             "the rules' look-up table would exceed {max_rows} rows"
         ))
@@ -101,7 +102,7 @@ mod tests {
     #[test]
     fn the_most_selective_participant_owns_the_rule() {
         let net = EncodedNetwork::new(&three_processes()).unwrap();
-        let tables = build(&net, MAX_LOOKUP_ROWS).unwrap();
+        let tables = build(&net, MAX_LOOKUP_ROWS, OwnerChoice::MostSelective).unwrap();
         // Owner p1 (1/4); then p2 (2/3, rows 0..3) before p0 (2/2, rows 3..5).
         assert_eq!(tables.others[..3], field(&net, 2));
         assert_eq!(tables.others[3], 0);
@@ -113,6 +114,21 @@ mod tests {
         let p1 = net.proc_offsets[1] as usize;
         assert_eq!(tables.item_offsets[p1..p1 + 5], [0, 0, 0, 1, 1]);
         assert_eq!(tables.item_offsets.len(), net.state_offsets.len());
+    }
+
+    #[test]
+    fn the_lowest_participant_owns_the_rule_when_asked() {
+        let net = EncodedNetwork::new(&three_processes()).unwrap();
+        let tables = build(&net, MAX_LOOKUP_ROWS, OwnerChoice::Lowest).unwrap();
+        // Owner p0; then p1 (1/4, rows 0..4) before p2 (2/3, rows 4..7).
+        assert_eq!(tables.others[..3], field(&net, 1));
+        assert_eq!(tables.others[3], 0);
+        assert_eq!(tables.others[4..7], field(&net, 2));
+        assert_eq!(tables.others[7], 4);
+        // Both of p0's states own the rule: an item each.
+        let p0 = net.proc_offsets[0] as usize;
+        assert_eq!(tables.item_offsets[p0..p0 + 3], [0, 1, 2]);
+        assert_eq!(tables.items.len(), 2 * 4);
     }
 
     #[test]
@@ -132,7 +148,7 @@ mod tests {
         ]);
         let net = EncodedNetwork::new(&net).unwrap();
         assert_eq!(net.monitor, Some(2));
-        let tables = build(&net, MAX_LOOKUP_ROWS).unwrap();
+        let tables = build(&net, MAX_LOOKUP_ROWS, OwnerChoice::MostSelective).unwrap();
         // The monitor (1/3, rows 0..3, flagged) is checked before p0 (2/2).
         assert_eq!(tables.others[..3], field(&net, 2));
         assert_eq!(tables.others[3], MONITOR_ROW);
@@ -146,7 +162,7 @@ mod tests {
     #[test]
     fn lookup_rows_are_the_entry_ranges_of_each_local_state() {
         let net = EncodedNetwork::new(&three_processes()).unwrap();
-        let tables = build(&net, MAX_LOOKUP_ROWS).unwrap();
+        let tables = build(&net, MAX_LOOKUP_ROWS, OwnerChoice::MostSelective).unwrap();
         // Rows of p2 (3 states) from 0, of p0 (2 states) from 3.
         for (q, base) in [(2, 0), (0, 3)] {
             for state in 0..net.state_names[q].len() {
@@ -167,8 +183,8 @@ mod tests {
         // The three processes need 5 rows; the CPU falls back to binary
         // search beyond its budget, the kernel cannot.
         let mut net = EncodedNetwork::new(&three_processes()).unwrap();
-        let tables = build(&net, 5).unwrap();
-        let refusal = build(&net, 4).unwrap_err();
+        let tables = build(&net, 5, OwnerChoice::MostSelective).unwrap();
+        let refusal = build(&net, 4, OwnerChoice::MostSelective).unwrap_err();
         assert!(matches!(refusal, GpuError::Invalid(_)));
         assert_eq!(
             refusal.to_string(),
@@ -177,7 +193,10 @@ mod tests {
         // CPU tables without any lookup rows: the kernel's are rebuilt, the same.
         net.limit_lookup_tables(0);
         assert!(!net.successor_tables().tables_every_participant());
-        assert_eq!(build(&net, MAX_LOOKUP_ROWS).unwrap(), tables);
-        assert!(build(&net, 4).is_err());
+        assert_eq!(
+            build(&net, MAX_LOOKUP_ROWS, OwnerChoice::MostSelective).unwrap(),
+            tables
+        );
+        assert!(build(&net, 4, OwnerChoice::MostSelective).is_err());
     }
 }

@@ -9,7 +9,7 @@ use cudarc::driver::{
 };
 
 use super::{Edge, Frontier, Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath, rules};
-use crate::encode::{EncodedNetwork, INDEPENDENT, hash_words};
+use crate::encode::{EncodedNetwork, INDEPENDENT, OwnerChoice, hash_words};
 use crate::engine::{
     Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, is_fatal,
 };
@@ -220,14 +220,19 @@ impl DeviceNet {
         }
     }
 
-    fn upload(gpu: &Gpu, net: &EncodedNetwork, path: ReadOnlyPath) -> Result<DeviceNet, GpuError> {
+    fn upload(
+        gpu: &Gpu,
+        net: &EncodedNetwork,
+        path: ReadOnlyPath,
+        owners: OwnerChoice,
+    ) -> Result<DeviceNet, GpuError> {
         let fields: Vec<u32> = net
             .layout
             .fields
             .iter()
             .flat_map(|f| [f.word, f.shift, ((1u64 << f.bits) - 1) as u32, 0])
             .collect();
-        let tables = rules::build(net, rules::MAX_LOOKUP_ROWS)?;
+        let tables = rules::build(net, rules::MAX_LOOKUP_ROWS, owners)?;
         let error_locals: Vec<u32> = (0..net.error_locals.len())
             .flat_map(|i| {
                 let e = &net.error_locals[i];
@@ -479,7 +484,7 @@ fn search_table(
     };
     let geometry = Geometry::new(words, trace, options.frontier, budget)?;
 
-    let device_net = DeviceNet::upload(gpu, net, options.readonly_path)?;
+    let device_net = DeviceNet::upload(gpu, net, options.readonly_path, options.owners)?;
     let read_path = match (options.readonly_path, &device_net.textures) {
         (ReadOnlyPath::Texture, None) => ReadOnlyPath::Ldg,
         (path, _) => path,
