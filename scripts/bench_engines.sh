@@ -10,6 +10,7 @@
 #   --memory BYTES                 state table limit for cpu (it grows up to it) and
 #                                  size for gpu (default: the engine's)
 #   --repeat N                     runs per configuration; the fastest counts (default 1)
+#   --no-trace                     run without predecessors (cpu: 4 bytes less a state)
 #   --example                      run examples/engine_run instead of the CLI
 #                                  (reference and cpu only)
 #   --bin PATH                     binary to run (skips building)
@@ -25,6 +26,7 @@ engines="reference cpu"
 threads="1 $(nproc)"
 memory=""
 repeat=1
+no_trace=()
 example=0
 bin=""
 models=()
@@ -34,9 +36,10 @@ while [[ $# -gt 0 ]]; do
         --threads) threads="$2"; shift 2 ;;
         --memory) memory="$2"; shift 2 ;;
         --repeat) repeat="$2"; shift 2 ;;
+        --no-trace) no_trace=(--no-trace); shift ;;
         --example) example=1; shift ;;
         --bin) bin="$2"; shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "bench_engines.sh: unknown option $1" >&2; exit 2 ;;
         *) models+=("$1"); shift ;;
     esac
@@ -63,7 +66,7 @@ field() { sed -n "s/.*\"$1\":\([0-9.eE+-]*\).*/\1/p" <<<"$2"; }
 # Runs engine $1 with $2 threads on model $3; prints the fastest run's JSON.
 run() {
     local engine=$1 n=$2 model=$3 best="" best_time=""
-    local args=(--engine "$engine" --threads "$n")
+    local args=(--engine "$engine" --threads "$n" "${no_trace[@]}")
     [[ -n "$memory" && "$engine" != reference ]] && args+=(--memory "$memory")
     for ((i = 0; i < repeat; i++)); do
         local out

@@ -34,12 +34,13 @@
 //! 2. The last thread to arrive sees the flag, frees the old index,
 //!    allocates a larger, empty one and the store's new segments, lists
 //!    the published ids (all ids handed out, less the reserves given back)
-//!    and lowers the flag; after a second barrier all threads write to
+//!    and lowers the flag, before it lets the others go
+//!    (`LevelBarrier`); then all threads write to
 //!    every memory page of a share of the new index ([`Index::map_pages`]:
 //!    a page first mapped by a read must later be replaced, at the cost of
 //!    an interrupt to every core) and put the published states into it in
 //!    parallel, a share of the ids each, reading and hashing their vectors
-//!    ([`StateTable::reindex`]); a third barrier ends the pause and every
+//!    ([`StateTable::reindex`]); a second barrier ends the pause and every
 //!    thread goes on with the chunk it was in, starting with the state it
 //!    left unfinished, and with its reserve as it was.
 //! 3. Counts stay exact because a state's transitions, monitor-blocked
@@ -60,6 +61,19 @@
 //! Looking states up is bound by memory latency, so a thread generates all
 //! successors of a state and prefetches their buckets before it looks the
 //! first one up: the cache misses of one state's lookups overlap.
+//!
+//! # Memory
+//!
+//! The index grows at 90% fill, so a state costs 4 / fill bytes of index,
+//! 4.4 to 8.9 bytes. The probe of a bucket of 16 entries stays short, but
+//! not free: against 80%, one thread was about 5% slower on models that
+//! end at the same index size either way (FlexibleBarrier-PT-06a,
+//! ParamProductionCell-PT-0), and 6% faster, with 22% less memory, on one
+//! that 80% makes grow once more (Peterson-PT-3). Reported memory is what the
+//! search wrote: the whole index, the store's records of every id handed
+//! out (the store's segments beyond them are never written, so the system
+//! gives them no memory), and the largest lists of state ids of two
+//! consecutive levels.
 
 mod table;
 
@@ -67,7 +81,7 @@ pub use table::{BUCKET_ENTRIES, ENTRY_BYTES, Index, Lookup, MAX_STATES, StateSto
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Barrier, Mutex, RwLock};
+use std::sync::{Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use super::{
@@ -90,7 +104,7 @@ pub struct ParallelOptions {
 pub const INITIAL_SLOTS: u64 = 1 << 16;
 /// Share of the index entries that may be used (in thousandths) before it
 /// grows: probing a bucket at a time stays short up to here.
-pub const MAX_FILL_PER_MILLE: u64 = 800;
+pub const MAX_FILL_PER_MILLE: u64 = 900;
 /// Entries of an index bucket, the unit of index sizes.
 const BUCKET: u64 = BUCKET_ENTRIES as u64;
 /// Memory limit when the available memory cannot be read.
@@ -101,10 +115,15 @@ const MIN_MEMORY_MARGIN: u64 = 256 << 20;
 /// Most state ids a thread reserves at a time.
 const MAX_ID_BATCH: u64 = 4096;
 /// Bounds of the number of states in one chunk of a level.
-const CHUNK_MIN: u32 = 32;
+const CHUNK_MIN: u32 = 16;
 const CHUNK_MAX: u32 = 1024;
-/// Chunks per thread a level is cut into, for load balance.
-const CHUNKS_PER_THREAD: usize = 8;
+/// A chunk holds at most this share, per thread, of the states of its
+/// level still unclaimed before it (see [`chunks`]).
+const CHUNK_SHARE: usize = 4;
+/// How long a thread at a barrier spins before it sleeps: a level often
+/// ends within microseconds of the first thread's arrival, and waking a
+/// sleeping thread takes tens of microseconds.
+const BARRIER_SPIN: Duration = Duration::from_micros(50);
 /// Time between two progress reports.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(500);
 
@@ -221,21 +240,22 @@ fn search_from(
         table: RwLock::new(table),
         published: RwLock::new(Vec::new()),
         unused: Mutex::new(Vec::new()),
-        ids,
+        ids: Line(ids),
         start,
-        stop: AtomicBool::new(false),
-        grow: AtomicBool::new(false),
+        stop: Line(AtomicBool::new(false)),
+        grow: Line(AtomicBool::new(false)),
         state_limit: AtomicBool::new(false),
         table_full: AtomicBool::new(false),
         first: Mutex::new(None),
         has_finding: AtomicBool::new(false),
         frontier: RwLock::new(std::iter::once(root..root + 1).collect()),
-        cursor: AtomicUsize::new(0),
+        cursor: Line(AtomicUsize::new(0)),
         produced: Mutex::new(Vec::new()),
-        barrier: Barrier::new(threads),
+        barrier: LevelBarrier::new(threads),
         phase: Mutex::new(Phase::Expand),
         depth: AtomicU32::new(0),
         level_stored: AtomicU64::new(0),
+        frontier_bytes: AtomicU64::new(0),
         counters: (0..threads).map(|_| Counters::default()).collect(),
     };
     let mut totals = Stats {
@@ -283,7 +303,9 @@ fn search_from(
         Completion::Complete
     };
     let unused = std::mem::take(&mut *shared.unused.lock().expect("no panics while locked"));
-    let published = published(shared.ids.next.load(Ordering::Relaxed), unused);
+    let handed_out = shared.ids.next.load(Ordering::Relaxed);
+    let published = published(handed_out, unused);
+    let frontier_bytes = shared.frontier_bytes.load(Ordering::Relaxed);
     let table = shared.table.into_inner().expect("no thread runs any more");
     let exploration = Exploration {
         states: totals.states,
@@ -295,7 +317,7 @@ fn search_from(
         first,
         completion,
         elapsed: start.elapsed(),
-        memory_bytes: table.bytes_for(totals.states),
+        memory_bytes: table.bytes_for(handed_out) + frontier_bytes,
         engine: format!("cpu ({threads} threads)"),
     };
     (exploration, StoredStates { table, published })
@@ -429,6 +451,73 @@ impl Ids {
     }
 }
 
+/// The barrier that ends every round of work. The last thread to arrive
+/// runs the round's decision before it lets the others go, so that one
+/// barrier, not two, separates two levels; the others spin for
+/// [`BARRIER_SPIN`] (when every thread has a core of its own), then sleep.
+struct LevelBarrier {
+    threads: usize,
+    /// Threads that have arrived in this round.
+    arrived: AtomicUsize,
+    /// Rounds completed: a waiting thread leaves when it changes.
+    round: AtomicU64,
+    /// Threads that sleep on `wake`; changed, like `round`, under the lock.
+    sleepers: Mutex<usize>,
+    wake: Condvar,
+    /// Whether to spin before sleeping.
+    spin: bool,
+}
+
+impl LevelBarrier {
+    fn new(threads: usize) -> LevelBarrier {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        LevelBarrier {
+            threads,
+            arrived: AtomicUsize::new(0),
+            round: AtomicU64::new(0),
+            sleepers: Mutex::new(0),
+            wake: Condvar::new(),
+            spin: threads <= cores,
+        }
+    }
+
+    /// Waits until every thread has arrived; the last one runs `last`
+    /// first. Whatever a thread did before it arrived, and whatever `last`
+    /// did, is visible to every thread after the barrier.
+    fn wait(&self, last: impl FnOnce()) {
+        let round = self.round.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
+            // Reset before the round changes, so that a thread released now
+            // counts its next arrival from zero.
+            self.arrived.store(0, Ordering::Relaxed);
+            last();
+            let sleepers = self.sleepers.lock().expect("no panics while locked");
+            self.round.store(round + 1, Ordering::Release);
+            if *sleepers > 0 {
+                self.wake.notify_all();
+            }
+            return;
+        }
+        if self.spin {
+            let started = Instant::now();
+            let mut spins = 0u32;
+            while self.round.load(Ordering::Acquire) == round {
+                std::hint::spin_loop();
+                spins += 1;
+                if spins.is_multiple_of(64) && started.elapsed() >= BARRIER_SPIN {
+                    break;
+                }
+            }
+        }
+        let mut sleepers = self.sleepers.lock().expect("no panics while locked");
+        while self.round.load(Ordering::Acquire) == round {
+            *sleepers += 1;
+            sleepers = self.wake.wait(sleepers).expect("no panics while locked");
+            *sleepers -= 1;
+        }
+    }
+}
+
 /// What the threads do after a barrier, as decided by the last to arrive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -469,6 +558,21 @@ struct Counters {
     transitions: AtomicU64,
 }
 
+/// A value on cache lines of its own. Every thread reads `stop` and `grow`
+/// before each state, while the chunk cursor and the id allowance are
+/// written every few hundred states: apart, a write does not make every
+/// other core fetch the flags again.
+#[repr(align(64))]
+struct Line<T>(T);
+
+impl<T> std::ops::Deref for Line<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// Everything the threads share.
 struct Shared<'a> {
     net: &'a EncodedNetwork,
@@ -485,12 +589,12 @@ struct Shared<'a> {
     /// The ids the threads have reserved but not used, given back at each
     /// barrier: they hold no published state.
     unused: Mutex<Vec<Range<u64>>>,
-    ids: Ids,
+    ids: Line<Ids>,
     start: Instant,
     /// Set to make every thread stop at its next state.
-    stop: AtomicBool,
+    stop: Line<AtomicBool>,
     /// Set to pause every thread at its next state and grow the table.
-    grow: AtomicBool,
+    grow: Line<AtomicBool>,
     /// The state limit was hit.
     state_limit: AtomicBool,
     /// The table was full and could not grow.
@@ -502,17 +606,19 @@ struct Shared<'a> {
     /// The level being expanded: runs of state ids, cut into chunks.
     frontier: RwLock<Vec<Range<u32>>>,
     /// Next chunk of `frontier` to hand out.
-    cursor: AtomicUsize,
+    cursor: Line<AtomicUsize>,
     /// Runs of ids of the new states of the level being expanded.
     produced: Mutex<Vec<Range<u32>>>,
     /// Ends each round of work.
-    barrier: Barrier,
+    barrier: LevelBarrier,
     /// What to do after the barrier.
     phase: Mutex<Phase>,
     /// Breadth-first depth reached.
     depth: AtomicU32,
     /// States (error states included) stored during the current level.
     level_stored: AtomicU64,
+    /// Most bytes the lists of two consecutive levels took at once.
+    frontier_bytes: AtomicU64,
     /// Per-thread progress counters.
     counters: Vec<Counters>,
 }
@@ -642,10 +748,7 @@ impl Shared<'_> {
                     .expect("no panics while locked")
                     .push(worker.reserve.clone());
             }
-            if self.barrier.wait().is_leader() {
-                self.decide();
-            }
-            self.barrier.wait();
+            self.barrier.wait(|| self.decide());
             let phase = *self.phase.lock().expect("no panics while locked");
             match phase {
                 Phase::Finished => return worker.stats,
@@ -661,7 +764,7 @@ impl Shared<'_> {
                     }
                     // Every state is in the new index before anyone looks
                     // a vector up again.
-                    self.barrier.wait();
+                    self.barrier.wait(|| {});
                 }
             }
         }
@@ -699,7 +802,15 @@ impl Shared<'_> {
             return;
         }
         self.unused.lock().expect("no panics while locked").clear();
-        *self.frontier.write().expect("no panics while locked") = chunks(produced, self.threads);
+        let produced_bytes = std::mem::size_of_val(produced.as_slice()) as u64;
+        let next = chunks(produced, self.threads);
+        let mut frontier = self.frontier.write().expect("no panics while locked");
+        let lists = produced_bytes + std::mem::size_of_val(next.as_slice()) as u64;
+        self.frontier_bytes.fetch_max(
+            lists + std::mem::size_of_val(frontier.as_slice()) as u64,
+            Ordering::Relaxed,
+        );
+        *frontier = next;
         self.cursor.store(0, Ordering::Relaxed);
         *phase = Phase::Expand;
     }
@@ -774,16 +885,22 @@ fn share(runs: &[Range<u32>], part: usize, parts: usize) -> impl Iterator<Item =
     })
 }
 
-/// `runs` of state ids cut into chunks for `threads`.
+/// `runs` of state ids cut into chunks for `threads`, in decreasing sizes:
+/// each chunk holds 1 / ([`CHUNK_SHARE`] * threads) of the states after
+/// its start (within [`CHUNK_MIN`] and [`CHUNK_MAX`]), so that chunks are
+/// claimed rarely early in a level and the last ones are small: a thread
+/// that takes the last chunk keeps the others waiting at the level's
+/// barrier for little time.
 fn chunks(runs: Vec<Range<u32>>, threads: usize) -> Vec<Range<u32>> {
-    let total: usize = runs.iter().map(|r| r.len()).sum();
-    let size = ((total / (threads * CHUNKS_PER_THREAD)) as u32).clamp(CHUNK_MIN, CHUNK_MAX);
-    let mut chunks = Vec::with_capacity(runs.len() + total / size as usize);
+    let mut remaining: usize = runs.iter().map(|r| r.len()).sum();
+    let mut chunks = Vec::with_capacity(runs.len() + 2 * CHUNK_SHARE * threads);
     for run in runs {
         let mut start = run.start;
         while start < run.end {
-            let end = run.end.min(start + size);
+            let size = ((remaining / (CHUNK_SHARE * threads)) as u32).clamp(CHUNK_MIN, CHUNK_MAX);
+            let end = run.end.min(start.saturating_add(size));
             chunks.push(start..end);
+            remaining -= (end - start) as usize;
             start = end;
         }
     }
@@ -940,6 +1057,22 @@ mod tests {
             stored.read(id, &mut vector);
             assert_eq!(stored.id_of(&vector), Some(id));
         }
+    }
+
+    #[test]
+    fn chunks_shrink_towards_the_end_of_a_level() {
+        // 10000 states for 2 threads: a chunk holds an eighth of what is
+        // left (10000 / 8 = 1250, capped at 1024; then 8976 / 8 = 1122,
+        // capped; then 7952 / 8 = 994, 6958 / 8 = 869, ...), at least 16.
+        let level = std::iter::once(0..10_000).collect();
+        let cut = chunks(level, 2);
+        assert_eq!(cut[..4], [0..1024, 1024..2048, 2048..3042, 3042..3911]);
+        assert_eq!(cut[cut.len() - 3..], [9967..9983, 9983..9999, 9999..10_000]);
+        assert_eq!(cut.len(), 42);
+        let ids: Vec<u32> = cut.iter().cloned().flatten().collect();
+        assert_eq!(ids, (0..10_000).collect::<Vec<u32>>());
+        // Chunks never span two runs.
+        assert_eq!(chunks(vec![0..3, 10..12], 4), vec![0..3, 10..12]);
     }
 
     #[test]

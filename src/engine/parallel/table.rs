@@ -1,8 +1,9 @@
 //! The state table shared by all worker threads, in two parts:
 //!
 //! - a [`StateStore`]: the stored states one after the other, each under a
-//!   stable *state id* (its index), with its predecessor's id when traces
-//!   are on. It grows by appending segments and never moves a record, so a
+//!   stable *state id* (its index), with its predecessor's id (kept apart)
+//!   when traces are on. It grows by appending segments and never moves a
+//!   state, so a
 //!   state id stays valid for the whole search: predecessor links and the
 //!   breadth-first frontier (runs of ids) survive any growth untouched;
 //! - an [`Index`]: a lock-free open-addressing hash table of 4-byte entries
@@ -13,8 +14,9 @@
 //!   the stored vectors ([`StateTable::reindex`]).
 //!
 //! A stored state costs its vector, 4 bytes of predecessor id (with
-//! traces), and 4 bytes of index entry divided by the index's fill (0.4 to
-//! 0.8 in the search, so 5 to 10 bytes). 8-byte entries holding 32 hash
+//! traces, none with `--no-trace`), and 4 bytes of index entry divided by
+//! the index's fill (0.45 to 0.9 in the search, so 4.4 to 8.9 bytes).
+//! 8-byte entries holding 32 hash
 //! bits would spare reading vectors when the index grows, but cost 4 to 10
 //! more bytes a state and the old index beside the new one while it grows.
 
@@ -54,18 +56,27 @@ pub enum Lookup {
     Refused,
 }
 
-/// The stored states, addressed by state id: fixed-size records (the
-/// predecessor's id when traces are on, then the vector) in segments of
-/// [`SEGMENT_RECORDS`] records that are allocated as the capacity grows
+/// The stored states, addressed by state id: the vectors, and the
+/// predecessors' ids when traces are on, each in segments of
+/// [`SEGMENT_RECORDS`] entries that are allocated as the capacity grows
 /// and never move.
+///
+/// Vectors and predecessors lie apart: lookups compare vectors and never
+/// read predecessors, so a cache line holds as many vectors as it can and
+/// the vectors that lookups compare (mostly of recent states, stored by
+/// any thread) take fewer lines in the caches.
 pub struct StateStore {
     /// Words of a vector.
     words: usize,
-    /// Whether a record starts with its predecessor's id.
+    /// Whether predecessors are kept.
     parents: bool,
-    /// The segments; all but the last hold `SEGMENT_RECORDS` records.
-    segments: Vec<Box<[AtomicU32]>>,
-    /// Records the segments hold.
+    /// The vector segments; all but the last hold `SEGMENT_RECORDS`
+    /// vectors.
+    vectors: Vec<Box<[AtomicU32]>>,
+    /// The predecessor segments, as many and as long as the vector
+    /// segments; none when predecessors are not kept.
+    predecessors: Vec<Box<[AtomicU32]>>,
+    /// States the segments have room for.
     capacity: u64,
 }
 
@@ -76,7 +87,8 @@ impl StateStore {
         StateStore {
             words,
             parents,
-            segments: Vec::new(),
+            vectors: Vec::new(),
+            predecessors: Vec::new(),
             capacity: 0,
         }
     }
@@ -86,75 +98,62 @@ impl StateStore {
         self.words
     }
 
-    /// Words of one record.
-    fn record_words(&self) -> usize {
-        self.words + usize::from(self.parents)
-    }
-
-    /// Bytes of one record: what the store spends on a state.
+    /// Bytes the store spends on a state: its vector, and its
+    /// predecessor's id when traces are on.
     pub fn record_bytes(&self) -> u64 {
-        4 * self.record_words() as u64
+        4 * (self.words + usize::from(self.parents)) as u64
     }
 
-    /// Records the store has room for.
+    /// States the store has room for.
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
 
-    /// Makes room for `capacity` records (at most [`MAX_STATES`]). Needs
+    /// Makes room for `capacity` states (at most [`MAX_STATES`]). Needs
     /// exclusive access: a short last segment is replaced by a longer copy.
     pub fn reserve(&mut self, capacity: u64) {
         let capacity = capacity.min(MAX_STATES);
-        let record = self.record_words();
-        while self.capacity < capacity {
-            let last_len = self
-                .segments
-                .last()
-                .map_or(SEGMENT_RECORDS, |s| (s.len() / record) as u64);
-            let missing = capacity - self.capacity;
-            if last_len < SEGMENT_RECORDS {
-                let grown = (last_len + missing).min(SEGMENT_RECORDS);
-                let last = self.segments.pop().expect("a short segment exists");
-                let mut segment = zeroed_atomics(grown as usize * record);
-                for (to, from) in segment.iter_mut().zip(last.iter()) {
-                    *to.get_mut() = from.load(Ordering::Relaxed);
-                }
-                self.segments.push(segment);
-                self.capacity += grown - last_len;
-            } else {
-                let len = missing.min(SEGMENT_RECORDS);
-                self.segments.push(zeroed_atomics(len as usize * record));
-                self.capacity += len;
-            }
+        if capacity <= self.capacity {
+            return;
         }
+        extend_segments(&mut self.vectors, self.words, capacity);
+        if self.parents {
+            extend_segments(&mut self.predecessors, 1, capacity);
+        }
+        self.capacity = capacity;
     }
 
-    /// The record of state `id`.
+    /// Segment and offset (in entries of `width` words) of state `id`.
     #[inline]
-    fn record(&self, id: u32) -> &[AtomicU32] {
-        let record = self.record_words();
-        let segment = &self.segments[(id >> SEGMENT_SHIFT) as usize];
-        let start = (id as u64 & (SEGMENT_RECORDS - 1)) as usize * record;
-        &segment[start..start + record]
+    fn locate(id: u32, width: usize) -> (usize, usize) {
+        (
+            (id >> SEGMENT_SHIFT) as usize,
+            (id as u64 & (SEGMENT_RECORDS - 1)) as usize * width,
+        )
     }
 
     /// The vector words of state `id`.
     #[inline]
     fn vector_cells(&self, id: u32) -> &[AtomicU32] {
-        &self.record(id)[usize::from(self.parents)..]
+        let (segment, start) = Self::locate(id, self.words);
+        &self.vectors[segment][start..start + self.words]
     }
 
-    /// Writes the record of an id that no other thread can see yet.
+    /// The predecessor cell of state `id`, when predecessors are kept.
+    #[inline]
+    fn parent_cell(&self, id: u32) -> Option<&AtomicU32> {
+        let (segment, start) = Self::locate(id, 1);
+        self.predecessors.get(segment).map(|cells| &cells[start])
+    }
+
+    /// Writes the vector (and predecessor) of an id that no other thread
+    /// can see yet.
     #[inline]
     fn write(&self, id: u32, vector: &[u32], parent: u32) {
-        let record = self.record(id);
-        let cells = if self.parents {
-            record[0].store(parent, Ordering::Relaxed);
-            &record[1..]
-        } else {
-            record
-        };
-        for (cell, &word) in cells.iter().zip(vector) {
+        if let Some(cell) = self.parent_cell(id) {
+            cell.store(parent, Ordering::Relaxed);
+        }
+        for (cell, &word) in self.vector_cells(id).iter().zip(vector) {
             cell.store(word, Ordering::Relaxed);
         }
     }
@@ -179,8 +178,36 @@ impl StateStore {
     /// The predecessor of stored state `id` (the initial state is its own
     /// predecessor); `None` when the store keeps no predecessors.
     pub fn parent(&self, id: u32) -> Option<u32> {
-        self.parents
-            .then(|| self.record(id)[0].load(Ordering::Relaxed))
+        self.parent_cell(id)
+            .map(|cell| cell.load(Ordering::Relaxed))
+    }
+}
+
+/// Grows `segments` of entries of `width` words to room for `capacity`
+/// entries: fills up a short last segment (by a longer copy), then adds
+/// segments of [`SEGMENT_RECORDS`] entries, the last one only as long as
+/// needed.
+fn extend_segments(segments: &mut Vec<Box<[AtomicU32]>>, width: usize, capacity: u64) {
+    let mut room: u64 = segments.iter().map(|s| (s.len() / width) as u64).sum();
+    while room < capacity {
+        let missing = capacity - room;
+        match segments.last_mut() {
+            Some(last) if ((last.len() / width) as u64) < SEGMENT_RECORDS => {
+                let len = (last.len() / width) as u64;
+                let grown = (len + missing).min(SEGMENT_RECORDS);
+                let mut longer = zeroed_atomics(grown as usize * width);
+                for (to, from) in longer.iter_mut().zip(last.iter()) {
+                    *to.get_mut() = from.load(Ordering::Relaxed);
+                }
+                *last = longer;
+                room += grown - len;
+            }
+            _ => {
+                let len = missing.min(SEGMENT_RECORDS);
+                segments.push(zeroed_atomics(len as usize * width));
+                room += len;
+            }
+        }
     }
 }
 
@@ -274,16 +301,7 @@ impl Index {
     /// following one another.
     #[inline]
     pub fn prefetch(&self, hash: u64) {
-        let line = &self.bucket(self.first_bucket(hash))[0];
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch is only a hint to the cache: it reads nothing
-        // into the program and never faults, whatever the address.
-        unsafe {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            _mm_prefetch::<_MM_HINT_T0>(line.as_ptr() as *const i8);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = line;
+        prefetch_line(&self.bucket(self.first_bucket(hash))[0]);
     }
 
     /// Writes to every memory page of share `part` of `parts` of the
@@ -319,6 +337,21 @@ impl Index {
         }
         unreachable!("an index is built with room for every stored state")
     }
+}
+
+/// Starts loading the cache line of `cell` (a hint: it reads nothing into
+/// the program).
+#[inline]
+fn prefetch_line(cell: &AtomicU32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint to the cache: it reads nothing into
+    // the program and never faults, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(cell.as_ptr() as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = cell;
 }
 
 /// A zeroed slice of `len` atomics; `vec![0; n]` asks the allocator for
@@ -465,8 +498,10 @@ impl StateTable {
         }
     }
 
-    /// Bytes used: the index and the records of `states` states.
-    pub fn bytes_for(&self, states: u64) -> u64 {
-        self.index.bytes() + states * self.store.record_bytes()
+    /// Bytes used when ids below `ids` have been handed out: the whole
+    /// index, and the records of those ids (the store's pages beyond them
+    /// were never written, so the system never gave them memory).
+    pub fn bytes_for(&self, ids: u64) -> u64 {
+        self.index.bytes() + ids * self.store.record_bytes()
     }
 }
