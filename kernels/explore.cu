@@ -11,6 +11,12 @@
 //   TRACE         1: store the predecessor slot after the vector
 //   CACHE         entries of each warp's cache of inserted vectors (0: off)
 //   CLAIM         1: warps claim frontier chunks dynamically (work claiming)
+//   SYNC_BUFFERS  1: GPUexplore's combination of synchronising rules: each
+//                 thread lists the rules its process offers in the state
+//                 in shared memory, and a rule's owner reads the other
+//                 participants' entries from those lists (needs G >=
+//                 processes); 0: the owner reads them from `lookup`
+//   MAX_OFFERS    most rules one local state offers (list length, SYNC_BUFFERS)
 //   FRONTIER_BITS 0: each level's new slots are appended to a queue;
 //                 1: GPUexplore's "new" marks: a bit per table slot (in two
 //                 bitmaps, one per level parity), and each level scans the
@@ -110,7 +116,15 @@ struct Net {
     const unsigned* __restrict__ error_locals; // process, state, fatal per error state (read rarely)
     unsigned errors;
     unsigned processes;
+    // With SYNC_BUFFERS (the search only): StateOffsets, each `others`
+    // row's process, and this warp's offer lists in shared memory.
+    const unsigned* __restrict__ state_offsets;
+    const unsigned* __restrict__ other_processes;
+    unsigned* offers;
 };
+
+// Words of one lane's offer list: the count, then (rule, lo, hi) per rule.
+#define OFFER_WORDS (1 + 3 * MAX_OFFERS)
 
 // A local state field: word f.x, shift f.y, mask f.z.
 __device__ __forceinline__ unsigned get_field(const uint4 f, const unsigned* vec) { return (vec[f.x] >> f.y) & f.z; }
@@ -140,6 +154,43 @@ __device__ __forceinline__ uint2 other_entries(const Net& net, const unsigned* v
     return ro(net.lookup, (o.w & ~MONITOR_BIT) + get_field(o, vec));
 }
 
+// With shared-memory buffers: the entries [lo, hi) of rule `rule` that
+// `other` (an index into net.others) offers in this state, read from its
+// thread's offer list (thread i of a group handles process i).
+__device__ __forceinline__ uint2 buffered_entries(const Net& net, unsigned rule, unsigned other, uint4& o) {
+    o = ro(net.others, other);
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned* list = net.offers + (lane / G * G + __ldg(&net.other_processes[other])) * OFFER_WORDS;
+    for (unsigned i = 0; i < list[0]; ++i)
+        if (list[1 + 3 * i] == rule) return make_uint2(list[2 + 3 * i], list[3 + 3 * i]);
+    return make_uint2(0, 0);
+}
+
+// Writes this lane's offer list: the rules that process p (or none, when p
+// is not a process) offers in local state `local`, with their entry
+// ranges. Rule entries come first in a state's TransArray entries, sorted
+// by rule id, so each rule is one run.
+__device__ void write_offers(const Net& net, unsigned p, unsigned local) {
+    unsigned* mine = net.offers + (threadIdx.x & 31) * OFFER_WORDS;
+    unsigned count = 0;
+    if (p < net.processes) {
+        const unsigned at = ro(net.proc_offsets, p) + local;
+        unsigned e = __ldg(&net.state_offsets[at]);
+        const unsigned end = __ldg(&net.state_offsets[at + 1]);
+        while (e < end) {
+            const unsigned rule = ro(net.trans, 2 * e);
+            if (rule & INDEPENDENT) break;
+            const unsigned lo = e;
+            while (e < end && ro(net.trans, 2 * e) == rule) ++e;
+            mine[1 + 3 * count] = rule;
+            mine[2 + 3 * count] = lo;
+            mine[3 + 3 * count] = e;
+            ++count;
+        }
+    }
+    mine[0] = count;
+}
+
 // Same mixing as crate::encode::hash_words, so the host can place the initial state.
 __device__ __forceinline__ unsigned long long hash_vector(const unsigned* vec) {
     unsigned long long h = 0x9E3779B97F4A7C15ull ^ (unsigned long long)W;
@@ -161,19 +212,37 @@ __device__ __forceinline__ unsigned long long hash_vector(const unsigned* vec) {
 struct Generator {
     unsigned process, k, end;             // the process and its remaining items
     uint4 field;                          // the process's field
+    unsigned rule;                        // the rule being combined (read with BUFFERS)
     unsigned own_lo, own_hi;              // the owner's entries of the rule being combined
     unsigned others_begin, others_end;    // the rule's other participants
     unsigned long long combo, combos;     // next combination, and their number (0: not combining)
 };
 
+// With BUFFERS, every lane of the warp must call this together (it
+// publishes the lane's offer list with __syncwarp).
+template <bool BUFFERS>
 __device__ __forceinline__ void generator_start(Generator& g, const Net& net, const unsigned* vec, unsigned first) {
     g.process = first;
     g.combo = g.combos = 0;
     g.k = g.end = 0;
+    unsigned local = 0;
     if (first < net.processes) {
         g.field = ro(net.fields, first);
-        item_range(net, first, get_field(g.field, vec), g.k, g.end);
+        local = get_field(g.field, vec);
+        item_range(net, first, local, g.k, g.end);
     }
+    if (BUFFERS) {
+        write_offers(net, first, local);
+        __syncwarp();
+    }
+}
+
+// Entries of `other` for the rule being combined: from the shared-memory
+// offer lists or from the look-up rows.
+template <bool BUFFERS>
+__device__ __forceinline__ uint2 participant_entries(const Net& net, const Generator& g, const unsigned* vec,
+                                                     unsigned other, uint4& o) {
+    return BUFFERS ? buffered_entries(net, g.rule, other, o) : other_entries(net, vec, other, o);
 }
 
 // Picks entry number `c mod count` of [lo, lo + count) and divides c by count.
@@ -187,7 +256,7 @@ __device__ __forceinline__ unsigned pick(unsigned lo, unsigned count, unsigned l
 // Writes the next successor of `vec` into `out`; false when there is none.
 // With LABELS, `label` gets the step's label word (INDEPENDENT | action, or
 // a rule id); the search instantiates it without, so it costs nothing there.
-template <bool LABELS>
+template <bool LABELS, bool BUFFERS>
 __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec, unsigned* out,
                                bool& error, unsigned& monitor_blocked, unsigned& label) {
     while (g.process < net.processes) {
@@ -201,7 +270,7 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
             set_field(g.field, out, target & ~ERROR_TARGET);
             for (unsigned o = g.others_begin; o < g.others_end; ++o) {
                 uint4 other;
-                const uint2 r = other_entries(net, vec, o, other); // never empty: the rule is enabled
+                const uint2 r = participant_entries<BUFFERS>(net, g, vec, o, other); // never empty: enabled
                 target = ro(net.trans, 2 * pick(r.x, r.y - r.x, c) + 1);
                 error |= (target & ERROR_TARGET) != 0;
                 set_field(other, out, target & ~ERROR_TARGET);
@@ -223,9 +292,10 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
             }
             unsigned long long combos = item.z - item.y;
             bool monitor_missing = false;
+            if (BUFFERS) g.rule = ro(net.trans, 2 * item.y);
             for (unsigned o = item.x; o < item.w; ++o) {
                 uint4 other;
-                const uint2 r = other_entries(net, vec, o, other);
+                const uint2 r = participant_entries<BUFFERS>(net, g, vec, o, other);
                 if (r.x < r.y) {
                     combos *= r.y - r.x;
                 } else if (other.w & MONITOR_BIT) {
@@ -483,17 +553,22 @@ explore_levels(RoU4 fields, RoU32 proc_offsets, RoU32 item_offsets, RoU4 items, 
                unsigned* table, unsigned long long buckets, unsigned* queue0, unsigned* queue1,
                unsigned long long queue_capacity, unsigned long long* stats, unsigned first_level,
                unsigned levels, unsigned long long max_states, const unsigned* __restrict__ error_locals,
-               unsigned errors, unsigned processes, unsigned options) {
+               unsigned errors, unsigned processes, unsigned options,
+               const unsigned* __restrict__ state_offsets, const unsigned* __restrict__ other_processes) {
     extern __shared__ unsigned shared[];
-    const Net net = {fields, proc_offsets, item_offsets, items,   trans,
-                     others, lookup,       error_locals, errors, processes};
     const unsigned lane = threadIdx.x & 31;
     const unsigned warp = threadIdx.x >> 5;
     const unsigned group = lane / G;
     const unsigned group_lane = lane % G;
     // Per warp: the vectors being expanded, one staged successor per lane,
-    // the cache, and with new marks the slots taken from the bitmap.
-    unsigned* current = shared + warp * (GPW * W + 32 * W + CACHE * W + 32 * FRONTIER_BITS);
+    // the cache, with new marks the slots taken from the bitmap, and with
+    // sync buffers each lane's offer list.
+    unsigned* current =
+        shared + warp * (GPW * W + 32 * W + CACHE * W + 32 * FRONTIER_BITS + 32 * OFFER_WORDS * SYNC_BUFFERS);
+    const Net net = {fields,       proc_offsets, item_offsets,  items,           trans,
+                     others,       lookup,       error_locals,  errors,          processes,
+                     state_offsets, other_processes,
+                     current + GPW * W + 32 * W + CACHE * W + 32 * FRONTIER_BITS};
     unsigned* stage = current + GPW * W;
 #if CACHE > 0
     unsigned* cache = stage + 32 * W;
@@ -537,7 +612,8 @@ explore_levels(RoU4 fields, RoU32 proc_offsets, RoU32 item_offsets, RoU4 items, 
         bool drained = false;
 #endif
         for (;;) {
-            if (vstats[ST_STOP] != 0) break;
+            // Warp-uniform, so that the whole warp leaves together.
+            if (__any_sync(FULL_MASK, vstats[ST_STOP] != 0)) break;
 #if FRONTIER_BITS
             if (taken >= listed) {
                 listed = taken = 0;
@@ -612,13 +688,14 @@ explore_levels(RoU4 fields, RoU32 proc_offsets, RoU32 item_offsets, RoU4 items, 
             }
             __syncwarp();
             Generator gen;
-            generator_start(gen, net, vec, active ? group_lane : net.processes);
+            generator_start<(SYNC_BUFFERS != 0)>(gen, net, vec, active ? group_lane : net.processes);
             unsigned successors = 0, monitor_blocked = 0;
             bool more = active;
             for (;;) {
                 bool error = false;
                 unsigned no_label;
-                bool has = more && generator_next<false>(gen, net, vec, stage + lane * W, error, monitor_blocked, no_label);
+                bool has = more && generator_next<false, (SYNC_BUFFERS != 0)>(gen, net, vec, stage + lane * W, error, monitor_blocked,
+                                                                  no_label);
                 more = has;
                 // Each lane hashes its own successor: in parallel, once.
                 const unsigned long long my_hash = has ? hash_vector(stage + lane * W) : 0;
@@ -793,8 +870,8 @@ extern "C" __global__ void export_edges(RoU4 fields, RoU32 proc_offsets, RoU32 i
                                         unsigned errors, unsigned processes, const unsigned* table,
                                         unsigned long long buckets, unsigned long long first, unsigned long long end,
                                         unsigned* edges, unsigned long long capacity, unsigned long long* counters) {
-    const Net net = {fields, proc_offsets, item_offsets, items,   trans,
-                     others, lookup,       error_locals, errors, processes};
+    const Net net = {fields, proc_offsets, item_offsets, items,   trans,  others, lookup,
+                     error_locals, errors, processes, nullptr, nullptr, nullptr};
     const unsigned long long thread = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned group_lane = thread % G;
     const unsigned long long groups = (unsigned long long)gridDim.x * blockDim.x / G;
@@ -805,10 +882,10 @@ extern "C" __global__ void export_edges(RoU4 fields, RoU32 proc_offsets, RoU32 i
         for (int i = 0; i < W; ++i) vec[i] = stored[i];
         if (first_error(net, vec) < net.errors) continue;
         Generator gen;
-        generator_start(gen, net, vec, group_lane);
+        generator_start<false>(gen, net, vec, group_lane);
         bool error;
         unsigned blocked = 0, label = 0;
-        while (generator_next<true>(gen, net, vec, out, error, blocked, label)) {
+        while (generator_next<true, false>(gen, net, vec, out, error, blocked, label)) {
             const unsigned target = table_find(table, buckets, out, hash_vector(out));
             if (target == NO_SLOT) {
                 atomicAdd(&counters[1], 1ull);

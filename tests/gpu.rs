@@ -16,7 +16,9 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::engine::gpu::{Frontier, Gpu, GpuError, GpuOptions, OwnerChoice, ReadOnlyPath};
+use warpcheck::engine::gpu::{
+    Frontier, Gpu, GpuError, GpuOptions, OwnerChoice, ReadOnlyPath, SyncCombination,
+};
 use warpcheck::engine::{Completion, Exploration, SearchOptions, is_fatal, seq};
 use warpcheck::generate;
 use warpcheck::model::{Lts, LtsTransition, Network, Participant, Process, SyncRule};
@@ -138,8 +140,11 @@ fn compare(
     Ok(())
 }
 
-/// A different combination of the design switches for each seed.
-fn options_for(seed: u64) -> GpuOptions {
+/// A different combination of the design switches for each seed (for a
+/// network of `processes` processes: the shared-memory sync buffers need a
+/// thread each, so at most 32).
+fn options_for(seed: u64, processes: usize) -> GpuOptions {
+    let buffers = seed % 7 == 3 && processes <= 32;
     small(GpuOptions {
         cache: seed.is_multiple_of(2),
         work_claiming: !seed.is_multiple_of(3),
@@ -158,9 +163,14 @@ fn options_for(seed: u64) -> GpuOptions {
         } else {
             Frontier::Queue
         },
+        sync: if buffers {
+            SyncCombination::SharedBuffers
+        } else {
+            SyncCombination::Lookup
+        },
         // Some seeds give a state a group of 2 to 8 threads (the default
         // for small networks is 1).
-        group_threads: seed.is_multiple_of(11).then_some(2 << (seed % 3)),
+        group_threads: (seed.is_multiple_of(11) && !buffers).then_some(2 << (seed % 3)),
         iterations: Some([1, 3, 32][(seed % 3) as usize]),
         blocks: seed.is_multiple_of(7).then_some(2),
         threads_per_block: seed.is_multiple_of(4).then_some(64),
@@ -175,7 +185,12 @@ fn random_networks_match_the_reference() {
         for seed in 0..400u64 {
             let network = common::random_network(seed);
             let net = EncodedNetwork::new(&network).expect("random networks encode");
-            if let Err(e) = compare(gpu, &net, &options_for(seed), &format!("seed {seed}")) {
+            if let Err(e) = compare(
+                gpu,
+                &net,
+                &options_for(seed, net.processes()),
+                &format!("seed {seed}"),
+            ) {
                 failures.push(e);
             }
         }
@@ -220,7 +235,7 @@ fn wide_random_networks_match_the_reference() {
                 let network = widened(common::random_network(seed), pads);
                 let net = EncodedNetwork::new(&network).expect("widened networks encode");
                 let what = format!("seed {seed} + {pads} pads ({} words)", net.words());
-                if let Err(e) = compare(gpu, &net, &options_for(seed), &what) {
+                if let Err(e) = compare(gpu, &net, &options_for(seed, net.processes()), &what) {
                     failures.push(e);
                 }
             }
@@ -406,6 +421,17 @@ fn device_errors_are_messages() {
             error.to_string(),
             "invalid GPU setting: threads per block must be a multiple of 32 between 32 and 1024, not 100"
         );
+        let buffers = GpuOptions {
+            sync: SyncCombination::SharedBuffers,
+            ..small(GpuOptions::default())
+        };
+        let wide = EncodedNetwork::new(&chain(40)).unwrap();
+        let error = gpu.explore(&wide, &search(true), &buffers).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid GPU setting: shared-memory sync buffers need a thread per process: a group \
+             of at most 32 threads for 40 processes"
+        );
     });
 }
 
@@ -495,13 +521,30 @@ fn small_mcc_models_match_the_reference() {
         for model in models {
             let net = load_pnml(&model);
             let name = model.file_name().unwrap().to_string_lossy().into_owned();
-            // Both ways of handing states to the next level.
-            for frontier in [Frontier::Queue, Frontier::NewMarks] {
-                let options = small(GpuOptions {
-                    frontier,
-                    ..GpuOptions::default()
-                });
-                if let Err(e) = compare(gpu, &net, &options, &format!("{name} {frontier:?}")) {
+            // Both ways of handing states to the next level, and
+            // GPUexplore's shared-memory combination where it applies.
+            let mut variants = vec![
+                ("queue", GpuOptions::default()),
+                (
+                    "new marks",
+                    GpuOptions {
+                        frontier: Frontier::NewMarks,
+                        ..GpuOptions::default()
+                    },
+                ),
+            ];
+            if net.processes() <= 32 {
+                variants.push((
+                    "sync buffers",
+                    GpuOptions {
+                        sync: SyncCombination::SharedBuffers,
+                        owners: OwnerChoice::Lowest,
+                        ..GpuOptions::default()
+                    },
+                ));
+            }
+            for (variant, options) in variants {
+                if let Err(e) = compare(gpu, &net, &small(options), &format!("{name} {variant}")) {
                     failures.push(e);
                 }
             }
@@ -680,6 +723,14 @@ fn bench() {
                         "lowest-owner",
                         GpuOptions {
                             owners: OwnerChoice::Lowest,
+                            ..d()
+                        },
+                        false,
+                    ),
+                    (
+                        "sync-buffers",
+                        GpuOptions {
+                            sync: SyncCombination::SharedBuffers,
                             ..d()
                         },
                         false,

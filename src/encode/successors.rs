@@ -276,6 +276,7 @@ impl SuccessorTables {
             items: Vec::new(),
             others: Vec::with_capacity(4 * self.others.len()),
             lookup: self.lookup.as_flattened().to_vec(),
+            other_processes: self.others.iter().map(|o| o.process).collect(),
         };
         for slot in &self.slots {
             flat.item_offsets.push((flat.items.len() / 4) as u32);
@@ -329,6 +330,9 @@ pub struct FlatSuccessorTables {
     /// the entry range `[lo, hi)` of the rule there (`lo == hi`: the rule
     /// is not offered).
     pub lookup: Vec<u32>,
+    /// The process of each `others` row (for GPUexplore's shared-memory
+    /// combination, where a thread reads the list of that process's thread).
+    pub other_processes: Vec<u32>,
 }
 
 /// The rule groups `(rule, lo, hi)` among entries `start..end` of one local

@@ -55,6 +55,21 @@ pub enum Frontier {
     NewMarks,
 }
 
+/// How the owner of a synchronising rule finds the other participants'
+/// entries for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SyncCombination {
+    /// Direct look-up rows (rule, participant, local state) -> entries, in
+    /// read-only memory: no synchronisation between threads.
+    #[default]
+    Lookup,
+    /// GPUexplore's buffers: each thread lists the rules its process offers
+    /// in the state in shared memory; the owner reads the others' lists
+    /// after a `__syncwarp`. Needs one thread per process (at most 32
+    /// processes).
+    SharedBuffers,
+}
+
 /// Tuning of the GPU search. `None` fields get defaults from the device's
 /// properties; the switches exist to measure each part of the design.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +100,8 @@ pub struct GpuOptions {
     pub frontier: Frontier,
     /// Which participant of a rule combines it.
     pub owners: OwnerChoice,
+    /// How the owner finds the other participants' entries.
+    pub sync: SyncCombination,
 }
 
 impl Default for GpuOptions {
@@ -100,6 +117,7 @@ impl Default for GpuOptions {
             readonly_path: ReadOnlyPath::Texture,
             frontier: Frontier::Queue,
             owners: OwnerChoice::MostSelective,
+            sync: SyncCombination::Lookup,
         }
     }
 }

@@ -8,7 +8,9 @@ use cudarc::driver::{
     CudaSlice, DevicePtr, DevicePtrMut, LaunchArgs, LaunchConfig, PushKernelArg, sys,
 };
 
-use super::{Edge, Frontier, Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath, rules};
+use super::{
+    Edge, Frontier, Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath, SyncCombination, rules,
+};
 use crate::encode::{EncodedNetwork, INDEPENDENT, OwnerChoice, hash_words};
 use crate::engine::{
     Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, is_fatal,
@@ -173,6 +175,12 @@ struct DeviceNet {
     lookup: CudaSlice<u32>,
     /// `[process, state, fatal]` of every error state, in encoding order.
     error_locals: CudaSlice<u32>,
+    /// StateOffsets, and the process of each `others` row: read by the
+    /// shared-memory combination ([`SyncCombination::SharedBuffers`]).
+    state_offsets: CudaSlice<u32>,
+    other_processes: CudaSlice<u32>,
+    /// Most rules that one local state offers (the offer lists' length).
+    max_offers: usize,
     /// Texture objects over the seven arrays above that the kernels take
     /// first, in their parameter order, when they read through textures.
     textures: Option<Textures>,
@@ -263,6 +271,9 @@ impl DeviceNet {
             others: upload(&tables.others)?,
             lookup: upload(&tables.lookup)?,
             error_locals: upload(&error_locals)?,
+            state_offsets: upload(&net.state_offsets)?,
+            other_processes: upload(&tables.other_processes)?,
+            max_offers: max_offers(net),
             textures: None,
         };
         if path == ReadOnlyPath::Texture {
@@ -353,6 +364,31 @@ impl DeviceNet {
     }
 }
 
+/// The most synchronising rules that one local state of one process offers.
+fn max_offers(net: &EncodedNetwork) -> usize {
+    (0..net.processes())
+        .flat_map(|p| {
+            let states = (net.proc_offsets[p + 1] - net.proc_offsets[p]) as usize - 1;
+            (0..states).map(move |s| {
+                let (start, end) = net.entry_range(p, s as u32);
+                let labels = (start..end)
+                    .map(|e| net.transitions[2 * e])
+                    .take_while(|label| label & INDEPENDENT == 0);
+                let mut rules = 0;
+                let mut last = None;
+                for label in labels {
+                    if last != Some(label) {
+                        rules += 1;
+                        last = Some(label);
+                    }
+                }
+                rules
+            })
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// An exploration that never reached the GPU: the initial state is an
 /// error state, which is stored but not expanded.
 fn initial_error(net: &EncodedNetwork, search: &SearchOptions, error: usize) -> Exploration {
@@ -432,7 +468,9 @@ fn search_table(
     let trace = !search.no_trace;
     let words = net.words();
     let processes = net.processes();
+    let buffers = options.sync == SyncCombination::SharedBuffers;
     let group = match options.group_threads {
+        None if buffers => processes.next_power_of_two(),
         None => group_size(processes),
         Some(g) if g.is_power_of_two() && g <= 32 => g as usize,
         Some(g) => {
@@ -441,6 +479,17 @@ fn search_table(
             )));
         }
     };
+    if buffers && (group > 32 || group < processes) {
+        return Err(GpuError::Invalid(format!(
+            "shared-memory sync buffers need a thread per process: a group of at most 32 \
+             threads for {processes} processes"
+        )));
+    }
+    let device_net = DeviceNet::upload(gpu, net, options.readonly_path, options.owners)?;
+    // Words of a lane's offer list (count, then rule, lo, hi per rule), as
+    // the kernel's OFFER_WORDS.
+    let max_offers = device_net.max_offers.max(1);
+    let offer_words = if buffers { 1 + 3 * max_offers } else { 0 };
 
     // Per-warp shared memory: vectors being expanded, staged successors, cache.
     let cache_entries = if options.cache {
@@ -450,7 +499,8 @@ fn search_table(
     };
     let marks = options.frontier == Frontier::NewMarks;
     // The marked slots' list takes 32 words a warp.
-    let warp_shared = 4 * (words * (32 / group + 32 + cache_entries) + 32 * usize::from(marks));
+    let warp_shared = 4
+        * (words * (32 / group + 32 + cache_entries) + 32 * usize::from(marks) + 32 * offer_words);
     let requested_threads = options.threads_per_block.unwrap_or(DEFAULT_THREADS);
     if requested_threads == 0 || !requested_threads.is_multiple_of(32) || requested_threads > 1024 {
         return Err(GpuError::Invalid(format!(
@@ -484,7 +534,6 @@ fn search_table(
     };
     let geometry = Geometry::new(words, trace, options.frontier, budget)?;
 
-    let device_net = DeviceNet::upload(gpu, net, options.readonly_path, options.owners)?;
     let read_path = match (options.readonly_path, &device_net.textures) {
         (ReadOnlyPath::Texture, None) => ReadOnlyPath::Ldg,
         (path, _) => path,
@@ -499,6 +548,8 @@ fn search_table(
         ("CACHE", cache_entries as i64),
         ("CLAIM", i64::from(options.work_claiming)),
         ("FRONTIER_BITS", i64::from(marks)),
+        ("SYNC_BUFFERS", i64::from(buffers)),
+        ("MAX_OFFERS", max_offers as i64),
         (
             "READ_PATH",
             match read_path {
@@ -627,7 +678,9 @@ fn search_table(
             .arg(&device_net.error_locals)
             .arg(&error_count)
             .arg(&process_count)
-            .arg(&search_flags);
+            .arg(&search_flags)
+            .arg(&device_net.state_offsets)
+            .arg(&device_net.other_processes);
         // SAFETY: the arguments match the kernel's signature, every buffer
         // is as large as the geometry says, and the grid is resident.
         unsafe { launch.launch_cooperative(config) }
