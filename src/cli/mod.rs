@@ -180,10 +180,12 @@ pub struct CheckArgs {
     /// GPU: number of thread blocks (default from the device).
     #[arg(long, value_name = "N")]
     pub blocks: Option<u32>,
-    /// GPU: threads per block (default from the device).
+    /// GPU: threads per block, a multiple of 32 (default 256, fewer when
+    /// wide vectors need the shared memory).
     #[arg(long, value_name = "N")]
     pub threads_per_block: Option<u32>,
-    /// GPU: search iterations per kernel launch.
+    /// GPU: breadth-first levels (search iterations) per kernel launch
+    /// (default 32).
     #[arg(long, value_name = "N")]
     pub iterations: Option<u32>,
     /// GPU: threads that expand one state together, a power of two up to
