@@ -1,7 +1,7 @@
 //! Explores one model with a chosen engine and prints one JSON object with
 //! the field names of `warpcheck check --format json` (`states`,
 //! `transitions`, `elapsed_seconds`, `memory_bytes`, ...), plus
-//! `bytes_per_state` (the state store's memory divided by the states).
+//! `bytes_per_state` (`memory_bytes` divided by the states).
 //!
 //! `scripts/bench_engines.sh --example` uses it instead of the CLI.
 //! Usage: `cargo run --release --example engine_run -- MODEL

@@ -2,7 +2,7 @@
 # End-to-end engine benchmark: explores each model with every engine, side
 # by side in one run on one machine, and prints a table of states per second,
 # the ratio to the reference engine, the speedup over one CPU thread and the
-# bytes of state store per state.
+# reported memory (memory_bytes: state table and frontier lists) per state.
 #
 # Usage: scripts/bench_engines.sh [options] MODEL...
 #   --engines "reference cpu gpu"  engines to run (default: reference cpu)

@@ -36,16 +36,18 @@ done
 
 oracles="$mcc_dir/oracles.tsv"
 [[ -f "$oracles" ]] || { echo "no oracles.tsv in $mcc_dir" >&2; exit 2; }
+command -v jq >/dev/null || { echo "jq is needed to read the JSON results" >&2; exit 2; }
 
 if [[ "$runner" == cli ]]; then
     [[ "$build" == no ]] || (cd "$repo" && cargo build --release --quiet --bin warpcheck)
     run_model() {
-        "$repo/target/release/warpcheck" check "$1" --deadlock --all --format json --engine "$engine"
+        timeout "$per_model_timeout" "$repo/target/release/warpcheck" check "$1" \
+            --deadlock --all --format json --engine "$engine"
     }
     label="warpcheck --engine $engine"
 else
     [[ "$build" == no ]] || (cd "$repo" && cargo build --release --quiet --example mcc_count)
-    run_model() { "$repo/target/release/examples/mcc_count" "$1"; }
+    run_model() { timeout "$per_model_timeout" "$repo/target/release/examples/mcc_count" "$1"; }
     label="mcc_count (reference engine)"
 fi
 
@@ -59,7 +61,7 @@ while IFS=$'\t' read -r model states transitions deadlock; do
     ((states <= max_states)) || continue
     pnml="$mcc_dir/$model/model.pnml"
     # A checker finding deadlocks may exit non-zero; only missing JSON is a failure.
-    json="$(timeout "$per_model_timeout" bash -c "$(declare -f run_model); $(declare -p repo engine); run_model \"\$1\"" _ "$pnml" 2>/dev/null || true)"
+    json="$(run_model "$pnml" 2>/dev/null || true)"
     found_states="$(jq -r '.states // empty' <<<"$json" 2>/dev/null || true)"
     if [[ -z "$found_states" ]]; then
         # shellcheck disable=SC2059

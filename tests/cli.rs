@@ -438,3 +438,59 @@ fn cpu_export_of_an_incomplete_search_writes_no_file() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn engines_without_a_gpu_fall_back_to_the_cpu_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("space.aut");
+    let check = |engine| {
+        vec![
+            "check",
+            "specs/philosophers3.net",
+            "--deadlock",
+            "--engine",
+            engine,
+            "--threads",
+            "2",
+        ]
+    };
+    let explore = vec![
+        "explore",
+        "specs/philosophers3.net",
+        "--write-aut",
+        out.to_str().unwrap(),
+        "--engine",
+        "gpu",
+        "--threads",
+        "2",
+    ];
+    // `auto` only prefers the GPU: a note; `gpu` asks for it: a warning.
+    for (args, kind) in [
+        (check("auto"), "note"),
+        (check("gpu"), "warning"),
+        (explore, "warning"),
+    ] {
+        let o = warpcheck(&args);
+        let err = stderr(&o);
+        let Some(fallback) = err.lines().find(|l| l.contains("no GPU could be opened")) else {
+            // A machine with a GPU: nothing to fall back from.
+            continue;
+        };
+        assert!(
+            fallback.starts_with(&format!("{kind}: no GPU could be opened ("))
+                && fallback.ends_with("); using the CPU engine"),
+            "{args:?}: {fallback}"
+        );
+        if args[0] == "check" {
+            assert_eq!(o.status.code(), Some(1), "{args:?}");
+            assert!(
+                stdout(&o).contains("cpu (2 threads)"),
+                "{args:?}: {}",
+                stdout(&o)
+            );
+        } else {
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+            assert!(out.exists());
+        }
+    }
+}

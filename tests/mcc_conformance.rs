@@ -10,10 +10,10 @@ use warpcheck::frontend::{LoadError, pnml};
 use warpcheck::model::{ErrorKind, Network};
 
 /// Models whose published deadlock verdict contradicts the net's state
-/// space, with the verdict warpcheck finds. `BART-PT-002`: the published
-/// 17424 markings and 53328 edges are reproduced exactly, by warpcheck and by
-/// an independent search over plain markings, and none of those markings is
-/// dead, so the published `yes` cannot hold for this file.
+/// space, with the verdict warpcheck finds. `BART-PT-002`: warpcheck
+/// reproduces the published 17424 markings and 53328 edges exactly (this
+/// file's first test; bench-results/mcc-table.md) and finds none of those
+/// markings dead, so it reports `no` where the table says `yes`.
 const DISPUTED_DEADLOCK_VERDICTS: &[(&str, &str)] = &[("BART-PT-002", "no")];
 
 fn data_dir() -> PathBuf {
@@ -249,6 +249,19 @@ fn place_outside_every_unit_is_rejected() {
     );
 }
 
+#[test]
+fn unit_listing_a_transition_or_unknown_id_is_rejected() {
+    for listed in ["p q t", "p q r"] {
+        let text = document(&format!("{TWO_PLACES}{}", one_unit(listed)));
+        let id = &listed[4..];
+        assert_eq!(
+            load_error(&text),
+            format!("tiny.pnml:8:83: unit `u` lists `{id}`, which is no place"),
+            "for {listed:?}"
+        );
+    }
+}
+
 /// Explores `text` and returns the error message of the first finding. Its
 /// trace must end in the finding's state, reached by the transition that
 /// puts a second token into `unit`: the marking as it was (`unit` still
@@ -295,6 +308,11 @@ fn unsafe_net_reaches_a_model_error_with_a_trace() {
     );
 }
 
+/// The model error of a net with NUPN units that puts a second token into a
+/// place or unit.
+const UNIT_VIOLATION: &str = "net is not 1-safe or violates its NUPN units: the last transition \
+                              of the trace puts a second token into a place or unit";
+
 #[test]
 fn unit_violation_reaches_a_model_error_with_a_trace() {
     // t moves the token of r into q while p, in the same unit as q, is marked.
@@ -306,11 +324,7 @@ fn unit_violation_reaches_a_model_error_with_a_trace() {
          <unit id=\"u\"><places>p q</places><subunits>v</subunits></unit>\
          <unit id=\"v\"><places>r</places><subunits/></unit></structure></toolspecific>\n"
     ));
-    assert_eq!(
-        first_model_error(&text, "u", "p", 1),
-        "net is not 1-safe or violates its NUPN units: the last transition of the trace puts a \
-         second token into a place or unit"
-    );
+    assert_eq!(first_model_error(&text, "u", "p", 1), UNIT_VIOLATION);
 }
 
 #[test]
@@ -355,11 +369,7 @@ fn producing_two_tokens_into_one_unit_is_a_model_error() {
          <arc id=\"a2\" source=\"t\" target=\"b\"/>\n\
          <arc id=\"a3\" source=\"t\" target=\"c\"/>\n",
     );
-    assert_eq!(
-        first_model_error(&text, "u", "a", 1),
-        "net is not 1-safe or violates its NUPN units: the last transition of the trace puts a \
-         second token into a place or unit"
-    );
+    assert_eq!(first_model_error(&text, "u", "a", 1), UNIT_VIOLATION);
 }
 
 #[test]

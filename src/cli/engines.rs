@@ -28,19 +28,25 @@ pub fn run(
             details: Vec::new(),
         }),
         EngineChoice::Cpu => Ok(run_cpu(args, net, search)),
-        EngineChoice::Gpu | EngineChoice::Auto => match Gpu::open() {
-            Ok(gpu) => run_gpu(&gpu, args, net, search),
-            Err(e) => {
-                let kind = if args.engine == EngineChoice::Gpu {
-                    "warning"
-                } else {
-                    "note"
-                };
-                eprintln!("{kind}: no GPU could be opened ({e}); using the CPU engine");
-                Ok(run_cpu(args, net, search))
+        EngineChoice::Gpu | EngineChoice::Auto => {
+            match open_gpu(args.engine == EngineChoice::Gpu) {
+                Some(gpu) => run_gpu(&gpu, args, net, search),
+                None => Ok(run_cpu(args, net, search)),
             }
-        },
+        }
     }
+}
+
+/// Opens the GPU; when none can be opened, says on stderr that the CPU
+/// engine runs instead: as a warning when the GPU was `requested`, as a
+/// note when it was only preferred (`--engine auto`).
+pub(super) fn open_gpu(requested: bool) -> Option<Gpu> {
+    Gpu::open()
+        .map_err(|e| {
+            let kind = if requested { "warning" } else { "note" };
+            eprintln!("{kind}: no GPU could be opened ({e}); using the CPU engine");
+        })
+        .ok()
 }
 
 fn run_cpu(args: &CheckArgs, net: &EncodedNetwork, search: &SearchOptions) -> EngineRun {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::encode::EncodedNetwork;
-use crate::engine::gpu::{Gpu, GpuOptions};
+use crate::engine::gpu::GpuOptions;
 use crate::engine::parallel::ParallelOptions;
 use crate::engine::{Completion, Progress, SearchOptions};
 use crate::frontend::{self, LoadError};
@@ -338,8 +338,8 @@ fn explore(args: &ExploreArgs) -> Result<i32, String> {
         ExportEngine::Reference => export::write_state_space(&encoded, &search, &args.write_aut)
             .map_err(|e| cannot_write(e.to_string()))?,
         ExportEngine::Cpu => cpu_export()?,
-        ExportEngine::Gpu => match Gpu::open() {
-            Ok(gpu) => {
+        ExportEngine::Gpu => match engines::open_gpu(true) {
+            Some(gpu) => {
                 let options = GpuOptions {
                     memory_bytes: args.memory,
                     ..GpuOptions::default()
@@ -348,10 +348,7 @@ fn explore(args: &ExploreArgs) -> Result<i32, String> {
                     .map_err(cannot_write)?
                     .exploration
             }
-            Err(e) => {
-                eprintln!("warning: no GPU could be opened ({e}); using the CPU engine");
-                cpu_export()?
-            }
+            None => cpu_export()?,
         },
     };
     let verdict = Verdict::of(&encoded, &exploration);

@@ -131,6 +131,7 @@ impl SuccessorTables {
     /// Builds the tables for `net`, with at most `max_rows` lookup rows and
     /// owners chosen by `owners`.
     pub(super) fn build(net: &EncodedNetwork, max_rows: usize, owners: OwnerChoice) -> Self {
+        let places: Vec<Place> = net.layout.fields.iter().map(|&f| Place::new(f)).collect();
         let local_states = |p: usize| (net.proc_offsets[p + 1] - net.proc_offsets[p]) as usize - 1;
         let groups_of = |p: usize, s: usize| {
             let (start, end) = net.entry_range(p, s as u32);
@@ -183,7 +184,7 @@ impl SuccessorTables {
                 let tabled = rows + states <= max_rows.min(NO_TABLE as usize);
                 others.push(OtherParticipant {
                     process: q as u32,
-                    place: Place::new(net.layout.fields[q]),
+                    place: places[q],
                     rows: if tabled { rows as u32 } else { NO_TABLE },
                     is_monitor: is_monitor(i),
                 });
@@ -240,7 +241,7 @@ impl SuccessorTables {
             }
         }
         SuccessorTables {
-            places: net.layout.fields.iter().map(|&f| Place::new(f)).collect(),
+            places,
             slots,
             owned,
             others,
@@ -351,6 +352,23 @@ fn rule_groups(
             Some((group[0][0], lo, *at))
         })
         .take_while(|&(label, _, _)| label & INDEPENDENT == 0)
+}
+
+impl EncodedNetwork {
+    /// The most synchronising rules that one local state of one process
+    /// offers (the GPU's shared-memory offer lists are this long).
+    pub fn max_rules_offered(&self) -> usize {
+        (0..self.processes())
+            .flat_map(|p| {
+                let states = self.proc_offsets[p + 1] - self.proc_offsets[p] - 1;
+                (0..states).map(move |s| {
+                    let (start, end) = self.entry_range(p, s);
+                    rule_groups(self, start, end).count()
+                })
+            })
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 /// One successor of a state.

@@ -29,8 +29,7 @@ impl Store {
     }
 
     fn get(&self, index: u32) -> &[u32] {
-        let at = index as usize * self.words;
-        &self.vectors[at..at + self.words]
+        vector_at(&self.vectors, self.words, index)
     }
 
     /// Index of `state`, whose hash is `hash`, if it is stored.
@@ -46,9 +45,8 @@ impl Store {
         }
         let index = self.len() as u32;
         let (vectors, words) = (&self.vectors, self.words);
-        self.table.insert_unique(hash, index, |&i| {
-            hash_words(&vectors[i as usize * words..(i as usize + 1) * words])
-        });
+        self.table
+            .insert_unique(hash, index, |&i| hash_words(vector_at(vectors, words, i)));
         self.vectors.extend_from_slice(state);
         if trace {
             self.parents.push(parent);
@@ -77,6 +75,14 @@ impl Store {
         actions.reverse();
         Trace { states, actions }
     }
+}
+
+/// Vector `index` of `vectors`, which holds vectors of `words` words one
+/// after the other (a function of the fields, not of the [`Store`], so that
+/// the table can rehash while it is borrowed mutably).
+fn vector_at(vectors: &[u32], words: usize, index: u32) -> &[u32] {
+    let at = index as usize * words;
+    &vectors[at..at + words]
 }
 
 /// Explores the state space of `net` breadth-first.
@@ -243,6 +249,16 @@ mod tests {
         }
     }
 
+    /// A network of `p` alone, whose local state `state` is an error of
+    /// kind `kind`.
+    fn alone_with_error(mut p: Process, state: u32, kind: ErrorKind) -> Network {
+        p.error_states.push(ErrorState { state, kind });
+        Network {
+            processes: vec![p],
+            ..Network::default()
+        }
+    }
+
     fn sync(label: &str, processes: &[usize]) -> SyncRule {
         SyncRule {
             participants: processes
@@ -313,19 +329,15 @@ mod tests {
 
     #[test]
     fn error_state_is_found_with_shortest_trace_and_not_expanded() {
-        let mut p = process(
-            "P",
-            3,
-            &[(0, "a", 1), (1, "b", 2), (0, "c", 2), (2, "d", 0)],
+        let net = alone_with_error(
+            process(
+                "P",
+                3,
+                &[(0, "a", 1), (1, "b", 2), (0, "c", 2), (2, "d", 0)],
+            ),
+            2,
+            ErrorKind::Property("m".into()),
         );
-        p.error_states.push(ErrorState {
-            state: 2,
-            kind: ErrorKind::Property("m".into()),
-        });
-        let net = Network {
-            processes: vec![p],
-            ..Network::default()
-        };
         let r = run(&net, false);
         let f = r.first.unwrap();
         assert_eq!(f.kind, FindingKind::Error(0));
@@ -358,19 +370,15 @@ mod tests {
     #[test]
     fn model_error_after_a_deadlock_ends_even_a_keep_going_search() {
         // 0 -a-> 1 (deadlock), 0 -b-> 2 -c-> 3 (model error), 3 -d-> 4.
-        let mut p = process(
-            "P",
-            5,
-            &[(0, "a", 1), (0, "b", 2), (2, "c", 3), (3, "d", 4)],
+        let net = alone_with_error(
+            process(
+                "P",
+                5,
+                &[(0, "a", 1), (0, "b", 2), (2, "c", 3), (3, "d", 4)],
+            ),
+            3,
+            ErrorKind::Model("broken".into()),
         );
-        p.error_states.push(ErrorState {
-            state: 3,
-            kind: ErrorKind::Model("broken".into()),
-        });
-        let net = Network {
-            processes: vec![p],
-            ..Network::default()
-        };
         let r = run(&net, true);
         assert_eq!(r.first.unwrap().kind, FindingKind::Error(0));
         assert_eq!(r.completion, Completion::StoppedAtFinding);

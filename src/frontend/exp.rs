@@ -16,10 +16,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use nom::Parser;
-use nom::bytes::complete::tag;
-
-use super::net::{Name, PResult, Syntax, fail, located, name_at, offset, vector_result};
+use super::net::{Name, PResult, fail, include_aut, located, name_at, offset, vector_result};
 use super::{LoadError, aut, read_file};
 use crate::model::{Network, Participant, Process, SyncRule, UnmatchedLabels};
 
@@ -34,20 +31,12 @@ pub fn parse(text: &str, path: &Path) -> Result<Network, LoadError> {
     let error = |at: &str, message: String| LoadError::at(path, text, offset(text, at), message);
     let par = located(par(text), text, path)?;
 
-    let directory = path.parent().unwrap_or(Path::new(""));
     let mut network = Network {
         unmatched: UnmatchedLabels::Blocked,
         ..Network::default()
     };
     for (position, file) in par.processes.iter().enumerate() {
-        let full = directory.join(&file.text);
-        let lts = aut::load_lts(&full).map_err(|e| match e {
-            LoadError::Io { source, .. } => error(
-                file.at,
-                format!("cannot read `{}`: {source}", full.display()),
-            ),
-            located => located,
-        })?;
+        let lts = include_aut(path, text, file)?;
         let stem = Path::new(&file.text)
             .file_stem()
             .map_or_else(|| file.text.clone(), |s| s.to_string_lossy().into_owned());
@@ -165,10 +154,7 @@ fn keyword<'a>(input: &'a str, keyword: &str, context: &str) -> PResult<'a, ()> 
 /// After white space: the input past `symbol` when it comes next.
 fn symbol<'a>(input: &'a str, symbol: &str) -> PResult<'a, Option<&'a str>> {
     let (at, _) = skip(input)?;
-    Ok((
-        at,
-        tag::<_, _, Syntax>(symbol).parse(at).ok().map(|(r, _)| r),
-    ))
+    Ok((at, at.strip_prefix(symbol)))
 }
 
 /// Words of the `par` syntax; as labels they must be quoted.
@@ -198,15 +184,28 @@ fn entry(input: &str) -> PResult<'_, Option<String>> {
     ))
 }
 
-fn vector(input: &str) -> PResult<'_, Vector<'_>> {
-    let (at, _) = skip(input)?;
-    let (mut rest, first) = entry(at)?;
-    let mut entries = vec![first];
-    while let (_, Some(after)) = symbol(rest, "*")? {
-        let (after, next) = entry(after)?;
-        entries.push(next);
+/// `first`, read already, then every further `separator ITEM` that
+/// follows, each ITEM read by `item`.
+fn more<'a, T>(
+    mut rest: &'a str,
+    first: T,
+    separator: &str,
+    item: impl Fn(&'a str) -> PResult<'a, T>,
+) -> PResult<'a, Vec<T>> {
+    let mut items = vec![first];
+    while let (_, Some(after)) = symbol(rest, separator)? {
+        let (after, next) = item(after)?;
+        items.push(next);
         rest = after;
     }
+    Ok((rest, items))
+}
+
+/// `ENTRY (* ENTRY)* (-> RESULT)?`.
+fn vector(input: &str) -> PResult<'_, Vector<'_>> {
+    let (at, _) = skip(input)?;
+    let (rest, first) = entry(at)?;
+    let (rest, entries) = more(rest, first, "*", entry)?;
     let (rest, result) = match symbol(rest, "->")? {
         (_, Some(after)) => {
             let (after, w) = label(after, "expected a result label after `->`")?;
@@ -224,6 +223,7 @@ fn vector(input: &str) -> PResult<'_, Vector<'_>> {
     ))
 }
 
+/// The whole file: `par using VECTORS in PROCESSES end par`.
 fn par(text: &str) -> PResult<'_, Par<'_>> {
     let (rest, _) = keyword(text, "par", "at the start of the network")?;
     let (rest, _) = keyword(
@@ -231,21 +231,13 @@ fn par(text: &str) -> PResult<'_, Par<'_>> {
         "using",
         "after `par` (only `par using ... in ... end par` is supported)",
     )?;
-    let (mut rest, first) = vector(rest)?;
-    let mut vectors = vec![first];
-    while let (_, Some(after)) = symbol(rest, ",")? {
-        let (after, next) = vector(after)?;
-        vectors.push(next);
-        rest = after;
-    }
+    let (rest, first) = vector(rest)?;
+    let (rest, vectors) = more(rest, first, ",", vector)?;
     let (rest, _) = keyword(rest, "in", "or `,` after a vector")?;
-    let (mut rest, first) = label(rest, "expected an `.aut` file name after `in`")?;
-    let mut processes = vec![first];
-    while let (_, Some(after)) = symbol(rest, "||")? {
-        let (after, next) = label(after, "expected an `.aut` file name after `||`")?;
-        processes.push(next);
-        rest = after;
-    }
+    let (rest, first) = label(rest, "expected an `.aut` file name after `in`")?;
+    let (rest, processes) = more(rest, first, "||", |after| {
+        label(after, "expected an `.aut` file name after `||`")
+    })?;
     let (rest, _) = keyword(rest, "end", "or `||` after a process")?;
     let (rest, _) = keyword(rest, "par", "after `end`")?;
     let (rest, _) = skip(rest)?;

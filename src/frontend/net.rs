@@ -402,8 +402,8 @@ struct TransitionItem<'a> {
 /// The statements between the braces of a process or property.
 #[derive(Debug, Default)]
 struct Body<'a> {
-    /// The `states` list and where the statement starts.
-    states: Option<(&'a str, Vec<Name<'a>>)>,
+    /// The `states` list, when the body has one.
+    states: Option<Vec<Name<'a>>>,
     init: Option<Name<'a>>,
     errors: Vec<Name<'a>>,
     /// Error states of a process, with the message reaching one reports.
@@ -613,7 +613,7 @@ fn body<'a>(mut input: &'a str, kind: BodyKind, owner: &str) -> PResult<'a, Body
                     return fail(at, format!("`states` of `{owner}` is already declared"));
                 }
                 let (rest, list) = name_list(rest, "expected a state name")?;
-                body.states = Some((at, list));
+                body.states = Some(list);
                 expect(rest, ";", "after the `states` list")?.0
             }
             "init" => {
@@ -722,7 +722,9 @@ impl Resolver<'_> {
                     define(&name)?;
                     let (lts, error_states) = match source {
                         ProcessSource::Inline(body) => self.lts(&name, &body)?,
-                        ProcessSource::File(file) => (self.include(&file)?, Vec::new()),
+                        ProcessSource::File(file) => {
+                            (include_aut(self.path, self.text, &file)?, Vec::new())
+                        }
                     };
                     network.processes.push(Process {
                         name: name.text,
@@ -834,18 +836,6 @@ impl Resolver<'_> {
         })
     }
 
-    /// The LTS of an included `.aut` file, relative to this file.
-    fn include(&self, file: &Name) -> Result<Lts, LoadError> {
-        let full = self.path.parent().unwrap_or(Path::new("")).join(&file.text);
-        aut::load_lts(&full).map_err(|e| match e {
-            LoadError::Io { source, .. } => self.error(
-                file.at,
-                format!("cannot read `{}`: {source}", full.display()),
-            ),
-            located => located,
-        })
-    }
-
     /// The LTS of an inline process and its error states.
     fn lts(&self, owner: &Name, body: &Body) -> Result<(Lts, Vec<ErrorState>), LoadError> {
         let states = self.states(owner, body, BodyKind::Process)?;
@@ -939,7 +929,7 @@ impl Resolver<'_> {
             initial: 0,
         };
         match &body.states {
-            Some((_, list)) => {
+            Some(list) => {
                 for name in list {
                     if !states.add(&name.text) {
                         return Err(self.error(
@@ -1008,6 +998,22 @@ impl States {
             )
         })
     }
+}
+
+/// The LTS of the `.aut` file that `file` names, relative to the directory
+/// of `path`, the including file whose `text` locates errors. A file that
+/// cannot be read is reported at `file`. Shared with the EXP reader.
+pub(super) fn include_aut(path: &Path, text: &str, file: &Name) -> Result<Lts, LoadError> {
+    let full = path.parent().unwrap_or(Path::new("")).join(&file.text);
+    aut::load_lts(&full).map_err(|e| match e {
+        LoadError::Io { source, .. } => LoadError::at(
+            path,
+            text,
+            offset(text, file.at),
+            format!("cannot read `{}`: {source}", full.display()),
+        ),
+        located => located,
+    })
 }
 
 /// The last line of a regex error (the reason, without the caret drawing).

@@ -51,9 +51,9 @@ pub fn load(path: &Path) -> Result<Network, LoadError> {
 pub fn parse(text: &str, path: &Path) -> Result<Network, LoadError> {
     let doc = Document::parse(text).map_err(|e| xml_error(path, &e))?;
     let source = Source { text, path };
-    let net = source.read_net(&doc)?;
+    let (net, ids) = source.read_net(&doc)?;
     let units = match net.nupn {
-        Some(nupn) => source.read_units(nupn, &net)?,
+        Some(nupn) => source.read_units(nupn, &net, &ids)?,
         None => units_per_place(&net),
     };
     source.build_network(&net, &units)
@@ -105,8 +105,6 @@ struct Transition<'a, 'input> {
 struct PetriNet<'a, 'input> {
     places: Vec<Place<'a, 'input>>,
     transitions: Vec<Transition<'a, 'input>>,
-    /// Place index by id.
-    place_index: HashMap<&'a str, usize>,
     /// The NUPN `<toolspecific>` element, if any.
     nupn: Option<Node<'a, 'input>>,
 }
@@ -164,11 +162,12 @@ impl Source<'_> {
         })
     }
 
-    /// Reads the single `<net>` of a `<pnml>` document.
+    /// Reads the single `<net>` of a `<pnml>` document, with what each of
+    /// its place and transition ids names.
     fn read_net<'a, 'input>(
         &self,
         doc: &'a Document<'input>,
-    ) -> Result<PetriNet<'a, 'input>, LoadError> {
+    ) -> Result<(PetriNet<'a, 'input>, HashMap<&'a str, NetNode>), LoadError> {
         let root = doc.root_element();
         if root.tag_name().name() != "pnml" {
             return Err(self.error(root, "expected a <pnml> document"));
@@ -195,7 +194,6 @@ impl Source<'_> {
         let mut net = PetriNet {
             places: Vec::new(),
             transitions: Vec::new(),
-            place_index: HashMap::new(),
             nupn: None,
         };
         let mut arcs = Vec::new();
@@ -212,17 +210,11 @@ impl Source<'_> {
                 return Err(self.error(node, format!("id `{id}` is used twice")));
             }
         }
-        net.place_index = net
-            .places
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.id, i))
-            .collect();
         let mut seen_arcs = HashSet::new();
         for arc in arcs {
             self.read_arc(arc, &ids, &mut net, &mut seen_arcs)?;
         }
-        Ok(net)
+        Ok((net, ids))
     }
 
     /// Gathers places, transitions, arcs and the NUPN section of `container`
@@ -399,7 +391,12 @@ impl Source<'_> {
     /// Reads the units of a NUPN section; units without places of their own
     /// are dropped (they need no process). Subunit links are not needed: each
     /// unit is encoded on its own.
-    fn read_units(&self, nupn: Node, net: &PetriNet) -> Result<Vec<Unit>, LoadError> {
+    fn read_units(
+        &self,
+        nupn: Node,
+        net: &PetriNet,
+        ids: &HashMap<&str, NetNode>,
+    ) -> Result<Vec<Unit>, LoadError> {
         let structure = child(nupn, "structure")
             .ok_or_else(|| self.error(nupn, "NUPN section without <structure>"))?;
         let mut unit_of: Vec<Option<usize>> = vec![None; net.places.len()];
@@ -412,12 +409,12 @@ impl Source<'_> {
             let mut places = Vec::new();
             let listed = child(node, "places").and_then(|p| p.text()).unwrap_or("");
             for id in listed.split_whitespace() {
-                let &place = net.place_index.get(id).ok_or_else(|| {
-                    self.error(
+                let Some(&NetNode::Place(place)) = ids.get(id) else {
+                    return Err(self.error(
                         node,
                         format!("unit `{name}` lists `{id}`, which is no place"),
-                    )
-                })?;
+                    ));
+                };
                 if let Some(other) = unit_of[place] {
                     let other: &Unit = &units[other];
                     return Err(self.error(

@@ -61,7 +61,8 @@ pub fn write_state_space(
 
 /// Explores `net` on the GPU, then writes every state and transition to
 /// `path` from the GPU's export pass over its final table (see
-/// [`Gpu::explore_edges`]); the search runs as fast as without export.
+/// [`Gpu::explore_edges`]); the search itself is the one [`Gpu::explore`]
+/// runs, the pass comes after it.
 /// States are numbered by table slot, 0 being the initial state. Writes
 /// nothing unless the search is complete and the pass agrees with it.
 pub fn write_state_space_gpu(
@@ -127,7 +128,7 @@ fn write_with_edges_from(
 
 /// Explores `net` with the multi-core engine, then writes every state and
 /// transition to `path` from a pass over the stored states, so that the
-/// search itself runs as fast as without export. States are numbered in
+/// search itself is the one [`parallel::explore`] runs. States are numbered in
 /// increasing state id (0 is the initial state), which is breadth-first
 /// order level by level but not within a level. Writes nothing unless the
 /// search is complete; a pass that finds other counts than the search is

@@ -120,34 +120,28 @@ pub fn random_network(seed: u64) -> Network {
         });
     }
 
+    // A rule over `members`, each taking part with `label(process)`.
+    let rule = |members: &[usize], label: &dyn Fn(usize) -> String, result: String| SyncRule {
+        participants: members
+            .iter()
+            .map(|&process| Participant {
+                process,
+                label: label(process),
+            })
+            .collect(),
+        result,
+    };
     let mut rules = Vec::new();
     for (k, members) in shared_members.iter().enumerate() {
         if !members.is_empty() {
-            rules.push(SyncRule {
-                participants: members
-                    .iter()
-                    .map(|&process| Participant {
-                        process,
-                        label: format!("s{k}"),
-                    })
-                    .collect(),
-                result: format!("s{k}"),
-            });
+            rules.push(rule(members, &|_| format!("s{k}"), format!("s{k}")));
         }
     }
     for (k, members) in vector_members.iter().enumerate() {
         if !members.is_empty() {
-            rules.push(SyncRule {
-                participants: members
-                    .iter()
-                    .map(|&process| Participant {
-                        process,
-                        label: format!("v{k}_p{process}"),
-                    })
-                    .collect(),
-                // Sometimes two vectors share a result action.
-                result: format!("v{}", if rng.chance(20) { 0 } else { k }),
-            });
+            // Sometimes two vectors share a result action.
+            let result = format!("v{}", if rng.chance(20) { 0 } else { k });
+            rules.push(rule(members, &|process| format!("v{k}_p{process}"), result));
         }
     }
 

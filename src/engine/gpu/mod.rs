@@ -26,8 +26,8 @@ use crate::engine::{Exploration, SearchOptions};
 /// The kernel source, embedded so that the binary needs no files at run time.
 const KERNEL_SOURCE: &str = include_str!("../../../kernels/explore.cu");
 
-/// How the kernel reads the encoded network. Textures measured 8 to 30 %
-/// faster than `__ldg` on eight MCC models (docs/GPU.md), so they are the
+/// How the kernel reads the encoded network. Textures took 4 to 31 % less
+/// search time than `__ldg` on eight MCC models (docs/GPU.md), so they are the
 /// default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReadOnlyPath {

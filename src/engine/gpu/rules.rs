@@ -117,6 +117,33 @@ mod tests {
     }
 
     #[test]
+    fn offer_lists_hold_the_most_rules_a_local_state_offers() {
+        // One rule, offered in some states of each process.
+        assert_eq!(
+            EncodedNetwork::new(&three_processes())
+                .unwrap()
+                .max_rules_offered(),
+            1
+        );
+        // Two rules over the same processes: both offered in p0's state 0.
+        let mut two = three_processes();
+        let mut second = two.rules[0].clone();
+        for participant in &mut second.participants {
+            participant.label = "other".into();
+        }
+        second.result = "other".into();
+        two.rules.push(second);
+        let label = two.processes[0].lts.intern_label("other");
+        two.processes[0].lts.transitions.push(LtsTransition {
+            source: 0,
+            label,
+            target: 1,
+        });
+        let net = EncodedNetwork::new(&two).unwrap();
+        assert_eq!(net.max_rules_offered(), 2);
+    }
+
+    #[test]
     fn the_lowest_participant_owns_the_rule_when_asked() {
         let net = EncodedNetwork::new(&three_processes()).unwrap();
         let tables = build(&net, MAX_LOOKUP_ROWS, OwnerChoice::Lowest).unwrap();

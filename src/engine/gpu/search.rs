@@ -179,8 +179,6 @@ struct DeviceNet {
     /// shared-memory combination ([`SyncCombination::SharedBuffers`]).
     state_offsets: CudaSlice<u32>,
     other_processes: CudaSlice<u32>,
-    /// Most rules that one local state offers (the offer lists' length).
-    max_offers: usize,
     /// Texture objects over the seven arrays above that the kernels take
     /// first, in their parameter order, when they read through textures.
     textures: Option<Textures>,
@@ -273,7 +271,6 @@ impl DeviceNet {
             error_locals: upload(&error_locals)?,
             state_offsets: upload(&net.state_offsets)?,
             other_processes: upload(&tables.other_processes)?,
-            max_offers: max_offers(net),
             textures: None,
         };
         if path == ReadOnlyPath::Texture {
@@ -362,31 +359,6 @@ impl DeviceNet {
         }
         Ok(Some(textures))
     }
-}
-
-/// The most synchronising rules that one local state of one process offers.
-fn max_offers(net: &EncodedNetwork) -> usize {
-    (0..net.processes())
-        .flat_map(|p| {
-            let states = (net.proc_offsets[p + 1] - net.proc_offsets[p]) as usize - 1;
-            (0..states).map(move |s| {
-                let (start, end) = net.entry_range(p, s as u32);
-                let labels = (start..end)
-                    .map(|e| net.transitions[2 * e])
-                    .take_while(|label| label & INDEPENDENT == 0);
-                let mut rules = 0;
-                let mut last = None;
-                for label in labels {
-                    if last != Some(label) {
-                        rules += 1;
-                        last = Some(label);
-                    }
-                }
-                rules
-            })
-        })
-        .max()
-        .unwrap_or(0)
 }
 
 /// An exploration that never reached the GPU: the initial state is an
@@ -488,7 +460,13 @@ fn search_table(
     let device_net = DeviceNet::upload(gpu, net, options.readonly_path, options.owners)?;
     // Words of a lane's offer list (count, then rule, lo, hi per rule), as
     // the kernel's OFFER_WORDS.
-    let max_offers = device_net.max_offers.max(1);
+    // Computed only for the shared-memory combination (a walk over every
+    // local state's entries); 1 otherwise, as the kernel needs the constant.
+    let max_offers = if buffers {
+        net.max_rules_offered().max(1)
+    } else {
+        1
+    };
     let offer_words = if buffers { 1 + 3 * max_offers } else { 0 };
 
     // Per-warp shared memory: vectors being expanded, staged successors, cache.

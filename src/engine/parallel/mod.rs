@@ -58,17 +58,21 @@
 //! produced nothing) and the next level, and it is the only thread that
 //! touches the shared structures while the others wait.
 //!
-//! Looking states up is bound by memory latency, so a thread generates all
-//! successors of a state and prefetches their buckets before it looks the
-//! first one up: the cache misses of one state's lookups overlap.
+//! A lookup in a large table mostly waits for memory, so a thread generates
+//! all successors of a state and prefetches their buckets before it looks
+//! the first one up, so that the cache misses of one state's lookups can
+//! overlap (a design choice; its gain was not measured on its own).
 //!
 //! # Memory
 //!
 //! The index grows at 90% fill, so a state costs 4 / fill bytes of index,
 //! 4.4 to 8.9 bytes. The probe of a bucket of 16 entries stays short, but
-//! not free: against 80%, one thread was about 5% slower on models that
-//! end at the same index size either way (FlexibleBarrier-PT-06a,
-//! ParamProductionCell-PT-0), and 6% faster, with 22% less memory, on one
+//! not free. Against growing at 80% (two runs each, one thread,
+//! `bench-results/device-2026-11-22b/cpu_variants.log`): within run-to-run
+//! noise on models that end at the same index size either way
+//! (FlexibleBarrier-PT-06a 1.70 and 1.73 s against 1.74 and 1.65 s,
+//! ParamProductionCell-PT-0 1.49 and 1.51 s against 1.49 and 1.63 s), and
+//! 4% faster with 22% less memory (16.9 against 21.8 bytes a state) on one
 //! that 80% makes grow once more (Peterson-PT-3). Reported memory is what the
 //! search wrote: the whole index, the store's records of every id handed
 //! out (the store's segments beyond them are never written, so the system
@@ -99,8 +103,12 @@ pub struct ParallelOptions {
     pub memory_bytes: Option<u64>,
 }
 
-/// Index entries the table starts with (256 KiB): small enough that a
-/// small search pays for few page faults, while growing costs little.
+/// Index entries the table starts with (256 KiB), so that a small search
+/// reports and touches little memory. Growing is not free: on three models
+/// of about 3 million states, starting at 2^22 entries took 11-21% less
+/// time with one thread (1.26-1.51 s against 1.47-1.73 s) and 0.13-0.15 s
+/// against 0.14-0.18 s with 16
+/// (`bench-results/device-2026-11-22b/cpu_variants.log`, two runs each).
 pub const INITIAL_SLOTS: u64 = 1 << 16;
 /// Share of the index entries that may be used (in thousandths) before it
 /// grows: probing a bucket at a time stays short up to here.
@@ -207,8 +215,9 @@ fn search_from(
     initial_slots: u64,
 ) -> (Exploration, StoredStates) {
     let start = Instant::now();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = if opts.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        cores
     } else {
         opts.threads
     };
@@ -251,7 +260,7 @@ fn search_from(
         frontier: RwLock::new(std::iter::once(root..root + 1).collect()),
         cursor: Line(AtomicUsize::new(0)),
         produced: Mutex::new(Vec::new()),
-        barrier: LevelBarrier::new(threads),
+        barrier: LevelBarrier::new(threads, cores),
         phase: Mutex::new(Phase::Expand),
         depth: AtomicU32::new(0),
         level_stored: AtomicU64::new(0),
@@ -469,8 +478,8 @@ struct LevelBarrier {
 }
 
 impl LevelBarrier {
-    fn new(threads: usize) -> LevelBarrier {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    /// A barrier for `threads` threads on a machine of `cores` cores.
+    fn new(threads: usize, cores: usize) -> LevelBarrier {
         LevelBarrier {
             threads,
             arrived: AtomicUsize::new(0),

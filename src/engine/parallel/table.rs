@@ -3,9 +3,9 @@
 //! - a [`StateStore`]: the stored states one after the other, each under a
 //!   stable *state id* (its index), with its predecessor's id (kept apart)
 //!   when traces are on. It grows by appending segments and never moves a
-//!   state, so a
-//!   state id stays valid for the whole search: predecessor links and the
-//!   breadth-first frontier (runs of ids) survive any growth untouched;
+//!   state, so a state id stays valid for the whole search: predecessor
+//!   links and the breadth-first frontier (runs of ids) survive any growth
+//!   untouched;
 //! - an [`Index`]: a lock-free open-addressing hash table of 4-byte entries
 //!   (state id and as many bits of the vector's hash as the id leaves
 //!   free), probed a bucket (one cache line of 16 entries) at a time, after
@@ -16,9 +16,9 @@
 //! A stored state costs its vector, 4 bytes of predecessor id (with
 //! traces, none with `--no-trace`), and 4 bytes of index entry divided by
 //! the index's fill (0.45 to 0.9 in the search, so 4.4 to 8.9 bytes).
-//! 8-byte entries holding 32 hash
-//! bits would spare reading vectors when the index grows, but cost 4 to 10
-//! more bytes a state and the old index beside the new one while it grows.
+//! 8-byte entries holding 32 hash bits would spare reading vectors when the
+//! index grows, but cost as much again (4.4 to 8.9 more bytes a state) and
+//! the old index beside the new one while it grows.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -219,9 +219,9 @@ fn extend_segments(segments: &mut Vec<Box<[AtomicU32]>>, width: usize, capacity:
 /// vectors without reading the store. The high 32 bits of the hash pick
 /// the first bucket of the probe (`hash >> 32` times `buckets`, over
 /// 2^32), so tag and bucket come from different bits. The tag narrows as
-/// the store grows: up to 2^22 states it has at least 10 bits (one entry
-/// in 1024 of those a lookup passes costs a store read for nothing), up
-/// to 2^28 states 4 bits, and none near [`MAX_STATES`].
+/// the store grows: below 2^22 states it has at least 10 bits (one entry
+/// in 1024 of those a lookup passes costs a store read for nothing), below
+/// 2^28 states 4 bits, and none near [`MAX_STATES`].
 ///
 /// An entry does not hold its hash, so a larger index is built from the
 /// stored vectors ([`StateTable::reindex`]) and needs no old index beside
