@@ -78,13 +78,29 @@
 //! out (the store's segments beyond them are never written, so the system
 //! gives them no memory), and the largest lists of state ids of two
 //! consecutive levels.
+//!
+//! The index and the store's segments are mapped with transparent huge
+//! pages asked for (`cells::ZeroedCells`), and a segment is mapped whole, so
+//! that a growth copies no record. On the 16-core machine, best of three
+//! (`bench-results/device-2026-11-22c/variants_segments.log`), Referendum-PT-0015
+//! took 12.51 s against 14.20 s with one thread and 1.10 s against 1.23 s
+//! with sixteen; with 4 KiB pages and segments grown by copying, growing
+//! took 28 ms of one thread's time on ParamProductionCell-PT-0 (all others
+//! waiting), now 1.8 ms (2-core machine, `-vv`).
+//!
+//! # Diagnostics
+//!
+//! With `-vv` the engine logs where the threads' time went: waiting at the
+//! ends of levels, at growth pauses, re-indexing, and the time the deciding
+//! thread took at barriers.
 
+mod cells;
 mod table;
 
 pub use table::{BUCKET_ENTRIES, ENTRY_BYTES, Index, Lookup, MAX_STATES, StateStore, StateTable};
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -248,7 +264,7 @@ fn search_from(
         sizing,
         table: RwLock::new(table),
         published: RwLock::new(Vec::new()),
-        unused: Mutex::new(Vec::new()),
+        handovers: (0..threads).map(|_| Line(Mutex::default())).collect(),
         ids: Line(ids),
         start,
         stop: Line(AtomicBool::new(false)),
@@ -259,10 +275,11 @@ fn search_from(
         has_finding: AtomicBool::new(false),
         frontier: RwLock::new(std::iter::once(root..root + 1).collect()),
         cursor: Line(AtomicUsize::new(0)),
-        produced: Mutex::new(Vec::new()),
         barrier: LevelBarrier::new(threads, cores),
-        phase: Mutex::new(Phase::Expand),
+        phase: AtomicU8::new(Phase::Expand as u8),
         depth: AtomicU32::new(0),
+        growths: AtomicU32::new(0),
+        deciding_nanos: AtomicU64::new(0),
         level_stored: AtomicU64::new(0),
         frontier_bytes: AtomicU64::new(0),
         counters: (0..threads).map(|_| Counters::default()).collect(),
@@ -292,6 +309,19 @@ fn search_from(
             totals.add(&stats);
         }
     }
+    let thread_time = start.elapsed().as_secs_f64() * threads as f64;
+    let share = |time: Duration| 100.0 * time.as_secs_f64() / thread_time;
+    tracing::debug!(
+        "cpu engine: {threads} threads, {} levels, {} growths; of the threads' time, \
+         {:.1}% waiting at the ends of levels, {:.1}% at growth pauses, {:.1}% re-indexing; \
+         {:.1} ms deciding at barriers",
+        shared.depth.load(Ordering::Relaxed),
+        shared.growths.load(Ordering::Relaxed),
+        share(totals.waiting),
+        share(totals.pausing),
+        share(totals.reindexing),
+        shared.deciding_nanos.load(Ordering::Relaxed) as f64 / 1e6,
+    );
 
     let first = shared.first.lock().expect("no panics while locked").clone();
     let stopped = first
@@ -311,9 +341,8 @@ fn search_from(
     } else {
         Completion::Complete
     };
-    let unused = std::mem::take(&mut *shared.unused.lock().expect("no panics while locked"));
     let handed_out = shared.ids.next.load(Ordering::Relaxed);
-    let published = published(handed_out, unused);
+    let published = published(handed_out, shared.unused_reserves());
     let frontier_bytes = shared.frontier_bytes.load(Ordering::Relaxed);
     let table = shared.table.into_inner().expect("no thread runs any more");
     let exploration = Exploration {
@@ -527,8 +556,18 @@ impl LevelBarrier {
     }
 }
 
+/// What a thread hands over at each barrier: the runs of ids of the new
+/// states it stored since the level began, and what is left of its reserve
+/// of ids.
+#[derive(Default)]
+struct Handover {
+    produced: Vec<Range<u32>>,
+    reserve: Range<u64>,
+}
+
 /// What the threads do after a barrier, as decided by the last to arrive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 enum Phase {
     /// Expand (the rest of) the current level.
     Expand,
@@ -538,7 +577,18 @@ enum Phase {
     Finished,
 }
 
-/// What one thread counted.
+impl Phase {
+    /// The phase stored as `value` (by `phase as u8`).
+    fn from_u8(value: u8) -> Phase {
+        [Phase::Expand, Phase::Grow, Phase::Finished]
+            .into_iter()
+            .find(|phase| *phase as u8 == value)
+            .expect("only phases are stored")
+    }
+}
+
+/// What one thread counted, and where its time went (for the engine's
+/// debug log: how much the barriers and growths cost).
 #[derive(Debug, Default, Clone, Copy)]
 struct Stats {
     states: u64,
@@ -546,6 +596,12 @@ struct Stats {
     deadlocks: u64,
     errors: u64,
     monitor_blocked: u64,
+    /// Time spent waiting at the ends of levels.
+    waiting: Duration,
+    /// Time spent waiting at the barriers of growths.
+    pausing: Duration,
+    /// Time spent putting states into a grown index.
+    reindexing: Duration,
 }
 
 impl Stats {
@@ -555,6 +611,9 @@ impl Stats {
         self.deadlocks += other.deadlocks;
         self.errors += other.errors;
         self.monitor_blocked += other.monitor_blocked;
+        self.waiting += other.waiting;
+        self.pausing += other.pausing;
+        self.reindexing += other.reindexing;
     }
 }
 
@@ -595,9 +654,9 @@ struct Shared<'a> {
     /// Runs of the ids published before a growth, to put into the new
     /// index.
     published: RwLock<Vec<Range<u32>>>,
-    /// The ids the threads have reserved but not used, given back at each
-    /// barrier: they hold no published state.
-    unused: Mutex<Vec<Range<u64>>>,
+    /// What each thread hands over at each barrier; a lock each, so that
+    /// threads reaching a barrier together do not wait for one another.
+    handovers: Vec<Line<Mutex<Handover>>>,
     ids: Line<Ids>,
     start: Instant,
     /// Set to make every thread stop at its next state.
@@ -616,14 +675,18 @@ struct Shared<'a> {
     frontier: RwLock<Vec<Range<u32>>>,
     /// Next chunk of `frontier` to hand out.
     cursor: Line<AtomicUsize>,
-    /// Runs of ids of the new states of the level being expanded.
-    produced: Mutex<Vec<Range<u32>>>,
     /// Ends each round of work.
     barrier: LevelBarrier,
-    /// What to do after the barrier.
-    phase: Mutex<Phase>,
+    /// What to do after the barrier (a [`Phase`]): every thread reads it
+    /// at once when the barrier lets them go, so it takes no lock.
+    phase: AtomicU8,
     /// Breadth-first depth reached.
     depth: AtomicU32,
+    /// Times the table grew.
+    growths: AtomicU32,
+    /// Time the last threads to reach a barrier spent deciding, while the
+    /// others waited.
+    deciding_nanos: AtomicU64,
     /// States (error states included) stored during the current level.
     level_stored: AtomicU64,
     /// Most bytes the lists of two consecutive levels took at once.
@@ -747,22 +810,29 @@ impl Shared<'_> {
             }
             self.level_stored
                 .fetch_add(worker.stats.states - stored_before, Ordering::Relaxed);
-            self.produced
-                .lock()
-                .expect("no panics while locked")
-                .append(&mut worker.next);
-            if !worker.reserve.is_empty() {
-                self.unused
-                    .lock()
-                    .expect("no panics while locked")
-                    .push(worker.reserve.clone());
+            {
+                let mut handover = self.handovers[id].lock().expect("no panics while locked");
+                handover.produced.append(&mut worker.next);
+                handover.reserve = worker.reserve.clone();
             }
-            self.barrier.wait(|| self.decide());
-            let phase = *self.phase.lock().expect("no panics while locked");
+            let arrived = Instant::now();
+            self.barrier.wait(|| {
+                let started = Instant::now();
+                self.decide();
+                self.deciding_nanos
+                    .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            });
+            let waited = arrived.elapsed();
+            let phase = Phase::from_u8(self.phase.load(Ordering::Relaxed));
+            match phase {
+                Phase::Grow => worker.stats.pausing += waited,
+                Phase::Expand | Phase::Finished => worker.stats.waiting += waited,
+            }
             match phase {
                 Phase::Finished => return worker.stats,
                 Phase::Expand => {}
                 Phase::Grow => {
+                    let started = Instant::now();
                     {
                         let table = self.table.read().expect("no panics while locked");
                         let published = self.published.read().expect("no panics while locked");
@@ -771,9 +841,12 @@ impl Shared<'_> {
                             table.reindex(ids);
                         }
                     }
+                    let arrived = Instant::now();
+                    worker.stats.reindexing += arrived - started;
                     // Every state is in the new index before anyone looks
                     // a vector up again.
                     self.barrier.wait(|| {});
+                    worker.stats.pausing += arrived.elapsed();
                 }
             }
         }
@@ -783,34 +856,38 @@ impl Shared<'_> {
     /// ends the search, starts a growth, or makes the states produced by
     /// the level just finished the next level.
     fn decide(&self) {
-        let mut phase = self.phase.lock().expect("no panics while locked");
-        // When the search ends, `unused` keeps the reserves given back at
-        // this last barrier, to tell the published ids afterwards.
+        let phase = self.next_phase();
+        self.phase.store(phase as u8, Ordering::Relaxed);
+    }
+
+    /// [`Shared::decide`], less the recording of the phase it returns.
+    fn next_phase(&self) -> Phase {
+        // When the search ends, the handovers keep the reserves given back
+        // at this last barrier, to tell the published ids afterwards.
         if self.stop.load(Ordering::Relaxed) {
-            *phase = Phase::Finished;
-            return;
+            return Phase::Finished;
         }
         if self.grow.swap(false, Ordering::Relaxed) {
-            *phase = if self.begin_growth() {
-                Phase::Grow
-            } else {
-                self.table_full.store(true, Ordering::Relaxed);
-                Phase::Finished
-            };
-            return;
+            if self.begin_growth() {
+                return Phase::Grow;
+            }
+            self.table_full.store(true, Ordering::Relaxed);
+            return Phase::Finished;
         }
         // No thread was interrupted, so every thread ran out of chunks:
         // the level is done.
-        let produced = std::mem::take(&mut *self.produced.lock().expect("no panics while locked"));
+        let mut produced = Vec::new();
+        for handover in &self.handovers {
+            let mut handover = handover.lock().expect("no panics while locked");
+            produced.append(&mut handover.produced);
+        }
         // A level that stored only error states still counts as a level.
         if self.level_stored.swap(0, Ordering::Relaxed) > 0 {
             self.depth.fetch_add(1, Ordering::Relaxed);
         }
         if produced.is_empty() {
-            *phase = Phase::Finished;
-            return;
+            return Phase::Finished;
         }
-        self.unused.lock().expect("no panics while locked").clear();
         let produced_bytes = std::mem::size_of_val(produced.as_slice()) as u64;
         let next = chunks(produced, self.threads);
         let mut frontier = self.frontier.write().expect("no panics while locked");
@@ -821,24 +898,42 @@ impl Shared<'_> {
         );
         *frontier = next;
         self.cursor.store(0, Ordering::Relaxed);
-        *phase = Phase::Expand;
+        Phase::Expand
     }
 
     /// Replaces the index by a larger, empty one and makes room in the
     /// store, if a larger table fits the memory limit, and lists the
     /// published ids to put into the new index: those handed out, less the
-    /// threads' `unused` reserves (which it clears when it grows).
+    /// threads' unused reserves.
     fn begin_growth(&self) -> bool {
         let mut table = self.table.write().expect("no panics while locked");
         let Some(slots) = self.sizing.next_slots(table.index.slots()) else {
             return false;
         };
         table.begin_growth(slots, Sizing::capacity(slots));
-        let unused = std::mem::take(&mut *self.unused.lock().expect("no panics while locked"));
-        *self.published.write().expect("no panics while locked") =
-            published(self.ids.next.load(Ordering::Relaxed), unused);
+        self.growths.fetch_add(1, Ordering::Relaxed);
+        *self.published.write().expect("no panics while locked") = published(
+            self.ids.next.load(Ordering::Relaxed),
+            self.unused_reserves(),
+        );
         self.ids.set_capacity(table.store.capacity());
         true
+    }
+
+    /// The ids the threads reserved but had not used at the last barrier:
+    /// they hold no published state.
+    fn unused_reserves(&self) -> Vec<Range<u64>> {
+        self.handovers
+            .iter()
+            .map(|handover| {
+                handover
+                    .lock()
+                    .expect("no panics while locked")
+                    .reserve
+                    .clone()
+            })
+            .filter(|reserve| !reserve.is_empty())
+            .collect()
     }
 
     /// Calls the progress callback with the threads' published totals.

@@ -23,6 +23,7 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use super::cells::ZeroedCells;
 use crate::encode::hash_words;
 
 /// Entries of a bucket: one cache line.
@@ -33,8 +34,9 @@ const REINDEX_BATCH: usize = 32;
 const PAGE_ENTRIES: usize = 4096 / ENTRY_BYTES as usize;
 /// An index entry nobody has taken.
 const EMPTY: u32 = 0;
-/// Records in one segment of the store (the last one may be shorter).
-const SEGMENT_SHIFT: u32 = 16;
+/// Records in one segment of the store: 2^19, so that a segment of
+/// 4-byte records (predecessors) fills a huge page of 2 MiB.
+const SEGMENT_SHIFT: u32 = 19;
 const SEGMENT_RECORDS: u64 = 1 << SEGMENT_SHIFT;
 
 /// The most states a table may hold: an id plus one must fit an index
@@ -58,8 +60,8 @@ pub enum Lookup {
 
 /// The stored states, addressed by state id: the vectors, and the
 /// predecessors' ids when traces are on, each in segments of
-/// [`SEGMENT_RECORDS`] entries that are allocated as the capacity grows
-/// and never move.
+/// [`SEGMENT_RECORDS`] entries (`ZeroedCells`) that are added as the
+/// capacity grows and never move.
 ///
 /// Vectors and predecessors lie apart: lookups compare vectors and never
 /// read predecessors, so a cache line holds as many vectors as it can and
@@ -72,10 +74,10 @@ pub struct StateStore {
     parents: bool,
     /// The vector segments; all but the last hold `SEGMENT_RECORDS`
     /// vectors.
-    vectors: Vec<Box<[AtomicU32]>>,
+    vectors: Vec<ZeroedCells>,
     /// The predecessor segments, as many and as long as the vector
     /// segments; none when predecessors are not kept.
-    predecessors: Vec<Box<[AtomicU32]>>,
+    predecessors: Vec<ZeroedCells>,
     /// States the segments have room for.
     capacity: u64,
 }
@@ -110,7 +112,7 @@ impl StateStore {
     }
 
     /// Makes room for `capacity` states (at most [`MAX_STATES`]). Needs
-    /// exclusive access: a short last segment is replaced by a longer copy.
+    /// exclusive access: it adds segments.
     pub fn reserve(&mut self, capacity: u64) {
         let capacity = capacity.min(MAX_STATES);
         if capacity <= self.capacity {
@@ -183,31 +185,13 @@ impl StateStore {
     }
 }
 
-/// Grows `segments` of entries of `width` words to room for `capacity`
-/// entries: fills up a short last segment (by a longer copy), then adds
-/// segments of [`SEGMENT_RECORDS`] entries, the last one only as long as
-/// needed.
-fn extend_segments(segments: &mut Vec<Box<[AtomicU32]>>, width: usize, capacity: u64) {
-    let mut room: u64 = segments.iter().map(|s| (s.len() / width) as u64).sum();
-    while room < capacity {
-        let missing = capacity - room;
-        match segments.last_mut() {
-            Some(last) if ((last.len() / width) as u64) < SEGMENT_RECORDS => {
-                let len = (last.len() / width) as u64;
-                let grown = (len + missing).min(SEGMENT_RECORDS);
-                let mut longer = zeroed_atomics(grown as usize * width);
-                for (to, from) in longer.iter_mut().zip(last.iter()) {
-                    *to.get_mut() = from.load(Ordering::Relaxed);
-                }
-                *last = longer;
-                room += grown - len;
-            }
-            _ => {
-                let len = missing.min(SEGMENT_RECORDS);
-                segments.push(zeroed_atomics(len as usize * width));
-                room += len;
-            }
-        }
+/// Adds segments of [`SEGMENT_RECORDS`] entries of `width` words to
+/// `segments` until they have room for `capacity` entries. A segment is
+/// taken whole at once, since its pages cost memory only once written:
+/// growing never copies a record.
+fn extend_segments(segments: &mut Vec<ZeroedCells>, width: usize, capacity: u64) {
+    while (segments.len() as u64) * SEGMENT_RECORDS < capacity {
+        segments.push(ZeroedCells::new(SEGMENT_RECORDS as usize * width));
     }
 }
 
@@ -228,7 +212,7 @@ fn extend_segments(segments: &mut Vec<Box<[AtomicU32]>>, width: usize, capacity:
 /// it.
 pub struct Index {
     /// The entries, starting on a cache-line boundary at `start`.
-    entries: Box<[AtomicU32]>,
+    entries: ZeroedCells,
     /// Index in `entries` of bucket 0's first entry.
     start: usize,
     /// Number of buckets.
@@ -244,7 +228,7 @@ impl Index {
     /// only when they are first written.
     pub fn new(slots: u64, states: u64) -> Index {
         let buckets = (slots / BUCKET_ENTRIES as u64).clamp(1, u32::MAX as u64) as usize;
-        let entries = zeroed_atomics(buckets * BUCKET_ENTRIES + BUCKET_ENTRIES);
+        let entries = ZeroedCells::new(buckets * BUCKET_ENTRIES + BUCKET_ENTRIES);
         let misalignment = (entries.as_ptr() as usize % 64) / ENTRY_BYTES as usize;
         // An id below `states`, plus one, is at most `states`.
         let id_bits = u64::BITS - states.min(MAX_STATES).leading_zeros();
@@ -352,15 +336,6 @@ fn prefetch_line(cell: &AtomicU32) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = cell;
-}
-
-/// A zeroed slice of `len` atomics; `vec![0; n]` asks the allocator for
-/// zeroed memory without writing it.
-fn zeroed_atomics(len: usize) -> Box<[AtomicU32]> {
-    let zeroed: Box<[u32]> = vec![0u32; len].into_boxed_slice();
-    // SAFETY: `AtomicU32` has the same size, alignment and bit validity as
-    // `u32`, so a boxed slice of one is a boxed slice of the other.
-    unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU32]) }
 }
 
 /// A set of state vectors under stable ids: a [`StateStore`] and its
