@@ -440,6 +440,42 @@ fn cpu_export_of_an_incomplete_search_writes_no_file() {
 }
 
 #[test]
+fn cpu_engine_tells_where_its_time_went_at_debug_level() {
+    let o = warpcheck(&[
+        "check",
+        "specs/philosophers3.net",
+        "--engine",
+        "cpu",
+        "--threads",
+        "2",
+        "--format",
+        "json",
+        "-vv",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let depth = json(&o)["depth"].as_u64().unwrap();
+    let err = stderr(&o);
+    let line = err
+        .lines()
+        .find(|l| l.contains("cpu engine:"))
+        .unwrap_or_else(|| panic!("no time split in {err:?}"));
+    // Piped, not a terminal: no colour codes.
+    assert!(!line.contains('\u{1b}'), "{line:?}");
+    assert!(
+        line.starts_with(&format!(
+            "DEBUG warpcheck::engine::parallel: cpu engine: 2 threads, {depth} levels, 0 growths; \
+             of the threads' time, "
+        )),
+        "{line:?}"
+    );
+    assert!(
+        line.contains("% waiting at the ends of levels, "),
+        "{line:?}"
+    );
+    assert!(line.contains(" ms deciding at barriers"), "{line:?}");
+}
+
+#[test]
 fn engines_without_a_gpu_fall_back_to_the_cpu_with_a_message() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("space.aut");

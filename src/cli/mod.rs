@@ -294,6 +294,7 @@ fn init_logging(verbose: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .without_time()
         .try_init();
 }
