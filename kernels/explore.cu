@@ -372,6 +372,29 @@ __device__ __forceinline__ unsigned group_or(unsigned x, unsigned gmask) {
     return x;
 }
 
+// The chunks of a level's frontier (queue entries or bitmap words) a warp
+// expands: with work claiming (CLAIM), the next one from the level's shared
+// `cursor`, so warps that finish early take more; without, the warp's own
+// share, every `stride`-th chunk from its global index `next`.
+struct Chunks {
+    unsigned long long* cursor;
+    unsigned long long next, stride;
+};
+
+// The first item of the warp's next chunk of `size` items. Called by the
+// whole warp; the answer is warp-uniform.
+__device__ __forceinline__ unsigned long long next_chunk(Chunks& c, unsigned long long size, unsigned lane) {
+#if CLAIM
+    unsigned long long base = 0;
+    if (lane == 0) base = atomicAdd(c.cursor, size);
+    return __shfl_sync(FULL_MASK, base, 0);
+#else
+    const unsigned long long base = c.next * size;
+    c.next += c.stride;
+    return base;
+#endif
+}
+
 // The probe sequence of a vector with hash `h`: its home bucket, then
 // double hashing with a step derived from the hash. Insertion and the
 // export's look-up share it.
@@ -579,10 +602,8 @@ explore_levels(RoU4 fields, RoU32 proc_offsets, RoU32 item_offsets, RoU4 items, 
     unsigned* claimed = stage + 32 * W + CACHE * W;
 #endif
     volatile unsigned long long* vstats = stats;
-#if !CLAIM
     const unsigned long long total_warps = (unsigned long long)gridDim.x * WARPS;
     const unsigned long long global_warp = (unsigned long long)blockIdx.x * WARPS + warp;
-#endif
 
     for (unsigned l = 0; l < levels; ++l) {
         const unsigned level = first_level + l;
@@ -597,9 +618,7 @@ explore_levels(RoU4 fields, RoU32 proc_offsets, RoU32 item_offsets, RoU4 items, 
         unsigned* queue_out = (level & 1) ? queue0 : queue1;
         // Per-warp tallies, flushed once per level (lane 0 holds them).
         unsigned long long new_states = 0, transitions = 0, blocked = 0, expanded = 0;
-#if !CLAIM
-        unsigned long long chunk = global_warp;
-#endif
+        Chunks chunks = {&stats[ST_CURSOR + cur], global_warp, total_warps};
 #if FRONTIER_BITS
         // The warp claims MARK_CHUNK bitmap words at a time and reads them
         // 32 at a time, a word a lane: `marks` holds this lane's marks not
@@ -620,14 +639,7 @@ explore_levels(RoU4 fields, RoU32 proc_offsets, RoU32 item_offsets, RoU4 items, 
                 while (listed < 32 && !drained) {
                     if (!__any_sync(FULL_MASK, marks != 0)) {
                         if (next_word >= chunk_end) {
-                            unsigned long long base;
-#if CLAIM
-                            if (lane == 0) base = atomicAdd(&stats[ST_CURSOR + cur], (unsigned long long)MARK_CHUNK);
-                            base = __shfl_sync(FULL_MASK, base, 0);
-#else
-                            base = chunk * MARK_CHUNK;
-                            chunk += total_warps;
-#endif
+                            const unsigned long long base = next_chunk(chunks, MARK_CHUNK, lane);
                             if (base >= length) {
                                 drained = true;
                                 break;
@@ -667,14 +679,7 @@ explore_levels(RoU4 fields, RoU32 proc_offsets, RoU32 item_offsets, RoU4 items, 
             const unsigned my_slot = active ? claimed[index] : NO_SLOT;
             taken += GPW;
 #else
-            unsigned long long base;
-#if CLAIM
-            if (lane == 0) base = atomicAdd(&stats[ST_CURSOR + cur], (unsigned long long)GPW);
-            base = __shfl_sync(FULL_MASK, base, 0);
-#else
-            base = chunk * GPW;
-            chunk += total_warps;
-#endif
+            const unsigned long long base = next_chunk(chunks, GPW, lane);
             if (base >= length) break;
             const unsigned long long index = base + group;
             const bool active = index < length;
