@@ -178,28 +178,31 @@ fn options_for(seed: u64, processes: usize) -> GpuOptions {
     })
 }
 
+/// Compares the GPU with the reference on each `(seed, network, name)`,
+/// with the switches [`options_for`] picks from the seed, and fails once
+/// with every mismatch listed.
+fn assert_all_match(gpu: &Gpu, cases: impl Iterator<Item = (u64, Network, String)>) {
+    let failures: Vec<String> = cases
+        .filter_map(|(seed, network, name)| {
+            let net = EncodedNetwork::new(&network).expect("test networks encode");
+            let what = format!("{name} ({} words)", net.words());
+            compare(gpu, &net, &options_for(seed, net.processes()), &what).err()
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn random_networks_match_the_reference() {
     with_gpu(|gpu| {
-        let mut failures = Vec::new();
-        for seed in 0..400u64 {
-            let network = common::random_network(seed);
-            let net = EncodedNetwork::new(&network).expect("random networks encode");
-            if let Err(e) = compare(
-                gpu,
-                &net,
-                &options_for(seed, net.processes()),
-                &format!("seed {seed}"),
-            ) {
-                failures.push(e);
-            }
-        }
-        assert!(
-            failures.is_empty(),
-            "{} failures:\n{}",
-            failures.len(),
-            failures.join("\n")
-        );
+        let cases =
+            (0..400u64).map(|seed| (seed, common::random_network(seed), format!("seed {seed}")));
+        assert_all_match(gpu, cases);
     });
 }
 
@@ -228,24 +231,15 @@ fn widened(mut network: Network, count: usize) -> Network {
 #[test]
 fn wide_random_networks_match_the_reference() {
     with_gpu(|gpu| {
-        let mut failures = Vec::new();
         // 100 pad bits: 4 words; 1100 pad bits: 36 words, buckets of 2 lines.
-        for (pads, seeds) in [(100usize, 0..60u64), (1100, 60..90)] {
-            for seed in seeds {
+        let cases = [(100usize, 0..60u64), (1100, 60..90)]
+            .into_iter()
+            .flat_map(|(pads, seeds)| seeds.map(move |seed| (pads, seed)))
+            .map(|(pads, seed)| {
                 let network = widened(common::random_network(seed), pads);
-                let net = EncodedNetwork::new(&network).expect("widened networks encode");
-                let what = format!("seed {seed} + {pads} pads ({} words)", net.words());
-                if let Err(e) = compare(gpu, &net, &options_for(seed, net.processes()), &what) {
-                    failures.push(e);
-                }
-            }
-        }
-        assert!(
-            failures.is_empty(),
-            "{} failures:\n{}",
-            failures.len(),
-            failures.join("\n")
-        );
+                (seed, network, format!("seed {seed} + {pads} pads"))
+            });
+        assert_all_match(gpu, cases);
     });
 }
 
