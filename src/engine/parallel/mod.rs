@@ -86,7 +86,11 @@
 //! took 12.51 s against 14.20 s with one thread and 1.10 s against 1.23 s
 //! with sixteen; with 4 KiB pages and segments grown by copying, growing
 //! took 28 ms of one thread's time on ParamProductionCell-PT-0 (all others
-//! waiting), now 1.8 ms (2-core machine, `-vv`).
+//! waiting), now 1.8 ms (2-core machine, `-vv`). The reported memory
+//! leaves out the rest of the huge page that the last records of each store
+//! array lie in, up to 2 MiB each: peak RSS less that of `warpcheck info`
+//! on the same model (5 MB) exceeded it by 2 MB on Referendum-PT-0015, 4 MB on
+//! Peterson-PT-3 and Raft-PT-02 (2 threads, 2-core machine, `/usr/bin/time`).
 //!
 //! # Diagnostics
 //!
