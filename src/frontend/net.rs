@@ -12,7 +12,7 @@
 //! ```
 //!
 //! Parsing is in two steps: nom parsers build a syntax tree that keeps the
-//! position of every name, then [`resolve`] checks names and builds the
+//! position of every name, then a resolver (`Resolver`) checks names and builds the
 //! [`Network`], so every error points at the text it is about.
 
 use std::collections::HashMap;

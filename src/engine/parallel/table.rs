@@ -60,7 +60,7 @@ pub enum Lookup {
 
 /// The stored states, addressed by state id: the vectors, and the
 /// predecessors' ids when traces are on, each in segments of
-/// [`SEGMENT_RECORDS`] entries (`ZeroedCells`) that are added as the
+/// 2^19 (`SEGMENT_RECORDS`) entries (`ZeroedCells`) that are added as the
 /// capacity grows and never move.
 ///
 /// Vectors and predecessors lie apart: lookups compare vectors and never
@@ -196,7 +196,7 @@ fn extend_segments(segments: &mut Vec<ZeroedCells>, width: usize, capacity: u64)
 }
 
 /// The hash index over a [`StateStore`]: `buckets` cache lines of 16
-/// atomic 4-byte entries. An entry is [`EMPTY`] or `tag | (id + 1)`: its
+/// atomic 4-byte entries. An entry is empty (0) or `tag | (id + 1)`: its
 /// low bits (`id_mask`) hold the state id plus one, just enough of them
 /// for the largest id the store has room for, and the bits above hold the
 /// same bits of the vector's hash (the *tag*), which filter out most other
@@ -347,7 +347,7 @@ fn prefetch_line(cell: &AtomicU32) {
 /// looking up takes a state id nobody else can hold (from its own reserve,
 /// through `next_id`), writes the vector (and predecessor) into that id's
 /// record, and only then publishes it by a compare-and-swap of the entry
-/// from [`EMPTY`] to `tag | (id + 1)` with `Release` ordering. Readers load
+/// from empty to `tag | (id + 1)` with `Release` ordering. Readers load
 /// entries with `Acquire`, so whoever sees an entry also sees its complete
 /// record: there is no half-written state to wait for. Entries never change
 /// once set, and a vector is always placed in the first empty entry of its
@@ -452,7 +452,7 @@ impl StateTable {
     /// simply takes the first empty entry of its probe sequence.
     ///
     /// States are taken in id order, so their buckets are all over the
-    /// index: the buckets of a batch of [`REINDEX_BATCH`] states are
+    /// index: the buckets of a batch of `REINDEX_BATCH` states are
     /// prefetched before the first of them is placed, so that their cache
     /// misses overlap.
     pub fn reindex(&self, ids: Range<u32>) {
