@@ -440,6 +440,31 @@ fn cpu_export_of_an_incomplete_search_writes_no_file() {
 }
 
 #[test]
+fn a_full_cpu_table_gives_exit_3_and_asks_for_more_memory() {
+    let o = warpcheck(&[
+        "check",
+        "tests/data/mcc/Raft-PT-02/model.pnml",
+        "--deadlock",
+        "--engine",
+        "cpu",
+        "--threads",
+        "2",
+        "--memory",
+        "4096",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with(
+            "tests/data/mcc/Raft-PT-02/model.pnml: exploration incomplete: the state table is \
+             full; no verdict (give more --memory)\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("note: the search did not cover the whole state space\n"));
+}
+
+#[test]
 fn cpu_engine_tells_where_its_time_went_at_debug_level() {
     let o = warpcheck(&[
         "check",
