@@ -28,7 +28,7 @@ const SLOTS: u64 = (VECTORS as u64 * 1000)
 /// A table with room for every vector, with predecessors, as the engine
 /// would have it at its fullest.
 fn table() -> StateTable {
-    StateTable::new(WORDS, true, SLOTS, VECTORS as u64)
+    StateTable::new(WORDS, SLOTS, VECTORS as u64)
 }
 
 /// Looks every vector up, inserting the new ones under ids taken from
@@ -37,7 +37,7 @@ fn insert_all(table: &StateTable, vectors: &[[u32; WORDS]], next_id: &AtomicU64)
     let mut inserted = 0;
     let mut reserved = None;
     for v in vectors {
-        let lookup = table.find_or_insert(v, hash_words(v), 0, || {
+        let lookup = table.find_or_insert(v, hash_words(v), || {
             let id = *reserved.get_or_insert_with(|| next_id.fetch_add(1, Ordering::Relaxed));
             Some(id as u32)
         });

@@ -10,7 +10,7 @@
 #   --memory BYTES                 state table limit for cpu (it grows up to it) and
 #                                  size for gpu (default: the engine's)
 #   --repeat N                     runs per configuration; the fastest counts (default 1)
-#   --no-trace                     run without predecessors (cpu: 4 bytes less a state)
+#   --no-trace                     run without predecessors (cpu: no predecessor log)
 #   --example                      run examples/engine_run instead of the CLI
 #                                  (reference and cpu only)
 #   --bin PATH                     binary to run (skips building)

@@ -65,6 +65,15 @@
 //!
 //! # Memory
 //!
+//! A stored state costs its vector, 4 / fill bytes of index and, with
+//! traces, its entry in its thread's predecessor log (`parents`). The log
+//! took 0.57, 0.57, 0.72 and 0.39 bytes a state on ParamProductionCell-PT-0,
+//! FlexibleBarrier-PT-06a, Peterson-PT-3 and Referendum-PT-0015 (2 threads;
+//! `memory_bytes` with and without `--no-trace`), against 4 bytes for a
+//! stored predecessor id before, and no slower: best of 6 interleaved runs
+//! on the 2-core machine, one thread within 1%, two threads 0.4 to 5.5%
+//! faster (`bench-results/device-2026-11-22c/parent_log.log`).
+//!
 //! The index grows at 90% fill, so a state costs 4 / fill bytes of index,
 //! 4.4 to 8.9 bytes. The probe of a bucket of 16 entries stays short, but
 //! not free. Against growing at 80% (two runs each, one thread,
@@ -76,8 +85,8 @@
 //! that 80% makes grow once more (Peterson-PT-3). Reported memory is what the
 //! search wrote: the whole index, the store's records of every id handed
 //! out (the store's segments beyond them are never written, so the system
-//! gives them no memory), and the largest lists of state ids of two
-//! consecutive levels.
+//! gives them no memory), the predecessor logs, and the largest lists of
+//! state ids of two consecutive levels.
 //!
 //! The index and the store's segments are mapped with transparent huge
 //! pages asked for (`cells::ZeroedCells`), and a segment is mapped whole, so
@@ -99,6 +108,7 @@
 //! thread took at barriers.
 
 mod cells;
+mod parents;
 mod table;
 
 pub use table::{BUCKET_ENTRIES, ENTRY_BYTES, Index, Lookup, MAX_STATES, StateStore, StateTable};
@@ -107,6 +117,8 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
+
+use parents::{ParentLog, Parents};
 
 use super::{
     Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, is_fatal,
@@ -133,6 +145,10 @@ pub const INITIAL_SLOTS: u64 = 1 << 16;
 /// Share of the index entries that may be used (in thousandths) before it
 /// grows: probing a bucket at a time stays short up to here.
 pub const MAX_FILL_PER_MILLE: u64 = 900;
+/// Bytes a state that the memory limit plans for its predecessor (with
+/// traces): what an uncompressed id takes. The compressed log
+/// (`parents`) took 0.4 to 0.7 on the benchmark models.
+const PLANNED_PARENT_BYTES: u64 = 4;
 /// Entries of an index bucket, the unit of index sizes.
 const BUCKET: u64 = BUCKET_ENTRIES as u64;
 /// Memory limit when the available memory cannot be read.
@@ -219,7 +235,7 @@ impl StoredStates {
     pub fn id_of(&self, vector: &[u32]) -> Option<u32> {
         match self
             .table
-            .find_or_insert(vector, hash_words(vector), 0, || None)
+            .find_or_insert(vector, hash_words(vector), || None)
         {
             Lookup::Found(id) => Some(id),
             Lookup::Inserted(_) | Lookup::Refused => None,
@@ -244,13 +260,13 @@ fn search_from(
     let parents = !search.no_trace;
     let sizing = Sizing {
         limit: opts.memory_bytes.unwrap_or_else(default_memory_limit),
-        record_bytes: StateStore::new(net.words(), parents).record_bytes(),
+        record_bytes: StateStore::new(net.words()).record_bytes()
+            + if parents { PLANNED_PARENT_BYTES } else { 0 },
     };
     let slots = sizing.initial_slots(initial_slots);
-    let table = StateTable::new(net.words(), parents, slots, Sizing::capacity(slots));
+    let table = StateTable::new(net.words(), slots, Sizing::capacity(slots));
     let root = 0;
-    let inserted =
-        table.find_or_insert(&net.initial, hash_words(&net.initial), root, || Some(root));
+    let inserted = table.find_or_insert(&net.initial, hash_words(&net.initial), || Some(root));
     debug_assert_eq!(inserted, Lookup::Inserted(root));
     let ids = Ids {
         next: AtomicU64::new(1),
@@ -292,12 +308,13 @@ fn search_from(
         states: 1,
         ..Stats::default()
     };
+    let mut logs = Vec::new();
     if let Some(e) = net.error_in(&net.initial) {
         // The initial state is an error state: it is not expanded.
         totals.errors = 1;
         shared.record(FindingKind::Error(e), root);
     } else {
-        let per_thread: Vec<Stats> = std::thread::scope(|scope| {
+        let per_thread: Vec<(Stats, Option<ParentLog>)> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
                 .map(|id| {
                     let shared = &shared;
@@ -309,10 +326,13 @@ fn search_from(
                 .map(|w| w.join().expect("worker threads do not panic"))
                 .collect()
         });
-        for stats in per_thread {
+        for (stats, log) in per_thread {
             totals.add(&stats);
+            logs.extend(log);
         }
     }
+    let parent_bytes: u64 = logs.iter().map(ParentLog::bytes).sum();
+    let parents = (!search.no_trace).then(|| Parents::new(logs));
     let thread_time = start.elapsed().as_secs_f64() * threads as f64;
     let share = |time: Duration| 100.0 * time.as_secs_f64() / thread_time;
     tracing::debug!(
@@ -333,7 +353,7 @@ fn search_from(
         .is_some_and(|(kind, _)| !search.keep_going || is_fatal(net, kind));
     let first = first.map(|(kind, id)| Finding {
         state: shared.vector(id),
-        trace: shared.trace_to(id),
+        trace: parents.as_ref().map(|parents| shared.trace_to(id, parents)),
         kind,
     });
     let completion = if stopped {
@@ -359,7 +379,7 @@ fn search_from(
         first,
         completion,
         elapsed: start.elapsed(),
-        memory_bytes: table.bytes_for(handed_out) + frontier_bytes,
+        memory_bytes: table.bytes_for(handed_out) + parent_bytes + frontier_bytes,
         engine: format!("cpu ({threads} threads)"),
     };
     (exploration, StoredStates { table, published })
@@ -732,28 +752,22 @@ impl Shared<'_> {
         vector
     }
 
-    /// The path from the initial state to state `id`, following
-    /// predecessors (`None` without them); the actions are recomputed from
-    /// consecutive vectors.
-    fn trace_to(&self, id: u32) -> Option<Trace> {
+    /// The path from the initial state (id 0) to state `id`, following
+    /// the logged predecessors; the actions are recomputed from consecutive
+    /// vectors.
+    fn trace_to(&self, id: u32, parents: &Parents) -> Trace {
         let mut ids = vec![id];
-        {
-            let table = self.table.read().expect("no panics while locked");
-            let mut at = id;
-            loop {
-                let parent = table.store.parent(at)?;
-                if parent == at {
-                    break;
-                }
-                ids.push(parent);
-                at = parent;
-            }
+        let mut at = id;
+        while at != 0 {
+            at = parents
+                .of(at)
+                .expect("every stored state but the initial one has a logged predecessor");
+            ids.push(at);
         }
         ids.reverse();
         let states: Vec<Vec<u32>> = ids.iter().map(|&s| self.vector(s)).collect();
-        let trace = Trace::through(self.net, states)
-            .expect("a stored state is a successor of its stored predecessor");
-        Some(trace)
+        Trace::through(self.net, states)
+            .expect("a stored state is a successor of its stored predecessor")
     }
 
     /// Whether threads must leave the table: a stop or a growth is due.
@@ -765,8 +779,9 @@ impl Shared<'_> {
     /// The body of worker thread `id`: rounds of expanding chunks, each
     /// ended by a barrier after which the thread goes on with the level,
     /// helps grow the table, or returns.
-    fn work(&self, id: usize) -> Stats {
+    fn work(&self, id: usize) -> (Stats, Option<ParentLog>) {
         let mut worker = Worker {
+            parents: (!self.search.no_trace).then(ParentLog::default),
             shared: self,
             generator: SuccessorGenerator::new(self.net),
             state: vec![0; self.net.words()],
@@ -833,7 +848,7 @@ impl Shared<'_> {
                 Phase::Expand | Phase::Finished => worker.stats.waiting += waited,
             }
             match phase {
-                Phase::Finished => return worker.stats,
+                Phase::Finished => return (worker.stats, worker.parents),
                 Phase::Expand => {}
                 Phase::Grow => {
                     let started = Instant::now();
@@ -1040,6 +1055,8 @@ struct Worker<'s, 'a> {
     successors: Vec<u32>,
     /// Hash and error flag of each of `successors`.
     found: Vec<(u64, bool)>,
+    /// The predecessors of the states this thread stored (with traces).
+    parents: Option<ParentLog>,
     stats: Stats,
 }
 
@@ -1059,6 +1076,7 @@ impl Worker<'_, '_> {
             reserve,
             successors,
             found,
+            parents,
             stats,
         } = self;
         table.store.read(id, state);
@@ -1071,7 +1089,7 @@ impl Worker<'_, '_> {
             found.push((hash, successor.error));
         });
         for (successor, &(hash, error)) in successors.chunks_exact(state.len()).zip(found.iter()) {
-            let lookup = table.find_or_insert(successor, hash, id, || {
+            let lookup = table.find_or_insert(successor, hash, || {
                 if reserve.is_empty() {
                     *reserve = shared.ids.reserve()?;
                 }
@@ -1083,6 +1101,9 @@ impl Worker<'_, '_> {
                     debug_assert_eq!(child as u64, reserve.start);
                     reserve.start += 1;
                     stats.states += 1;
+                    if let Some(log) = parents {
+                        log.record(child, id);
+                    }
                     if error {
                         stats.errors += 1;
                         let error = shared

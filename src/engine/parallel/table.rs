@@ -1,11 +1,10 @@
 //! The state table shared by all worker threads, in two parts:
 //!
-//! - a [`StateStore`]: the stored states one after the other, each under a
-//!   stable *state id* (its index), with its predecessor's id (kept apart)
-//!   when traces are on. It grows by appending segments and never moves a
-//!   state, so a state id stays valid for the whole search: predecessor
-//!   links and the breadth-first frontier (runs of ids) survive any growth
-//!   untouched;
+//! - a [`StateStore`]: the stored vectors one after the other, each under
+//!   a stable *state id* (its index). It grows by appending segments and
+//!   never moves a state, so a state id stays valid for the whole search:
+//!   predecessor links and the breadth-first frontier (runs of ids)
+//!   survive any growth untouched;
 //! - an [`Index`]: a lock-free open-addressing hash table of 4-byte entries
 //!   (state id and as many bits of the vector's hash as the id leaves
 //!   free), probed a bucket (one cache line of 16 entries) at a time, after
@@ -13,9 +12,9 @@
 //!   the search pauses every thread, frees it and builds a larger one from
 //!   the stored vectors ([`StateTable::reindex`]).
 //!
-//! A stored state costs its vector, 4 bytes of predecessor id (with
-//! traces, none with `--no-trace`), and 4 bytes of index entry divided by
-//! the index's fill (0.45 to 0.9 in the search, so 4.4 to 8.9 bytes).
+//! A stored state costs its vector and 4 bytes of index entry divided by
+//! the index's fill (0.45 to 0.9 in the search, so 4.4 to 8.9 bytes), and
+//! with traces its entry in a predecessor log (`super::parents`).
 //! 8-byte entries holding 32 hash bits would spare reading vectors when the
 //! index grows, but cost as much again (4.4 to 8.9 more bytes a state) and
 //! the old index beside the new one while it grows.
@@ -34,8 +33,8 @@ const REINDEX_BATCH: usize = 32;
 const PAGE_ENTRIES: usize = 4096 / ENTRY_BYTES as usize;
 /// An index entry nobody has taken.
 const EMPTY: u32 = 0;
-/// Records in one segment of the store: 2^19, so that a segment of
-/// 4-byte records (predecessors) fills a huge page of 2 MiB.
+/// Vectors in one segment of the store: 2^19, so that a segment of
+/// one-word vectors fills a huge page of 2 MiB.
 const SEGMENT_SHIFT: u32 = 19;
 const SEGMENT_RECORDS: u64 = 1 << SEGMENT_SHIFT;
 
@@ -58,39 +57,25 @@ pub enum Lookup {
     Refused,
 }
 
-/// The stored states, addressed by state id: the vectors, and the
-/// predecessors' ids when traces are on, each in segments of
-/// 2^19 (`SEGMENT_RECORDS`) entries (`ZeroedCells`) that are added as the
-/// capacity grows and never move.
-///
-/// Vectors and predecessors lie apart: lookups compare vectors and never
-/// read predecessors, so a cache line holds as many vectors as it can and
-/// the vectors that lookups compare (mostly of recent states, stored by
-/// any thread) take fewer lines in the caches.
+/// The stored vectors, addressed by state id, in segments of 2^19
+/// (`SEGMENT_RECORDS`) vectors (`ZeroedCells`) that are added as the
+/// capacity grows and never move. (The predecessors are logged apart, by
+/// the threads that store the states: `super::parents`.)
 pub struct StateStore {
     /// Words of a vector.
     words: usize,
-    /// Whether predecessors are kept.
-    parents: bool,
-    /// The vector segments; all but the last hold `SEGMENT_RECORDS`
-    /// vectors.
+    /// The segments of `SEGMENT_RECORDS` vectors each.
     vectors: Vec<ZeroedCells>,
-    /// The predecessor segments, as many and as long as the vector
-    /// segments; none when predecessors are not kept.
-    predecessors: Vec<ZeroedCells>,
     /// States the segments have room for.
     capacity: u64,
 }
 
 impl StateStore {
-    /// An empty store for vectors of `words` words, with predecessor ids
-    /// when `parents` is set.
-    pub fn new(words: usize, parents: bool) -> StateStore {
+    /// An empty store for vectors of `words` words.
+    pub fn new(words: usize) -> StateStore {
         StateStore {
             words,
-            parents,
             vectors: Vec::new(),
-            predecessors: Vec::new(),
             capacity: 0,
         }
     }
@@ -100,10 +85,9 @@ impl StateStore {
         self.words
     }
 
-    /// Bytes the store spends on a state: its vector, and its
-    /// predecessor's id when traces are on.
+    /// Bytes the store spends on a state: its vector.
     pub fn record_bytes(&self) -> u64 {
-        4 * (self.words + usize::from(self.parents)) as u64
+        4 * self.words as u64
     }
 
     /// States the store has room for.
@@ -119,42 +103,20 @@ impl StateStore {
             return;
         }
         extend_segments(&mut self.vectors, self.words, capacity);
-        if self.parents {
-            extend_segments(&mut self.predecessors, 1, capacity);
-        }
         self.capacity = capacity;
-    }
-
-    /// Segment and offset (in entries of `width` words) of state `id`.
-    #[inline]
-    fn locate(id: u32, width: usize) -> (usize, usize) {
-        (
-            (id >> SEGMENT_SHIFT) as usize,
-            (id as u64 & (SEGMENT_RECORDS - 1)) as usize * width,
-        )
     }
 
     /// The vector words of state `id`.
     #[inline]
     fn vector_cells(&self, id: u32) -> &[AtomicU32] {
-        let (segment, start) = Self::locate(id, self.words);
+        let segment = (id >> SEGMENT_SHIFT) as usize;
+        let start = (id as u64 & (SEGMENT_RECORDS - 1)) as usize * self.words;
         &self.vectors[segment][start..start + self.words]
     }
 
-    /// The predecessor cell of state `id`, when predecessors are kept.
+    /// Writes the vector of an id that no other thread can see yet.
     #[inline]
-    fn parent_cell(&self, id: u32) -> Option<&AtomicU32> {
-        let (segment, start) = Self::locate(id, 1);
-        self.predecessors.get(segment).map(|cells| &cells[start])
-    }
-
-    /// Writes the vector (and predecessor) of an id that no other thread
-    /// can see yet.
-    #[inline]
-    fn write(&self, id: u32, vector: &[u32], parent: u32) {
-        if let Some(cell) = self.parent_cell(id) {
-            cell.store(parent, Ordering::Relaxed);
-        }
+    fn write(&self, id: u32, vector: &[u32]) {
         for (cell, &word) in self.vector_cells(id).iter().zip(vector) {
             cell.store(word, Ordering::Relaxed);
         }
@@ -175,13 +137,6 @@ impl StateStore {
             .iter()
             .zip(vector)
             .all(|(cell, &word)| cell.load(Ordering::Relaxed) == word)
-    }
-
-    /// The predecessor of stored state `id` (the initial state is its own
-    /// predecessor); `None` when the store keeps no predecessors.
-    pub fn parent(&self, id: u32) -> Option<u32> {
-        self.parent_cell(id)
-            .map(|cell| cell.load(Ordering::Relaxed))
     }
 }
 
@@ -345,7 +300,7 @@ fn prefetch_line(cell: &AtomicU32) {
 ///
 /// A thread that meets an empty entry on the probe of a vector it is
 /// looking up takes a state id nobody else can hold (from its own reserve,
-/// through `next_id`), writes the vector (and predecessor) into that id's
+/// through `next_id`), writes the vector into that id's
 /// record, and only then publishes it by a compare-and-swap of the entry
 /// from empty to `tag | (id + 1)` with `Release` ordering. Readers load
 /// entries with `Acquire`, so whoever sees an entry also sees its complete
@@ -372,17 +327,16 @@ pub struct StateTable {
 
 impl StateTable {
     /// A table for vectors of `words` words with an index of about `slots`
-    /// entries and room for `capacity` states, with predecessor ids when
-    /// `parents` is set.
-    pub fn new(words: usize, parents: bool, slots: u64, capacity: u64) -> StateTable {
-        let mut store = StateStore::new(words, parents);
+    /// entries and room for `capacity` states.
+    pub fn new(words: usize, slots: u64, capacity: u64) -> StateTable {
+        let mut store = StateStore::new(words);
         store.reserve(capacity);
         let index = Index::new(slots, store.capacity());
         StateTable { store, index }
     }
 
     /// Looks `vector` (whose [`crate::encode::hash_words`] is `hash`) up
-    /// and stores it with predecessor `parent` when it is new. `next_id`
+    /// and stores it when it is new. `next_id`
     /// is called, at most once, only for a vector that is not in the index;
     /// it gives an id that no other thread uses and that the caller
     /// consumes only when the answer is [`Lookup::Inserted`] with that id,
@@ -392,7 +346,6 @@ impl StateTable {
         &self,
         vector: &[u32],
         hash: u64,
-        parent: u32,
         next_id: impl FnOnce() -> Option<u32>,
     ) -> Lookup {
         let index = &self.index;
@@ -409,7 +362,7 @@ impl StateTable {
                             let Some(id) = next_id.take().and_then(|next| next()) else {
                                 return Lookup::Refused;
                             };
-                            self.store.write(id, vector, parent);
+                            self.store.write(id, vector);
                             written = Some(id);
                             id
                         }
