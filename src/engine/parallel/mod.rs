@@ -93,9 +93,12 @@
 //! that a growth copies no record. On the 16-core machine, best of three
 //! (`bench-results/device-2026-11-22c/variants_segments.log`), Referendum-PT-0015
 //! took 12.51 s against 14.20 s with one thread and 1.10 s against 1.23 s
-//! with sixteen; with 4 KiB pages and segments grown by copying, growing
-//! took 28 ms of one thread's time on ParamProductionCell-PT-0 (all others
-//! waiting), now 1.8 ms (2-core machine, `-vv`). The reported memory
+//! with sixteen, against 4 KiB pages and 2^16-record segments grown by
+//! copying. A build with 2^19-record segments still grown by copying
+//! spent 28 ms deciding at barriers on ParamProductionCell-PT-0 (one thread,
+//! all others would wait), whole segments 1.8 ms (`warpcheck check
+//! ParamProductionCell-PT-0/model.pnml --engine cpu --threads 1 -vv`, 2-core
+//! machine, one run each). The reported memory
 //! leaves out the rest of the huge page that the last records of each store
 //! array lie in, up to 2 MiB each: peak RSS less that of `warpcheck info`
 //! on the same model (5 MB) exceeded it by 2 MB on Referendum-PT-0015, 4 MB on
@@ -257,11 +260,11 @@ fn search_from(
     } else {
         opts.threads
     };
-    let parents = !search.no_trace;
+    let traces = !search.no_trace;
     let sizing = Sizing {
         limit: opts.memory_bytes.unwrap_or_else(default_memory_limit),
         record_bytes: StateStore::new(net.words()).record_bytes()
-            + if parents { PLANNED_PARENT_BYTES } else { 0 },
+            + if traces { PLANNED_PARENT_BYTES } else { 0 },
     };
     let slots = sizing.initial_slots(initial_slots);
     let table = StateTable::new(net.words(), slots, Sizing::capacity(slots));
@@ -332,7 +335,6 @@ fn search_from(
         }
     }
     let parent_bytes: u64 = logs.iter().map(ParentLog::bytes).sum();
-    let parents = (!search.no_trace).then(|| Parents::new(logs));
     let thread_time = start.elapsed().as_secs_f64() * threads as f64;
     let share = |time: Duration| 100.0 * time.as_secs_f64() / thread_time;
     tracing::debug!(
@@ -353,7 +355,8 @@ fn search_from(
         .is_some_and(|(kind, _)| !search.keep_going || is_fatal(net, kind));
     let first = first.map(|(kind, id)| Finding {
         state: shared.vector(id),
-        trace: parents.as_ref().map(|parents| shared.trace_to(id, parents)),
+        // The logs are indexed only when a trace is asked for.
+        trace: traces.then(|| shared.trace_to(id, &Parents::new(logs))),
         kind,
     });
     let completion = if stopped {
@@ -842,15 +845,14 @@ impl Shared<'_> {
                     .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
             });
             let waited = arrived.elapsed();
-            let phase = Phase::from_u8(self.phase.load(Ordering::Relaxed));
-            match phase {
-                Phase::Grow => worker.stats.pausing += waited,
-                Phase::Expand | Phase::Finished => worker.stats.waiting += waited,
-            }
-            match phase {
-                Phase::Finished => return (worker.stats, worker.parents),
-                Phase::Expand => {}
+            match Phase::from_u8(self.phase.load(Ordering::Relaxed)) {
+                Phase::Finished => {
+                    worker.stats.waiting += waited;
+                    return (worker.stats, worker.parents);
+                }
+                Phase::Expand => worker.stats.waiting += waited,
                 Phase::Grow => {
+                    worker.stats.pausing += waited;
                     let started = Instant::now();
                     {
                         let table = self.table.read().expect("no panics while locked");

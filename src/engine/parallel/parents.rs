@@ -93,7 +93,7 @@ impl Parents {
         let mut runs: Vec<(u32, usize, usize)> = logs
             .iter()
             .enumerate()
-            .flat_map(|(log, l)| l.runs.iter().map(move |&(first, at)| (first, log, at)))
+            .flat_map(|(index, log)| log.runs.iter().map(move |&(first, at)| (first, index, at)))
             .collect();
         runs.sort_unstable_by_key(|run| run.0);
         Parents { logs, runs }

@@ -102,7 +102,12 @@ impl StateStore {
         if capacity <= self.capacity {
             return;
         }
-        extend_segments(&mut self.vectors, self.words, capacity);
+        // A segment is taken whole, since its pages cost memory only once
+        // written: growing never copies a vector.
+        while (self.vectors.len() as u64) * SEGMENT_RECORDS < capacity {
+            self.vectors
+                .push(ZeroedCells::new(SEGMENT_RECORDS as usize * self.words));
+        }
         self.capacity = capacity;
     }
 
@@ -137,16 +142,6 @@ impl StateStore {
             .iter()
             .zip(vector)
             .all(|(cell, &word)| cell.load(Ordering::Relaxed) == word)
-    }
-}
-
-/// Adds segments of [`SEGMENT_RECORDS`] entries of `width` words to
-/// `segments` until they have room for `capacity` entries. A segment is
-/// taken whole at once, since its pages cost memory only once written:
-/// growing never copies a record.
-fn extend_segments(segments: &mut Vec<ZeroedCells>, width: usize, capacity: u64) {
-    while (segments.len() as u64) * SEGMENT_RECORDS < capacity {
-        segments.push(ZeroedCells::new(SEGMENT_RECORDS as usize * width));
     }
 }
 
