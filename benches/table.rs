@@ -8,7 +8,7 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 use std::sync::atomic::{AtomicU64, Ordering};
 use warpcheck::encode::hash_words;
 
-use warpcheck::engine::parallel::{Lookup, MAX_FILL_PER_MILLE, StateTable};
+use warpcheck::explore::cpu::{Lookup, MAX_FILL_PER_MILLE, StateTable};
 
 const VECTORS: u32 = 1 << 20;
 const WORDS: usize = 3;

@@ -12,8 +12,8 @@
 use std::process::ExitCode;
 
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::engine::parallel::{self, ParallelOptions};
-use warpcheck::engine::{Exploration, SearchOptions, seq};
+use warpcheck::explore::cpu::{self, CpuOptions};
+use warpcheck::explore::{Exploration, SearchOptions, reference};
 use warpcheck::model::Network;
 
 #[path = "../tests/common/mod.rs"]
@@ -91,13 +91,13 @@ fn run(args: &Args) -> Result<Exploration, String> {
         ..SearchOptions::default()
     };
     match args.engine.as_str() {
-        "reference" => Ok(seq::explore(&encoded, &search)),
+        "reference" => Ok(reference::explore(&encoded, &search)),
         "cpu" => {
-            let opts = ParallelOptions {
+            let opts = CpuOptions {
                 threads: args.threads,
                 memory_bytes: args.memory,
             };
-            Ok(parallel::explore(&encoded, &search, &opts))
+            Ok(cpu::explore(&encoded, &search, &opts))
         }
         other => Err(format!(
             "unknown engine `{other}`: expected reference or cpu"

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::engine::{SearchOptions, seq};
+use warpcheck::explore::{SearchOptions, reference};
 use warpcheck::frontend::pnml;
 
 fn main() -> ExitCode {
@@ -51,7 +51,7 @@ fn main() -> ExitCode {
         println!("{vector}");
         return ExitCode::SUCCESS;
     }
-    let result = seq::explore(
+    let result = reference::explore(
         &encoded,
         &SearchOptions {
             check_deadlock: true,

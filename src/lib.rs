@@ -8,7 +8,7 @@
 
 pub mod cli;
 pub mod encode;
-pub mod engine;
+pub mod explore;
 pub mod frontend;
 pub mod generate;
 pub mod model;

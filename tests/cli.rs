@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::engine::{SearchOptions, seq};
+use warpcheck::explore::{SearchOptions, reference};
 use warpcheck::frontend;
 
 fn warpcheck(args: &[&str]) -> Output {
@@ -229,7 +229,7 @@ fn exported_state_space_reads_back_with_the_same_counts() {
         let out = dir.path().join("space.aut");
         let o = warpcheck(&["explore", model, "--write-aut", out.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let direct = seq::explore(
+        let direct = reference::explore(
             &EncodedNetwork::new(&frontend::load(Path::new(model)).unwrap()).unwrap(),
             &SearchOptions {
                 keep_going: true,
@@ -239,7 +239,7 @@ fn exported_state_space_reads_back_with_the_same_counts() {
         let lts = frontend::aut::load_lts(&out).unwrap();
         assert_eq!(lts.state_names.len() as u64, direct.states);
         assert_eq!(lts.transitions.len() as u64, direct.transitions);
-        let reread = seq::explore(
+        let reread = reference::explore(
             &EncodedNetwork::new(&frontend::aut::load_network(&out).unwrap()).unwrap(),
             &SearchOptions {
                 keep_going: true,
@@ -488,7 +488,7 @@ fn cpu_engine_tells_where_its_time_went_at_debug_level() {
     assert!(!line.contains('\u{1b}'), "{line:?}");
     assert!(
         line.starts_with(&format!(
-            "DEBUG warpcheck::engine::parallel: cpu engine: 2 threads, {depth} levels, 0 growths; \
+            "DEBUG warpcheck::explore::cpu: cpu engine: 2 threads, {depth} levels, 0 growths; \
              of the threads' time, "
         )),
         "{line:?}"

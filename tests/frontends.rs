@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use proptest::prelude::*;
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::engine::{SearchOptions, seq};
+use warpcheck::explore::{SearchOptions, reference};
 use warpcheck::frontend::{self, aut, exp, net};
 use warpcheck::generate;
 use warpcheck::model::{
@@ -24,7 +24,7 @@ fn spec(name: &str) -> PathBuf {
 /// States, transitions, deadlocks and error states of a full exploration.
 fn counts(network: &Network) -> (u64, u64, u64, u64) {
     let encoded = EncodedNetwork::new(network).expect("encodes");
-    let result = seq::explore(
+    let result = reference::explore(
         &encoded,
         &SearchOptions {
             check_deadlock: true,

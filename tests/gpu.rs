@@ -16,10 +16,10 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::engine::gpu::{
+use warpcheck::explore::gpu::{
     Frontier, Gpu, GpuError, GpuOptions, OwnerChoice, ReadOnlyPath, SyncCombination,
 };
-use warpcheck::engine::{Completion, Exploration, SearchOptions, is_fatal, seq};
+use warpcheck::explore::{Completion, Exploration, SearchOptions, is_fatal, reference};
 use warpcheck::generate;
 use warpcheck::model::{Lts, LtsTransition, Network, Participant, Process, SyncRule};
 use warpcheck::report::export;
@@ -82,7 +82,7 @@ fn compare(
     what: &str,
 ) -> Result<(), String> {
     let all = search(true);
-    let reference = seq::explore(net, &all);
+    let reference = reference::explore(net, &all);
     let found = gpu
         .explore(net, &all, options)
         .map_err(|e| format!("{what}: {e}"))?;
@@ -114,7 +114,7 @@ fn compare(
             no_trace: !trace,
             ..search(false)
         };
-        let reference = seq::explore(net, &first);
+        let reference = reference::explore(net, &first);
         let found = gpu
             .explore(net, &first, options)
             .map_err(|e| format!("{what}: {e}"))?
@@ -611,7 +611,7 @@ fn mcc_models_match_the_published_counts() {
                 );
             }
             if states <= 1_000_000 {
-                let reference = seq::explore(&net, &search(true));
+                let reference = reference::explore(&net, &search(true));
                 if figures(&found) != figures(&reference) {
                     failures.push(format!(
                         "{name}: gpu {:?} != reference {:?}",
@@ -798,7 +798,7 @@ fn bench() {
                 }
             }
             if reference_models.split(',').any(|m| m == name) {
-                let e = seq::explore(&net, &search(true));
+                let e = reference::explore(&net, &search(true));
                 println!(
                     "reference {name}: states {} transitions {} deadlocks {} | {:.3}s = {:.3e} states/s",
                     e.states,

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::engine::{Exploration, FindingKind, SearchOptions, seq};
+use warpcheck::explore::{Exploration, FindingKind, SearchOptions, reference};
 use warpcheck::frontend::{LoadError, pnml};
 use warpcheck::model::{ErrorKind, Network};
 
@@ -48,7 +48,7 @@ fn oracles() -> Vec<Oracle> {
 
 fn explore(network: &Network, keep_going: bool) -> (EncodedNetwork, Exploration) {
     let encoded = EncodedNetwork::new(network).unwrap();
-    let result = seq::explore(
+    let result = reference::explore(
         &encoded,
         &SearchOptions {
             check_deadlock: true,

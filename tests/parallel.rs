@@ -9,8 +9,8 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::engine::parallel::{self, ParallelOptions};
-use warpcheck::engine::{Completion, Exploration, Finding, FindingKind, SearchOptions, seq};
+use warpcheck::explore::cpu::{self, CpuOptions};
+use warpcheck::explore::{Completion, Exploration, Finding, FindingKind, SearchOptions, reference};
 use warpcheck::model::Network;
 
 /// Thread counts every comparison runs at.
@@ -31,10 +31,10 @@ fn options(check_deadlock: bool, keep_going: bool) -> SearchOptions {
 
 /// The engine with the default table and memory limit.
 fn run_parallel(net: &EncodedNetwork, search: &SearchOptions, threads: usize) -> Exploration {
-    parallel::explore(
+    cpu::explore(
         net,
         search,
-        &ParallelOptions {
+        &CpuOptions {
             threads,
             memory_bytes: None,
         },
@@ -49,10 +49,10 @@ fn run_growing(
     threads: usize,
     memory_bytes: Option<u64>,
 ) -> Exploration {
-    parallel::explore_from(
+    cpu::explore_from(
         net,
         search,
-        &ParallelOptions {
+        &CpuOptions {
             threads,
             memory_bytes,
         },
@@ -76,9 +76,9 @@ fn finding_level(finding: &Finding) -> i64 {
 fn compare(net: &Network, check_deadlock: bool) -> Result<(), String> {
     let encoded = EncodedNetwork::new(net).map_err(|e| e.to_string())?;
     let all = options(check_deadlock, true);
-    let reference = seq::explore(&encoded, &all);
+    let reference = reference::explore(&encoded, &all);
     let first_only = options(check_deadlock, false);
-    let reference_first = seq::explore(&encoded, &first_only);
+    let reference_first = reference::explore(&encoded, &first_only);
     let counts = |r: &Exploration| {
         (
             r.states,
@@ -185,7 +185,7 @@ fn state_limit_stops_with_exactly_the_limit_on_one_thread() {
         max_states: Some(100),
         ..SearchOptions::default()
     };
-    let reference = seq::explore(&encoded, &search);
+    let reference = reference::explore(&encoded, &search);
     assert_eq!(
         (reference.states, reference.completion),
         (100, Completion::StateLimit)
@@ -242,7 +242,7 @@ fn growing_many_times_with_many_threads_keeps_counts_and_traces() {
     // and holding reserved ids that the rebuilt index must leave out.
     let net = common::counters(8, 4, true);
     let encoded = EncodedNetwork::new(&net).unwrap();
-    let reference = seq::explore(&encoded, &options(true, true));
+    let reference = reference::explore(&encoded, &options(true, true));
     for threads in THREADS {
         let r = run_growing(&encoded, &options(true, true), threads, None);
         assert_eq!(
@@ -274,7 +274,7 @@ fn growing_many_times_with_many_threads_keeps_counts_and_traces() {
 fn the_default_table_grows_past_its_first_size() {
     // 5^7 = 78125 states do not fit the first table (52428 states).
     let encoded = EncodedNetwork::new(&common::counters(7, 5, true)).unwrap();
-    let reference = seq::explore(&encoded, &options(true, true));
+    let reference = reference::explore(&encoded, &options(true, true));
     for threads in [1, 2] {
         let r = run_parallel(&encoded, &options(true, true), threads);
         assert_eq!(
@@ -391,7 +391,7 @@ fn compare_files(dir: &Path, extensions: &[&str]) -> usize {
                 max_states: Some(MAX_COMPARED_STATES),
                 ..options(true, true)
             };
-            if seq::explore(&encoded, &bounded).completion != Completion::Complete {
+            if reference::explore(&encoded, &bounded).completion != Completion::Complete {
                 continue;
             }
             if let Err(difference) = compare(&variant, true) {

@@ -4,20 +4,20 @@
 mod common;
 
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::engine::{Completion, FindingKind, SearchOptions, seq};
+use warpcheck::explore::{Completion, FindingKind, SearchOptions, reference};
 
 #[test]
 fn every_spec_trace_replays_and_matches_the_full_search() {
     let mut findings = 0;
     for (name, net) in common::spec_checks() {
-        let first = seq::explore(
+        let first = reference::explore(
             &net,
             &SearchOptions {
                 check_deadlock: true,
                 ..SearchOptions::default()
             },
         );
-        let all = seq::explore(
+        let all = reference::explore(
             &net,
             &SearchOptions {
                 check_deadlock: true,
@@ -58,7 +58,7 @@ fn random_network_traces_are_shortest_and_replay() {
     for seed in 0..300 {
         let network = common::random_network(seed);
         let net = EncodedNetwork::new(&network).unwrap();
-        let result = seq::explore(
+        let result = reference::explore(
             &net,
             &SearchOptions {
                 check_deadlock: true,

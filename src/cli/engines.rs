@@ -2,9 +2,9 @@
 
 use super::{CheckArgs, EngineChoice};
 use crate::encode::EncodedNetwork;
-use crate::engine::gpu::{Gpu, GpuOptions};
-use crate::engine::parallel::{self, ParallelOptions};
-use crate::engine::{Exploration, SearchOptions, seq};
+use crate::explore::gpu::{Gpu, GpuOptions};
+use crate::explore::cpu::{self, CpuOptions};
+use crate::explore::{Exploration, SearchOptions, reference};
 use crate::report::human_bytes;
 
 /// An exploration plus engine-specific lines for the report.
@@ -24,7 +24,7 @@ pub fn run(
 ) -> Result<EngineRun, String> {
     match args.engine {
         EngineChoice::Reference => Ok(EngineRun {
-            exploration: seq::explore(net, search),
+            exploration: reference::explore(net, search),
             details: Vec::new(),
         }),
         EngineChoice::Cpu => Ok(run_cpu(args, net, search)),
@@ -51,10 +51,10 @@ pub(super) fn open_gpu(requested: bool) -> Option<Gpu> {
 
 fn run_cpu(args: &CheckArgs, net: &EncodedNetwork, search: &SearchOptions) -> EngineRun {
     EngineRun {
-        exploration: parallel::explore(
+        exploration: cpu::explore(
             net,
             search,
-            &ParallelOptions {
+            &CpuOptions {
                 threads: args.threads.unwrap_or(0),
                 memory_bytes: args.memory,
             },

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::encode::EncodedNetwork;
-use crate::engine::gpu::GpuOptions;
-use crate::engine::parallel::ParallelOptions;
-use crate::engine::{Completion, Progress, SearchOptions};
+use crate::explore::gpu::GpuOptions;
+use crate::explore::cpu::CpuOptions;
+use crate::explore::{Completion, Progress, SearchOptions};
 use crate::frontend::{self, LoadError};
 use crate::model::Network;
 use crate::report::{
@@ -328,7 +328,7 @@ fn explore(args: &ExploreArgs) -> Result<i32, String> {
     };
     let cannot_write = |e: String| format!("cannot write {}: {e}", args.write_aut.display());
     let cpu_export = || {
-        let opts = ParallelOptions {
+        let opts = CpuOptions {
             threads: args.threads.unwrap_or(0),
             memory_bytes: args.memory,
         };
@@ -420,7 +420,7 @@ fn check(args: &CheckArgs) -> Result<i32, String> {
         property: args.property.clone(),
         verdict: verdict.key().to_string(),
         message: verdict.describe(args.deadlock, args.property.as_deref()),
-        complete: exploration.completion == crate::engine::Completion::Complete,
+        complete: exploration.completion == crate::explore::Completion::Complete,
         exit_code: verdict.exit_code(),
         states: exploration.states,
         transitions: exploration.transitions,
@@ -452,7 +452,7 @@ fn check(args: &CheckArgs) -> Result<i32, String> {
 }
 
 /// A live progress line on stderr, and the callback that updates it.
-fn progress_line() -> (indicatif::ProgressBar, crate::engine::ProgressFn) {
+fn progress_line() -> (indicatif::ProgressBar, crate::explore::ProgressFn) {
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     let shown = bar.clone();

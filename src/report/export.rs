@@ -11,9 +11,9 @@ use rayon::prelude::*;
 
 use super::aut_label;
 use crate::encode::{EncodedNetwork, SuccessorGenerator};
-use crate::engine::gpu::{Gpu, GpuExploration, GpuOptions};
-use crate::engine::parallel::{self, ParallelOptions, StoredStates};
-use crate::engine::{Completion, Exploration, SearchOptions, seq};
+use crate::explore::gpu::{Gpu, GpuExploration, GpuOptions};
+use crate::explore::cpu::{self, CpuOptions, StoredStates};
+use crate::explore::{Completion, Exploration, SearchOptions, reference};
 
 /// States the multi-core export expands in one parallel task.
 const EXPORT_CHUNK: u32 = 4096;
@@ -35,7 +35,7 @@ pub fn write_state_space(
     let mut edges = BufWriter::new(&mut scratch);
     let labels: Vec<String> = net.actions.iter().map(|a| aut_label(a)).collect();
     let mut failure = None;
-    let exploration = seq::explore_with_edges(net, search, |source, action, target| {
+    let exploration = reference::explore_with_edges(net, search, |source, action, target| {
         if failure.is_none()
             && let Err(e) = write_edge(
                 &mut edges,
@@ -128,7 +128,7 @@ fn write_with_edges_from(
 
 /// Explores `net` with the multi-core engine, then writes every state and
 /// transition to `path` from a pass over the stored states, so that the
-/// search itself is the one [`parallel::explore`] runs. States are numbered in
+/// search itself is the one [`cpu::explore`] runs. States are numbered in
 /// increasing state id (0 is the initial state), which is breadth-first
 /// order level by level but not within a level. Writes nothing unless the
 /// search is complete; a pass that finds other counts than the search is
@@ -136,10 +136,10 @@ fn write_with_edges_from(
 pub fn write_state_space_parallel(
     net: &EncodedNetwork,
     search: &SearchOptions,
-    opts: &ParallelOptions,
+    opts: &CpuOptions,
     path: &Path,
 ) -> io::Result<Exploration> {
-    let (exploration, stored) = parallel::explore_keeping_store(net, search, opts);
+    let (exploration, stored) = cpu::explore_keeping_store(net, search, opts);
     if exploration.completion != Completion::Complete {
         return Ok(exploration);
     }

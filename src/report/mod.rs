@@ -6,7 +6,7 @@ pub mod export;
 use serde::Serialize;
 
 use crate::encode::EncodedNetwork;
-use crate::engine::{Completion, Exploration, FindingKind, Trace};
+use crate::explore::{Completion, Exploration, FindingKind, Trace};
 use crate::model::ErrorKind;
 
 /// Exit status: checked, no violation.

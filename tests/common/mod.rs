@@ -9,7 +9,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use warpcheck::encode::{EncodedNetwork, SuccessorGenerator};
-use warpcheck::engine::{Finding, FindingKind};
+use warpcheck::explore::{Finding, FindingKind};
 use warpcheck::frontend;
 use warpcheck::model::{
     ErrorKind, ErrorState, Lts, LtsTransition, Monitor, MonitorTransition, Network, Participant,

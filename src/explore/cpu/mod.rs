@@ -130,7 +130,7 @@ use crate::encode::{EncodedNetwork, SuccessorGenerator, hash_words};
 
 /// How the multi-core engine runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ParallelOptions {
+pub struct CpuOptions {
     /// Worker threads; 0 means one per available core.
     pub threads: usize,
     /// Most bytes the state table may grow to; `None` means the available
@@ -175,14 +175,14 @@ const BARRIER_SPIN: Duration = Duration::from_micros(50);
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(500);
 
 /// Explores the state space of `net` breadth-first with `opts.threads`
-/// threads. Counts and verdicts equal those of [`super::seq::explore`]: on
+/// threads. Counts and verdicts equal those of [`super::reference::explore`]: on
 /// a complete search every count is the same; a search that stops at a
 /// finding stops in the same breadth-first level (the finding may be
 /// another one of that level).
 pub fn explore(
     net: &EncodedNetwork,
     search: &SearchOptions,
-    opts: &ParallelOptions,
+    opts: &CpuOptions,
 ) -> Exploration {
     explore_from(net, search, opts, INITIAL_SLOTS)
 }
@@ -193,7 +193,7 @@ pub fn explore(
 pub fn explore_from(
     net: &EncodedNetwork,
     search: &SearchOptions,
-    opts: &ParallelOptions,
+    opts: &CpuOptions,
     initial_slots: u64,
 ) -> Exploration {
     search_from(net, search, opts, initial_slots).0
@@ -205,7 +205,7 @@ pub fn explore_from(
 pub fn explore_keeping_store(
     net: &EncodedNetwork,
     search: &SearchOptions,
-    opts: &ParallelOptions,
+    opts: &CpuOptions,
 ) -> (Exploration, StoredStates) {
     search_from(net, search, opts, INITIAL_SLOTS)
 }
@@ -250,7 +250,7 @@ impl StoredStates {
 fn search_from(
     net: &EncodedNetwork,
     search: &SearchOptions,
-    opts: &ParallelOptions,
+    opts: &CpuOptions,
     initial_slots: u64,
 ) -> (Exploration, StoredStates) {
     let start = Instant::now();
@@ -1172,7 +1172,7 @@ mod tests {
             keep_going: true,
             ..SearchOptions::default()
         };
-        let opts = ParallelOptions {
+        let opts = CpuOptions {
             threads: 4,
             memory_bytes: None,
         };

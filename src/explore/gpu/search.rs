@@ -12,7 +12,7 @@ use super::{
     Edge, Frontier, Gpu, GpuError, GpuExploration, GpuOptions, ReadOnlyPath, SyncCombination, rules,
 };
 use crate::encode::{EncodedNetwork, INDEPENDENT, OwnerChoice, hash_words};
-use crate::engine::{
+use crate::explore::{
     Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, is_fatal,
 };
 

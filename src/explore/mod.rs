@@ -3,8 +3,8 @@
 //! how they search, so their counts and verdicts must agree exactly.
 
 pub mod gpu;
-pub mod parallel;
-pub mod seq;
+pub mod cpu;
+pub mod reference;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -21,7 +21,7 @@ use thiserror::Error;
 
 use crate::encode::EncodedNetwork;
 pub use crate::encode::OwnerChoice;
-use crate::engine::{Exploration, SearchOptions};
+use crate::explore::{Exploration, SearchOptions};
 
 /// The kernel source, embedded so that the binary needs no files at run time.
 const KERNEL_SOURCE: &str = include_str!("../../../kernels/explore.cu");
