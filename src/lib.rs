@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod encode;
+pub mod explicit;
 pub mod explore;
 pub mod frontend;
 pub mod generate;

@@ -1,0 +1,65 @@
+//! [`GraphSink`]: where explorers push the transitions of a state space,
+//! so that writing an `.aut` file, building an in-memory graph or handing
+//! edges to a later algorithm is one interface for every explorer.
+
+use thiserror::Error;
+
+/// One transition of an explored state space: source state number, action
+/// id (an index into the network's action names), target state number.
+/// States are numbered densely from 0, the initial state.
+pub type Edge = (u64, u32, u64);
+
+/// Why a sink could not take the edges given to it.
+#[derive(Debug, Error)]
+pub enum SinkError {
+    /// Writing to a file failed.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file being written.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The sink cannot hold the graph (for example, more states than its
+    /// numbering allows).
+    #[error("{0}")]
+    Capacity(String),
+}
+
+/// Receives a state space edge by edge, in batches, then its totals.
+///
+/// Explorers call [`GraphSink::edges`] any number of times, each batch in
+/// any order of sources, and [`GraphSink::finish`] once, only after a
+/// complete search: a sink that is never finished must leave no output
+/// that could be read as a whole state space.
+pub trait GraphSink {
+    /// Takes a batch of transitions.
+    fn edges(&mut self, batch: &[Edge]) -> Result<(), SinkError>;
+
+    /// Ends the graph: `states` states (numbered `0..states`, 0 being the
+    /// initial state) and `transitions` transitions, as many as the
+    /// batches held.
+    fn finish(&mut self, states: u64, transitions: u64) -> Result<(), SinkError>;
+}
+
+/// A sink that only counts, for callers that want the search's export
+/// pass without its output (and for tests of the pass itself).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct CountingSink {
+    /// Transitions received.
+    pub transitions: u64,
+    /// `(states, transitions)` given to [`GraphSink::finish`], once called.
+    pub finished: Option<(u64, u64)>,
+}
+
+impl GraphSink for CountingSink {
+    fn edges(&mut self, batch: &[Edge]) -> Result<(), SinkError> {
+        self.transitions += batch.len() as u64;
+        Ok(())
+    }
+
+    fn finish(&mut self, states: u64, transitions: u64) -> Result<(), SinkError> {
+        self.finished = Some((states, transitions));
+        Ok(())
+    }
+}
