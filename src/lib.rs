@@ -8,9 +8,11 @@
 
 pub mod cli;
 pub mod encode;
+pub mod error;
 pub mod explicit;
 pub mod explore;
 pub mod frontend;
 pub mod generate;
+pub mod gpu;
 pub mod model;
 pub mod report;

@@ -2,9 +2,11 @@
 
 use super::{CheckArgs, EngineChoice};
 use crate::encode::EncodedNetwork;
-use crate::explore::gpu::{Gpu, GpuOptions};
+use crate::error::Error;
 use crate::explore::cpu::{self, CpuOptions};
+use crate::explore::gpu::{self, GpuOptions};
 use crate::explore::{Exploration, SearchOptions, reference};
+use crate::gpu::Device;
 use crate::report::human_bytes;
 
 /// An exploration plus engine-specific lines for the report.
@@ -15,73 +17,77 @@ pub struct EngineRun {
     pub details: Vec<(String, String)>,
 }
 
-/// Runs the engine `args` asks for. `auto` and `gpu` fall back to the CPU
-/// engine, with a note on stderr, when no GPU can be opened.
+/// Runs the engine `args` asks for. `auto` falls back to the CPU engine
+/// when no GPU can be opened, with a note on stderr unless `--quiet`;
+/// `gpu` without a GPU is a usage error.
 pub fn run(
     args: &CheckArgs,
     net: &EncodedNetwork,
     search: &SearchOptions,
-) -> Result<EngineRun, String> {
+) -> Result<EngineRun, Error> {
+    let cpu = || CpuOptions {
+        threads: args.threads.unwrap_or(0),
+        memory_bytes: args.memory,
+    };
     match args.engine {
         EngineChoice::Reference => Ok(EngineRun {
             exploration: reference::explore(net, search),
             details: Vec::new(),
         }),
-        EngineChoice::Cpu => Ok(run_cpu(args, net, search)),
-        EngineChoice::Gpu | EngineChoice::Auto => {
-            match open_gpu(args.engine == EngineChoice::Gpu) {
-                Some(gpu) => run_gpu(&gpu, args, net, search),
-                None => Ok(run_cpu(args, net, search)),
-            }
-        }
+        EngineChoice::Cpu => Ok(EngineRun {
+            exploration: cpu::explore(net, search, &cpu()),
+            details: Vec::new(),
+        }),
+        EngineChoice::Gpu => run_gpu(&required_device(args.device)?, args, net, search),
+        EngineChoice::Auto => match preferred_device(args.device, args.quiet) {
+            Some(device) => run_gpu(&device, args, net, search),
+            None => Ok(EngineRun {
+                exploration: cpu::explore(net, search, &cpu()),
+                details: Vec::new(),
+            }),
+        },
     }
 }
 
-/// Opens the GPU; when none can be opened, says on stderr that the CPU
-/// engine runs instead: as a warning when the GPU was `requested`, as a
-/// note when it was only preferred (`--engine auto`).
-pub(super) fn open_gpu(requested: bool) -> Option<Gpu> {
-    Gpu::open()
+/// Opens GPU `ordinal` for `--engine gpu`: without one, a usage error
+/// that says why in one line.
+pub(super) fn required_device(ordinal: usize) -> Result<Device, Error> {
+    Device::open(ordinal).map_err(|e| Error::Usage(format!("--engine gpu: {e}")))
+}
+
+/// Opens GPU `ordinal` for `--engine auto`; when none can be opened, says
+/// on stderr (unless `quiet`) that the CPU engine runs instead.
+fn preferred_device(ordinal: usize, quiet: bool) -> Option<Device> {
+    Device::open(ordinal)
         .map_err(|e| {
-            let kind = if requested { "warning" } else { "note" };
-            eprintln!("{kind}: no GPU could be opened ({e}); using the CPU engine");
+            if !quiet {
+                eprintln!("note: no GPU could be opened ({e}); using the CPU engine");
+            }
         })
         .ok()
 }
 
-fn run_cpu(args: &CheckArgs, net: &EncodedNetwork, search: &SearchOptions) -> EngineRun {
-    EngineRun {
-        exploration: cpu::explore(
-            net,
-            search,
-            &CpuOptions {
-                threads: args.threads.unwrap_or(0),
-                memory_bytes: args.memory,
-            },
-        ),
-        details: Vec::new(),
-    }
-}
-
-fn run_gpu(
-    gpu: &Gpu,
-    args: &CheckArgs,
-    net: &EncodedNetwork,
-    search: &SearchOptions,
-) -> Result<EngineRun, String> {
-    let options = GpuOptions {
+/// The GPU engine's options from the command line.
+fn gpu_options(args: &CheckArgs) -> GpuOptions {
+    GpuOptions {
         blocks: args.blocks,
         threads_per_block: args.threads_per_block,
         iterations: args.iterations,
         group_threads: args.group_threads,
         memory_bytes: args.memory,
         ..GpuOptions::default()
-    };
-    let run = gpu
-        .explore(net, search, &options)
-        .map_err(|e| format!("GPU engine: {e}"))?;
+    }
+}
+
+fn run_gpu(
+    device: &Device,
+    args: &CheckArgs,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+) -> Result<EngineRun, Error> {
+    let run = gpu::explore(device, net, search, &gpu_options(args))?;
     let details = vec![
-        ("device".to_string(), gpu.description()),
+        ("device".to_string(), device.description()),
         (
             "hash table".to_string(),
             format!(

@@ -10,22 +10,23 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::encode::EncodedNetwork;
-use crate::explore::gpu::GpuOptions;
-use crate::explore::cpu::CpuOptions;
-use crate::explore::{Completion, Progress, SearchOptions};
-use crate::frontend::{self, LoadError};
+use crate::error::{Error, exit};
+use crate::explore::cpu::{self, CpuOptions};
+use crate::explore::gpu::{self, GpuOptions};
+use crate::explore::{Completion, Progress, SearchOptions, reference};
+use crate::frontend::{self, aut::AutWriter};
 use crate::model::Network;
-use crate::report::{
-    CheckReport, EXIT_BAD_INPUT, EXIT_OK, TraceView, Verdict, export, human_bytes,
-};
+use crate::report::{CheckReport, TraceView, Verdict, human_bytes};
 
 const EXIT_CODES: &str = "\
 Exit codes:
   0  checked, no violation found
   1  violation found (deadlock or property); a trace is printed
-  2  bad input or usage (messages say file:line:column), or a model error
-     such as a Petri net that is not 1-safe
-  3  exploration incomplete (--max-states or memory limit hit): no verdict";
+  2  bad input or usage (messages say file:line:column), a model error such
+     as a Petri net that is not 1-safe, or --engine gpu without a GPU
+  3  exploration incomplete (--max-states or memory limit hit): no verdict
+  4  internal or device failure (a CUDA error during the run, or a result
+     that failed warpcheck's own consistency checks)";
 
 /// warpcheck: on-the-fly explicit-state model checking of networks of LTSs,
 /// on the CPU or a GPU.
@@ -105,6 +106,12 @@ pub struct ExploreArgs {
     /// 8G (default: most of the free memory of the device or host).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory: Option<u64>,
+    /// GPU to use, as CUDA numbers the visible devices.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub device: usize,
+    /// No notes on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// Which engine explores for `explore`.
@@ -114,8 +121,7 @@ pub enum ExportEngine {
     Reference,
     /// The multi-core CPU engine, with a parallel export pass after it.
     Cpu,
-    /// The GPU engine, with an export kernel over its final table after
-    /// it (the CPU engine when no GPU can be opened).
+    /// The GPU engine, with passes over its final table after it.
     Gpu,
 }
 
@@ -177,6 +183,9 @@ pub struct CheckArgs {
     /// Also write the counterexample as an Aldebaran .aut file.
     #[arg(long, value_name = "FILE")]
     pub trace_out: Option<PathBuf>,
+    /// GPU to use, as CUDA numbers the visible devices.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub device: usize,
     /// GPU: number of thread blocks (default from the device).
     #[arg(long, value_name = "N")]
     pub blocks: Option<u32>,
@@ -192,7 +201,7 @@ pub struct CheckArgs {
     /// 32 (default: 1 up to 48 processes, else about one per 8 processes).
     #[arg(long, value_name = "N", value_parser = parse_group_threads)]
     pub group_threads: Option<u32>,
-    /// No live progress line.
+    /// No live progress line, and no note when `auto` finds no GPU.
     #[arg(short, long)]
     pub quiet: bool,
 }
@@ -263,9 +272,9 @@ pub fn main() -> i32 {
         Err(e) => {
             let _ = e.print();
             return if e.use_stderr() {
-                EXIT_BAD_INPUT
+                exit::BAD_INPUT
             } else {
-                EXIT_OK
+                exit::OK
             };
         }
     };
@@ -277,9 +286,16 @@ pub fn main() -> i32 {
         Command::Explore(args) => explore(args),
         Command::Generate(args) => generate(args),
     };
-    result.unwrap_or_else(|message| {
-        eprintln!("error: {message}");
-        EXIT_BAD_INPUT
+    result.unwrap_or_else(|error| {
+        let code = error.exit_code();
+        match &cli.command {
+            Command::Check(args) if args.format == OutputFormat::Json => println!(
+                "{}",
+                serde_json::json!({"error": error.to_string(), "exit_code": code})
+            ),
+            _ => eprintln!("error: {error}"),
+        }
+        code
     })
 }
 
@@ -299,26 +315,26 @@ fn init_logging(verbose: u8) {
         .try_init();
 }
 
-fn load(path: &Path) -> Result<Network, String> {
-    frontend::load(path).map_err(|e: LoadError| e.to_string())
+fn load(path: &Path) -> Result<Network, Error> {
+    Ok(frontend::load(path)?)
 }
 
 /// Loads `model`, joins the monitor `property` if given, and encodes it.
-fn load_encoded(model: &Path, property: Option<&str>) -> Result<EncodedNetwork, String> {
+fn load_encoded(model: &Path, property: Option<&str>) -> Result<EncodedNetwork, Error> {
     let network = load(model)?;
     let network = match property {
         Some(name) => {
             let monitor = network
                 .monitor(name)
-                .map_err(|e| format!("{}: {e}", model.display()))?;
+                .map_err(|e| Error::Model(format!("{}: {e}", model.display())))?;
             network.with_monitor(monitor)
         }
         None => network,
     };
-    EncodedNetwork::new(&network).map_err(|e| format!("{}: {e}", model.display()))
+    EncodedNetwork::new(&network).map_err(|e| Error::Model(format!("{}: {e}", model.display())))
 }
 
-fn explore(args: &ExploreArgs) -> Result<i32, String> {
+fn explore(args: &ExploreArgs) -> Result<i32, Error> {
     let encoded = load_encoded(&args.model, args.property.as_deref())?;
     let search = SearchOptions {
         keep_going: true,
@@ -326,31 +342,24 @@ fn explore(args: &ExploreArgs) -> Result<i32, String> {
         no_trace: true,
         ..SearchOptions::default()
     };
-    let cannot_write = |e: String| format!("cannot write {}: {e}", args.write_aut.display());
-    let cpu_export = || {
-        let opts = CpuOptions {
-            threads: args.threads.unwrap_or(0),
-            memory_bytes: args.memory,
-        };
-        export::write_state_space_parallel(&encoded, &search, &opts, &args.write_aut)
-            .map_err(|e| cannot_write(e.to_string()))
-    };
+    let mut sink = AutWriter::create(&args.write_aut, &encoded.actions)?;
     let exploration = match args.engine {
-        ExportEngine::Reference => export::write_state_space(&encoded, &search, &args.write_aut)
-            .map_err(|e| cannot_write(e.to_string()))?,
-        ExportEngine::Cpu => cpu_export()?,
-        ExportEngine::Gpu => match engines::open_gpu(true) {
-            Some(gpu) => {
-                let options = GpuOptions {
-                    memory_bytes: args.memory,
-                    ..GpuOptions::default()
-                };
-                export::write_state_space_gpu(&gpu, &encoded, &search, &options, &args.write_aut)
-                    .map_err(cannot_write)?
-                    .exploration
-            }
-            None => cpu_export()?,
-        },
+        ExportEngine::Reference => reference::explore_into(&encoded, &search, &mut sink)?,
+        ExportEngine::Cpu => {
+            let options = CpuOptions {
+                threads: args.threads.unwrap_or(0),
+                memory_bytes: args.memory,
+            };
+            cpu::explore_into(&encoded, &search, &options, &mut sink)?
+        }
+        ExportEngine::Gpu => {
+            let device = engines::required_device(args.device)?;
+            let options = GpuOptions {
+                memory_bytes: args.memory,
+                ..GpuOptions::default()
+            };
+            gpu::explore_into(&device, &encoded, &search, &options, &mut sink)?.exploration
+        }
     };
     let verdict = Verdict::of(&encoded, &exploration);
     match verdict {
@@ -364,19 +373,21 @@ fn explore(args: &ExploreArgs) -> Result<i32, String> {
             Ok(verdict.exit_code())
         }
         _ => {
-            println!(
-                "{}: {} states, {} transitions written to {}",
-                args.model.display(),
-                exploration.states,
-                exploration.transitions,
-                args.write_aut.display()
-            );
-            Ok(EXIT_OK)
+            if !args.quiet {
+                println!(
+                    "{}: {} states, {} transitions written to {}",
+                    args.model.display(),
+                    exploration.states,
+                    exploration.transitions,
+                    args.write_aut.display()
+                );
+            }
+            Ok(exit::OK)
         }
     }
 }
 
-fn check(args: &CheckArgs) -> Result<i32, String> {
+fn check(args: &CheckArgs) -> Result<i32, Error> {
     if !args.deadlock && args.property.is_none() {
         tracing::info!("neither --deadlock nor --property given: exploring only");
     }
@@ -409,8 +420,10 @@ fn check(args: &CheckArgs) -> Result<i32, String> {
         .and_then(|f| f.trace.as_ref())
         .map(|t| TraceView::new(&encoded, t));
     if let (Some(path), Some(t)) = (&args.trace_out, &trace) {
-        std::fs::write(path, t.to_aut())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(path, t.to_aut()).map_err(|source| Error::Write {
+            path: path.display().to_string(),
+            source,
+        })?;
     }
     let seconds = exploration.elapsed.as_secs_f64();
     let report = CheckReport {
@@ -445,7 +458,8 @@ fn check(args: &CheckArgs) -> Result<i32, String> {
         OutputFormat::Text => print!("{}", report.to_text()),
         OutputFormat::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+            serde_json::to_string_pretty(&report)
+                .map_err(|e| Error::Internal(format!("cannot render the report: {e}")))?
         ),
     }
     Ok(verdict.exit_code())
@@ -470,9 +484,10 @@ fn progress_line() -> (indicatif::ProgressBar, crate::explore::ProgressFn) {
     (bar, callback)
 }
 
-fn info(args: &InfoArgs) -> Result<i32, String> {
+fn info(args: &InfoArgs) -> Result<i32, Error> {
     let network = load(&args.model)?;
-    let encoded = EncodedNetwork::new(&network).map_err(|e| e.to_string())?;
+    let encoded = EncodedNetwork::new(&network)
+        .map_err(|e| Error::Model(format!("{}: {e}", args.model.display())))?;
     let local_states: usize = network
         .processes
         .iter()
@@ -530,10 +545,10 @@ fn info(args: &InfoArgs) -> Result<i32, String> {
             encoded.layout.fields[i].bits
         );
     }
-    Ok(EXIT_OK)
+    Ok(exit::OK)
 }
 
-fn convert(args: &ConvertArgs) -> Result<i32, String> {
+fn convert(args: &ConvertArgs) -> Result<i32, Error> {
     let network = load(&args.model)?;
     let text = match args.to {
         ConvertTarget::Net => frontend::net::write(&network),
@@ -541,23 +556,25 @@ fn convert(args: &ConvertArgs) -> Result<i32, String> {
     write_output(args.output.as_deref(), &text)
 }
 
-fn generate(args: &GenerateArgs) -> Result<i32, String> {
+fn generate(args: &GenerateArgs) -> Result<i32, Error> {
     let text = match args.family {
         Family::Philosophers => crate::generate::philosophers(args.size),
         Family::Barrier => crate::generate::barrier(args.size),
     }
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| Error::Usage(e.to_string()))?;
     write_output(args.output.as_deref(), &text)
 }
 
 /// Writes `text` to `path`, or to standard output without one.
-fn write_output(path: Option<&Path>, text: &str) -> Result<i32, String> {
+fn write_output(path: Option<&Path>, text: &str) -> Result<i32, Error> {
     match path {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        Some(path) => std::fs::write(path, text).map_err(|source| Error::Write {
+            path: path.display().to_string(),
+            source,
+        })?,
         None => print!("{text}"),
     }
-    Ok(EXIT_OK)
+    Ok(exit::OK)
 }
 
 #[cfg(test)]

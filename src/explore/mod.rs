@@ -2,8 +2,9 @@
 //! [`SearchOptions`] and returns an [`Exploration`]; they differ only in
 //! how they search, so their counts and verdicts must agree exactly.
 
-pub mod gpu;
 pub mod cpu;
+pub mod gpu;
+pub mod outcome;
 pub mod reference;
 
 use std::sync::Arc;
@@ -136,14 +137,6 @@ pub struct Exploration {
     pub memory_bytes: u64,
     /// Name of the engine, for the report.
     pub engine: String,
-}
-
-/// Whether a finding ends the search even under `keep_going`: reaching a
-/// [`crate::model::ErrorKind::Model`] state means the model is not what it
-/// was read as, so the rest of the state space would be meaningless.
-pub fn is_fatal(net: &EncodedNetwork, kind: &FindingKind) -> bool {
-    matches!(kind, FindingKind::Error(e)
-        if matches!(net.error_locals[*e].kind, crate::model::ErrorKind::Model(_)))
 }
 
 /// Recomputes the action of a step `from -> to`: the first action whose

@@ -5,10 +5,16 @@ use std::time::{Duration, Instant};
 
 use hashbrown::HashTable;
 
-use super::{
-    Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, is_fatal,
-};
+use super::outcome::{self, Ending};
+use super::{Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace};
 use crate::encode::{EncodedNetwork, SuccessorGenerator, hash_words};
+use crate::error::Error;
+use crate::explicit::{Edge, GraphSink};
+
+/// The engine's name in reports.
+const ENGINE: &str = "reference (sequential BFS)";
+/// Edges handed to a sink at once.
+const EDGE_BATCH: usize = 4096;
 
 /// Marks "no predecessor" (the initial state) in the predecessor array.
 const NONE: u32 = u32::MAX;
@@ -87,13 +93,39 @@ fn vector_at(vectors: &[u32], words: usize, index: u32) -> &[u32] {
 
 /// Explores the state space of `net` breadth-first.
 pub fn explore(net: &EncodedNetwork, options: &SearchOptions) -> Exploration {
-    explore_with_edges(net, options, |_, _, _| {})
+    search(net, options, |_, _, _| {})
 }
 
-/// Like [`explore`], and calls `on_edge(source, action, target)` for every
-/// transition, with states numbered in discovery (breadth-first) order from
-/// 0, the initial state. Used to export the state space.
-pub fn explore_with_edges(
+/// Like [`explore`], and pushes every transition into `sink`, with states
+/// numbered in discovery (breadth-first) order from 0, the initial state;
+/// the sink is finished only when the search is complete.
+pub fn explore_into(
+    net: &EncodedNetwork,
+    options: &SearchOptions,
+    sink: &mut dyn GraphSink,
+) -> Result<Exploration, Error> {
+    let mut batch: Vec<Edge> = Vec::with_capacity(EDGE_BATCH);
+    let mut failure = None;
+    let exploration = search(net, options, |source, action, target| {
+        batch.push((u64::from(source), action, u64::from(target)));
+        if batch.len() == EDGE_BATCH && failure.is_none() {
+            failure = sink.edges(&batch).err();
+            batch.clear();
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e.into());
+    }
+    sink.edges(&batch)?;
+    if exploration.completion == Completion::Complete {
+        sink.finish(exploration.states, exploration.transitions)?;
+    }
+    Ok(exploration)
+}
+
+/// The search, calling `on_edge(source, action, target)` for every
+/// transition.
+fn search(
     net: &EncodedNetwork,
     options: &SearchOptions,
     mut on_edge: impl FnMut(u32, u32, u32),
@@ -117,16 +149,15 @@ pub fn explore_with_edges(
         completion: Completion::Complete,
         elapsed: Duration::ZERO,
         memory_bytes: 0,
-        engine: "reference (sequential BFS)".to_string(),
+        engine: ENGINE.to_string(),
     };
+    if let Some(exploration) = outcome::initial_error(net, options, ENGINE.to_string(), start) {
+        return exploration;
+    }
     let mut error_states = hashbrown::HashSet::new();
     // The first finding is kept, unless a fatal one comes later.
     let record = |result: &mut Exploration, store: &Store, index: u32, kind: FindingKind| {
-        let replace = match &result.first {
-            None => true,
-            Some(f) => !is_fatal(net, &f.kind) && is_fatal(net, &kind),
-        };
-        if replace {
+        if outcome::replaces(net, result.first.as_ref().map(|f| &f.kind), &kind) {
             result.first = Some(Finding {
                 kind,
                 state: store.get(index).to_vec(),
@@ -136,22 +167,15 @@ pub fn explore_with_edges(
     };
 
     store.find_or_insert(&net.initial, (NONE, NONE), trace);
-    if let Some(e) = net.error_in(&net.initial) {
-        error_states.insert(0u32);
-        result.errors = 1;
-        record(&mut result, &store, 0, FindingKind::Error(e));
-    }
 
     let mut generator = SuccessorGenerator::new(net);
     let mut current = vec![0u32; net.words()];
     let mut level_end = 1usize;
     let mut next_progress = Duration::from_millis(500);
     let mut index = 0usize;
+    let mut state_limit = false;
     'search: while index < store.len() {
-        if let Some(f) = &result.first
-            && (!options.keep_going || is_fatal(net, &f.kind))
-        {
-            result.completion = Completion::StoppedAtFinding;
+        if outcome::finding_ends(net, options, result.first.as_ref().map(|f| &f.kind)) {
             break;
         }
         if index == level_end {
@@ -188,7 +212,7 @@ pub fn explore_with_edges(
             }
         });
         if limit_hit {
-            result.completion = Completion::StateLimit;
+            state_limit = true;
             break 'search;
         }
         result.transitions += expansion.successors;
@@ -211,11 +235,12 @@ pub fn explore_with_edges(
             });
         }
     }
-    if let Some(f) = &result.first
-        && (!options.keep_going || is_fatal(net, &f.kind))
-    {
-        result.completion = Completion::StoppedAtFinding;
+    result.completion = Ending {
+        finding_ends: outcome::finding_ends(net, options, result.first.as_ref().map(|f| &f.kind)),
+        out_of_room: false,
+        state_limit,
     }
+    .completion();
     result.states = store.len() as u64;
     result.elapsed = start.elapsed();
     result.memory_bytes = store.memory_bytes();

@@ -12,7 +12,9 @@
 //! `tests/frontends.rs`, run with `--nocapture`).
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 use hashbrown::HashMap;
 use nom::bytes::complete::tag;
@@ -21,6 +23,7 @@ use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
 use super::{LoadError, read_file};
+use crate::explicit::{Edge, GraphSink, SinkError};
 use crate::model::{Lts, LtsTransition, Network, Process, UnmatchedLabels};
 
 /// The one spelling of the internal action: `.aut` labels `i` and `tau`
@@ -154,11 +157,116 @@ pub fn write_lts(lts: &Lts) -> String {
     for t in &lts.transitions {
         let _ = writeln!(
             out,
-            "({}, \"{}\", {})",
-            t.source, lts.labels[t.label as usize], t.target
+            "({}, {}, {})",
+            t.source,
+            quote_label(&lts.labels[t.label as usize]),
+            t.target
         );
     }
     out
+}
+
+/// A label as every `.aut` writer of warpcheck quotes it: in double
+/// quotes, nothing escaped, as CADP writes labels; the reader takes a
+/// quoted label up to its last quote, so quotes and backslashes inside
+/// read back as they were. Line breaks cannot be written.
+pub fn quote_label(label: &str) -> String {
+    format!("\"{label}\"")
+}
+
+/// A [`GraphSink`] that writes a state space as an `.aut` file. The header
+/// needs the counts, known only at the end, so the transitions go to a
+/// scratch file beside the output first; the output is written only when
+/// the graph is finished, so that an unfinished search leaves no file
+/// that could be read as a whole state space.
+pub struct AutWriter {
+    path: PathBuf,
+    /// Quoted labels by action id.
+    labels: Vec<String>,
+    scratch: BufWriter<File>,
+}
+
+impl AutWriter {
+    /// A writer of `path` for a network whose action `i` is `actions[i]`.
+    pub fn create(path: &Path, actions: &[String]) -> Result<AutWriter, SinkError> {
+        let scratch = scratch_beside(path).map_err(|source| write_error(path, source))?;
+        Ok(AutWriter {
+            path: path.to_path_buf(),
+            labels: actions.iter().map(|a| quote_label(a)).collect(),
+            scratch: BufWriter::new(scratch),
+        })
+    }
+
+    /// Writes the output: the header, then the transitions of the scratch file.
+    fn write_output(&mut self, states: u64, transitions: u64) -> io::Result<()> {
+        self.scratch.flush()?;
+        let scratch = self.scratch.get_mut();
+        scratch.seek(SeekFrom::Start(0))?;
+        let mut out = BufWriter::new(File::create(&self.path)?);
+        writeln!(out, "des (0, {transitions}, {states})")?;
+        let mut buffer = vec![0u8; 1 << 20];
+        loop {
+            let n = scratch.read(&mut buffer)?;
+            if n == 0 {
+                break;
+            }
+            out.write_all(&buffer[..n])?;
+        }
+        out.flush()
+    }
+}
+
+impl GraphSink for AutWriter {
+    fn edges(&mut self, batch: &[Edge]) -> Result<(), SinkError> {
+        batch
+            .iter()
+            .try_for_each(|&(source, action, target)| {
+                writeln!(
+                    self.scratch,
+                    "({source}, {}, {target})",
+                    self.labels[action as usize]
+                )
+            })
+            .map_err(|source| write_error(&self.path, source))
+    }
+
+    fn finish(&mut self, states: u64, transitions: u64) -> Result<(), SinkError> {
+        self.write_output(states, transitions).map_err(|source| {
+            // The output may hold part of the graph: remove it, whether or
+            // not it was created.
+            let _ = std::fs::remove_file(&self.path);
+            write_error(&self.path, source)
+        })
+    }
+}
+
+/// A failure to write `path`.
+fn write_error(path: &Path, source: io::Error) -> SinkError {
+    SinkError::Write {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// An anonymous scratch file in the directory of `path` (same file system,
+/// so the space it needs is where the user asked the output to go).
+fn scratch_beside(path: &Path) -> io::Result<File> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let scratch = dir.join(format!(
+        ".{}.edges.{}",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("out"),
+        std::process::id()
+    ));
+    let file = File::options()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&scratch)?;
+    std::fs::remove_file(&scratch)?;
+    Ok(file)
 }
 
 const HEADER_EXPECTED: &str = "expected the header `des (INITIAL, TRANSITIONS, STATES)`";

@@ -1,22 +1,13 @@
 //! What the user sees: the verdict and its exit code, statistics, and
 //! counterexample traces as text, JSON or an Aldebaran `.aut` file.
 
-pub mod export;
-
 use serde::Serialize;
 
 use crate::encode::EncodedNetwork;
+use crate::error::exit;
 use crate::explore::{Completion, Exploration, FindingKind, Trace};
+use crate::frontend::aut::quote_label;
 use crate::model::ErrorKind;
-
-/// Exit status: checked, no violation.
-pub const EXIT_OK: i32 = 0;
-/// Exit status: a violation (deadlock or property) was found.
-pub const EXIT_VIOLATION: i32 = 1;
-/// Exit status: bad input or usage.
-pub const EXIT_BAD_INPUT: i32 = 2;
-/// Exit status: exploration incomplete (a resource limit was hit).
-pub const EXIT_INCOMPLETE: i32 = 3;
 
 /// The answer to the user's question.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,10 +45,10 @@ impl Verdict {
     /// The process exit status for this verdict.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Verdict::NoViolation => EXIT_OK,
-            Verdict::Deadlock | Verdict::PropertyViolated(_) => EXIT_VIOLATION,
-            Verdict::ModelError(_) => EXIT_BAD_INPUT,
-            Verdict::Incomplete(_) => EXIT_INCOMPLETE,
+            Verdict::NoViolation => exit::OK,
+            Verdict::Deadlock | Verdict::PropertyViolated(_) => exit::VIOLATION,
+            Verdict::ModelError(_) => exit::BAD_INPUT,
+            Verdict::Incomplete(_) => exit::INCOMPLETE,
         }
     }
 
@@ -221,7 +212,11 @@ impl TraceView {
         let n = self.steps.len();
         let mut out = format!("des (0, {n}, {})\n", n + 1);
         for (i, step) in self.steps.iter().enumerate() {
-            out.push_str(&format!("({i}, {}, {})\n", aut_label(&step.action), i + 1));
+            out.push_str(&format!(
+                "({i}, {}, {})\n",
+                quote_label(&step.action),
+                i + 1
+            ));
         }
         out
     }
@@ -317,11 +312,6 @@ impl CheckReport {
         }
         out
     }
-}
-
-/// An action label quoted for an `.aut` file.
-pub fn aut_label(label: &str) -> String {
-    format!("\"{}\"", label.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// `1536` → `1.5 KiB`.

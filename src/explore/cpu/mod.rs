@@ -111,6 +111,7 @@
 //! thread took at barriers.
 
 mod cells;
+mod export;
 mod parents;
 mod table;
 
@@ -123,10 +124,11 @@ use std::time::{Duration, Instant};
 
 use parents::{ParentLog, Parents};
 
-use super::{
-    Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace, is_fatal,
-};
+use super::outcome::{self, Ending};
+use super::{Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace};
 use crate::encode::{EncodedNetwork, SuccessorGenerator, hash_words};
+use crate::error::Error;
+use crate::explicit::GraphSink;
 
 /// How the multi-core engine runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -179,11 +181,7 @@ const PROGRESS_INTERVAL: Duration = Duration::from_millis(500);
 /// a complete search every count is the same; a search that stops at a
 /// finding stops in the same breadth-first level (the finding may be
 /// another one of that level).
-pub fn explore(
-    net: &EncodedNetwork,
-    search: &SearchOptions,
-    opts: &CpuOptions,
-) -> Exploration {
+pub fn explore(net: &EncodedNetwork, search: &SearchOptions, opts: &CpuOptions) -> Exploration {
     explore_from(net, search, opts, INITIAL_SLOTS)
 }
 
@@ -196,23 +194,47 @@ pub fn explore_from(
     opts: &CpuOptions,
     initial_slots: u64,
 ) -> Exploration {
-    search_from(net, search, opts, initial_slots).0
+    let start = Instant::now();
+    outcome::initial_error(net, search, engine_name(opts), start)
+        .unwrap_or_else(|| search_from(net, search, opts, initial_slots, start).0)
 }
 
-/// [`explore`], keeping the stored states for a pass over them after the
-/// search (the export of the state space reads every state and looks its
-/// successors up, without slowing the search down).
-pub fn explore_keeping_store(
+/// [`explore`], then a pass over the stored states that pushes every
+/// transition into `sink` (see [`export`]); the sink is finished only when
+/// the search is complete.
+pub fn explore_into(
     net: &EncodedNetwork,
     search: &SearchOptions,
     opts: &CpuOptions,
-) -> (Exploration, StoredStates) {
-    search_from(net, search, opts, INITIAL_SLOTS)
+    sink: &mut dyn GraphSink,
+) -> Result<Exploration, Error> {
+    let start = Instant::now();
+    if let Some(exploration) = outcome::initial_error(net, search, engine_name(opts), start) {
+        return outcome::alone_into(exploration, sink);
+    }
+    let (exploration, stored) = search_from(net, search, opts, INITIAL_SLOTS, start);
+    if exploration.completion == Completion::Complete {
+        export::push_edges(net, &stored, &exploration, opts.threads, sink)?;
+    }
+    Ok(exploration)
+}
+
+/// The number of worker threads `opts` asks for: all cores for 0.
+fn thread_count(opts: &CpuOptions) -> usize {
+    match opts.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        threads => threads,
+    }
+}
+
+/// The engine's name in reports.
+fn engine_name(opts: &CpuOptions) -> String {
+    format!("cpu ({} threads)", thread_count(opts))
 }
 
 /// The states a finished search stored, under their state ids: the ids
 /// handed out less those reserved but never used.
-pub struct StoredStates {
+struct StoredStates {
     table: StateTable,
     published: Vec<Range<u32>>,
 }
@@ -220,22 +242,22 @@ pub struct StoredStates {
 impl StoredStates {
     /// The ids that hold a state, as runs in increasing order; the initial
     /// state is id 0.
-    pub fn published(&self) -> &[Range<u32>] {
+    fn published(&self) -> &[Range<u32>] {
         &self.published
     }
 
     /// Words of a state vector.
-    pub fn words(&self) -> usize {
+    fn words(&self) -> usize {
         self.table.store.words()
     }
 
     /// Copies the vector of published state `id` into `out`.
-    pub fn read(&self, id: u32, out: &mut [u32]) {
+    fn read(&self, id: u32, out: &mut [u32]) {
         self.table.store.read(id, out);
     }
 
     /// The id of `vector`, if it was stored; looks up without inserting.
-    pub fn id_of(&self, vector: &[u32]) -> Option<u32> {
+    fn id_of(&self, vector: &[u32]) -> Option<u32> {
         match self
             .table
             .find_or_insert(vector, hash_words(vector), || None)
@@ -246,20 +268,17 @@ impl StoredStates {
     }
 }
 
-/// The search behind [`explore_from`] and [`explore_keeping_store`].
+/// The search behind [`explore_from`] and [`explore_into`], from an
+/// initial state that is not an error state.
 fn search_from(
     net: &EncodedNetwork,
     search: &SearchOptions,
     opts: &CpuOptions,
     initial_slots: u64,
+    start: Instant,
 ) -> (Exploration, StoredStates) {
-    let start = Instant::now();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = if opts.threads == 0 {
-        cores
-    } else {
-        opts.threads
-    };
+    let threads = thread_count(opts);
     let traces = !search.no_trace;
     let sizing = Sizing {
         limit: opts.memory_bytes.unwrap_or_else(default_memory_limit),
@@ -312,27 +331,21 @@ fn search_from(
         ..Stats::default()
     };
     let mut logs = Vec::new();
-    if let Some(e) = net.error_in(&net.initial) {
-        // The initial state is an error state: it is not expanded.
-        totals.errors = 1;
-        shared.record(FindingKind::Error(e), root);
-    } else {
-        let per_thread: Vec<(Stats, Option<ParentLog>)> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|id| {
-                    let shared = &shared;
-                    scope.spawn(move || shared.work(id))
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| w.join().expect("worker threads do not panic"))
-                .collect()
-        });
-        for (stats, log) in per_thread {
-            totals.add(&stats);
-            logs.extend(log);
-        }
+    let per_thread: Vec<(Stats, Option<ParentLog>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|id| {
+                let shared = &shared;
+                scope.spawn(move || shared.work(id))
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("worker threads do not panic"))
+            .collect()
+    });
+    for (stats, log) in per_thread {
+        totals.add(&stats);
+        logs.extend(log);
     }
     let parent_bytes: u64 = logs.iter().map(ParentLog::bytes).sum();
     let thread_time = start.elapsed().as_secs_f64() * threads as f64;
@@ -350,24 +363,17 @@ fn search_from(
     );
 
     let first = shared.first.lock().expect("no panics while locked").clone();
-    let stopped = first
-        .as_ref()
-        .is_some_and(|(kind, _)| !search.keep_going || is_fatal(net, kind));
+    let ending = Ending {
+        finding_ends: outcome::finding_ends(net, search, first.as_ref().map(|(kind, _)| kind)),
+        out_of_room: shared.table_full.load(Ordering::Relaxed),
+        state_limit: shared.state_limit.load(Ordering::Relaxed),
+    };
     let first = first.map(|(kind, id)| Finding {
         state: shared.vector(id),
         // The logs are indexed only when a trace is asked for.
         trace: traces.then(|| shared.trace_to(id, &Parents::new(logs))),
         kind,
     });
-    let completion = if stopped {
-        Completion::StoppedAtFinding
-    } else if shared.state_limit.load(Ordering::Relaxed) {
-        Completion::StateLimit
-    } else if shared.table_full.load(Ordering::Relaxed) {
-        Completion::TableFull
-    } else {
-        Completion::Complete
-    };
     let handed_out = shared.ids.next.load(Ordering::Relaxed);
     let published = published(handed_out, shared.unused_reserves());
     let frontier_bytes = shared.frontier_bytes.load(Ordering::Relaxed);
@@ -380,10 +386,10 @@ fn search_from(
         errors: totals.errors,
         monitor_blocked: totals.monitor_blocked,
         first,
-        completion,
+        completion: ending.completion(),
         elapsed: start.elapsed(),
         memory_bytes: table.bytes_for(handed_out) + parent_bytes + frontier_bytes,
-        engine: format!("cpu ({threads} threads)"),
+        engine: engine_name(opts),
     };
     (exploration, StoredStates { table, published })
 }
@@ -724,12 +730,12 @@ struct Shared<'a> {
 
 impl Shared<'_> {
     /// Records a finding in state `id`. The first one is kept, unless a
-    /// fatal one (see [`is_fatal`]) comes later, as in the reference engine;
+    /// fatal one (see [`outcome::is_fatal`]) comes later, as in the reference engine;
     /// every thread stops unless the search keeps going and the finding is
     /// not fatal.
     fn record(&self, kind: FindingKind, id: u32) {
-        let fatal = is_fatal(self.net, &kind);
-        if fatal || !self.search.keep_going {
+        let fatal = outcome::is_fatal(self.net, &kind);
+        if outcome::ends_search(self.net, self.search, &kind) {
             self.stop.store(true, Ordering::Relaxed);
         }
         // Fast path for the many deadlocks of a keep-going search.
@@ -737,11 +743,7 @@ impl Shared<'_> {
             return;
         }
         let mut first = self.first.lock().expect("no panics while locked");
-        let replace = match &*first {
-            None => true,
-            Some((kept, _)) => fatal && !is_fatal(self.net, kept),
-        };
-        if replace {
+        if outcome::replaces(self.net, first.as_ref().map(|(kept, _)| kept), &kind) {
             *first = Some((kind, id));
             self.has_finding.store(true, Ordering::Relaxed);
         }
@@ -1176,7 +1178,7 @@ mod tests {
             threads: 4,
             memory_bytes: None,
         };
-        let (exploration, stored) = search_from(&net, &search, &opts, 16);
+        let (exploration, stored) = search_from(&net, &search, &opts, 16, Instant::now());
         assert_eq!(exploration.states, 7381);
         let ids: Vec<u32> = stored.published().iter().cloned().flatten().collect();
         assert_eq!(ids.len(), 7381);

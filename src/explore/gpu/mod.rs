@@ -1,34 +1,39 @@
-//! The GPU engine: GPUexplore's on-the-fly exploration (Wijs & Bošnački)
-//! in CUDA, driven through cudarc. The kernel (`kernels/explore.cu`) is
-//! compiled by NVRTC at run time for the device's own architecture, with
-//! the network's shape (vector words, processes, group size) baked in as
-//! constants; compiled kernels are cached per shape.
+//! The GPU explorer: GPUexplore's on-the-fly exploration (Wijs & Bošnački)
+//! in CUDA, on a [`Device`] of the shared GPU runtime. The kernels
+//! (`kernels/explore/`) are compiled by NVRTC for the device's own
+//! architecture, with the network's shape (vector words, group size) baked
+//! in as constants ([`kernel`]); compiled kernels are cached per shape by
+//! the device.
 //!
 //! The search is breadth-first and level-synchronous: one global hash table
 //! of 32-word buckets stores every vector (with its predecessor's slot when
 //! traces are on), and the winner of each insertion appends the new slot to
-//! the next frontier. See `docs/GPU.md` for the design and the reasoning
-//! about insertion races.
+//! the next frontier. After a complete search, read-only passes over the
+//! table number the states and build the state space as a CSR graph on the
+//! device ([`explore_graph`]), or push it into a sink ([`explore_into`]).
+//! See `docs/GPU.md` for the design and the reasoning about insertion races.
 
+mod device_net;
+mod graph;
+pub mod kernel;
 mod rules;
 mod search;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverError, sys};
-use thiserror::Error;
+use cudarc::driver::{LaunchConfig, PushKernelArg};
 
 use crate::encode::EncodedNetwork;
 pub use crate::encode::OwnerChoice;
-use crate::explore::{Exploration, SearchOptions};
+use crate::error::Error;
+use crate::explicit::GraphSink;
+use crate::explore::{Completion, Exploration, SearchOptions, outcome};
+use crate::gpu::{Device, GpuError};
+pub use graph::DeviceGraph;
 
-/// The kernel source, embedded so that the binary needs no files at run time.
-const KERNEL_SOURCE: &str = include_str!("../../../kernels/explore.cu");
-
-/// How the kernel reads the encoded network. Textures took 4 to 31 % less
-/// search time than `__ldg` on eight MCC models (docs/GPU.md), so they are the
-/// default.
+/// How the kernels read the encoded network. Textures are the default:
+/// they took less search time than `__ldg` on every model measured
+/// (docs/GPU.md, "Read-only path").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReadOnlyPath {
     /// Texture objects over linear memory (the texture cache path); falls
@@ -122,57 +127,6 @@ impl Default for GpuOptions {
     }
 }
 
-/// Why the GPU engine could not run or finish.
-#[derive(Debug, Error)]
-pub enum GpuError {
-    /// No CUDA driver, no NVRTC, or no device.
-    #[error("no GPU available: {0}")]
-    Unavailable(String),
-    /// NVRTC rejected the kernel (a bug in warpcheck; the log says where).
-    #[error("the GPU kernel failed to compile for {arch}:\n{log}")]
-    Compile {
-        /// Target architecture, e.g. `sm_90`.
-        arch: String,
-        /// NVRTC's log.
-        log: String,
-    },
-    /// The device could not provide the memory asked for.
-    #[error(
-        "out of GPU memory: could not allocate {requested} bytes ({free} free); \
-         try a smaller --memory"
-    )]
-    OutOfMemory {
-        /// Bytes asked for.
-        requested: u64,
-        /// Bytes the device reported free.
-        free: u64,
-    },
-    /// The options cannot work on this device or network.
-    #[error("invalid GPU setting: {0}")]
-    Invalid(String),
-    /// A driver call or a kernel failed.
-    #[error("GPU failure during {during}: {detail}")]
-    Driver {
-        /// What was being done.
-        during: &'static str,
-        /// The driver's message.
-        detail: String,
-    },
-}
-
-impl GpuError {
-    fn driver(during: &'static str) -> impl FnOnce(DriverError) -> GpuError {
-        move |e| GpuError::Driver {
-            during,
-            detail: format!("{e:?}"),
-        }
-    }
-}
-
-/// One exported transition: source state number, action id, target state
-/// number (states numbered densely, 0 being the initial state).
-pub type Edge = (u64, u32, u64);
-
 /// The result of a GPU search: the common figures plus the GPU's own.
 #[derive(Debug, Clone)]
 pub struct GpuExploration {
@@ -198,145 +152,113 @@ pub struct GpuExploration {
     pub setup: std::time::Duration,
 }
 
-/// An opened GPU: context, stream, properties and compiled kernels.
-pub struct Gpu {
-    context: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
-    name: String,
-    compute_capability: (i32, i32),
-    multiprocessors: u32,
-    total_memory: u64,
-    /// Compiled kernel modules by their constant definitions.
-    kernels: Mutex<HashMap<String, Arc<CudaModule>>>,
+impl GpuExploration {
+    /// The result of a search that never reached the device (its initial
+    /// state is an error state).
+    fn without_search(exploration: Exploration) -> GpuExploration {
+        GpuExploration {
+            exploration,
+            table_bytes: 0,
+            table_fill: 0.0,
+            capacity: 0,
+            capacity_without_traces: 0,
+            redundancy: 0.0,
+            launches: 0,
+            setup: std::time::Duration::ZERO,
+        }
+    }
 }
 
-impl std::fmt::Debug for Gpu {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.description())
+/// Explores `net` on `device`. Incomplete searches say so through
+/// [`Exploration::completion`] (e.g. `TableFull`), never by a verdict.
+pub fn explore(
+    device: &Device,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    options: &GpuOptions,
+) -> Result<GpuExploration, GpuError> {
+    let started = Instant::now();
+    match outcome::initial_error(net, search, engine_name(device), started) {
+        Some(exploration) => Ok(GpuExploration::without_search(exploration)),
+        None => search::run(device, net, search, options).map(|(result, _)| result),
     }
 }
 
-impl Gpu {
-    /// Opens device 0. Fails with [`GpuError::Unavailable`] when the CUDA
-    /// driver or NVRTC cannot be loaded or no device exists.
-    pub fn open() -> Result<Gpu, GpuError> {
-        // SAFETY: only tries to load the shared libraries.
-        if !unsafe { sys::is_culib_present() } {
-            return Err(GpuError::Unavailable(
-                "the CUDA driver library (libcuda) cannot be loaded".into(),
-            ));
-        }
-        // SAFETY: as above.
-        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-            return Err(GpuError::Unavailable(
-                "the NVRTC library (libnvrtc) cannot be loaded".into(),
-            ));
-        }
-        let unavailable = |e: DriverError| GpuError::Unavailable(format!("{e:?}"));
-        let count = CudaContext::device_count().map_err(unavailable)?;
-        if count < 1 {
-            return Err(GpuError::Unavailable("no CUDA device found".into()));
-        }
-        let context = CudaContext::new(0).map_err(unavailable)?;
-        let name = context.name().map_err(unavailable)?;
-        let compute_capability = context.compute_capability().map_err(unavailable)?;
-        let multiprocessors = context
-            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-            .map_err(unavailable)? as u32;
-        let total_memory = context.total_mem().map_err(unavailable)? as u64;
-        let stream = context.default_stream();
-        Ok(Gpu {
-            context,
-            stream,
-            name,
-            compute_capability,
-            multiprocessors,
-            total_memory,
-            kernels: Mutex::new(HashMap::new()),
-        })
+/// Explores `net` on `device` (as [`explore`] does) and then, after a
+/// complete search, pushes every transition into `sink` from read-only
+/// passes over the final table, with states numbered densely (0 is the
+/// initial state, the others in table order), and finishes the sink. The
+/// passes' counts must equal the search's, else an internal error.
+pub fn explore_into(
+    device: &Device,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    options: &GpuOptions,
+    sink: &mut dyn GraphSink,
+) -> Result<GpuExploration, Error> {
+    let started = Instant::now();
+    if let Some(exploration) = outcome::initial_error(net, search, engine_name(device), started) {
+        return Ok(GpuExploration::without_search(outcome::alone_into(
+            exploration,
+            sink,
+        )?));
     }
+    let (result, table) = search::run(device, net, search, options)?;
+    if result.exploration.completion == Completion::Complete {
+        graph::push_edges(device, net, &table, &result.exploration, sink)?;
+    }
+    Ok(result)
+}
 
-    /// Name, compute capability, multiprocessors and memory of the device.
-    pub fn description(&self) -> String {
-        let (major, minor) = self.compute_capability;
-        format!(
-            "{} (sm_{major}{minor}, {} SMs, {:.1} GiB)",
-            self.name,
-            self.multiprocessors,
-            self.total_memory as f64 / (1u64 << 30) as f64
-        )
+/// Explores `net` on `device` (as [`explore`] does) and, after a complete
+/// search, builds its state space as a CSR graph that stays on the device
+/// (`None` for an incomplete search), numbered as [`explore_into`] numbers it.
+pub fn explore_graph(
+    device: &Device,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    options: &GpuOptions,
+) -> Result<(GpuExploration, Option<DeviceGraph>), Error> {
+    let started = Instant::now();
+    if let Some(exploration) = outcome::initial_error(net, search, engine_name(device), started) {
+        let graph = (exploration.completion == Completion::Complete)
+            .then(|| DeviceGraph::single_state(device))
+            .transpose()?;
+        return Ok((GpuExploration::without_search(exploration), graph));
     }
+    let (result, table) = search::run(device, net, search, options)?;
+    let graph = match result.exploration.completion {
+        Completion::Complete => Some(graph::build(device, &table, &result.exploration)?),
+        _ => None,
+    };
+    Ok((result, graph))
+}
 
-    /// Explores `net` on the GPU. Incomplete searches say so through
-    /// [`Exploration::completion`] (e.g. `TableFull`), never by a verdict.
-    pub fn explore(
-        &self,
-        net: &EncodedNetwork,
-        search: &SearchOptions,
-        options: &GpuOptions,
-    ) -> Result<GpuExploration, GpuError> {
-        search::explore(self, net, search, options)
-    }
+/// The kernels' hash of each vector of `vectors` (`words` words each),
+/// computed on `device`: what the golden-value test of the hash compares
+/// with [`crate::encode::hash_words`].
+pub fn device_hashes(device: &Device, vectors: &[u32], words: usize) -> Result<Vec<u64>, GpuError> {
+    let count = vectors.len() / words.max(1);
+    let input = device.upload(vectors)?;
+    let mut hashes = device.alloc_zeroed::<u64>(count)?;
+    let params = kernel::HashCheckParams {
+        vectors: device.address(&input),
+        count: count as u64,
+        hashes: device.address_mut(&mut hashes),
+    };
+    let function = device.function(&kernel::hash_check_build(words), "hash_vectors")?;
+    let mut launch = device.stream().launch_builder(&function);
+    launch.arg(&params);
+    // SAFETY: the block matches the kernel's; the arrays hold `count`
+    // vectors and hashes.
+    unsafe { launch.launch(LaunchConfig::for_num_elems(count.max(1) as u32)) }
+        .map_err(GpuError::driver("hashing vectors"))?;
+    let mut hashes = device.download(&hashes)?;
+    hashes.truncate(count);
+    Ok(hashes)
+}
 
-    /// Explores `net` on the GPU (keep-going, as `search` says) and then
-    /// expands every stored state again in a separate pass over the final
-    /// table, giving `edges` every transition in batches, with states
-    /// numbered densely (0 is the initial state). The pass runs only after
-    /// a complete search; its counts must equal the search's, else an
-    /// error. The search itself runs exactly as in [`Gpu::explore`].
-    pub fn explore_edges(
-        &self,
-        net: &EncodedNetwork,
-        search: &SearchOptions,
-        options: &GpuOptions,
-        edges: &mut dyn FnMut(&[Edge]) -> Result<(), String>,
-    ) -> Result<GpuExploration, GpuError> {
-        search::explore_edges(self, net, search, options, edges)
-    }
-
-    /// Kernel `name` of the source compiled with `defines`, from the cache
-    /// or NVRTC.
-    fn kernel(&self, defines: &[(&str, i64)], name: &str) -> Result<CudaFunction, GpuError> {
-        let key: String = defines
-            .iter()
-            .map(|(name, value)| format!("-D{name}={value} "))
-            .collect();
-        let mut kernels = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(module) = kernels.get(&key) {
-            return module
-                .load_function(name)
-                .map_err(GpuError::driver("loading the compiled kernel"));
-        }
-        let (major, minor) = self.compute_capability;
-        let arch = format!("sm_{major}{minor}");
-        let mut flags: Vec<String> = key.split_whitespace().map(str::to_string).collect();
-        flags.push(format!("--gpu-architecture={arch}"));
-        flags.push("--std=c++17".into());
-        let ptx = cudarc::nvrtc::compile_ptx_with_opts(
-            KERNEL_SOURCE,
-            cudarc::nvrtc::CompileOptions {
-                options: flags,
-                name: Some("explore.cu".into()),
-                ..Default::default()
-            },
-        )
-        .map_err(|e| GpuError::Compile {
-            arch: arch.clone(),
-            log: match e {
-                cudarc::nvrtc::CompileError::CompileError { log, .. } => {
-                    log.to_string_lossy().into_owned()
-                }
-                other => format!("{other:?}"),
-            },
-        })?;
-        let module = self
-            .context
-            .load_module(ptx)
-            .map_err(GpuError::driver("loading the compiled kernel"))?;
-        let function = module
-            .load_function(name)
-            .map_err(GpuError::driver("loading the compiled kernel"))?;
-        kernels.insert(key, module);
-        Ok(function)
-    }
+/// The explorer's name in reports.
+fn engine_name(device: &Device) -> String {
+    format!("gpu: {}", device.description())
 }

@@ -1,0 +1,126 @@
+// Passes over the table of a complete search that turn its states into a
+// numbered graph on the device: number the occupied slots densely (the
+// initial state first), count each state's transitions, and write them as
+// a CSR graph (offsets by state, then target state and action per edge),
+// whole or a range of states at a time. Read-only on the table: no slot is
+// being written after a complete search, so every head is final.
+//
+// Macros from the host: those of network.cuh and table.cuh (src/explore/gpu/kernel.rs).
+
+#include "common/hash.cuh"
+#include "common/warp.cuh"
+#include "explore/network.cuh"
+#include "explore/table.cuh"
+
+// Each thread's index in the grid, and the grid's size.
+__device__ __forceinline__ unsigned long long grid_thread() {
+    return (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ unsigned long long grid_threads() { return (unsigned long long)gridDim.x * blockDim.x; }
+
+// The lanes of this thread's vector group, which share a state.
+__device__ __forceinline__ unsigned group_mask() {
+    const unsigned lane = threadIdx.x & 31;
+    return (GROUP_THREADS == 32 ? FULL_MASK : ((1u << GROUP_THREADS) - 1)) << (lane / GROUP_THREADS * GROUP_THREADS);
+}
+
+// The dense number of occupied slot `slot`: its rank among the occupied
+// slots, except that the initial state is 0 and the slots ranked before it
+// move up by one.
+__device__ __forceinline__ unsigned state_number(const GraphParams& p, unsigned slot) {
+    const unsigned word = slot / 32;
+    const unsigned below = p.occupied[word] & ((1u << (slot % 32)) - 1);
+    const unsigned rank = p.occupied_before[word] + __popc(below);
+    if (slot == p.initial_slot) return 0;
+    return rank < p.initial_rank ? rank + 1 : rank;
+}
+
+// Bit j of occupied[i]: whether slot 32 i + j holds a vector; and
+// occupied_before[i] = the bits of word i, which the host turns into
+// exclusive prefix sums.
+extern "C" __global__ void mark_occupied(const GraphParams p) {
+    const unsigned long long words = (p.slots + 31) / 32;
+    for (unsigned long long i = grid_thread(); i < words; i += grid_threads()) {
+        unsigned bits = 0;
+        for (unsigned j = 0; j < 32 && 32 * i + j < p.slots; ++j)
+            if (p.table[slot_offset(32 * i + j)] != EMPTY_WORD) bits |= 1u << j;
+        p.occupied[i] = bits;
+        p.occupied_before[i] = __popc(bits);
+    }
+}
+
+// slot_of[number] = slot, for every occupied slot.
+extern "C" __global__ void number_states(const GraphParams p) {
+    for (unsigned long long slot = grid_thread(); slot < p.slots; slot += grid_threads())
+        if ((p.occupied[slot / 32] >> (slot % 32)) & 1) p.slot_of[state_number(p, (unsigned)slot)] = (unsigned)slot;
+}
+
+// Successors that this lane generates for state `vec` (its processes, as
+// in the search); error states have none, as the search does not expand them.
+__device__ unsigned lane_successors(const Net& net, const unsigned* vec, unsigned group_lane) {
+    if (first_error(net, vec) < net.errors) return 0;
+    Generator gen;
+    generator_start<false>(gen, net, vec, group_lane);
+    unsigned count = 0, blocked = 0, label = 0;
+    bool error;
+    unsigned out[VEC_WORDS];
+    while (generator_next<true, false>(gen, net, vec, out, error, blocked, label)) ++count;
+    return count;
+}
+
+// Copies the vector of state `state` into `vec`.
+__device__ __forceinline__ void load_state(const GraphParams& p, unsigned long long state, unsigned* vec) {
+    const unsigned* stored = p.table + slot_offset(p.slot_of[state]);
+    for (int i = 0; i < VEC_WORDS; ++i) vec[i] = stored[i];
+}
+
+// offsets[s] = the number of transitions of state s, for every state; a
+// vector group of GROUP_THREADS lanes a state.
+extern "C" __global__ void count_edges(const GraphParams p) {
+    const Net net = network_of(p.net, nullptr);
+    const unsigned group_lane = threadIdx.x % GROUP_THREADS;
+    const unsigned mask = group_mask();
+    unsigned vec[VEC_WORDS];
+    for (unsigned long long s = grid_thread() / GROUP_THREADS; s < p.states; s += grid_threads() / GROUP_THREADS) {
+        load_state(p, s, vec);
+        unsigned count = lane_successors(net, vec, group_lane);
+        for (unsigned o = GROUP_THREADS / 2; o > 0; o >>= 1) count += __shfl_xor_sync(mask, count, o);
+        if (group_lane == 0) p.offsets[s] = count;
+    }
+}
+
+// The edges of states [first_state, end_state): target state and action of
+// each, at offsets[s] - offsets[first_state] onwards, each lane's after
+// those of the lanes before it in the group.
+extern "C" __global__ void fill_edges(const GraphParams p) {
+    const Net net = network_of(p.net, nullptr);
+    const unsigned group_lane = threadIdx.x % GROUP_THREADS;
+    const unsigned mask = group_mask();
+    const unsigned long long base = p.offsets[p.first_state];
+    unsigned vec[VEC_WORDS], out[VEC_WORDS];
+    for (unsigned long long s = p.first_state + grid_thread() / GROUP_THREADS; s < p.end_state;
+         s += grid_threads() / GROUP_THREADS) {
+        load_state(p, s, vec);
+        const unsigned mine = lane_successors(net, vec, group_lane);
+        unsigned before = mine;
+        for (unsigned o = 1; o < GROUP_THREADS; o <<= 1) {
+            const unsigned up = __shfl_up_sync(mask, before, o, GROUP_THREADS);
+            if (group_lane >= o) before += up;
+        }
+        if (mine == 0) continue;
+        unsigned long long at = p.offsets[s] - base + before - mine;
+        Generator gen;
+        generator_start<false>(gen, net, vec, group_lane);
+        unsigned blocked = 0, label = 0;
+        bool error;
+        while (generator_next<true, false>(gen, net, vec, out, error, blocked, label)) {
+            const unsigned target = table_find(p.table, p.buckets, out, hash_words<VEC_WORDS>(out));
+            if (target == NO_SLOT) atomicAdd(p.missing, 1ull);
+            p.targets[at] = target == NO_SLOT ? NO_SLOT : state_number(p, target);
+            p.labels[at] = (label & INDEPENDENT) ? label & ~INDEPENDENT : __ldg(&p.rule_actions[label]);
+            ++at;
+        }
+    }
+}
+
+#include "abi_check.h"

@@ -1,0 +1,62 @@
+// Parameter blocks of the explorer's kernels: each kernel takes one block by
+// value. Mirrored field for field by the #[repr(C)] structs of
+// src/explore/gpu/params.rs; the host generates "abi_check.h", included by
+// each kernel source, which asserts that every block's size and every
+// field's offset equal the host's.
+#pragma once
+
+#include "explore/readonly.cuh"
+
+// The encoded network's arrays (src/explore/gpu/rules.rs builds the tables).
+struct NetworkParams {
+    RoU4 fields;                   // word, shift, mask, 0 per process
+    RoU32 proc_offsets;
+    RoU32 item_offsets;            // like StateOffsets, into `items`
+    RoU4 items;                    // what each local state fires or owns
+    RoU32 trans;                   // [label word, target word] pairs
+    RoU4 others;                   // participant's word, shift, mask; base of its rows in `lookup`
+    RoU2 lookup;                   // entry range [lo, hi) of the rule per local state
+    const unsigned* error_locals;  // process, state, fatal per error state (read rarely)
+    const unsigned* state_offsets; // StateOffsets (SYNC_BUFFERS only)
+    const unsigned* other_processes; // each `others` row's process (SYNC_BUFFERS only)
+    unsigned errors;
+    unsigned processes;
+};
+
+// One launch of the search kernel (explore_levels).
+struct SearchParams {
+    NetworkParams net;
+    unsigned* table;
+    unsigned long long buckets;
+    unsigned* queue0;                  // frontier queues (or new-mark bitmaps), by level parity
+    unsigned* queue1;
+    unsigned long long queue_capacity; // entries of each queue, or words of each bitmap
+    unsigned long long* stats;         // counters at the ST_* indices
+    unsigned long long max_states;
+    unsigned first_level;
+    unsigned levels;                   // levels this launch may run
+    unsigned options;                  // OPT_* bits
+    unsigned unused;
+};
+
+// The passes over a finished search's table that number its states and
+// build the state space as a CSR graph (graph.cu).
+struct GraphParams {
+    NetworkParams net;
+    const unsigned* rule_actions;     // action id of each rule
+    const unsigned* table;
+    unsigned long long buckets;
+    unsigned long long slots;
+    unsigned* occupied;               // a bit per slot: holds a state
+    unsigned* occupied_before;        // occupied slots before each word of `occupied`
+    unsigned* slot_of;                // the slot of each state number
+    unsigned long long* offsets;      // first edge of each state (states + 1 entries)
+    unsigned* targets;                // target state of each edge of [first_state, end_state)
+    unsigned* labels;                 // action id of each edge of [first_state, end_state)
+    unsigned long long* missing;      // successors not found in the table (stays 0)
+    unsigned long long states;
+    unsigned long long first_state;   // the states whose edges fill_edges writes
+    unsigned long long end_state;
+    unsigned initial_slot;
+    unsigned initial_rank;            // rank of initial_slot among the occupied slots
+};

@@ -1,0 +1,339 @@
+// warpcheck GPU explorer: level-synchronous on-the-fly exploration after
+// GPUexplore (Wijs & Bosnacki), written for independent thread scheduling
+// (Volta and later): every warp-level step names its mask explicitly.
+//
+// Compiled by NVRTC at run time. Macros from the host
+// (src/explore/gpu/kernel.rs, besides those of network.cuh and table.cuh):
+//   TRACE          1: store the predecessor slot after the vector
+//   CACHE_ENTRIES  entries of each warp's cache of inserted vectors (0: off)
+//   WORK_CLAIMING  1: warps claim frontier chunks dynamically (work claiming)
+//   FRONTIER_BITS  0: each level's new slots are appended to a queue;
+//                  1: GPUexplore's "new" marks: a bit per table slot (in two
+//                  bitmaps, one per level parity), and each level scans the
+//                  bitmap for the states to expand
+//   WARPS          warps per block
+//   ST_*, STOP_*, FOUND_*, OPT_*: statistics indices, stop reasons, finding
+//                  kinds and option bits, spelled once in src/explore/gpu/kernel.rs
+//
+// The search rules (which finding is kept, which ends the search) are
+// src/explore/outcome.rs's; record_finding below is their mirror.
+
+#include "common/hash.cuh"
+#include "common/warp.cuh"
+#include "explore/network.cuh"
+#include "explore/table.cuh"
+
+// Blocks per SM the register allocation must allow: 32 resident warps
+// (at most 64 registers a thread) keep enough insertions in flight.
+#define MIN_BLOCKS (WARPS >= 32 ? 1 : 32 / WARPS)
+// Bitmap words a warp claims at once when scanning for new marks.
+#define MARK_CHUNK 1024
+
+// Records a finding at `slot`: the first of each class is kept (a fatal
+// error in its own counter, so that it wins over earlier findings), and a
+// fatal finding, or any without OPT_KEEP_GOING, stops the search.
+__device__ __forceinline__ void record_finding(unsigned long long* stats, unsigned options, unsigned long long kind,
+                                               unsigned slot, bool fatal) {
+    atomicCAS(&stats[fatal ? ST_FOUND_FATAL : ST_FOUND], ~0ull, (kind << 32) | slot);
+    if (fatal || !(options & OPT_KEEP_GOING)) atomicMax(&stats[ST_STOP], STOP_FINDING);
+}
+
+// The chunks of a level's frontier (queue entries or bitmap words) a warp
+// expands: with work claiming (WORK_CLAIMING), the next one from the level's shared
+// `cursor`, so warps that finish early take more; without, the warp's own
+// share, every `stride`-th chunk from its global index `next`.
+struct Chunks {
+    unsigned long long* cursor;
+    unsigned long long next, stride;
+};
+
+// The first item of the warp's next chunk of `size` items. Called by the
+// whole warp; the answer is warp-uniform.
+__device__ __forceinline__ unsigned long long next_chunk(Chunks& c, unsigned long long size, unsigned lane) {
+#if WORK_CLAIMING
+    unsigned long long base = 0;
+    if (lane == 0) base = atomicAdd(c.cursor, size);
+    return __shfl_sync(FULL_MASK, base, 0);
+#else
+    const unsigned long long base = c.next * size;
+    c.next += c.stride;
+    return base;
+#endif
+}
+
+// Arrive at a grid-wide barrier (all blocks are resident: cooperative
+// launch). The last block to arrive decides whether the search goes on.
+__device__ void grid_barrier(unsigned long long* stats, unsigned next, unsigned level,
+                             unsigned long long max_states) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        volatile unsigned long long* vstats = stats;
+        unsigned long long gen = vstats[ST_BAR_GEN];
+        __threadfence();
+        unsigned long long arrived = atomicAdd(&stats[ST_BAR_COUNT], 1ull) + 1;
+        if (arrived == gridDim.x) {
+            __threadfence();
+            unsigned long long states = vstats[ST_STATES];
+            if (states > vstats[ST_PREV_STATES]) vstats[ST_DEPTH] = level + 1;
+            vstats[ST_PREV_STATES] = states;
+            vstats[ST_LEVELS_DONE] = level + 1;
+            bool stop = vstats[ST_STOP] != 0 || vstats[ST_LEN + next] == 0 || states >= max_states;
+            vstats[ST_DECISION] = stop ? 1 : 0;
+            vstats[ST_BAR_COUNT] = 0;
+            __threadfence();
+            atomicAdd(&stats[ST_BAR_GEN], 1ull);
+        } else {
+            while (vstats[ST_BAR_GEN] == gen) __nanosleep(64);
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_levels(const SearchParams params) {
+    unsigned* const table = params.table;
+    const unsigned long long buckets = params.buckets;
+    unsigned* const queue0 = params.queue0;
+    unsigned* const queue1 = params.queue1;
+    const unsigned long long queue_capacity = params.queue_capacity;
+    unsigned long long* const stats = params.stats;
+    const unsigned first_level = params.first_level, levels = params.levels, options = params.options;
+    const unsigned long long max_states = params.max_states;
+    extern __shared__ unsigned shared[];
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned warp = threadIdx.x >> 5;
+    const unsigned group = lane / GROUP_THREADS;
+    const unsigned group_lane = lane % GROUP_THREADS;
+    // Per warp: the vectors being expanded, one staged successor per lane,
+    // the cache, with new marks the slots taken from the bitmap, and with
+    // sync buffers each lane's offer list.
+    unsigned* current =
+        shared + warp * (GROUPS_PER_WARP * VEC_WORDS + 32 * VEC_WORDS + CACHE_ENTRIES * VEC_WORDS + 32 * FRONTIER_BITS + 32 * OFFER_WORDS * SYNC_BUFFERS);
+    const Net net = network_of(params.net, current + GROUPS_PER_WARP * VEC_WORDS + 32 * VEC_WORDS +
+                                               CACHE_ENTRIES * VEC_WORDS + 32 * FRONTIER_BITS);
+    unsigned* stage = current + GROUPS_PER_WARP * VEC_WORDS;
+#if CACHE_ENTRIES > 0
+    unsigned* cache = stage + 32 * VEC_WORDS;
+    for (unsigned i = lane; i < CACHE_ENTRIES * VEC_WORDS; i += 32) cache[i] = EMPTY_WORD;
+    __syncwarp();
+#endif
+#if FRONTIER_BITS
+    unsigned* claimed = stage + 32 * VEC_WORDS + CACHE_ENTRIES * VEC_WORDS;
+#endif
+    volatile unsigned long long* vstats = stats;
+    const unsigned long long total_warps = (unsigned long long)gridDim.x * WARPS;
+    const unsigned long long global_warp = (unsigned long long)blockIdx.x * WARPS + warp;
+
+    for (unsigned l = 0; l < levels; ++l) {
+        const unsigned level = first_level + l;
+        const unsigned cur = level % 3, next = (level + 1) % 3, spare = (level + 2) % 3;
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            stats[ST_LEN + spare] = 0;
+            stats[ST_CURSOR + spare] = 0;
+        }
+        // Queue entries, or bitmap words with new marks.
+        const unsigned long long length = FRONTIER_BITS ? queue_capacity : vstats[ST_LEN + cur];
+        unsigned* queue_in = (level & 1) ? queue1 : queue0;
+        unsigned* queue_out = (level & 1) ? queue0 : queue1;
+        // Per-warp tallies, flushed once per level (lane 0 holds them).
+        unsigned long long new_states = 0, transitions = 0, blocked = 0, expanded = 0;
+        Chunks chunks = {&stats[ST_CURSOR + cur], global_warp, total_warps};
+#if FRONTIER_BITS
+        // The warp claims MARK_CHUNK bitmap words at a time and reads them
+        // 32 at a time, a word a lane: `marks` holds this lane's marks not
+        // yet listed. Marked slots are listed in `claimed` until it holds
+        // 32 (a frontier is sparse in the table: a window of 1024 slots
+        // often has none or one), then expanded GROUPS_PER_WARP at a time.
+        unsigned marks = 0;
+        unsigned long long mark_word = 0, next_word = 0, chunk_end = 0;
+        unsigned listed = 0, taken = 0;
+        bool drained = false;
+#endif
+        for (;;) {
+            // Warp-uniform, so that the whole warp leaves together.
+            if (__any_sync(FULL_MASK, vstats[ST_STOP] != 0)) break;
+#if FRONTIER_BITS
+            if (taken >= listed) {
+                listed = taken = 0;
+                while (listed < 32 && !drained) {
+                    if (!__any_sync(FULL_MASK, marks != 0)) {
+                        if (next_word >= chunk_end) {
+                            const unsigned long long base = next_chunk(chunks, MARK_CHUNK, lane);
+                            if (base >= length) {
+                                drained = true;
+                                break;
+                            }
+                            next_word = base;
+                            chunk_end = base + MARK_CHUNK < length ? base + MARK_CHUNK : length;
+                        }
+                        // L1 is not coherent: the marks were set by atomics in L2.
+                        mark_word = next_word + lane;
+                        next_word += 32;
+                        marks = mark_word < chunk_end ? __ldcg(queue_in + mark_word) : 0;
+                        // Cleared for the level after next, which marks this bitmap again.
+                        if (marks) __stcg(queue_in + mark_word, 0u);
+                        continue;
+                    }
+                    // Append marked slots, lowest lanes first, while there is
+                    // room; the rest stay in `marks` for the next list.
+                    const unsigned count = __popc(marks);
+                    unsigned before = count;
+                    for (unsigned o = 1; o < 32; o <<= 1) {
+                        const unsigned up = __shfl_up_sync(FULL_MASK, before, o);
+                        if (lane >= o) before += up;
+                    }
+                    const unsigned total = __shfl_sync(FULL_MASK, before, 31);
+                    before -= count;
+                    for (unsigned at = listed + before; marks && at < 32; ++at) {
+                        claimed[at] = (unsigned)(mark_word * 32 + __ffs(marks) - 1);
+                        marks &= marks - 1;
+                    }
+                    listed = listed + total < 32 ? listed + total : 32;
+                }
+                __syncwarp();
+                if (listed == 0) break;
+            }
+            const unsigned index = taken + group;
+            const bool active = index < listed;
+            const unsigned my_slot = active ? claimed[index] : NO_SLOT;
+            taken += GROUPS_PER_WARP;
+#else
+            const unsigned long long base = next_chunk(chunks, GROUPS_PER_WARP, lane);
+            if (base >= length) break;
+            const unsigned long long index = base + group;
+            const bool active = index < length;
+            // L1 is not coherent: this buffer was read two levels ago on this SM.
+            const unsigned my_slot = active ? __ldcg(queue_in + index) : NO_SLOT;
+#endif
+            unsigned* vec = current + group * VEC_WORDS;
+            if (active) {
+                const unsigned* stored = table + (unsigned long long)(my_slot / SLOTS_PER_BUCKET) * BUCKET_WORDS + (my_slot % SLOTS_PER_BUCKET) * SLOT_WORDS;
+                for (unsigned i = group_lane; i < VEC_WORDS; i += GROUP_THREADS) vec[i] = __ldcg(stored + i);
+            }
+            __syncwarp();
+            Generator gen;
+            generator_start<(SYNC_BUFFERS != 0)>(gen, net, vec, active ? group_lane : net.processes);
+            unsigned successors = 0, monitor_blocked = 0;
+            bool more = active;
+            for (;;) {
+                bool error = false;
+                unsigned no_label;
+                bool has = more && generator_next<false, (SYNC_BUFFERS != 0)>(gen, net, vec, stage + lane * VEC_WORDS, error, monitor_blocked,
+                                                                  no_label);
+                more = has;
+                // Each lane hashes its own successor: in parallel, once.
+                const unsigned long long my_hash = has ? hash_words<VEC_WORDS>(stage + lane * VEC_WORDS) : 0;
+                successors += has;
+                unsigned pending = __ballot_sync(FULL_MASK, has);
+                if (!pending) break;
+#if CACHE_ENTRIES > 0
+                // Drop successors found in this warp's cache (read-only in
+                // this phase: it is written below, after a __syncwarp).
+                const unsigned line = (unsigned)(my_hash >> 40) % CACHE_ENTRIES;
+                unsigned* cached = cache + line * VEC_WORDS;
+                bool cached_already = has;
+                for (int i = 0; i < VEC_WORDS && cached_already; ++i) cached_already = cached[i] == stage[lane * VEC_WORDS + i];
+                pending &= ~__ballot_sync(FULL_MASK, cached_already);
+#endif
+                __syncwarp(); // the staged successors are read by other lanes below
+                // Insert the pending successors, INSERT_GROUPS at a time: insertion
+                // group g takes the g-th pending lane's successor.
+                const unsigned group_mask = (INSERT_GROUP == 32 ? FULL_MASK : ((1u << INSERT_GROUP) - 1)) << (lane / INSERT_GROUP * INSERT_GROUP);
+                int my_outcome = INS_KNOWN;
+                unsigned my_inserted_slot = NO_SLOT;
+                while (pending) {
+                    unsigned rest = pending;
+                    for (unsigned g = 0; g < lane / INSERT_GROUP; ++g) rest &= rest - 1;
+                    const bool inserting = rest != 0;
+                    const unsigned src = inserting ? __ffs(rest) - 1 : lane;
+                    unsigned batch = 0;
+                    for (unsigned g = 0, r = pending; g < INSERT_GROUPS && r; ++g, r &= r - 1) batch |= r & (0u - r);
+                    pending &= ~batch;
+                    const unsigned parent = __shfl_sync(FULL_MASK, my_slot, src);
+                    const unsigned long long hash = __shfl_sync(FULL_MASK, my_hash, src);
+                    unsigned slot = NO_SLOT;
+                    int outcome = INS_KNOWN;
+                    if (inserting)
+                        outcome = table_insert(table, buckets, stage + src * VEC_WORDS, hash, TRACE ? parent : NO_SLOT, slot,
+                                               group_mask);
+                    __syncwarp();
+                    // Back to the successor's own lane: lane `src` of rank r
+                    // in the batch reads insertion group r's first lane.
+                    const unsigned rank = __popc(batch & ((1u << lane) - 1));
+                    const unsigned from = ((batch >> lane) & 1) ? rank * INSERT_GROUP : lane;
+                    outcome = __shfl_sync(FULL_MASK, outcome, from);
+                    slot = __shfl_sync(FULL_MASK, slot, from);
+                    if ((batch >> lane) & 1) {
+                        my_outcome = outcome;
+                        my_inserted_slot = slot;
+                    }
+                }
+                const unsigned inserted = __ballot_sync(FULL_MASK, has && my_outcome == INS_NEW);
+                if (__any_sync(FULL_MASK, has && my_outcome == INS_FULL) && lane == 0)
+                    atomicMax(&stats[ST_STOP], STOP_TABLE_FULL);
+                new_states += __popc(inserted);
+#if CACHE_ENTRIES > 0
+                // Remember what was stored or found; of lanes sharing a cache
+                // line, the highest writes it.
+                const bool remember = has && my_outcome != INS_FULL;
+                const unsigned peers = __match_any_sync(FULL_MASK, remember ? line : CACHE_ENTRIES + lane);
+                __syncwarp();
+                if (remember && lane == 31 - __clz(peers))
+                    for (int i = 0; i < VEC_WORDS; ++i) cached[i] = stage[lane * VEC_WORDS + i];
+                __syncwarp();
+#endif
+                const bool is_new = (inserted >> lane) & 1;
+                if (is_new && error) {
+                    atomicAdd(&stats[ST_ERRORS], 1ull);
+                    record_finding(stats, options, FOUND_ERROR, my_inserted_slot, first_error_is_fatal(net, stage + lane * VEC_WORDS));
+                }
+                const unsigned enqueue = __ballot_sync(FULL_MASK, is_new && !error);
+                // Publish this round's new states to the next frontier (at most 32).
+#if FRONTIER_BITS
+                if (enqueue) {
+                    if (lane == 0) atomicAdd(&stats[ST_LEN + next], (unsigned long long)__popc(enqueue));
+                    if ((enqueue >> lane) & 1) atomicOr(queue_out + (my_inserted_slot >> 5), 1u << (my_inserted_slot & 31));
+                }
+#else
+                if (enqueue) {
+                    unsigned long long at = 0;
+                    if (lane == 0) at = atomicAdd(&stats[ST_LEN + next], (unsigned long long)__popc(enqueue));
+                    at = __shfl_sync(FULL_MASK, at, 0);
+                    if ((enqueue >> lane) & 1) {
+                        at += __popc(enqueue & ((1u << lane) - 1));
+                        if (at < queue_capacity) queue_out[at] = my_inserted_slot;
+                        else atomicMax(&stats[ST_STOP], STOP_QUEUE_FULL);
+                    }
+                }
+#endif
+                __syncwarp();
+            }
+            // Per-state successor count over the group: zero means deadlock.
+            unsigned state_successors = successors;
+            for (unsigned o = GROUP_THREADS / 2; o > 0; o >>= 1) state_successors += __shfl_xor_sync(FULL_MASK, state_successors, o);
+            if ((options & OPT_CHECK_DEADLOCK) && active && group_lane == 0 && state_successors == 0) {
+                atomicAdd(&stats[ST_DEADLOCKS], 1ull);
+                record_finding(stats, options, FOUND_DEADLOCK, my_slot, false);
+            }
+            unsigned warp_successors = successors, warp_blocked = monitor_blocked;
+            for (unsigned o = 16; o > 0; o >>= 1) {
+                warp_successors += __shfl_xor_sync(FULL_MASK, warp_successors, o);
+                warp_blocked += __shfl_xor_sync(FULL_MASK, warp_blocked, o);
+            }
+            transitions += warp_successors;
+            blocked += warp_blocked;
+            expanded += __popc(__ballot_sync(FULL_MASK, active && group_lane == 0));
+            __syncwarp();
+        }
+        if (lane == 0) {
+            if (new_states) atomicAdd(&stats[ST_STATES], new_states);
+            if (transitions) atomicAdd(&stats[ST_TRANSITIONS], transitions);
+            if (blocked) atomicAdd(&stats[ST_MONITOR_BLOCKED], blocked);
+            if (expanded) atomicAdd(&stats[ST_EXPANDED], expanded);
+        }
+        grid_barrier(stats, next, level, max_states);
+        if (vstats[ST_DECISION] != 0) break;
+    }
+}
+
+#include "abi_check.h"

@@ -1,0 +1,555 @@
+//! The explorer's kernels as the host sees them: their sources, the
+//! constants and parameter blocks they share with the host, and the
+//! variants they are compiled in. Every `-D` name a kernel reads is spelled
+//! here once.
+
+use super::{Frontier, ReadOnlyPath, SyncCombination};
+use crate::gpu::{Build, COMMON_HEADERS, KernelFile, KernelSource};
+use crate::{kernel_constants, kernel_file, param_block};
+
+/// Headers of `kernels/explore/`.
+const HEADERS: &[KernelFile] = &[
+    kernel_file!("explore/network.cuh"),
+    kernel_file!("explore/params.cuh"),
+    kernel_file!("explore/readonly.cuh"),
+    kernel_file!("explore/table.cuh"),
+];
+
+/// The search kernel (`explore_levels`).
+pub const SEARCH_SOURCE: KernelSource = KernelSource {
+    main: kernel_file!("explore/search.cu"),
+    headers: HEADERS,
+};
+
+/// The passes that number a finished search's states and build its graph.
+pub const GRAPH_SOURCE: KernelSource = KernelSource {
+    main: kernel_file!("explore/graph.cu"),
+    headers: HEADERS,
+};
+
+/// A test kernel that hashes vectors with the kernels' hash, so that a
+/// test can compare it with the host's (`kernels/common/hash_check.cu`).
+pub const HASH_CHECK_SOURCE: KernelSource = KernelSource {
+    main: kernel_file!("common/hash_check.cu"),
+    headers: &[],
+};
+
+/// Every kernel file, for checks that want them all.
+pub fn all_files() -> impl Iterator<Item = &'static KernelFile> {
+    [
+        SEARCH_SOURCE.main,
+        GRAPH_SOURCE.main,
+        HASH_CHECK_SOURCE.main,
+    ]
+    .iter()
+    .chain(HEADERS)
+    .chain(COMMON_HEADERS)
+}
+
+kernel_constants! {
+    /// Indices into the search's array of `u64` statistics.
+    pub mod stat: usize = "ST_" {
+        /// States stored.
+        STATES = 0;
+        /// Transitions of expanded states.
+        TRANSITIONS = 1;
+        /// Deadlock states found.
+        DEADLOCKS = 2;
+        /// Error states found.
+        ERRORS = 3;
+        /// Firings blocked by the property monitor.
+        MONITOR_BLOCKED = 4;
+        /// Why the search stops: 0, or one of [`super::stop`].
+        STOP = 5;
+        /// The first finding: `(kind << 32) | slot` ([`super::found`]), or all ones.
+        FOUND = 6;
+        /// Breadth-first depth reached.
+        DEPTH = 7;
+        /// Blocks arrived at the grid barrier.
+        BAR_COUNT = 8;
+        /// Generation of the grid barrier.
+        BAR_GEN = 9;
+        /// Levels finished (where the next launch starts).
+        LEVELS_DONE = 10;
+        /// Set by the last block at a barrier when the search ends.
+        DECISION = 11;
+        /// States stored before the current level.
+        PREV_STATES = 12;
+        /// States expanded (redundant expansions included).
+        EXPANDED = 13;
+        /// Like `FOUND`, for the first finding that ends even a `--all` search.
+        FOUND_FATAL = 14;
+        /// Three rotating frontier lengths, by level modulo 3.
+        LEN = 16;
+        /// Three rotating work-claiming cursors.
+        CURSOR = 20;
+        /// Length of the array.
+        WORDS = 24;
+    }
+}
+
+kernel_constants! {
+    /// Why the kernel stopped (`stat::STOP`).
+    pub mod stop: u64 = "STOP_" {
+        /// A finding ends the search.
+        FINDING = 1;
+        /// An insertion found no free slot.
+        TABLE_FULL = 2;
+        /// A frontier queue overflowed.
+        QUEUE_FULL = 3;
+    }
+}
+
+kernel_constants! {
+    /// Kinds of the finding in `stat::FOUND`.
+    pub mod found: u64 = "FOUND_" {
+        /// A state without successors.
+        DEADLOCK = 1;
+        /// A state with a process in an error state.
+        ERROR = 2;
+    }
+}
+
+kernel_constants! {
+    /// Bits of the search kernel's `options`.
+    pub mod option: u32 = "OPT_" {
+        /// Count states without successors as deadlocks.
+        CHECK_DEADLOCK = 1;
+        /// Go on after findings that do not end every search.
+        KEEP_GOING = 2;
+    }
+}
+
+param_block! {
+    /// The encoded network's device arrays (texture handles in place of the
+    /// first seven when the network is read through textures).
+    pub struct NetworkParams {
+        /// `[word, shift, mask, 0]` per process.
+        pub fields: u64,
+        /// First local state of each process in the per-state arrays.
+        pub proc_offsets: u64,
+        /// First item of each local state.
+        pub item_offsets: u64,
+        /// What each local state fires alone or owns.
+        pub items: u64,
+        /// `[label word, target word]` per entry.
+        pub trans: u64,
+        /// The other participants of each rule.
+        pub others: u64,
+        /// Entry ranges of a participant's rule by its local state.
+        pub lookup: u64,
+        /// `[process, state, fatal]` per error state.
+        pub error_locals: u64,
+        /// First entry of each local state (shared-memory combination only).
+        pub state_offsets: u64,
+        /// The process of each `others` row (shared-memory combination only).
+        pub other_processes: u64,
+        /// Error states.
+        pub errors: u32,
+        /// Processes.
+        pub processes: u32,
+    }
+}
+
+param_block! {
+    /// One launch of the search kernel.
+    pub struct SearchParams {
+        /// The network.
+        pub net: NetworkParams,
+        /// The table of slots.
+        pub table: u64,
+        /// Buckets of the table.
+        pub buckets: u64,
+        /// Frontier queue (or new-mark bitmap) of even levels.
+        pub queue0: u64,
+        /// Frontier queue (or new-mark bitmap) of odd levels.
+        pub queue1: u64,
+        /// Entries of each queue, or words of each bitmap.
+        pub queue_capacity: u64,
+        /// The statistics ([`stat`]).
+        pub stats: u64,
+        /// Stop once this many states are stored.
+        pub max_states: u64,
+        /// The level the launch starts at.
+        pub first_level: u32,
+        /// Levels the launch may run.
+        pub levels: u32,
+        /// [`option`] bits.
+        pub options: u32,
+        /// Padding to a multiple of 8 bytes.
+        pub unused: u32,
+    }
+}
+
+param_block! {
+    /// The passes that turn a finished search's table into a numbered graph.
+    pub struct GraphParams {
+        /// The network.
+        pub net: NetworkParams,
+        /// Action id of each rule.
+        pub rule_actions: u64,
+        /// The table of slots.
+        pub table: u64,
+        /// Buckets of the table.
+        pub buckets: u64,
+        /// Slots of the table.
+        pub slots: u64,
+        /// A bit per slot: holds a state.
+        pub occupied: u64,
+        /// Occupied slots before each word of `occupied`.
+        pub occupied_before: u64,
+        /// The slot of each state number.
+        pub slot_of: u64,
+        /// First edge of each state (states + 1 entries).
+        pub offsets: u64,
+        /// Target state of each edge of the range being filled.
+        pub targets: u64,
+        /// Action id of each edge of the range being filled.
+        pub labels: u64,
+        /// Successors not found in the table (a counter that must stay 0).
+        pub missing: u64,
+        /// States of the table.
+        pub states: u64,
+        /// First state of the range being filled.
+        pub first_state: u64,
+        /// End of the range being filled.
+        pub end_state: u64,
+        /// The initial state's slot.
+        pub initial_slot: u32,
+        /// Rank of that slot among the occupied ones.
+        pub initial_rank: u32,
+    }
+}
+
+/// Buckets probed before an insertion gives up (table full).
+pub const MAX_PROBES: i64 = 128;
+
+/// What every explorer kernel is compiled for: the table's layout and how
+/// the network is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NetworkKernel {
+    /// Words of a state vector.
+    pub vec_words: usize,
+    /// Words of a slot: the vector, then the predecessor with traces.
+    pub slot_words: usize,
+    /// Slots in one bucket.
+    pub slots_per_bucket: usize,
+    /// 32-word lines in one bucket.
+    pub bucket_lines: usize,
+    /// Threads that expand one state together.
+    pub group_threads: usize,
+    /// How the network's arrays are read.
+    pub read_path: ReadOnlyPath,
+}
+
+impl NetworkKernel {
+    /// The definitions of network.cuh, readonly.cuh and table.cuh.
+    fn defines(&self) -> Vec<(&'static str, i64)> {
+        vec![
+            ("VEC_WORDS", self.vec_words as i64),
+            ("SLOT_WORDS", self.slot_words as i64),
+            ("SLOTS_PER_BUCKET", self.slots_per_bucket as i64),
+            ("BUCKET_LINES", self.bucket_lines as i64),
+            ("GROUP_THREADS", self.group_threads as i64),
+            (
+                "READ_PATH",
+                match self.read_path {
+                    ReadOnlyPath::Plain => 0,
+                    ReadOnlyPath::Ldg => 1,
+                    ReadOnlyPath::Texture => 2,
+                },
+            ),
+            ("MAX_PROBES", MAX_PROBES),
+        ]
+    }
+
+    /// The graph passes for this network and table.
+    pub fn graph_build(&self) -> Build {
+        Build::new(GRAPH_SOURCE)
+            .defines(&self.defines())
+            .defines(&[("SYNC_BUFFERS", 0), ("MAX_OFFERS", 1)])
+            .check_layout::<NetworkParams>()
+            .check_layout::<GraphParams>()
+    }
+}
+
+/// One variant of the search kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchKernel {
+    /// The network and table.
+    pub network: NetworkKernel,
+    /// Store predecessor slots.
+    pub trace: bool,
+    /// Entries of each warp's cache of inserted vectors (0: none).
+    pub cache_entries: usize,
+    /// Warps claim frontier chunks through a shared cursor.
+    pub work_claiming: bool,
+    /// How new states reach the next level.
+    pub frontier: Frontier,
+    /// How a rule's owner finds the other participants' entries.
+    pub sync: SyncCombination,
+    /// Most rules one local state offers (offer lists of the shared-memory
+    /// combination; 1 otherwise).
+    pub max_offers: usize,
+    /// Warps per block.
+    pub warps: usize,
+}
+
+impl SearchKernel {
+    /// The build of this variant.
+    pub fn build(&self) -> Build {
+        let buffers = self.sync == SyncCombination::SharedBuffers;
+        Build::new(SEARCH_SOURCE)
+            .defines(&self.network.defines())
+            .defines(&[
+                ("TRACE", i64::from(self.trace)),
+                ("CACHE_ENTRIES", self.cache_entries as i64),
+                ("WORK_CLAIMING", i64::from(self.work_claiming)),
+                (
+                    "FRONTIER_BITS",
+                    i64::from(self.frontier == Frontier::NewMarks),
+                ),
+                ("SYNC_BUFFERS", i64::from(buffers)),
+                ("MAX_OFFERS", self.max_offers as i64),
+                ("WARPS", self.warps as i64),
+            ])
+            .defines(stat::DEFINES)
+            .defines(stop::DEFINES)
+            .defines(found::DEFINES)
+            .defines(option::DEFINES)
+            .check_layout::<NetworkParams>()
+            .check_layout::<SearchParams>()
+    }
+
+    /// Variants that cover every switch of the search kernel and both
+    /// bucket layouts (one line, several lines), for compile checks: every
+    /// combination of trace, cache, work claiming, frontier, group size
+    /// and read path on narrow vectors, then the rest on wide ones.
+    pub fn variants() -> Vec<SearchKernel> {
+        let mut variants = Vec::new();
+        for (vec_words, wide) in [(3, false), (40, true)] {
+            for trace in [false, true] {
+                let slot_words = vec_words + usize::from(trace);
+                let (slots_per_bucket, bucket_lines) = if wide {
+                    (1, slot_words.div_ceil(32))
+                } else {
+                    (32 / slot_words, 1)
+                };
+                for read_path in [
+                    ReadOnlyPath::Plain,
+                    ReadOnlyPath::Ldg,
+                    ReadOnlyPath::Texture,
+                ] {
+                    for group_threads in [1, 8] {
+                        let network = NetworkKernel {
+                            vec_words,
+                            slot_words,
+                            slots_per_bucket,
+                            bucket_lines,
+                            group_threads,
+                            read_path,
+                        };
+                        let base = SearchKernel {
+                            network,
+                            trace,
+                            cache_entries: 0,
+                            work_claiming: true,
+                            frontier: Frontier::Queue,
+                            sync: SyncCombination::Lookup,
+                            max_offers: 1,
+                            warps: 8,
+                        };
+                        let switches = if wide {
+                            vec![base]
+                        } else {
+                            switch_combinations(base)
+                        };
+                        variants.extend(switches);
+                    }
+                }
+            }
+        }
+        let narrow = variants[0];
+        variants.push(SearchKernel {
+            network: NetworkKernel {
+                group_threads: 32,
+                ..narrow.network
+            },
+            sync: SyncCombination::SharedBuffers,
+            max_offers: 8,
+            ..narrow
+        });
+        variants
+    }
+}
+
+/// `base` with every combination of cache, work claiming and frontier.
+fn switch_combinations(base: SearchKernel) -> Vec<SearchKernel> {
+    let mut variants = Vec::new();
+    for cache_entries in [0, 32] {
+        for work_claiming in [false, true] {
+            for frontier in [Frontier::Queue, Frontier::NewMarks] {
+                variants.push(SearchKernel {
+                    cache_entries,
+                    work_claiming,
+                    frontier,
+                    ..base
+                });
+            }
+        }
+    }
+    variants
+}
+
+param_block! {
+    /// The arrays of the hash check kernel.
+    pub struct HashCheckParams {
+        /// `count` vectors, one after the other.
+        pub vectors: u64,
+        /// Vectors.
+        pub count: u64,
+        /// One hash per vector.
+        pub hashes: u64,
+    }
+}
+
+/// The hash check kernel for vectors of `vec_words` words.
+pub fn hash_check_build(vec_words: usize) -> Build {
+    Build::new(HASH_CHECK_SOURCE)
+        .define("VEC_WORDS", vec_words as i64)
+        .check_layout::<HashCheckParams>()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+    use crate::gpu::{ParamBlock, nvrtc_available, scan};
+
+    /// The architecture of the GPU machines (H100, H200).
+    const ARCH: &str = "sm_90";
+
+    /// Checks every build with NVRTC's front end, and compiles the first
+    /// `full` of them to PTX, in parallel; lists those that fail.
+    fn failures(builds: Vec<Build>, full: usize) -> Vec<String> {
+        let builds: Vec<(bool, Build)> = builds
+            .into_iter()
+            .enumerate()
+            .map(|(at, build)| (at < full, build))
+            .collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunks: Vec<Vec<(bool, Build)>> = builds
+            .chunks(builds.len().div_ceil(threads))
+            .map(<[(bool, Build)]>::to_vec)
+            .collect();
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = chunks
+                .iter()
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        chunk
+                            .iter()
+                            .filter_map(|(full, build)| {
+                                let result = match full {
+                                    true => build.compile(ARCH).map(drop),
+                                    false => build.check(ARCH),
+                                };
+                                result.err().map(|e| {
+                                    format!("{} {:?}: {e}", build.source_name(), build.defined())
+                                })
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().expect("compile threads do not panic"))
+                .collect()
+        })
+    }
+
+    /// Every variant of every kernel passes NVRTC's front end without a
+    /// warning, and every parameter block matches its C mirror (checked by
+    /// the compiler); the default variants of the search and of the graph
+    /// passes, the scan and the hash check compile to PTX. Needs NVRTC only
+    /// (CI installs NVIDIA's NVRTC wheel); says SKIPPED without it.
+    #[test]
+    fn every_kernel_variant_compiles_with_nvrtc() {
+        if !nvrtc_available() {
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: NVRTC cannot be loaded (set LD_LIBRARY_PATH to its lib directory)"
+            );
+            return;
+        }
+        let mut variants = SearchKernel::variants();
+        // The variant `GpuOptions::default()` gives on narrow vectors first.
+        let default = variants
+            .iter()
+            .position(|v| {
+                v.trace
+                    && v.cache_entries > 0
+                    && v.work_claiming
+                    && v.frontier == Frontier::Queue
+                    && v.network.read_path == ReadOnlyPath::Texture
+                    && v.network.group_threads == 1
+            })
+            .expect("the default variant is among the variants");
+        variants.swap(0, default);
+        let mut networks: Vec<NetworkKernel> = Vec::new();
+        for variant in &variants {
+            if !networks.contains(&variant.network) {
+                networks.push(variant.network);
+            }
+        }
+        let mut builds = vec![
+            variants[0].build(),
+            networks[0].graph_build(),
+            scan::build(),
+            hash_check_build(3),
+        ];
+        builds.extend(variants.iter().skip(1).map(SearchKernel::build));
+        builds.extend(networks.iter().skip(1).map(NetworkKernel::graph_build));
+        builds.push(hash_check_build(40));
+        let count = builds.len();
+        let failed = failures(builds, 4);
+        assert!(
+            failed.is_empty(),
+            "{} of {count} builds failed:\n{}",
+            failed.len(),
+            failed.join("\n")
+        );
+    }
+
+    /// A parameter block whose C mirror differs from the host's layout
+    /// does not compile: the check the other builds rely on works.
+    #[test]
+    fn a_layout_mismatch_fails_to_compile() {
+        if !nvrtc_available() {
+            let _ = writeln!(std::io::stderr(), "SKIPPED: NVRTC cannot be loaded");
+            return;
+        }
+        crate::param_block! {
+            /// The scan block with one field fewer than the kernel's.
+            pub struct ScanParams {
+                /// Device address of the elements.
+                pub data: u64,
+                /// Elements.
+                pub len: u64,
+            }
+        }
+        let build = Build::new(scan::SOURCE).check_layout::<ScanParams>();
+        let error = build.compile(ARCH).unwrap_err().to_string();
+        assert!(
+            error.contains("ScanParams: the host's block has 16 bytes"),
+            "{error}"
+        );
+        let offsets: Vec<(&str, usize)> = ScanParams::fields()
+            .iter()
+            .map(|field| (field.name, field.offset))
+            .collect();
+        assert_eq!(offsets, [("data", 0), ("len", 8)]);
+    }
+}

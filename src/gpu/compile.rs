@@ -1,0 +1,311 @@
+//! Kernel sources and their compilation by NVRTC: a [`KernelSource`] is a
+//! real `.cu` file with the `.cuh` headers it includes, embedded in the
+//! binary; a [`Build`] adds the `-D` definitions and the parameter-block
+//! checks of one variant. Compiling needs NVRTC only, not a GPU, so every
+//! variant can be compiled in CI.
+
+use std::collections::hash_map::DefaultHasher;
+use std::ffi::{CStr, CString, c_char};
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use cudarc::nvrtc::sys as nvrtc;
+
+use super::GpuError;
+use super::abi::ParamBlock;
+
+/// Environment variable naming a directory to read kernel sources from
+/// instead of the embedded copies (same relative paths as `kernels/`):
+/// kernel work without rebuilding, and tests of kernel failures.
+pub const KERNEL_DIR_VARIABLE: &str = "WARPCHECK_KERNEL_DIR";
+
+/// One file of the `kernels/` directory, embedded at build time.
+#[derive(Debug, Clone, Copy)]
+pub struct KernelFile {
+    /// Path relative to `kernels/`, as `#include` names it.
+    pub path: &'static str,
+    /// The embedded text.
+    pub embedded: &'static str,
+}
+
+/// Embeds `kernels/$path` as a [`KernelFile`].
+#[macro_export]
+macro_rules! kernel_file {
+    ($path:literal) => {
+        $crate::gpu::KernelFile {
+            path: $path,
+            embedded: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/", $path)),
+        }
+    };
+}
+
+/// The headers in `kernels/common/`, which every kernel may include.
+pub const COMMON_HEADERS: &[KernelFile] = &[
+    kernel_file!("common/hash.cuh"),
+    kernel_file!("common/warp.cuh"),
+];
+
+impl KernelFile {
+    /// The file's text: from `$WARPCHECK_KERNEL_DIR` when set, else the
+    /// embedded copy.
+    pub fn text(&self) -> Result<String, GpuError> {
+        match kernel_dir() {
+            None => Ok(self.embedded.to_string()),
+            Some(dir) => {
+                let path = dir.join(self.path);
+                std::fs::read_to_string(&path).map_err(|e| GpuError::Compile {
+                    source_name: self.path.to_string(),
+                    arch: String::new(),
+                    log: format!("cannot read {}: {e}", path.display()),
+                })
+            }
+        }
+    }
+}
+
+/// `$WARPCHECK_KERNEL_DIR`, read once.
+fn kernel_dir() -> Option<&'static PathBuf> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| std::env::var_os(KERNEL_DIR_VARIABLE).map(PathBuf::from))
+        .as_ref()
+}
+
+/// A kernel source file and the algorithm's own headers it includes
+/// (besides [`COMMON_HEADERS`]).
+#[derive(Debug, Clone, Copy)]
+pub struct KernelSource {
+    /// The `.cu` file.
+    pub main: KernelFile,
+    /// Headers of the algorithm's folder.
+    pub headers: &'static [KernelFile],
+}
+
+/// Name of the header the host generates with the parameter-block checks;
+/// every kernel source that takes a block includes it last.
+const ABI_CHECK_HEADER: &str = "abi_check.h";
+
+/// One variant of a kernel source: its `-D` definitions and the parameter
+/// blocks whose layout the compiler must check against the host's.
+#[derive(Debug, Clone)]
+pub struct Build {
+    source: KernelSource,
+    defines: Vec<(String, i64)>,
+    abi_checks: String,
+}
+
+impl Build {
+    /// `source` without definitions.
+    pub fn new(source: KernelSource) -> Build {
+        Build {
+            source,
+            defines: Vec::new(),
+            abi_checks: String::new(),
+        }
+    }
+
+    /// Adds `-Dname=value`.
+    pub fn define(mut self, name: &str, value: i64) -> Build {
+        self.defines.push((name.to_string(), value));
+        self
+    }
+
+    /// Adds every `(name, value)` of `defines`.
+    pub fn defines(mut self, defines: &[(&str, i64)]) -> Build {
+        self.defines.extend(
+            defines
+                .iter()
+                .map(|&(name, value)| (name.to_string(), value)),
+        );
+        self
+    }
+
+    /// Asserts, at compile time, that the kernel's `P` has the host's size
+    /// and field offsets.
+    pub fn check_layout<P: ParamBlock>(mut self) -> Build {
+        self.abi_checks.push_str(&P::layout_assertions());
+        self
+    }
+
+    /// The source file's path, for messages.
+    pub fn source_name(&self) -> &'static str {
+        self.source.main.path
+    }
+
+    /// The definitions, in order.
+    pub fn defined(&self) -> &[(String, i64)] {
+        &self.defines
+    }
+
+    /// What identifies the compiled module apart from the architecture:
+    /// the source's texts, the definitions and the checks.
+    pub(super) fn cache_key(&self) -> Result<String, GpuError> {
+        let mut hasher = DefaultHasher::new();
+        for file in self.files() {
+            file.path.hash(&mut hasher);
+            file.text()?.hash(&mut hasher);
+        }
+        self.abi_checks.hash(&mut hasher);
+        let defines: String = self
+            .defines
+            .iter()
+            .map(|(name, value)| format!(" -D{name}={value}"))
+            .collect();
+        Ok(format!(
+            "{}{defines} #{:016x}",
+            self.source.main.path,
+            hasher.finish()
+        ))
+    }
+
+    /// The main file, then every header it may include.
+    fn files(&self) -> impl Iterator<Item = &KernelFile> {
+        std::iter::once(&self.source.main)
+            .chain(self.source.headers)
+            .chain(COMMON_HEADERS)
+    }
+
+    /// Compiles the variant to PTX for `arch` (e.g. `sm_90`). Needs the
+    /// NVRTC library only, no GPU.
+    pub fn compile(&self, arch: &str) -> Result<String, GpuError> {
+        self.run_nvrtc(arch, false)
+    }
+
+    /// Checks the variant with NVRTC's front end only (syntax, types,
+    /// templates, the parameter-block assertions), about 15 times faster
+    /// than [`Build::compile`]: for checks of many variants.
+    pub fn check(&self, arch: &str) -> Result<(), GpuError> {
+        self.run_nvrtc(arch, true).map(drop)
+    }
+
+    /// Runs NVRTC on the variant: the PTX, or with `syntax_only` an empty
+    /// string once the front end accepted it.
+    fn run_nvrtc(&self, arch: &str, syntax_only: bool) -> Result<String, GpuError> {
+        if !nvrtc_available() {
+            return Err(GpuError::Unavailable(
+                "the NVRTC library (libnvrtc) cannot be loaded".into(),
+            ));
+        }
+        let failed = |log: String| GpuError::Compile {
+            source_name: self.source.main.path.to_string(),
+            arch: arch.to_string(),
+            log,
+        };
+        let c_string = |text: String| {
+            CString::new(text).map_err(|_| failed("a kernel text contains a NUL byte".into()))
+        };
+        let main = c_string(self.source.main.text()?)?;
+        let main_name = c_string(self.source.main.path.to_string())?;
+        let mut header_texts = Vec::new();
+        let mut header_names = Vec::new();
+        for file in self.files().skip(1) {
+            header_texts.push(c_string(file.text()?)?);
+            header_names.push(c_string(file.path.to_string())?);
+        }
+        header_texts.push(c_string(self.abi_checks.clone())?);
+        header_names.push(c_string(ABI_CHECK_HEADER.to_string())?);
+        let options: Vec<CString> = self
+            .defines
+            .iter()
+            .map(|(name, value)| format!("-D{name}={value}"))
+            .chain([format!("--gpu-architecture={arch}"), "--std=c++17".into()])
+            .chain(syntax_only.then(|| "--fdevice-syntax-only".to_string()))
+            .map(c_string)
+            .collect::<Result<_, _>>()?;
+        let pointers = |strings: &[CString]| -> Vec<*const c_char> {
+            strings.iter().map(|s| s.as_ptr()).collect()
+        };
+        let (texts, names, option_pointers) = (
+            pointers(&header_texts),
+            pointers(&header_names),
+            pointers(&options),
+        );
+        let mut program: nvrtc::nvrtcProgram = std::ptr::null_mut();
+        // SAFETY: every pointer is to a NUL-terminated string that lives
+        // until the end of this function; the counts match the arrays.
+        unsafe {
+            nvrtc::nvrtcCreateProgram(
+                &mut program,
+                main.as_ptr(),
+                main_name.as_ptr(),
+                texts.len() as i32,
+                texts.as_ptr(),
+                names.as_ptr(),
+            )
+        }
+        .result()
+        .map_err(|e| failed(format!("nvrtcCreateProgram: {e:?}")))?;
+        let program = Program(program);
+        // SAFETY: `program` is valid; the options are valid C strings.
+        let compiled = unsafe {
+            nvrtc::nvrtcCompileProgram(
+                program.0,
+                option_pointers.len() as i32,
+                option_pointers.as_ptr(),
+            )
+        };
+        let log = program.log();
+        if compiled != nvrtc::nvrtcResult::NVRTC_SUCCESS {
+            return Err(failed(log));
+        }
+        if log.contains("warning") {
+            return Err(failed(format!("compiled with warnings:\n{log}")));
+        }
+        if syntax_only {
+            return Ok(String::new());
+        }
+        program.ptx().map_err(failed)
+    }
+}
+
+/// An NVRTC program, destroyed on drop.
+struct Program(nvrtc::nvrtcProgram);
+
+impl Program {
+    /// The compilation log (empty when there is none).
+    fn log(&self) -> String {
+        self.text(nvrtc::nvrtcGetProgramLogSize, nvrtc::nvrtcGetProgramLog)
+            .unwrap_or_else(|e| e)
+    }
+
+    /// The PTX of a compiled program.
+    fn ptx(&self) -> Result<String, String> {
+        self.text(nvrtc::nvrtcGetPTXSize, nvrtc::nvrtcGetPTX)
+    }
+
+    /// A text that NVRTC hands out as a size query, then a copy into a
+    /// buffer of that size.
+    fn text(
+        &self,
+        size_of: unsafe fn(nvrtc::nvrtcProgram, *mut usize) -> nvrtc::nvrtcResult,
+        copy: unsafe fn(nvrtc::nvrtcProgram, *mut c_char) -> nvrtc::nvrtcResult,
+    ) -> Result<String, String> {
+        let mut size = 0usize;
+        // SAFETY: the program is valid and `size` is a valid out-pointer.
+        unsafe { size_of(self.0, &mut size) }
+            .result()
+            .map_err(|e| format!("{e:?}"))?;
+        let mut buffer = vec![0 as c_char; size.max(1)];
+        // SAFETY: the buffer holds `size` bytes, as NVRTC asked.
+        unsafe { copy(self.0, buffer.as_mut_ptr()) }
+            .result()
+            .map_err(|e| format!("{e:?}"))?;
+        // SAFETY: NVRTC writes a NUL-terminated string; the buffer ends in
+        // a NUL in any case (zeroed, at least one byte).
+        let text = unsafe { CStr::from_ptr(buffer.as_ptr()) };
+        Ok(text.to_string_lossy().into_owned())
+    }
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: the program was created once and is destroyed once.
+        let _ = unsafe { nvrtc::nvrtcDestroyProgram(&mut self.0) };
+    }
+}
+
+/// Whether the NVRTC library can be loaded.
+pub fn nvrtc_available() -> bool {
+    // SAFETY: only tries to load the shared library.
+    unsafe { nvrtc::is_culib_present() }
+}

@@ -1,0 +1,268 @@
+//! The shared GPU runtime. It knows no algorithm: a [`Device`] opened by
+//! ordinal owns the CUDA context, one stream and a cache of compiled
+//! kernel modules; [`Build`]s compile real `.cu` files with shared headers
+//! (`kernels/common/`) through NVRTC; [`abi`] checks the host/kernel
+//! contract; allocation helpers turn out-of-memory into a typed error.
+//! Every GPU algorithm takes a `&Device`.
+
+pub mod abi;
+mod compile;
+mod error;
+pub mod scan;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
+    DeviceRepr, DriverError, ValidAsZeroBits, sys,
+};
+
+pub use abi::ParamBlock;
+pub use compile::{
+    Build, COMMON_HEADERS, KERNEL_DIR_VARIABLE, KernelFile, KernelSource, nvrtc_available,
+};
+pub use error::GpuError;
+
+/// An opened GPU: context, stream, properties and compiled kernel modules.
+/// Cloning is cheap and shares all of them.
+#[derive(Clone)]
+pub struct Device {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    ordinal: usize,
+    context: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    name: String,
+    compute_capability: (i32, i32),
+    multiprocessors: u32,
+    total_memory: u64,
+    /// Compiled modules by architecture and [`Build`] key.
+    modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.description())
+    }
+}
+
+impl Device {
+    /// Opens device `ordinal` (as CUDA numbers the visible devices, after
+    /// `CUDA_VISIBLE_DEVICES`). Fails with [`GpuError::Unavailable`] when
+    /// the CUDA driver or NVRTC cannot be loaded or no such device exists.
+    pub fn open(ordinal: usize) -> Result<Device, GpuError> {
+        // SAFETY: only tries to load the shared library.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(GpuError::Unavailable(
+                "the CUDA driver library (libcuda) cannot be loaded".into(),
+            ));
+        }
+        if !nvrtc_available() {
+            return Err(GpuError::Unavailable(
+                "the NVRTC library (libnvrtc) cannot be loaded".into(),
+            ));
+        }
+        let unavailable = |e: DriverError| GpuError::Unavailable(format!("{e:?}"));
+        let count = CudaContext::device_count().map_err(unavailable)?;
+        if count < 1 {
+            return Err(GpuError::Unavailable("no CUDA device found".into()));
+        }
+        if ordinal >= count as usize {
+            return Err(GpuError::Unavailable(format!(
+                "no CUDA device {ordinal}: {count} visible"
+            )));
+        }
+        let context = CudaContext::new(ordinal).map_err(unavailable)?;
+        let attribute = |attribute| context.attribute(attribute).map_err(unavailable);
+        let multiprocessors =
+            attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+        let inner = Inner {
+            ordinal,
+            name: context.name().map_err(unavailable)?,
+            compute_capability: context.compute_capability().map_err(unavailable)?,
+            multiprocessors,
+            total_memory: context.total_mem().map_err(unavailable)? as u64,
+            stream: context.default_stream(),
+            context,
+            modules: Mutex::new(HashMap::new()),
+        };
+        Ok(Device {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// The ordinal the device was opened with.
+    pub fn ordinal(&self) -> usize {
+        self.inner.ordinal
+    }
+
+    /// Name, compute capability, multiprocessors and memory of the device.
+    pub fn description(&self) -> String {
+        format!(
+            "{} ({}, {} SMs, {:.1} GiB)",
+            self.inner.name,
+            self.arch(),
+            self.inner.multiprocessors,
+            self.inner.total_memory as f64 / (1u64 << 30) as f64
+        )
+    }
+
+    /// The architecture NVRTC compiles for, e.g. `sm_90`.
+    pub fn arch(&self) -> String {
+        let (major, minor) = self.inner.compute_capability;
+        format!("sm_{major}{minor}")
+    }
+
+    /// Streaming multiprocessors.
+    pub fn multiprocessors(&self) -> u32 {
+        self.inner.multiprocessors
+    }
+
+    /// The CUDA context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.inner.context
+    }
+
+    /// The stream every operation of this device runs on, in order.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.inner.stream
+    }
+
+    /// A device attribute.
+    pub fn attribute(&self, attribute: sys::CUdevice_attribute) -> Result<i32, GpuError> {
+        self.inner
+            .context
+            .attribute(attribute)
+            .map_err(GpuError::driver("querying a device attribute"))
+    }
+
+    /// Free device memory in bytes.
+    pub fn free_memory(&self) -> Result<u64, GpuError> {
+        self.inner
+            .context
+            .mem_get_info()
+            .map(|(free, _)| free as u64)
+            .map_err(GpuError::driver("querying free memory"))
+    }
+
+    /// Kernel `name` of `build`, compiled for this device (from the
+    /// module cache, or by NVRTC on first use).
+    pub fn function(&self, build: &Build, name: &str) -> Result<CudaFunction, GpuError> {
+        let arch = self.arch();
+        let key = format!("{arch} {}", build.cache_key()?);
+        let mut modules = self.inner.modules.lock().unwrap_or_else(|e| e.into_inner());
+        let module = match modules.get(&key) {
+            Some(module) => module.clone(),
+            None => {
+                let ptx = build.compile(&arch)?;
+                let module = self
+                    .inner
+                    .context
+                    .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+                    .map_err(GpuError::driver("loading a compiled kernel"))?;
+                modules.insert(key, module.clone());
+                module
+            }
+        };
+        module
+            .load_function(name)
+            .map_err(GpuError::driver("loading a compiled kernel"))
+    }
+
+    /// An out-of-memory error for `elements` of `T`, with the free memory.
+    fn out_of_memory<T>(&self, elements: usize) -> GpuError {
+        GpuError::OutOfMemory {
+            requested: (elements * std::mem::size_of::<T>()) as u64,
+            free: self.free_memory().unwrap_or(0),
+        }
+    }
+
+    /// `len` elements of uninitialised device memory.
+    ///
+    /// # Safety
+    /// The caller must write every element before it is read.
+    pub unsafe fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>, GpuError> {
+        // SAFETY: passed on to the caller.
+        unsafe { self.inner.stream.alloc(len.max(1)) }.map_err(|_| self.out_of_memory::<T>(len))
+    }
+
+    /// `len` zeroed elements of device memory.
+    pub fn alloc_zeroed<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<CudaSlice<T>, GpuError> {
+        self.inner
+            .stream
+            .alloc_zeros(len.max(1))
+            .map_err(|_| self.out_of_memory::<T>(len))
+    }
+
+    /// A device copy of `data` (one zero element when `data` is empty: a
+    /// zero-byte allocation is not portable).
+    pub fn upload<T: DeviceRepr + ValidAsZeroBits + Default + Clone>(
+        &self,
+        data: &[T],
+    ) -> Result<CudaSlice<T>, GpuError> {
+        let padded;
+        let data = if data.is_empty() {
+            padded = [T::default()];
+            &padded[..]
+        } else {
+            data
+        };
+        let mut slice = self.alloc_zeroed(data.len())?;
+        self.inner
+            .stream
+            .memcpy_htod(data, &mut slice)
+            .map_err(GpuError::driver("copying to the GPU"))?;
+        Ok(slice)
+    }
+
+    /// A host copy of `source` (a slice or a view of one).
+    pub fn download<T: DeviceRepr + Default + Clone>(
+        &self,
+        source: &impl DevicePtr<T>,
+    ) -> Result<Vec<T>, GpuError> {
+        self.inner
+            .stream
+            .clone_dtoh(source)
+            .map_err(GpuError::driver("copying from the GPU"))
+    }
+
+    /// Copies `data` into the start of `target`.
+    pub fn write<T: DeviceRepr>(
+        &self,
+        data: &[T],
+        target: &mut impl DevicePtrMut<T>,
+    ) -> Result<(), GpuError> {
+        self.inner
+            .stream
+            .memcpy_htod(data, target)
+            .map_err(GpuError::driver("copying to the GPU"))
+    }
+
+    /// Waits until everything queued on the stream has run.
+    pub fn synchronize(&self) -> Result<(), GpuError> {
+        self.inner
+            .stream
+            .synchronize()
+            .map_err(GpuError::driver("waiting for the GPU"))
+    }
+
+    /// The device address of `slice`, for a parameter block. The address
+    /// is valid while `slice` lives; every use is ordered on this device's
+    /// one stream.
+    pub fn address<T>(&self, slice: &impl DevicePtr<T>) -> u64 {
+        let (address, _record) = slice.device_ptr(&self.inner.stream);
+        address
+    }
+
+    /// The device address of `slice`, which a kernel will write.
+    pub fn address_mut<T>(&self, slice: &mut impl DevicePtrMut<T>) -> u64 {
+        let (address, _record) = slice.device_ptr_mut(&self.inner.stream);
+        address
+    }
+}
