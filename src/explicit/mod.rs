@@ -3,6 +3,12 @@
 //! fill them through a [`GraphSink`]; SCC, MEC, numeric and game algorithms
 //! start from them. Knows no file format and no engine.
 
+pub mod csr;
+mod offsets;
 pub mod sink;
+#[cfg(test)]
+mod testing;
 
+pub use csr::{Csr, CsrError, MAX_STATES};
+pub use offsets::OffsetsError;
 pub use sink::{CountingSink, Edge, GraphSink, SinkError};
