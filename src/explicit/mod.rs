@@ -4,11 +4,13 @@
 //! start from them. Knows no file format and no engine.
 
 pub mod csr;
+pub mod lts;
 mod offsets;
 pub mod sink;
 #[cfg(test)]
 mod testing;
 
 pub use csr::{Csr, CsrError, MAX_STATES};
+pub use lts::{LabelledGraph, LabelledGraphBuilder, LtsError};
 pub use offsets::OffsetsError;
 pub use sink::{CountingSink, Edge, GraphSink, SinkError};
