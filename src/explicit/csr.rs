@@ -1,0 +1,244 @@
+//! [`Csr`]: a directed graph in compressed sparse row form, the layout
+//! that SCC, MEC and game kernels read, built once on the host and
+//! uploaded as its two arrays.
+
+use thiserror::Error;
+
+use super::offsets::{self, OffsetsError};
+
+/// The most states a graph here can have: state numbers are `u32`, so the
+/// states `0..=u32::MAX - 1` can be named. `u32` halves the memory of every
+/// target array (and the GPU bandwidth spent reading it) against `u64`;
+/// edge counts, which grow faster, are `u64`.
+pub const MAX_STATES: u64 = u32::MAX as u64;
+
+/// Why arrays do not form a [`Csr`].
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CsrError {
+    /// The offsets do not delimit the targets.
+    #[error("offsets {0}")]
+    Offsets(#[from] OffsetsError),
+    /// An edge names a state that is not in the graph.
+    #[error("edge {from} -> {to} leaves the {states} states")]
+    EdgeOutOfRange {
+        /// Source state of the edge.
+        from: u32,
+        /// Target state of the edge.
+        to: u32,
+        /// States in the graph.
+        states: u32,
+    },
+}
+
+/// A directed graph on the states `0..states()`: the successors of state
+/// `s` are `targets[offsets[s]..offsets[s + 1]]`.
+///
+/// The fields are public so that the arrays can be uploaded or written
+/// as they are; data that did not come from [`Csr::from_edges`] or
+/// [`Csr::transpose`] should pass [`Csr::validate`] before the accessors,
+/// which index without checking, are used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Csr {
+    /// `states() + 1` entries, non-decreasing, from 0 to `targets.len()`.
+    pub offsets: Vec<u64>,
+    /// The successors of every state, state after state.
+    pub targets: Vec<u32>,
+}
+
+impl Csr {
+    /// Builds the graph on `states` states with the given edges
+    /// `(source, target)`, by a counting sort on sources that keeps the
+    /// order in which each source's edges were given. Fails if an edge
+    /// names a state `>= states`.
+    pub fn from_edges(
+        states: u32,
+        edges: impl IntoIterator<Item = (u32, u32)>,
+    ) -> Result<Csr, CsrError> {
+        let edges: Vec<(u32, u32)> = edges.into_iter().collect();
+        check_edges(edges.iter().copied(), states)?;
+        let mut targets = vec![0; edges.len()];
+        let offsets = offsets::group_by_row(states, edges.iter().copied(), |slot, target| {
+            targets[slot] = target
+        });
+        Ok(Csr { offsets, targets })
+    }
+
+    /// Number of states.
+    pub fn states(&self) -> u32 {
+        offsets::rows(&self.offsets) as u32
+    }
+
+    /// Number of edges.
+    pub fn edge_count(&self) -> u64 {
+        self.targets.len() as u64
+    }
+
+    /// The successors of `state`, in their stored order. Panics if `state`
+    /// is not below [`Csr::states`].
+    pub fn successors(&self, state: u32) -> &[u32] {
+        &self.targets[offsets::row_range(&self.offsets, state as usize)]
+    }
+
+    /// Every edge `(source, target)`, by increasing source, each source's
+    /// edges in their stored order.
+    pub fn edges(&self) -> impl Iterator<Item = (u32, u32)> + Clone + '_ {
+        (0..self.states()).flat_map(move |source| {
+            self.successors(source)
+                .iter()
+                .map(move |&target| (source, target))
+        })
+    }
+
+    /// The reverse graph: an edge `t -> s` for every edge `s -> t`, each
+    /// state's predecessors listed by increasing source (a source with
+    /// parallel edges appears once per edge). So transposing twice gives
+    /// back the graph with each successor list sorted.
+    pub fn transpose(&self) -> Csr {
+        let mut targets = vec![0; self.targets.len()];
+        let reversed = self.edges().map(|(source, target)| (target, source));
+        let offsets = offsets::group_by_row(self.states(), reversed, |slot, source| {
+            targets[slot] = source
+        });
+        Csr { offsets, targets }
+    }
+
+    /// Checks the arrays: offsets start at 0, never decrease and end at
+    /// `targets.len()`; at most [`MAX_STATES`] states; every target is a
+    /// state.
+    pub fn validate(&self) -> Result<(), CsrError> {
+        offsets::check(&self.offsets, self.targets.len(), MAX_STATES)?;
+        check_edges(self.edges(), self.states())
+    }
+}
+
+/// Checks that every edge `(from, to)` joins two of `states` states.
+fn check_edges(mut edges: impl Iterator<Item = (u32, u32)>, states: u32) -> Result<(), CsrError> {
+    match edges.find(|&(from, to)| from >= states || to >= states) {
+        Some((from, to)) => Err(CsrError::EdgeOutOfRange { from, to, states }),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explicit::testing::assert_faults;
+    use proptest::prelude::*;
+
+    /// Edges of a small graph, sources given out of order.
+    const EDGES: [(u32, u32); 5] = [(2, 0), (0, 1), (2, 3), (0, 2), (2, 1)];
+
+    #[test]
+    fn from_edges_groups_by_source_and_keeps_each_source_order() {
+        let graph = Csr::from_edges(4, EDGES).unwrap();
+        assert_eq!(graph.offsets, [0, 2, 2, 5, 5]);
+        assert_eq!(graph.targets, [1, 2, 0, 3, 1]);
+        assert_eq!(graph.states(), 4);
+        assert_eq!(graph.edge_count(), 5);
+        assert_eq!(graph.successors(1), [] as [u32; 0]);
+        assert_eq!(graph.successors(2), [0, 3, 1]);
+        assert_eq!(
+            graph.edges().collect::<Vec<_>>(),
+            [(0, 1), (0, 2), (2, 0), (2, 3), (2, 1)]
+        );
+        assert_eq!(graph.validate(), Ok(()));
+    }
+
+    #[test]
+    fn transpose_lists_predecessors_by_increasing_source() {
+        let reverse = Csr::from_edges(4, EDGES).unwrap().transpose();
+        assert_eq!(reverse.offsets, [0, 1, 3, 4, 5]);
+        assert_eq!(reverse.targets, [2, 0, 2, 0, 2]);
+        assert_eq!(reverse.validate(), Ok(()));
+    }
+
+    #[test]
+    fn transposing_twice_gives_back_a_graph_with_sorted_successors() {
+        let sorted = Csr::from_edges(3, [(0, 1), (0, 2), (1, 1), (2, 0), (2, 0)]).unwrap();
+        assert_eq!(sorted.transpose().transpose(), sorted);
+    }
+
+    #[test]
+    fn empty_graphs_are_graphs() {
+        let none = Csr::from_edges(0, []).unwrap();
+        assert_eq!(none.offsets, [0]);
+        assert_eq!(none.validate(), Ok(()));
+        assert_eq!(none.transpose(), none);
+        let isolated = Csr::from_edges(2, []).unwrap();
+        assert_eq!(isolated.offsets, [0, 0, 0]);
+        assert_eq!(isolated.transpose(), isolated);
+    }
+
+    #[test]
+    fn from_edges_refuses_states_outside_the_graph() {
+        let message = |edges: [(u32, u32); 1]| Csr::from_edges(3, edges).unwrap_err().to_string();
+        assert_eq!(message([(3, 0)]), "edge 3 -> 0 leaves the 3 states");
+        assert_eq!(message([(0, 7)]), "edge 0 -> 7 leaves the 3 states");
+    }
+
+    #[test]
+    fn validate_names_each_fault() {
+        let valid = Csr::from_edges(2, [(0, 1), (1, 0)]).unwrap();
+        assert_faults(
+            &valid,
+            Csr::validate,
+            &[
+                (
+                    |g| g.offsets.clear(),
+                    "offsets are empty; they need one entry more than there are rows",
+                ),
+                (|g| g.offsets[0] = 1, "offsets start at 1, not 0"),
+                (|g| g.offsets[1] = 3, "offsets decrease at row 1: 3 then 2"),
+                (
+                    |g| g.targets.push(0),
+                    "offsets end at 2, but there are 3 entries",
+                ),
+                (|g| g.targets[1] = 2, "edge 1 -> 2 leaves the 2 states"),
+            ],
+        );
+    }
+
+    /// Successor lists kept the naive way, to check [`Csr`] against.
+    fn adjacency(states: u32, edges: &[(u32, u32)]) -> Vec<Vec<u32>> {
+        let mut lists = vec![Vec::new(); states as usize];
+        for &(source, target) in edges {
+            lists[source as usize].push(target);
+        }
+        lists
+    }
+
+    /// The successor lists of `graph`, in the naive shape.
+    fn lists_of(graph: &Csr) -> Vec<Vec<u32>> {
+        (0..graph.states())
+            .map(|state| graph.successors(state).to_vec())
+            .collect()
+    }
+
+    /// Small graphs: a state count and edges between those states.
+    fn graphs() -> impl Strategy<Value = (u32, Vec<(u32, u32)>)> {
+        (0u32..12).prop_flat_map(|states| {
+            let edge = (0..states.max(1), 0..states.max(1));
+            let edges = if states == 0 { 0..1 } else { 0..40 };
+            (Just(states), proptest::collection::vec(edge, edges))
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn from_edges_and_transpose_match_adjacency_lists((states, edges) in graphs()) {
+            let graph = Csr::from_edges(states, edges.iter().copied()).unwrap();
+            prop_assert_eq!(graph.validate(), Ok(()));
+            prop_assert_eq!(graph.edge_count(), edges.len() as u64);
+            prop_assert_eq!(lists_of(&graph), adjacency(states, &edges));
+
+            let reversed: Vec<(u32, u32)> = graph.edges().map(|(s, t)| (t, s)).collect();
+            let transpose = graph.transpose();
+            prop_assert_eq!(transpose.validate(), Ok(()));
+            prop_assert_eq!(lists_of(&transpose), adjacency(states, &reversed));
+
+            let mut sorted = adjacency(states, &edges);
+            sorted.iter_mut().for_each(|list| list.sort_unstable());
+            prop_assert_eq!(lists_of(&transpose.transpose()), sorted);
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! Offset arrays, the one shape under every structure here: row `r` owns
+//! the entries `offsets[r]..offsets[r + 1]` of a flat array. Checking such
+//! an array and filling one by a stable counting sort live here once, for
+//! graphs, labelled graphs, MDPs and games alike.
+
+use std::ops::Range;
+
+use thiserror::Error;
+
+/// Why an offset array does not delimit the entries of a flat array.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum OffsetsError {
+    /// There is not even the leading 0.
+    #[error("are empty; they need one entry more than there are rows")]
+    Empty,
+    /// More rows than their numbering can name.
+    #[error("delimit {rows} rows, more than the {max} allowed")]
+    TooManyRows {
+        /// Rows delimited (entries less one).
+        rows: u64,
+        /// The most the numbering allows.
+        max: u64,
+    },
+    /// The first entry is not 0.
+    #[error("start at {0}, not 0")]
+    NonZeroStart(u64),
+    /// A row would end before it starts.
+    #[error("decrease at row {row}: {start} then {end}")]
+    Decreasing {
+        /// The row.
+        row: u64,
+        /// Where it starts.
+        start: u64,
+        /// Where it ends.
+        end: u64,
+    },
+    /// The last row does not end where the flat array does.
+    #[error("end at {last}, but there are {entries} entries")]
+    WrongEnd {
+        /// The last offset.
+        last: u64,
+        /// Length of the flat array.
+        entries: usize,
+    },
+}
+
+/// Rows delimited by `offsets`: one fewer than its length (0 when empty,
+/// which [`check`] reports).
+pub(crate) fn rows(offsets: &[u64]) -> usize {
+    offsets.len().saturating_sub(1)
+}
+
+/// Checks that `offsets` delimits at most `max_rows` rows of a flat array
+/// of `entries` entries: starts at 0, never decreases, ends at `entries`.
+pub(crate) fn check(offsets: &[u64], entries: usize, max_rows: u64) -> Result<(), OffsetsError> {
+    let (&first, &last) = offsets
+        .first()
+        .zip(offsets.last())
+        .ok_or(OffsetsError::Empty)?;
+    let rows = rows(offsets) as u64;
+    if rows > max_rows {
+        return Err(OffsetsError::TooManyRows {
+            rows,
+            max: max_rows,
+        });
+    }
+    if first != 0 {
+        return Err(OffsetsError::NonZeroStart(first));
+    }
+    if let Some((row, pair)) = offsets
+        .windows(2)
+        .enumerate()
+        .find(|(_, pair)| pair[0] > pair[1])
+    {
+        return Err(OffsetsError::Decreasing {
+            row: row as u64,
+            start: pair[0],
+            end: pair[1],
+        });
+    }
+    if last != entries as u64 {
+        return Err(OffsetsError::WrongEnd { last, entries });
+    }
+    Ok(())
+}
+
+/// The entries of `row`, as indices into the flat array. Panics if `row`
+/// is not a row of `offsets`, like slice indexing.
+pub(crate) fn row_range(offsets: &[u64], row: usize) -> Range<usize> {
+    offsets[row] as usize..offsets[row + 1] as usize
+}
+
+/// Stable counting sort by row: takes `(row, payload)` pairs, calls
+/// `place(slot, payload)` with each payload's slot in the flat array
+/// (pairs of one row keep their order) and returns the offsets of the
+/// `rows` rows. Every row must be below `rows`; callers check first.
+/// `entries` is walked twice, once to count and once to place.
+pub(crate) fn group_by_row<P>(
+    rows: u32,
+    entries: impl Iterator<Item = (u32, P)> + Clone,
+    mut place: impl FnMut(usize, P),
+) -> Vec<u64> {
+    let rows = rows as usize;
+    let mut offsets = vec![0u64; rows + 1];
+    for (row, _) in entries.clone() {
+        offsets[row as usize + 1] += 1;
+    }
+    for row in 0..rows {
+        offsets[row + 1] += offsets[row];
+    }
+    let mut next_slot = offsets[..rows].to_vec();
+    for (row, payload) in entries {
+        let slot = &mut next_slot[row as usize];
+        place(*slot as usize, payload);
+        *slot += 1;
+    }
+    offsets
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_accepts_well_formed_offsets() {
+        assert_eq!(check(&[0], 0, 0), Ok(()));
+        assert_eq!(check(&[0, 2, 2, 5], 5, 3), Ok(()));
+    }
+
+    #[test]
+    fn check_names_each_fault() {
+        let fault = |offsets: &[u64], entries, max_rows| {
+            check(offsets, entries, max_rows).unwrap_err().to_string()
+        };
+        assert_eq!(
+            fault(&[], 0, 9),
+            "are empty; they need one entry more than there are rows"
+        );
+        assert_eq!(
+            fault(&[0, 1, 2], 2, 1),
+            "delimit 2 rows, more than the 1 allowed"
+        );
+        assert_eq!(fault(&[1, 2], 2, 9), "start at 1, not 0");
+        assert_eq!(fault(&[0, 3, 2, 4], 4, 9), "decrease at row 1: 3 then 2");
+        assert_eq!(fault(&[0, 3], 4, 9), "end at 3, but there are 4 entries");
+    }
+
+    #[test]
+    fn group_by_row_is_a_stable_counting_sort() {
+        let entries = [(2, 'a'), (0, 'b'), (2, 'c'), (0, 'd'), (3, 'e')];
+        let mut flat = ['?'; 5];
+        let offsets = group_by_row(4, entries.iter().copied(), |slot, item| flat[slot] = item);
+        assert_eq!(offsets, [0, 2, 2, 4, 5]);
+        assert_eq!(flat, ['b', 'd', 'a', 'c', 'e']);
+        assert_eq!(row_range(&offsets, 2), 2..4);
+        assert_eq!(rows(&offsets), 4);
+    }
+}
