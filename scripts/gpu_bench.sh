@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU throughput on large MCC models beside the reference engine, in one
-# run on one machine; prints one line per run (see bench-results/gpu.md).
+# run on one machine; prints one line per run (see benches/results/gpu.md).
 #
 # Prepare as for scripts/gpu_test.sh, then run there:
 #   scripts/gpu_bench.sh [MODELS] [REFERENCE_MODELS] [ABLATE_MODELS]

@@ -12,7 +12,7 @@ use warpcheck::model::{ErrorKind, Network};
 /// Models whose published deadlock verdict contradicts the net's state
 /// space, with the verdict warpcheck finds. `BART-PT-002`: warpcheck
 /// reproduces the published 17424 markings and 53328 edges exactly (this
-/// file's first test; bench-results/mcc-table.md) and finds none of those
+/// file's first test; benches/results/mcc-table.md) and finds none of those
 /// markings dead, so it reports `no` where the table says `yes`.
 const DISPUTED_DEADLOCK_VERDICTS: &[(&str, &str)] = &[("BART-PT-002", "no")];
 

@@ -7,9 +7,9 @@
 //! [`INTERNAL_ACTION`] (`tau`) whichever spelling the file uses.
 //!
 //! The reader works line by line on slices of the input, without copying
-//! lines, and interns labels through a hash map: a million transitions take
-//! 0.14 to 0.19 s in release builds (`aut_million_transitions_load_fast` in
-//! `tests/frontends.rs`, run with `--nocapture`).
+//! lines, and interns labels through a hash map, so that files of millions
+//! of transitions load quickly (measured in docs/FORMAT.md, "Loading
+//! speed").
 
 use std::fmt::Write as _;
 use std::fs::File;

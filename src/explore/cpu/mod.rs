@@ -66,43 +66,28 @@
 //! # Memory
 //!
 //! A stored state costs its vector, 4 / fill bytes of index and, with
-//! traces, its entry in its thread's predecessor log (`parents`). The log
-//! took 0.57, 0.57, 0.72 and 0.39 bytes a state on ParamProductionCell-PT-0,
-//! FlexibleBarrier-PT-06a, Peterson-PT-3 and Referendum-PT-0015 (2 threads;
-//! `memory_bytes` with and without `--no-trace`), against 4 bytes for a
-//! stored predecessor id before, and no slower: best of 6 interleaved runs
-//! on the 2-core machine, one thread within 1%, two threads 0.4 to 5.5%
-//! faster (`bench-results/device-2026-11-22c/parent_log.log`).
+//! traces, its entry in its thread's predecessor log (`parents`), which
+//! takes well under the 4 bytes of a stored predecessor id and was no
+//! slower on one and two threads (measured in docs/CPU.md, "Predecessor
+//! log").
 //!
 //! The index grows at 90% fill, so a state costs 4 / fill bytes of index,
 //! 4.4 to 8.9 bytes. The probe of a bucket of 16 entries stays short, but
-//! not free. Against growing at 80% (two runs each, one thread,
-//! `bench-results/device-2026-11-22b/cpu_variants.log`): within run-to-run
-//! noise on models that end at the same index size either way
-//! (FlexibleBarrier-PT-06a 1.70 and 1.73 s against 1.74 and 1.65 s,
-//! ParamProductionCell-PT-0 1.49 and 1.51 s against 1.49 and 1.63 s), and
-//! 4% faster with 22% less memory (16.9 against 21.8 bytes a state) on one
-//! that 80% makes grow once more (Peterson-PT-3). Reported memory is what the
-//! search wrote: the whole index, the store's records of every id handed
-//! out (the store's segments beyond them are never written, so the system
-//! gives them no memory), the predecessor logs, and the largest lists of
-//! state ids of two consecutive levels.
+//! not free; growing at 80% instead was no faster, and took more memory on
+//! a model that it made grow once more (docs/CPU.md, "Growing at 90 %").
+//! Reported memory is what the search wrote: the whole index, the store's
+//! records of every id handed out (the store's segments beyond them are
+//! never written, so the system gives them no memory), the predecessor
+//! logs, and the largest lists of state ids of two consecutive levels.
 //!
 //! The index and the store's segments are mapped with transparent huge
 //! pages asked for (`cells::ZeroedCells`), and a segment is mapped whole, so
-//! that a growth copies no record. On the 16-core machine, best of three
-//! (`bench-results/device-2026-11-22c/variants_segments.log`), Referendum-PT-0015
-//! took 12.51 s against 14.20 s with one thread and 1.10 s against 1.23 s
-//! with sixteen, against 4 KiB pages and 2^16-record segments grown by
-//! copying. A build with 2^19-record segments still grown by copying
-//! spent 28 ms deciding at barriers on ParamProductionCell-PT-0 (one thread,
-//! all others would wait), whole segments 1.8 ms (`warpcheck check
-//! ParamProductionCell-PT-0/model.pnml --engine cpu --threads 1 -vv`, 2-core
-//! machine, one run each). The reported memory
-//! leaves out the rest of the huge page that the last records of each store
-//! array lie in, up to 2 MiB each: peak RSS less that of `warpcheck info`
-//! on the same model (5 MB) exceeded it by 2 MB on Referendum-PT-0015, 4 MB on
-//! Peterson-PT-3 and Raft-PT-02 (2 threads, 2-core machine, `/usr/bin/time`).
+//! that a growth copies no record: faster than 4 KiB pages and segments
+//! grown by copying, and the decision at a growth's barrier, which every
+//! other thread waits for, stays short (docs/CPU.md, "Huge pages and whole
+//! store segments" and "Deciding at barriers"). The reported memory leaves
+//! out the rest of the huge page that the last records of each store array
+//! lie in, up to 2 MiB each (docs/CPU.md, "Memory the report leaves out").
 //!
 //! # Diagnostics
 //!
@@ -141,18 +126,17 @@ pub struct CpuOptions {
 }
 
 /// Index entries the table starts with (256 KiB), so that a small search
-/// reports and touches little memory. Growing is not free: on three models
-/// of about 3 million states, starting at 2^22 entries took 11-21% less
-/// time with one thread (1.26-1.51 s against 1.47-1.73 s) and 0.13-0.15 s
-/// against 0.14-0.18 s with 16
-/// (`bench-results/device-2026-11-22b/cpu_variants.log`, two runs each).
+/// reports and touches little memory. Growing is not free: a larger start
+/// is faster on models of millions of states (measured in docs/CPU.md,
+/// "First index size").
 pub const INITIAL_SLOTS: u64 = 1 << 16;
 /// Share of the index entries that may be used (in thousandths) before it
-/// grows: probing a bucket at a time stays short up to here.
+/// grows: probing a bucket at a time stays short up to here (docs/CPU.md,
+/// "Growing at 90 %").
 pub const MAX_FILL_PER_MILLE: u64 = 900;
 /// Bytes a state that the memory limit plans for its predecessor (with
 /// traces): what an uncompressed id takes. The compressed log
-/// (`parents`) took 0.4 to 0.7 on the benchmark models.
+/// (`parents`) takes less (docs/CPU.md, "Predecessor log").
 const PLANNED_PARENT_BYTES: u64 = 4;
 /// Entries of an index bucket, the unit of index sizes.
 const BUCKET: u64 = BUCKET_ENTRIES as u64;
@@ -171,7 +155,8 @@ const CHUNK_MAX: u32 = 1024;
 const CHUNK_SHARE: usize = 4;
 /// How long a thread at a barrier spins before it sleeps: a level often
 /// ends within microseconds of the first thread's arrival, and waking a
-/// sleeping thread takes tens of microseconds.
+/// sleeping thread takes tens of microseconds. A longer spin gained
+/// nothing (docs/CPU.md, "Barrier spin").
 const BARRIER_SPIN: Duration = Duration::from_micros(50);
 /// Time between two progress reports.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(500);

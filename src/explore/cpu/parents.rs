@@ -18,8 +18,9 @@
 //! decodes its run from the start (at most a few thousand entries, as long
 //! as a thread's reserve), which only traces do.
 //!
-//! Against 4 bytes of predecessor id a state, the log took 0.4 to 0.7 bytes
-//! a state on the benchmark models (see `super`'s memory section).
+//! Against 4 bytes of predecessor id a state, the log takes a fraction of a
+//! byte a state on the benchmark models (measured in docs/CPU.md,
+//! "Predecessor log").
 
 use std::ops::Range;
 
