@@ -66,7 +66,8 @@ impl Error {
             | Error::Usage(_)
             | Error::Model(_)
             | Error::Write { .. }
-            | Error::Sink(_) => exit::BAD_INPUT,
+            | Error::Sink(SinkError::Write { .. } | SinkError::Capacity(_)) => exit::BAD_INPUT,
+            Error::Sink(SinkError::Inconsistent(_)) => exit::INTERNAL,
             Error::Gpu(e) if e.is_usage() => exit::BAD_INPUT,
             Error::Gpu(_) | Error::Internal(_) => exit::INTERNAL,
         }

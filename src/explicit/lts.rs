@@ -158,7 +158,7 @@ impl LabelledGraphBuilder {
     /// Refuses a call after a successful [`GraphSink::finish`].
     fn check_unfinished(&self) -> Result<(), SinkError> {
         match self.graph {
-            Some(_) => Err(SinkError::Capacity(
+            Some(_) => Err(SinkError::Inconsistent(
                 "the labelled graph is already finished".into(),
             )),
             None => Ok(()),
@@ -189,7 +189,7 @@ impl GraphSink for LabelledGraphBuilder {
     fn finish(&mut self, states: u64, transitions: u64) -> Result<(), SinkError> {
         self.check_unfinished()?;
         if transitions != self.received.len() as u64 {
-            return Err(SinkError::Capacity(format!(
+            return Err(SinkError::Inconsistent(format!(
                 "finish reports {transitions} transitions, but {} were received",
                 self.received.len()
             )));
@@ -201,7 +201,7 @@ impl GraphSink for LabelledGraphBuilder {
         }
         let states = states as u32;
         check_transitions(self.received.iter().copied(), states, self.actions.len())
-            .map_err(|fault| SinkError::Capacity(fault.to_string()))?;
+            .map_err(|fault| SinkError::Inconsistent(fault.to_string()))?;
         let received = std::mem::take(&mut self.received);
         let mut labels = vec![0; received.len()];
         let mut targets = vec![0; received.len()];
@@ -316,7 +316,7 @@ mod tests {
         };
         assert_eq!(
             fault(&EDGES, 3, 5),
-            "finish reports 5 transitions, but 6 were received"
+            "inconsistent graph: finish reports 5 transitions, but 6 were received"
         );
         assert_eq!(
             fault(&[], 0, 0),
@@ -330,11 +330,17 @@ mod tests {
             fault(&[(0, 0, 1 << 32)], 3, 1),
             "state 4294967296 does not fit the u32 state numbers of a labelled graph"
         );
-        assert_eq!(fault(&[(3, 0, 1)], 3, 1), "edge 3 -> 1 leaves the 3 states");
-        assert_eq!(fault(&[(1, 0, 3)], 3, 1), "edge 1 -> 3 leaves the 3 states");
+        assert_eq!(
+            fault(&[(3, 0, 1)], 3, 1),
+            "inconsistent graph: edge 3 -> 1 leaves the 3 states"
+        );
+        assert_eq!(
+            fault(&[(1, 0, 3)], 3, 1),
+            "inconsistent graph: edge 1 -> 3 leaves the 3 states"
+        );
         assert_eq!(
             fault(&[(1, 3, 0)], 3, 1),
-            "edge 1 -> 0 has action 3, but 3 actions are named"
+            "inconsistent graph: edge 1 -> 0 has action 3, but 3 actions are named"
         );
     }
 
@@ -343,7 +349,7 @@ mod tests {
         let mut builder = LabelledGraphBuilder::new(names(&["a"]));
         builder.edges(&[(0, 0, 0)]).unwrap();
         builder.finish(1, 1).unwrap();
-        let finished = "the labelled graph is already finished";
+        let finished = "inconsistent graph: the labelled graph is already finished";
         assert_eq!(builder.edges(&[]).unwrap_err().to_string(), finished);
         assert_eq!(builder.finish(1, 1).unwrap_err().to_string(), finished);
         assert_eq!(builder.into_graph().unwrap().canonical_edges(), [(0, 0, 0)]);

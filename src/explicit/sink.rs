@@ -24,6 +24,11 @@ pub enum SinkError {
     /// numbering allows).
     #[error("{0}")]
     Capacity(String),
+    /// What the sink was given does not form a graph (counts that differ
+    /// from what was pushed, edges outside the states): a bug of the
+    /// explorer that pushed it.
+    #[error("inconsistent graph: {0}")]
+    Inconsistent(String),
 }
 
 /// Receives a state space edge by edge, in batches, then its totals.

@@ -13,7 +13,7 @@ use super::kernel::GraphParams;
 use super::search::SearchTable;
 use crate::encode::EncodedNetwork;
 use crate::error::Error;
-use crate::explicit::{Edge, GraphSink};
+use crate::explicit::{Csr, Edge, GraphSink, LabelledGraph};
 use crate::explore::Exploration;
 use crate::gpu::{Build, Device, GpuError, scan};
 
@@ -53,14 +53,22 @@ impl DeviceGraph {
         })
     }
 
-    /// Host copies of the offsets, targets and labels.
-    pub fn download(&self, device: &Device) -> Result<(Vec<u64>, Vec<u32>, Vec<u32>), GpuError> {
+    /// A host copy, with the network's action names `actions`.
+    pub fn download(
+        &self,
+        device: &Device,
+        actions: Vec<String>,
+    ) -> Result<LabelledGraph, GpuError> {
         let edges = self.edges as usize;
-        Ok((
-            device.download(&self.offsets)?,
-            device.download(&self.targets.slice(..edges))?,
-            device.download(&self.labels.slice(..edges))?,
-        ))
+        Ok(LabelledGraph {
+            edges: Csr {
+                offsets: device.download(&self.offsets)?,
+                targets: device.download(&self.targets.slice(..edges))?,
+            },
+            labels: device.download(&self.labels.slice(..edges))?,
+            actions,
+            initial: 0,
+        })
     }
 }
 
