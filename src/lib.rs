@@ -4,7 +4,7 @@
 //!
 //! The crate is layered like LTSmin's PINS split: [`frontend`]s read files
 //! into a [`model::Network`]; [`encode`] packs it into the arrays every
-//! [`engine`] explores; [`report`] renders what the engines found.
+//! engine of [`explore`] searches; [`report`] renders what the engines found.
 
 pub mod cli;
 pub mod encode;

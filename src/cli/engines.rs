@@ -2,8 +2,8 @@
 
 use super::{CheckArgs, EngineChoice};
 use crate::encode::EncodedNetwork;
-use crate::explore::gpu::{Gpu, GpuOptions};
 use crate::explore::cpu::{self, CpuOptions};
+use crate::explore::gpu::{Gpu, GpuOptions};
 use crate::explore::{Exploration, SearchOptions, reference};
 use crate::report::human_bytes;
 

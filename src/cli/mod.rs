@@ -10,8 +10,8 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::encode::EncodedNetwork;
-use crate::explore::gpu::GpuOptions;
 use crate::explore::cpu::CpuOptions;
+use crate::explore::gpu::GpuOptions;
 use crate::explore::{Completion, Progress, SearchOptions};
 use crate::frontend::{self, LoadError};
 use crate::model::Network;

@@ -2,8 +2,8 @@
 //! [`SearchOptions`] and returns an [`Exploration`]; they differ only in
 //! how they search, so their counts and verdicts must agree exactly.
 
-pub mod gpu;
 pub mod cpu;
+pub mod gpu;
 pub mod reference;
 
 use std::sync::Arc;

@@ -11,8 +11,8 @@ use rayon::prelude::*;
 
 use super::aut_label;
 use crate::encode::{EncodedNetwork, SuccessorGenerator};
-use crate::explore::gpu::{Gpu, GpuExploration, GpuOptions};
 use crate::explore::cpu::{self, CpuOptions, StoredStates};
+use crate::explore::gpu::{Gpu, GpuExploration, GpuOptions};
 use crate::explore::{Completion, Exploration, SearchOptions, reference};
 
 /// States the multi-core export expands in one parallel task.

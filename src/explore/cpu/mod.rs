@@ -179,11 +179,7 @@ const PROGRESS_INTERVAL: Duration = Duration::from_millis(500);
 /// a complete search every count is the same; a search that stops at a
 /// finding stops in the same breadth-first level (the finding may be
 /// another one of that level).
-pub fn explore(
-    net: &EncodedNetwork,
-    search: &SearchOptions,
-    opts: &CpuOptions,
-) -> Exploration {
+pub fn explore(net: &EncodedNetwork, search: &SearchOptions, opts: &CpuOptions) -> Exploration {
     explore_from(net, search, opts, INITIAL_SLOTS)
 }
 
