@@ -14,3 +14,5 @@ pub mod frontend;
 pub mod generate;
 pub mod model;
 pub mod report;
+#[cfg(feature = "testing")]
+pub mod testing;

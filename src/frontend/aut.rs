@@ -9,7 +9,7 @@
 //! The reader works line by line on slices of the input, without copying
 //! lines, and interns labels through a hash map: a million transitions take
 //! 0.14 to 0.19 s in release builds (`aut_million_transitions_load_fast` in
-//! `tests/frontends.rs`, run with `--nocapture`).
+//! `tests/it/frontends.rs`, run with `--nocapture`).
 
 use std::fmt::Write as _;
 use std::path::Path;

@@ -2,14 +2,13 @@
 //! reports and the files it writes. The reference engine is named so the
 //! tests do not depend on the machine's GPU or core count.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
 use warpcheck::encode::EncodedNetwork;
 use warpcheck::explore::{SearchOptions, reference};
 use warpcheck::frontend;
+use warpcheck::testing;
 
 fn warpcheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_warpcheck"))
@@ -383,7 +382,7 @@ fn cpu_engine_exports_the_same_state_space_as_the_reference() {
     ];
     for model in specs.iter().chain(&mcc) {
         let reference = export(model, &["--engine", "reference"], "reference.aut");
-        let reference_shape = common::numbering_free_shape(&reference);
+        let reference_shape = testing::numbering_free_shape(&reference);
         let reference_canonical = canonical_transitions(&reference);
         if specs.contains(model) {
             assert!(reference_canonical.is_some(), "{model} is deterministic");
@@ -398,7 +397,7 @@ fn cpu_engine_exports_the_same_state_space_as_the_reference() {
                 "{context}"
             );
             assert_eq!(
-                common::numbering_free_shape(&cpu),
+                testing::numbering_free_shape(&cpu),
                 reference_shape,
                 "{context}"
             );

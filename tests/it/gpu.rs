@@ -5,15 +5,13 @@
 //! semantics. Without a GPU every test prints `SKIPPED: no GPU available
 //! (<reason>)` and passes.
 //!
-//! The `#[ignore]`d tests need files from outside the repository and are
-//! run on the GPU machine by `scripts/gpu_test.sh` and `scripts/gpu_bench.sh`.
-
-mod common;
+//! The `#[ignore]`d test needs files from outside the repository and is
+//! run on the GPU machine by `scripts/gpu_test.sh`; the throughput
+//! benchmark is `benches/gpu_explore.rs` (`scripts/gpu_bench.sh`).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
-use std::time::Instant;
 
 use warpcheck::encode::EncodedNetwork;
 use warpcheck::explore::gpu::{
@@ -21,8 +19,9 @@ use warpcheck::explore::gpu::{
 };
 use warpcheck::explore::{Completion, Exploration, SearchOptions, is_fatal, reference};
 use warpcheck::generate;
-use warpcheck::model::{Lts, LtsTransition, Network, Participant, Process, SyncRule};
+use warpcheck::model::Network;
 use warpcheck::report::export;
+use warpcheck::testing;
 
 /// Device memory for test searches: small, so that tables clear quickly.
 const TEST_MEMORY: u64 = 64 << 20;
@@ -101,7 +100,7 @@ fn compare(
                 finding.kind
             ));
         }
-        common::check_finding(net, finding).map_err(|e| format!("{what}: {e}"))?;
+        testing::check_finding(net, finding).map_err(|e| format!("{what}: {e}"))?;
     } else if figures(&found.exploration) != figures(&reference) {
         return Err(format!(
             "{what} ({options:?}): gpu {:?} != reference {:?}",
@@ -134,7 +133,7 @@ fn compare(
             if finding.trace.is_some() != trace {
                 return Err(format!("{what}: trace presence should be {trace}"));
             }
-            common::check_finding(net, finding).map_err(|e| format!("{what}: {e}"))?;
+            testing::check_finding(net, finding).map_err(|e| format!("{what}: {e}"))?;
         }
     }
     Ok(())
@@ -201,31 +200,9 @@ fn assert_all_match(gpu: &Gpu, cases: impl Iterator<Item = (u64, Network, String
 fn random_networks_match_the_reference() {
     with_gpu(|gpu| {
         let cases =
-            (0..400u64).map(|seed| (seed, common::random_network(seed), format!("seed {seed}")));
+            (0..400u64).map(|seed| (seed, testing::random_network(seed), format!("seed {seed}")));
         assert_all_match(gpu, cases);
     });
-}
-
-/// `network` with `count` two-state processes that never move put in
-/// front (rules renumbered), so that vectors span more words while the
-/// behaviour stays the same. Some start in state 1 so words are not zero.
-fn widened(mut network: Network, count: usize) -> Network {
-    let padding = (0..count).map(|i| Process {
-        name: format!("pad{i}"),
-        lts: Lts {
-            state_names: vec!["a".into(), "b".into()],
-            initial: u32::from(i % 3 == 0),
-            ..Lts::default()
-        },
-        error_states: Vec::new(),
-    });
-    network.processes.splice(0..0, padding);
-    for rule in &mut network.rules {
-        for participant in &mut rule.participants {
-            participant.process += count;
-        }
-    }
-    network
 }
 
 #[test]
@@ -236,68 +213,18 @@ fn wide_random_networks_match_the_reference() {
             .into_iter()
             .flat_map(|(pads, seeds)| seeds.map(move |seed| (pads, seed)))
             .map(|(pads, seed)| {
-                let network = widened(common::random_network(seed), pads);
+                let network = testing::widened(testing::random_network(seed), pads);
                 (seed, network, format!("seed {seed} + {pads} pads"))
             });
         assert_all_match(gpu, cases);
     });
 }
 
-/// A chain of `n` two-state processes: process `i` may step only after
-/// process `i - 1` did (rule `a_i` with a self-loop of `i - 1`). `n + 1`
-/// states, `n` transitions, one deadlock; every word of the vector varies.
-fn chain(n: usize) -> Network {
-    let mut processes = Vec::new();
-    let mut rules = Vec::new();
-    for i in 0..n {
-        let mut lts = Lts {
-            state_names: vec!["idle".into(), "done".into()],
-            ..Lts::default()
-        };
-        let own = lts.intern_label(&format!("a{i}"));
-        lts.transitions.push(LtsTransition {
-            source: 0,
-            label: own,
-            target: 1,
-        });
-        if i + 1 < n {
-            let next = lts.intern_label(&format!("a{}", i + 1));
-            lts.transitions.push(LtsTransition {
-                source: 1,
-                label: next,
-                target: 1,
-            });
-        }
-        processes.push(Process {
-            name: format!("p{i}"),
-            lts,
-            error_states: Vec::new(),
-        });
-        if i > 0 {
-            rules.push(SyncRule {
-                participants: [i - 1, i]
-                    .iter()
-                    .map(|&process| Participant {
-                        process,
-                        label: format!("a{i}"),
-                    })
-                    .collect(),
-                result: format!("a{i}"),
-            });
-        }
-    }
-    Network {
-        processes,
-        rules,
-        ..Network::default()
-    }
-}
-
 #[test]
 fn long_chains_of_wide_vectors_are_exact() {
     with_gpu(|gpu| {
         for n in [40, 700, 1500] {
-            let net = EncodedNetwork::new(&chain(n)).unwrap();
+            let net = EncodedNetwork::new(&testing::chain(n)).unwrap();
             let found = gpu
                 .explore(&net, &search(true), &small(GpuOptions::default()))
                 .unwrap()
@@ -385,7 +312,7 @@ fn a_full_table_is_reported_never_a_verdict() {
 #[test]
 fn device_errors_are_messages() {
     with_gpu(|gpu| {
-        let net = EncodedNetwork::new(&chain(3)).unwrap();
+        let net = EncodedNetwork::new(&testing::chain(3)).unwrap();
         let too_much = GpuOptions {
             memory_bytes: Some(1 << 50),
             ..GpuOptions::default()
@@ -408,7 +335,7 @@ fn device_errors_are_messages() {
             sync: SyncCombination::SharedBuffers,
             ..small(GpuOptions::default())
         };
-        let wide = EncodedNetwork::new(&chain(40)).unwrap();
+        let wide = EncodedNetwork::new(&testing::chain(40)).unwrap();
         let error = gpu.explore(&wide, &search(true), &buffers).unwrap_err();
         assert_eq!(
             error.to_string(),
@@ -418,22 +345,6 @@ fn device_errors_are_messages() {
     });
 }
 
-/// Model folders (each with `model.pnml`) under `dir`, sorted.
-fn models_in(dir: &Path) -> Vec<PathBuf> {
-    let mut models: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-        .unwrap_or_default();
-    models.retain(|m| m.join("model.pnml").is_file());
-    models.sort();
-    models
-}
-
-fn load_pnml(model: &Path) -> EncodedNetwork {
-    let network = warpcheck::frontend::pnml::load(&model.join("model.pnml"))
-        .unwrap_or_else(|e| panic!("{}: {e}", model.display()));
-    EncodedNetwork::new(&network).unwrap()
-}
-
 #[test]
 fn exported_state_spaces_match_the_reference_export() {
     let mut models = vec![
@@ -441,7 +352,7 @@ fn exported_state_spaces_match_the_reference_export() {
         PathBuf::from("specs/traffic_light.net"),
     ];
     models.extend(
-        models_in(Path::new("tests/data/mcc"))
+        testing::mcc_models(Path::new("tests/data/mcc"))
             .into_iter()
             .map(|m| m.join("model.pnml")),
     );
@@ -485,8 +396,8 @@ fn exported_state_spaces_match_the_reference_export() {
                 "{what}"
             );
             assert_eq!(
-                common::numbering_free_shape(&exported),
-                common::numbering_free_shape(&expected),
+                testing::numbering_free_shape(&exported),
+                testing::numbering_free_shape(&expected),
                 "{what}"
             );
             std::fs::remove_file(&gpu_path).unwrap();
@@ -497,12 +408,12 @@ fn exported_state_spaces_match_the_reference_export() {
 #[test]
 fn small_mcc_models_match_the_reference() {
     // Relative to the repository root, where cargo (and scripts/gpu_test.sh) run tests.
-    let models = models_in(Path::new("tests/data/mcc"));
+    let models = testing::mcc_models(Path::new("tests/data/mcc"));
     assert!(!models.is_empty(), "no models under tests/data/mcc");
     with_gpu(|gpu| {
         let mut failures = Vec::new();
         for model in models {
-            let net = load_pnml(&model);
+            let net = testing::load_mcc_model(&model);
             let name = model.file_name().unwrap().to_string_lossy().into_owned();
             // Both ways of handing states to the next level, and
             // GPUexplore's shared-memory combination where it applies.
@@ -539,7 +450,7 @@ fn small_mcc_models_match_the_reference() {
 #[test]
 fn specs_match_the_reference_and_their_traces_replay() {
     with_gpu(|gpu| {
-        let failures: Vec<String> = common::spec_checks()
+        let failures: Vec<String> = testing::spec_checks()
             .iter()
             .filter_map(|(what, net)| compare(gpu, net, &small(GpuOptions::default()), what).err())
             .collect();
@@ -586,7 +497,7 @@ fn mcc_models_match_the_published_counts() {
             if states > max || !dir.join(&name).join("model.pnml").is_file() {
                 continue;
             }
-            let net = load_pnml(&dir.join(&name));
+            let net = testing::load_mcc_model(&dir.join(&name));
             let found = gpu
                 .explore(&net, &search(true), &GpuOptions::default())
                 .unwrap()
@@ -622,192 +533,5 @@ fn mcc_models_match_the_published_counts() {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
-    });
-}
-
-/// Throughput on the models named in `$WARPCHECK_BENCH` (folders of
-/// `$WARPCHECK_MCC`, comma-separated), with the reference engine on those
-/// named in `$WARPCHECK_BENCH_REFERENCE`, and the design switches one at a
-/// time on `$WARPCHECK_BENCH_ABLATE`, and each vector-group size listed in
-/// `$WARPCHECK_BENCH_GROUPS` (e.g. `4,8,16`) on every model, with each read
-/// path in `$WARPCHECK_BENCH_READS` (e.g. `ldg,texture`). Prints one line per
-/// run.
-#[test]
-#[ignore]
-fn bench() {
-    let (Some(dir), Ok(models)) = (
-        std::env::var_os("WARPCHECK_MCC").map(PathBuf::from),
-        std::env::var("WARPCHECK_BENCH"),
-    ) else {
-        println!("SKIPPED: set WARPCHECK_MCC and WARPCHECK_BENCH");
-        return;
-    };
-    let reference_models = std::env::var("WARPCHECK_BENCH_REFERENCE").unwrap_or_default();
-    let ablate = std::env::var("WARPCHECK_BENCH_ABLATE").unwrap_or_default();
-    // Vector-group sizes to try on every model besides the default.
-    let group_threads: Vec<u32> = std::env::var("WARPCHECK_BENCH_GROUPS")
-        .unwrap_or_default()
-        .split(',')
-        .filter_map(|g| g.parse().ok())
-        .collect();
-    // Read paths for those runs (`$WARPCHECK_BENCH_READS`, default `ldg`).
-    let read_paths: Vec<(&str, ReadOnlyPath)> = std::env::var("WARPCHECK_BENCH_READS")
-        .unwrap_or_else(|_| "ldg".into())
-        .split(',')
-        .filter_map(|path| match path {
-            "ldg" => Some(("ldg", ReadOnlyPath::Ldg)),
-            "plain" => Some(("plain", ReadOnlyPath::Plain)),
-            "texture" => Some(("texture", ReadOnlyPath::Texture)),
-            _ => None,
-        })
-        .collect();
-    with_gpu(|gpu| {
-        println!("device: {}", gpu.description());
-        for name in models.split(',').filter(|m| !m.is_empty()) {
-            let net = load_pnml(&dir.join(name));
-            let mut variants = vec![("default", GpuOptions::default(), false)];
-            if ablate.split(',').any(|m| m == name) {
-                let d = GpuOptions::default;
-                variants.extend([
-                    ("no-trace", d(), true),
-                    (
-                        "no-cache",
-                        GpuOptions {
-                            cache: false,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "no-claiming",
-                        GpuOptions {
-                            work_claiming: false,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "plain-loads",
-                        GpuOptions {
-                            readonly_path: ReadOnlyPath::Plain,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "new-marks",
-                        GpuOptions {
-                            frontier: Frontier::NewMarks,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "lowest-owner",
-                        GpuOptions {
-                            owners: OwnerChoice::Lowest,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "sync-buffers",
-                        GpuOptions {
-                            sync: SyncCombination::SharedBuffers,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "ldg",
-                        GpuOptions {
-                            readonly_path: ReadOnlyPath::Ldg,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "iterations=1",
-                        GpuOptions {
-                            iterations: Some(1),
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "threads=128",
-                        GpuOptions {
-                            threads_per_block: Some(128),
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "threads=512",
-                        GpuOptions {
-                            threads_per_block: Some(512),
-                            ..d()
-                        },
-                        false,
-                    ),
-                ]);
-            }
-            let mut variants: Vec<(String, GpuOptions, bool)> = variants
-                .into_iter()
-                .map(|(name, options, no_trace)| (name.to_string(), options, no_trace))
-                .collect();
-            for &(path_name, readonly_path) in &read_paths {
-                for &threads in &group_threads {
-                    let options = GpuOptions {
-                        group_threads: Some(threads),
-                        readonly_path,
-                        ..GpuOptions::default()
-                    };
-                    variants.push((format!("group={threads} {path_name}"), options, false));
-                }
-            }
-            for (variant, options, no_trace) in variants {
-                let started = Instant::now();
-                let options_search = SearchOptions {
-                    no_trace,
-                    ..search(true)
-                };
-                match gpu.explore(&net, &options_search, &options) {
-                    Ok(found) => {
-                        let e = &found.exploration;
-                        println!("{}", e.engine);
-                        println!(
-                            "gpu {name} {variant}: states {} transitions {} deadlocks {} depth {} \
-                             {:?} | search {:.3}s = {:.3e} states/s | setup {:.3}s wall {:.3}s | table {:.1} GiB fill {:.3} launches {} redundancy {:.2}%",
-                            e.states,
-                            e.transitions,
-                            e.deadlocks,
-                            e.depth,
-                            e.completion,
-                            e.elapsed.as_secs_f64(),
-                            e.states as f64 / e.elapsed.as_secs_f64(),
-                            found.setup.as_secs_f64(),
-                            started.elapsed().as_secs_f64(),
-                            found.table_bytes as f64 / (1u64 << 30) as f64,
-                            found.table_fill,
-                            found.launches,
-                            found.redundancy
-                        );
-                    }
-                    Err(e) => println!("gpu {name} {variant}: error {e}"),
-                }
-            }
-            if reference_models.split(',').any(|m| m == name) {
-                let e = reference::explore(&net, &search(true));
-                println!(
-                    "reference {name}: states {} transitions {} deadlocks {} | {:.3}s = {:.3e} states/s",
-                    e.states,
-                    e.transitions,
-                    e.deadlocks,
-                    e.elapsed.as_secs_f64(),
-                    e.states as f64 / e.elapsed.as_secs_f64()
-                );
-            }
-        }
     });
 }
