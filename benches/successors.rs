@@ -7,9 +7,7 @@ use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use warpcheck::encode::{EncodedNetwork, SuccessorGenerator};
-
-#[path = "../tests/common/mod.rs"]
-mod common;
+use warpcheck::testing;
 
 /// The first `count` reachable states of `net`, breadth-first.
 fn sample_states(net: &EncodedNetwork, count: usize) -> Vec<Vec<u32>> {
@@ -51,7 +49,7 @@ fn bench_network(c: &mut Criterion, name: &str, net: &EncodedNetwork) {
 }
 
 fn successors(c: &mut Criterion) {
-    let counters = EncodedNetwork::new(&common::counters(8, 6, true)).expect("encodes");
+    let counters = EncodedNetwork::new(&testing::counters(8, 6, true)).expect("encodes");
     bench_network(c, "counters_8x6", &counters);
     let mcc = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcc");
     for model in [

@@ -15,9 +15,7 @@ use warpcheck::encode::EncodedNetwork;
 use warpcheck::explore::cpu::{self, CpuOptions};
 use warpcheck::explore::{Exploration, SearchOptions, reference};
 use warpcheck::model::Network;
-
-#[path = "../tests/common/mod.rs"]
-mod common;
+use warpcheck::testing;
 
 /// The command line, parsed.
 struct Args {
@@ -76,7 +74,7 @@ fn network(model: &str) -> Result<Network, String> {
         let mut parts = spec.split(',');
         let processes = parse(parts.next())?;
         let states = parse(parts.next())?;
-        return Ok(common::counters(processes, states, true));
+        return Ok(testing::counters(processes, states, true));
     }
     warpcheck::frontend::load(std::path::Path::new(model)).map_err(|e| e.to_string())
 }

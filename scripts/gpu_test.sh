@@ -2,14 +2,16 @@
 # GPU engine tests on the GPU machine, from the repository root.
 #
 # Build here (no CUDA needed):
-#   cargo test --release --no-run --test gpu   # prints the test binary's path
-#   mkdir -p .device && cp target/release/deps/gpu-<hash> .device/gpu-test
+#   cargo test --release --no-run --test it    # prints the test binary's path
+#   mkdir -p .device && cp target/release/deps/it-<hash> .device/tests
 #   cp -r ../shared/mcc .device/mcc            # published MCC models and oracles
 # Then run this script there (device tool: carry [".device"]).
-# Arguments go to the test binary (e.g. a test name filter).
+# Arguments go to the test binary (test name filters; default `gpu::`, the
+# GPU tests: the other modules expect the build tree, e.g. the CLI binary).
 set -euo pipefail
-bin=.device/gpu-test
+bin=.device/tests
 export WARPCHECK_MCC=${WARPCHECK_MCC:-.device/mcc}
 export WARPCHECK_MCC_MAX=${WARPCHECK_MCC_MAX:-10000000}
+[[ $# -gt 0 ]] || set -- gpu::
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
-"$bin" --include-ignored --test-threads=1 --skip bench "$@"
+"$bin" --include-ignored --test-threads=1 "$@"

@@ -16,3 +16,5 @@ pub mod generate;
 pub mod gpu;
 pub mod model;
 pub mod report;
+#[cfg(feature = "testing")]
+pub mod testing;

@@ -332,7 +332,10 @@ pub fn bits_for(count: u64) -> u32 {
     (64 - count.saturating_sub(1).leading_zeros()).max(1)
 }
 
-/// A fast, well-mixing hash of a state vector, shared by the CPU engines.
+/// A fast, well-mixing hash of a state vector, shared by every engine: the
+/// GPU kernels compute the same (`kernels/common/hash.cuh`), so that the
+/// host can place the initial state in the device's table. [`HASH_GOLDEN`]
+/// pins both.
 #[inline]
 pub fn hash_words(words: &[u32]) -> u64 {
     let mut h: u64 = 0x9E37_79B9_7F4A_7C15 ^ words.len() as u64;
@@ -344,9 +347,32 @@ pub fn hash_words(words: &[u32]) -> u64 {
     h ^ (h >> 29)
 }
 
+/// Vectors and their [`hash_words`]: a test checks the host's function
+/// against these values and a GPU test the kernels', so that neither side
+/// can change alone.
+pub const HASH_GOLDEN: [(&[u32], u64); 4] = [
+    (&[0], 0x934a_182e_d5f9_2621),
+    (&[1, 2, 3], 0x5ea3_c0fa_9d96_e510),
+    (&[u32::MAX; 5], 0x73cd_3921_1fb8_4803),
+    (
+        &[
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+            24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39,
+        ],
+        0xaeb2_1e39_6703_6f0a,
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hash_matches_its_golden_values() {
+        for (vector, hash) in HASH_GOLDEN {
+            assert_eq!(hash_words(vector), hash, "{vector:?}");
+        }
+    }
 
     #[test]
     fn bits_for_small_counts() {

@@ -6,7 +6,7 @@
 //! kernel's generator, run on the host over the flattened tables, agrees
 //! too, on random networks and on the reachable states of the MCC models.
 
-mod common;
+use std::path::Path;
 
 use proptest::prelude::*;
 use warpcheck::encode::{
@@ -14,6 +14,7 @@ use warpcheck::encode::{
     MONITOR_ROW, OwnerChoice, SuccessorGenerator,
 };
 use warpcheck::model::{Network, UnmatchedLabels};
+use warpcheck::testing;
 
 /// Most product states checked per network.
 const MAX_PRODUCT_STATES: usize = 20_000;
@@ -259,7 +260,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn successors_match_the_model(net in common::networks(), partial_rows in 0usize..12) {
+    fn successors_match_the_model(net in testing::networks(), partial_rows in 0usize..12) {
         let mut encoded = EncodedNetwork::new(&net).expect("encodes");
         check_network(&net, &encoded)?;
         let full = kernel_tables(&encoded);
@@ -285,7 +286,7 @@ proptest! {
 /// `inc_i`, and each state has exactly the expected successors.
 #[test]
 fn counters_have_exact_successors() {
-    let net = common::counters(3, 4, true);
+    let net = testing::counters(3, 4, true);
     let encoded = EncodedNetwork::new(&net).expect("encodes");
     check_network(&net, &encoded).expect("matches the model");
     let mut generator = SuccessorGenerator::new(&encoded);
@@ -305,16 +306,10 @@ fn counters_have_exact_successors() {
 /// (up to 20,000 each) of the small MCC models.
 #[test]
 fn kernel_tables_generate_the_reference_successors_on_mcc_models() {
-    let mut models: Vec<_> = std::fs::read_dir("tests/data/mcc")
-        .expect("tests/data/mcc")
-        .map(|e| e.expect("directory entry").path().join("model.pnml"))
-        .filter(|m| m.is_file())
-        .collect();
-    models.sort();
-    assert!(!models.is_empty());
+    let models = testing::mcc_models(Path::new("tests/data/mcc"));
+    assert!(!models.is_empty(), "no models under tests/data/mcc");
     for model in models {
-        let network = warpcheck::frontend::pnml::load(&model).expect("loads");
-        let net = EncodedNetwork::new(&network).expect("encodes");
+        let net = testing::load_mcc_model(&model);
         let tables = kernel_tables(&net);
         let mut generator = SuccessorGenerator::new(&net);
         let mut seen = std::collections::HashSet::from([net.initial.clone()]);

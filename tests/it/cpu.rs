@@ -2,8 +2,6 @@
 //! complete searches, same verdict and breadth-first level of the first
 //! finding otherwise, at 1, 2 and 8 threads; every trace replays.
 
-mod common;
-
 use std::ops::RangeInclusive;
 use std::path::Path;
 
@@ -12,6 +10,7 @@ use warpcheck::encode::EncodedNetwork;
 use warpcheck::explore::cpu::{self, CpuOptions};
 use warpcheck::explore::{Completion, Exploration, Finding, FindingKind, SearchOptions, reference};
 use warpcheck::model::Network;
+use warpcheck::testing;
 
 /// Thread counts every comparison runs at.
 const THREADS: [usize; 3] = [1, 2, 8];
@@ -119,7 +118,7 @@ fn compare(net: &Network, check_deadlock: bool) -> Result<(), String> {
             ));
         }
         for finding in [&found.first, &stopped.first].into_iter().flatten() {
-            common::check_finding(&encoded, finding)
+            testing::check_finding(&encoded, finding)
                 .map_err(|e| format!("{threads} threads: bad finding: {e}"))?;
         }
     }
@@ -130,7 +129,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn agrees_with_reference_on_random_networks(net in common::networks(), check_deadlock: bool) {
+    fn agrees_with_reference_on_random_networks(net in testing::networks(), check_deadlock: bool) {
         if let Err(difference) = compare(&net, check_deadlock) {
             prop_assert!(false, "{}", difference);
         }
@@ -140,7 +139,7 @@ proptest! {
 #[test]
 fn agrees_with_reference_on_counters_with_real_contention() {
     // 4^8 = 65536 states: enough for the threads to race on the table.
-    let net = common::counters(8, 4, true);
+    let net = testing::counters(8, 4, true);
     compare(&net, true).unwrap();
     let encoded = EncodedNetwork::new(&net).unwrap();
     let r = run_parallel(&encoded, &options(true, true), 8);
@@ -149,7 +148,7 @@ fn agrees_with_reference_on_counters_with_real_contention() {
 
 #[test]
 fn finds_the_deep_deadlock_with_a_shortest_trace() {
-    let net = common::counters(6, 5, false);
+    let net = testing::counters(6, 5, false);
     let encoded = EncodedNetwork::new(&net).unwrap();
     for threads in THREADS {
         let r = run_parallel(&encoded, &options(true, false), threads);
@@ -161,13 +160,13 @@ fn finds_the_deep_deadlock_with_a_shortest_trace() {
             vec![4 | 4 << 3 | 4 << 6 | 4 << 9 | 4 << 12 | 4 << 15]
         );
         assert_eq!(finding.trace.as_ref().unwrap().actions.len(), 24);
-        common::check_finding(&encoded, &finding).unwrap();
+        testing::check_finding(&encoded, &finding).unwrap();
     }
 }
 
 #[test]
 fn no_trace_reports_the_finding_without_a_path() {
-    let encoded = EncodedNetwork::new(&common::counters(3, 3, false)).unwrap();
+    let encoded = EncodedNetwork::new(&testing::counters(3, 3, false)).unwrap();
     let search = SearchOptions {
         check_deadlock: true,
         no_trace: true,
@@ -180,7 +179,7 @@ fn no_trace_reports_the_finding_without_a_path() {
 
 #[test]
 fn state_limit_stops_with_exactly_the_limit_on_one_thread() {
-    let encoded = EncodedNetwork::new(&common::counters(4, 4, true)).unwrap();
+    let encoded = EncodedNetwork::new(&testing::counters(4, 4, true)).unwrap();
     let search = SearchOptions {
         max_states: Some(100),
         ..SearchOptions::default()
@@ -218,7 +217,7 @@ fn a_full_table_ends_the_search_incomplete() {
     // entries for 230 states (2.8 KiB), then to the 352 entries for 316
     // states that fit (3.9 KiB: 4096 bytes / (4 + 0.9 * 8) bytes an entry,
     // in whole buckets), and no further.
-    let encoded = EncodedNetwork::new(&common::counters(5, 4, true)).unwrap();
+    let encoded = EncodedNetwork::new(&testing::counters(5, 4, true)).unwrap();
     for threads in THREADS {
         let r = run_growing(&encoded, &options(true, true), threads, Some(4096));
         assert_eq!(r.completion, Completion::TableFull);
@@ -240,7 +239,7 @@ fn growing_many_times_with_many_threads_keeps_counts_and_traces() {
     // 4^8 = 65536 states, from a table of one bucket: 13 growths, most of
     // them in the middle of a level, with 8 threads racing on the table
     // and holding reserved ids that the rebuilt index must leave out.
-    let net = common::counters(8, 4, true);
+    let net = testing::counters(8, 4, true);
     let encoded = EncodedNetwork::new(&net).unwrap();
     let reference = reference::explore(&encoded, &options(true, true));
     for threads in THREADS {
@@ -261,19 +260,19 @@ fn growing_many_times_with_many_threads_keeps_counts_and_traces() {
     }
     // The deadlock 24 steps deep, reached through many growths: its trace
     // follows predecessor ids stored before the growths.
-    let encoded = EncodedNetwork::new(&common::counters(6, 5, false)).unwrap();
+    let encoded = EncodedNetwork::new(&testing::counters(6, 5, false)).unwrap();
     for threads in THREADS {
         let r = run_growing(&encoded, &options(true, false), threads, None);
         let finding = r.first.expect("the deadlock is found");
         assert_eq!(finding.trace.as_ref().unwrap().actions.len(), 24);
-        common::check_finding(&encoded, &finding).unwrap();
+        testing::check_finding(&encoded, &finding).unwrap();
     }
 }
 
 #[test]
 fn the_default_table_grows_past_its_first_size() {
     // 5^7 = 78125 states do not fit the first table (52428 states).
-    let encoded = EncodedNetwork::new(&common::counters(7, 5, true)).unwrap();
+    let encoded = EncodedNetwork::new(&testing::counters(7, 5, true)).unwrap();
     let reference = reference::explore(&encoded, &options(true, true));
     for threads in [1, 2] {
         let r = run_parallel(&encoded, &options(true, true), threads);
@@ -321,7 +320,7 @@ fn traces_cost_a_compressed_predecessor_log() {
     // byte when the expanding state moved by less than 8 since the last
     // entry, as it does in a breadth-first search of counters: between a
     // byte per 16 states and a byte per state, plus one 16-byte run start.
-    let encoded = EncodedNetwork::new(&common::counters(6, 4, true)).unwrap();
+    let encoded = EncodedNetwork::new(&testing::counters(6, 4, true)).unwrap();
     let with_limit = |no_trace| SearchOptions {
         max_states: Some(1 << 20),
         no_trace,
@@ -354,7 +353,7 @@ fn progress_is_reported_on_long_runs() {
         })),
         ..SearchOptions::default()
     };
-    let encoded = EncodedNetwork::new(&common::counters(9, 5, true)).unwrap();
+    let encoded = EncodedNetwork::new(&testing::counters(9, 5, true)).unwrap();
     let r = run_parallel(&encoded, &search, 2);
     assert_eq!(r.states, 5u64.pow(9));
     if r.elapsed.as_secs_f64() > 1.2 {

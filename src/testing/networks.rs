@@ -1,17 +1,9 @@
-//! Helpers shared by the integration tests: a generator of small random
-//! networks that exercise every feature of the encoding, and a check that a
-//! counterexample trace really is a path of the network.
-//!
-//! Each test binary compiles this module separately and uses a part of it.
-#![allow(dead_code)]
-
-use std::path::Path;
+//! Networks for tests: random ones fully determined by a seed, and
+//! scalable families whose state spaces are known exactly.
 
 use proptest::prelude::*;
-use warpcheck::encode::{EncodedNetwork, SuccessorGenerator};
-use warpcheck::explore::{Finding, FindingKind};
-use warpcheck::frontend;
-use warpcheck::model::{
+
+use crate::model::{
     ErrorKind, ErrorState, Lts, LtsTransition, Monitor, MonitorTransition, Network, Participant,
     Process, SyncRule, UnmatchedLabels,
 };
@@ -193,70 +185,6 @@ pub fn networks() -> impl Strategy<Value = Network> {
     any::<u64>().prop_map(random_network)
 }
 
-/// Checks that `finding` is real: its trace (if any) starts at the initial
-/// state, every step is a successor of the previous state under the stated
-/// action, the trace ends in the finding's state, and that state is a
-/// deadlock (no successor) or contains the stated error state. Error states
-/// are never expanded, so no step may leave one.
-pub fn check_finding(net: &EncodedNetwork, finding: &Finding) -> Result<(), String> {
-    let mut generator = SuccessorGenerator::new(net);
-    match finding.kind {
-        FindingKind::Deadlock => {
-            let expansion = generator.for_each(&finding.state, |_| {});
-            if expansion.successors != 0 {
-                return Err(format!(
-                    "deadlock state {:?} has {} successors",
-                    finding.state, expansion.successors
-                ));
-            }
-        }
-        FindingKind::Error(e) => {
-            let local = net
-                .error_locals
-                .get(e)
-                .ok_or_else(|| format!("error index {e} out of range"))?;
-            if net.layout.get(&finding.state, local.process) != local.state {
-                return Err(format!("state {:?} is not in error {e}", finding.state));
-            }
-        }
-    }
-    let Some(trace) = &finding.trace else {
-        return Ok(());
-    };
-    if trace.states.len() != trace.actions.len() + 1 {
-        return Err(format!(
-            "trace has {} states but {} actions",
-            trace.states.len(),
-            trace.actions.len()
-        ));
-    }
-    if trace.states[0] != net.initial {
-        return Err(format!(
-            "trace starts at {:?}, not the initial state",
-            trace.states[0]
-        ));
-    }
-    if trace.states.last() != Some(&finding.state) {
-        return Err("trace does not end in the finding's state".to_string());
-    }
-    for (step, (pair, &action)) in trace.states.windows(2).zip(&trace.actions).enumerate() {
-        if net.error_in(&pair[0]).is_some() {
-            return Err(format!("step {step} leaves error state {:?}", pair[0]));
-        }
-        let mut matched = false;
-        generator.for_each(&pair[0], |s| {
-            matched |= s.action == action && s.state == pair[1].as_slice();
-        });
-        if !matched {
-            return Err(format!(
-                "step {step}: {:?} is no `{}` successor of {:?}",
-                pair[1], net.actions[action as usize], pair[0]
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// A scalable network with a known state space: `processes` counters of
 /// `states` values each; counter `i` steps up alone (`inc_i`) and, with
 /// `resets`, drops from its top value back to 0 together with counter
@@ -321,52 +249,74 @@ pub fn counters(processes: usize, states: usize, resets: bool) -> Network {
     net
 }
 
-/// Every model in `specs/` (relative to the working directory, the
-/// repository root under cargo and on the GPU machine), with each of its
-/// properties (and none).
-pub fn spec_checks() -> Vec<(String, EncodedNetwork)> {
-    let mut checks = Vec::new();
-    let mut paths: Vec<_> = std::fs::read_dir(Path::new("specs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("net" | "exp")))
-        .collect();
-    paths.sort();
-    for path in paths {
-        let network = frontend::load(&path).unwrap();
-        checks.push((
-            path.display().to_string(),
-            EncodedNetwork::new(&network).unwrap(),
-        ));
-        for monitor in &network.monitors {
-            checks.push((
-                format!("{} --property {}", path.display(), monitor.name),
-                EncodedNetwork::new(&network.with_monitor(monitor)).unwrap(),
-            ));
+/// A chain of `n` two-state processes: process `i` may step only after
+/// process `i - 1` did (rule `a_i` with a self-loop of `i - 1`). `n + 1`
+/// states, `n` transitions, one deadlock; every word of the vector varies.
+pub fn chain(n: usize) -> Network {
+    let mut processes = Vec::new();
+    let mut rules = Vec::new();
+    for i in 0..n {
+        let mut lts = Lts {
+            state_names: vec!["idle".into(), "done".into()],
+            ..Lts::default()
+        };
+        let own = lts.intern_label(&format!("a{i}"));
+        lts.transitions.push(LtsTransition {
+            source: 0,
+            label: own,
+            target: 1,
+        });
+        if i + 1 < n {
+            let next = lts.intern_label(&format!("a{}", i + 1));
+            lts.transitions.push(LtsTransition {
+                source: 1,
+                label: next,
+                target: 1,
+            });
+        }
+        processes.push(Process {
+            name: format!("p{i}"),
+            lts,
+            error_states: Vec::new(),
+        });
+        if i > 0 {
+            rules.push(SyncRule {
+                participants: [i - 1, i]
+                    .iter()
+                    .map(|&process| Participant {
+                        process,
+                        label: format!("a{i}"),
+                    })
+                    .collect(),
+                result: format!("a{i}"),
+            });
         }
     }
-    assert!(checks.len() >= 6, "specs/ holds the examples");
-    checks
+    Network {
+        processes,
+        rules,
+        ..Network::default()
+    }
 }
 
-/// Per state, its out-degree and sorted outgoing labels, all sorted; and
-/// every transition's label, sorted: what any numbering of an LTS keeps.
-pub fn numbering_free_shape(
-    lts: &warpcheck::model::Lts,
-) -> (Vec<(usize, Vec<String>)>, Vec<String>) {
-    let mut outgoing = vec![Vec::new(); lts.state_names.len()];
-    for t in &lts.transitions {
-        outgoing[t.source as usize].push(lts.labels[t.label as usize].clone());
+/// `network` with `count` two-state processes that never move put in
+/// front (rules renumbered), so that vectors span more words while the
+/// behaviour stays the same. Some start in state 1 so words are not zero.
+pub fn widened(mut network: Network, count: usize) -> Network {
+    let padding = (0..count).map(|i| Process {
+        name: format!("pad{i}"),
+        lts: Lts {
+            state_names: vec!["a".into(), "b".into()],
+            initial: u32::from(i % 3 == 0),
+            ..Lts::default()
+        },
+        error_states: Vec::new(),
+    });
+    network.processes.splice(0..0, padding);
+    for rule in &mut network.rules {
+        for participant in &mut rule.participants {
+            participant.process += count;
+        }
     }
-    let mut per_state: Vec<(usize, Vec<String>)> = outgoing
-        .into_iter()
-        .map(|mut labels| {
-            labels.sort();
-            (labels.len(), labels)
-        })
-        .collect();
-    per_state.sort();
-    let mut labels: Vec<String> = per_state.iter().flat_map(|(_, l)| l.clone()).collect();
-    labels.sort();
-    (per_state, labels)
+    network
 }

@@ -2,14 +2,13 @@
 //! reports and the files it writes. The reference engine is named so the
 //! tests do not depend on the machine's GPU or core count.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
 use warpcheck::encode::EncodedNetwork;
 use warpcheck::explore::{SearchOptions, reference};
 use warpcheck::frontend;
+use warpcheck::testing;
 
 fn warpcheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_warpcheck"))
@@ -383,7 +382,7 @@ fn cpu_engine_exports_the_same_state_space_as_the_reference() {
     ];
     for model in specs.iter().chain(&mcc) {
         let reference = export(model, &["--engine", "reference"], "reference.aut");
-        let reference_shape = common::numbering_free_shape(&reference);
+        let reference_shape = testing::numbering_free_shape(&reference);
         let reference_canonical = canonical_transitions(&reference);
         if specs.contains(model) {
             assert!(reference_canonical.is_some(), "{model} is deterministic");
@@ -398,7 +397,7 @@ fn cpu_engine_exports_the_same_state_space_as_the_reference() {
                 "{context}"
             );
             assert_eq!(
-                common::numbering_free_shape(&cpu),
+                testing::numbering_free_shape(&cpu),
                 reference_shape,
                 "{context}"
             );
@@ -500,58 +499,95 @@ fn cpu_engine_tells_where_its_time_went_at_debug_level() {
     assert!(line.contains(" ms deciding at barriers"), "{line:?}");
 }
 
+/// Runs warpcheck with no GPU visible, so that what happens without a GPU
+/// is tested on GPU machines too.
+fn warpcheck_without_gpu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("CUDA_VISIBLE_DEVICES", "-1")
+        .output()
+        .expect("the binary runs")
+}
+
 #[test]
-fn engines_without_a_gpu_fall_back_to_the_cpu_with_a_message() {
+fn engine_gpu_without_a_gpu_is_a_usage_error_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("space.aut");
-    let check = |engine| {
-        vec![
-            "check",
-            "specs/philosophers3.net",
-            "--deadlock",
-            "--engine",
-            engine,
-            "--threads",
-            "2",
-        ]
-    };
-    let explore = vec![
+    let check = [
+        "check",
+        "specs/philosophers3.net",
+        "--deadlock",
+        "--engine",
+        "gpu",
+    ];
+    let explore = [
         "explore",
         "specs/philosophers3.net",
         "--write-aut",
         out.to_str().unwrap(),
         "--engine",
         "gpu",
+    ];
+    for args in [&check[..], &explore[..]] {
+        let o = warpcheck_without_gpu(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: --engine gpu: no GPU available: "),
+            "{args:?}: {err}"
+        );
+        assert!(stdout(&o).is_empty(), "{args:?}");
+    }
+    assert!(!out.exists());
+    let o = warpcheck_without_gpu(&[&check[..], &["--format", "json"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    let report = json(&o);
+    assert_eq!(report["exit_code"], 2);
+    assert!(
+        report["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("--engine gpu: no GPU available: "),
+        "{report}"
+    );
+}
+
+#[test]
+fn engine_auto_without_a_gpu_notes_the_cpu_fallback_unless_quiet() {
+    let args = [
+        "check",
+        "specs/philosophers3.net",
+        "--deadlock",
         "--threads",
         "2",
     ];
-    // `auto` only prefers the GPU: a note; `gpu` asks for it: a warning.
-    for (args, kind) in [
-        (check("auto"), "note"),
-        (check("gpu"), "warning"),
-        (explore, "warning"),
+    let o = warpcheck_without_gpu(&args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("note: no GPU could be opened (no GPU available: ")
+            && err.ends_with("); using the CPU engine\n"),
+        "{err}"
+    );
+    assert!(stdout(&o).contains("cpu (2 threads)"), "{}", stdout(&o));
+    let o = warpcheck_without_gpu(&[&args[..], &["-q"]].concat());
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn help_lists_every_exit_code() {
+    let help = stdout(&warpcheck(&["check", "--help"]));
+    for code in [
+        "0  checked, no violation found",
+        "1  violation found",
+        "2  bad input or usage",
+        "3  exploration incomplete",
+        "4  internal or device failure",
     ] {
-        let o = warpcheck(&args);
-        let err = stderr(&o);
-        let Some(fallback) = err.lines().find(|l| l.contains("no GPU could be opened")) else {
-            // A machine with a GPU: nothing to fall back from.
-            continue;
-        };
-        assert!(
-            fallback.starts_with(&format!("{kind}: no GPU could be opened ("))
-                && fallback.ends_with("); using the CPU engine"),
-            "{args:?}: {fallback}"
-        );
-        if args[0] == "check" {
-            assert_eq!(o.status.code(), Some(1), "{args:?}");
-            assert!(
-                stdout(&o).contains("cpu (2 threads)"),
-                "{args:?}: {}",
-                stdout(&o)
-            );
-        } else {
-            assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
-            assert!(out.exists());
-        }
+        assert!(help.contains(code), "{code}: {help}");
     }
 }

@@ -1,15 +1,14 @@
 //! The reference engine on the bundled examples: every reported trace is
 //! replayed through the semantics, and findings agree with `--all` counts.
 
-mod common;
-
 use warpcheck::encode::EncodedNetwork;
 use warpcheck::explore::{Completion, FindingKind, SearchOptions, reference};
+use warpcheck::testing;
 
 #[test]
 fn every_spec_trace_replays_and_matches_the_full_search() {
     let mut findings = 0;
-    for (name, net) in common::spec_checks() {
+    for (name, net) in testing::spec_checks() {
         let first = reference::explore(
             &net,
             &SearchOptions {
@@ -29,7 +28,7 @@ fn every_spec_trace_replays_and_matches_the_full_search() {
         match &first.first {
             Some(finding) => {
                 findings += 1;
-                common::check_finding(&net, finding).unwrap_or_else(|e| panic!("{name}: {e}"));
+                testing::check_finding(&net, finding).unwrap_or_else(|e| panic!("{name}: {e}"));
                 assert_eq!(first.completion, Completion::StoppedAtFinding);
                 let trace = finding.trace.as_ref().unwrap();
                 assert!(trace.actions.len() as u32 <= all.depth, "{name}");
@@ -56,7 +55,7 @@ fn every_spec_trace_replays_and_matches_the_full_search() {
 #[test]
 fn random_network_traces_are_shortest_and_replay() {
     for seed in 0..300 {
-        let network = common::random_network(seed);
+        let network = testing::random_network(seed);
         let net = EncodedNetwork::new(&network).unwrap();
         let result = reference::explore(
             &net,
@@ -66,7 +65,7 @@ fn random_network_traces_are_shortest_and_replay() {
             },
         );
         if let Some(finding) = &result.first {
-            common::check_finding(&net, finding).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            testing::check_finding(&net, finding).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             // Breadth-first: the finding is at most one level below the
             // last level fully expanded.
             let steps = finding.trace.as_ref().unwrap().actions.len() as u32;

@@ -5,33 +5,36 @@
 //! semantics. Without a GPU every test prints `SKIPPED: no GPU available
 //! (<reason>)` and passes.
 //!
-//! The `#[ignore]`d tests need files from outside the repository and are
-//! run on the GPU machine by `scripts/gpu_test.sh` and `scripts/gpu_bench.sh`.
-
-mod common;
+//! The `#[ignore]`d test needs files from outside the repository and is
+//! run on the GPU machine by `scripts/gpu_test.sh`; the throughput
+//! benchmark is `benches/gpu_explore.rs` (`scripts/gpu_bench.sh`).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::{Mutex, OnceLock};
-use std::time::Instant;
 
 use warpcheck::encode::EncodedNetwork;
+use warpcheck::encode::{HASH_GOLDEN, hash_words};
+use warpcheck::explicit::LabelledGraphBuilder;
 use warpcheck::explore::gpu::{
-    Frontier, Gpu, GpuError, GpuOptions, OwnerChoice, ReadOnlyPath, SyncCombination,
+    self, Frontier, GpuOptions, OwnerChoice, ReadOnlyPath, SyncCombination,
 };
-use warpcheck::explore::{Completion, Exploration, SearchOptions, is_fatal, reference};
+use warpcheck::explore::{Completion, Exploration, SearchOptions, outcome, reference};
+use warpcheck::frontend::aut::AutWriter;
 use warpcheck::generate;
-use warpcheck::model::{Lts, LtsTransition, Network, Participant, Process, SyncRule};
-use warpcheck::report::export;
+use warpcheck::gpu::{Device, GpuError, KERNEL_DIR_VARIABLE, scan};
+use warpcheck::model::Network;
+use warpcheck::testing;
 
 /// Device memory for test searches: small, so that tables clear quickly.
 const TEST_MEMORY: u64 = 64 << 20;
 
-/// The one GPU of the test binary; tests take turns on it.
-fn with_gpu(run: impl FnOnce(&Gpu)) {
-    static GPU: OnceLock<Result<Mutex<Gpu>, String>> = OnceLock::new();
+/// The first GPU of the test binary; tests take turns on it.
+fn with_gpu(run: impl FnOnce(&Device)) {
+    static GPU: OnceLock<Result<Mutex<Device>, String>> = OnceLock::new();
     let opened = GPU.get_or_init(|| {
-        Gpu::open().map(Mutex::new).map_err(|e| match e {
+        Device::open(0).map(Mutex::new).map_err(|e| match e {
             GpuError::Unavailable(reason) => reason,
             other => other.to_string(),
         })
@@ -76,16 +79,14 @@ fn figures(e: &Exploration) -> (u64, u64, u64, u64, u64, u32, Completion) {
 /// Compares a full search and a stop-at-first search of `net` with the
 /// reference engine; replays the GPU's finding.
 fn compare(
-    gpu: &Gpu,
+    device: &Device,
     net: &EncodedNetwork,
     options: &GpuOptions,
     what: &str,
 ) -> Result<(), String> {
     let all = search(true);
     let reference = reference::explore(net, &all);
-    let found = gpu
-        .explore(net, &all, options)
-        .map_err(|e| format!("{what}: {e}"))?;
+    let found = gpu::explore(device, net, &all, options).map_err(|e| format!("{what}: {e}"))?;
     let fatal_stop = found.exploration.completion == Completion::StoppedAtFinding;
     if fatal_stop {
         // A Model error ends even a --all search; where it is met first
@@ -95,13 +96,13 @@ fn compare(
             .first
             .as_ref()
             .ok_or("stopped without a finding")?;
-        if !is_fatal(net, &finding.kind) || reference.errors == 0 {
+        if !outcome::is_fatal(net, &finding.kind) || reference.errors == 0 {
             return Err(format!(
                 "{what}: --all search stopped at {:?}",
                 finding.kind
             ));
         }
-        common::check_finding(net, finding).map_err(|e| format!("{what}: {e}"))?;
+        testing::check_finding(net, finding).map_err(|e| format!("{what}: {e}"))?;
     } else if figures(&found.exploration) != figures(&reference) {
         return Err(format!(
             "{what} ({options:?}): gpu {:?} != reference {:?}",
@@ -115,8 +116,7 @@ fn compare(
             ..search(false)
         };
         let reference = reference::explore(net, &first);
-        let found = gpu
-            .explore(net, &first, options)
+        let found = gpu::explore(device, net, &first, options)
             .map_err(|e| format!("{what}: {e}"))?
             .exploration;
         if found.completion != reference.completion
@@ -134,7 +134,7 @@ fn compare(
             if finding.trace.is_some() != trace {
                 return Err(format!("{what}: trace presence should be {trace}"));
             }
-            common::check_finding(net, finding).map_err(|e| format!("{what}: {e}"))?;
+            testing::check_finding(net, finding).map_err(|e| format!("{what}: {e}"))?;
         }
     }
     Ok(())
@@ -181,12 +181,12 @@ fn options_for(seed: u64, processes: usize) -> GpuOptions {
 /// Compares the GPU with the reference on each `(seed, network, name)`,
 /// with the switches [`options_for`] picks from the seed, and fails once
 /// with every mismatch listed.
-fn assert_all_match(gpu: &Gpu, cases: impl Iterator<Item = (u64, Network, String)>) {
+fn assert_all_match(device: &Device, cases: impl Iterator<Item = (u64, Network, String)>) {
     let failures: Vec<String> = cases
         .filter_map(|(seed, network, name)| {
             let net = EncodedNetwork::new(&network).expect("test networks encode");
             let what = format!("{name} ({} words)", net.words());
-            compare(gpu, &net, &options_for(seed, net.processes()), &what).err()
+            compare(device, &net, &options_for(seed, net.processes()), &what).err()
         })
         .collect();
     assert!(
@@ -199,107 +199,34 @@ fn assert_all_match(gpu: &Gpu, cases: impl Iterator<Item = (u64, Network, String
 
 #[test]
 fn random_networks_match_the_reference() {
-    with_gpu(|gpu| {
+    with_gpu(|device| {
         let cases =
-            (0..400u64).map(|seed| (seed, common::random_network(seed), format!("seed {seed}")));
-        assert_all_match(gpu, cases);
+            (0..400u64).map(|seed| (seed, testing::random_network(seed), format!("seed {seed}")));
+        assert_all_match(device, cases);
     });
-}
-
-/// `network` with `count` two-state processes that never move put in
-/// front (rules renumbered), so that vectors span more words while the
-/// behaviour stays the same. Some start in state 1 so words are not zero.
-fn widened(mut network: Network, count: usize) -> Network {
-    let padding = (0..count).map(|i| Process {
-        name: format!("pad{i}"),
-        lts: Lts {
-            state_names: vec!["a".into(), "b".into()],
-            initial: u32::from(i % 3 == 0),
-            ..Lts::default()
-        },
-        error_states: Vec::new(),
-    });
-    network.processes.splice(0..0, padding);
-    for rule in &mut network.rules {
-        for participant in &mut rule.participants {
-            participant.process += count;
-        }
-    }
-    network
 }
 
 #[test]
 fn wide_random_networks_match_the_reference() {
-    with_gpu(|gpu| {
+    with_gpu(|device| {
         // 100 pad bits: 4 words; 1100 pad bits: 36 words, buckets of 2 lines.
         let cases = [(100usize, 0..60u64), (1100, 60..90)]
             .into_iter()
             .flat_map(|(pads, seeds)| seeds.map(move |seed| (pads, seed)))
             .map(|(pads, seed)| {
-                let network = widened(common::random_network(seed), pads);
+                let network = testing::widened(testing::random_network(seed), pads);
                 (seed, network, format!("seed {seed} + {pads} pads"))
             });
-        assert_all_match(gpu, cases);
+        assert_all_match(device, cases);
     });
-}
-
-/// A chain of `n` two-state processes: process `i` may step only after
-/// process `i - 1` did (rule `a_i` with a self-loop of `i - 1`). `n + 1`
-/// states, `n` transitions, one deadlock; every word of the vector varies.
-fn chain(n: usize) -> Network {
-    let mut processes = Vec::new();
-    let mut rules = Vec::new();
-    for i in 0..n {
-        let mut lts = Lts {
-            state_names: vec!["idle".into(), "done".into()],
-            ..Lts::default()
-        };
-        let own = lts.intern_label(&format!("a{i}"));
-        lts.transitions.push(LtsTransition {
-            source: 0,
-            label: own,
-            target: 1,
-        });
-        if i + 1 < n {
-            let next = lts.intern_label(&format!("a{}", i + 1));
-            lts.transitions.push(LtsTransition {
-                source: 1,
-                label: next,
-                target: 1,
-            });
-        }
-        processes.push(Process {
-            name: format!("p{i}"),
-            lts,
-            error_states: Vec::new(),
-        });
-        if i > 0 {
-            rules.push(SyncRule {
-                participants: [i - 1, i]
-                    .iter()
-                    .map(|&process| Participant {
-                        process,
-                        label: format!("a{i}"),
-                    })
-                    .collect(),
-                result: format!("a{i}"),
-            });
-        }
-    }
-    Network {
-        processes,
-        rules,
-        ..Network::default()
-    }
 }
 
 #[test]
 fn long_chains_of_wide_vectors_are_exact() {
-    with_gpu(|gpu| {
+    with_gpu(|device| {
         for n in [40, 700, 1500] {
-            let net = EncodedNetwork::new(&chain(n)).unwrap();
-            let found = gpu
-                .explore(&net, &search(true), &small(GpuOptions::default()))
+            let net = EncodedNetwork::new(&testing::chain(n)).unwrap();
+            let found = gpu::explore(device, &net, &search(true), &small(GpuOptions::default()))
                 .unwrap()
                 .exploration;
             assert_eq!(
@@ -314,7 +241,7 @@ fn long_chains_of_wide_vectors_are_exact() {
                 net.words()
             );
             compare(
-                gpu,
+                device,
                 &net,
                 &small(GpuOptions::default()),
                 &format!("chain {n}"),
@@ -326,7 +253,7 @@ fn long_chains_of_wide_vectors_are_exact() {
 
 #[test]
 fn generated_families_have_their_exact_counts() {
-    with_gpu(|gpu| {
+    with_gpu(|device| {
         let cases = [
             ("philosophers", 3),
             ("philosophers", 9),
@@ -348,8 +275,7 @@ fn generated_families_have_their_exact_counts() {
                 warpcheck::frontend::net::parse(&text.unwrap(), Path::new("generated.net"))
                     .unwrap();
             let net = EncodedNetwork::new(&network).unwrap();
-            let found = gpu
-                .explore(&net, &search(true), &small(GpuOptions::default()))
+            let found = gpu::explore(device, &net, &search(true), &small(GpuOptions::default()))
                 .unwrap()
                 .exploration;
             assert_eq!(
@@ -361,14 +287,14 @@ fn generated_families_have_their_exact_counts() {
                 (expected.states, expected.transitions, expected.deadlocks),
                 "{what}"
             );
-            compare(gpu, &net, &small(GpuOptions::default()), &what).unwrap();
+            compare(device, &net, &small(GpuOptions::default()), &what).unwrap();
         }
     });
 }
 
 #[test]
 fn a_full_table_is_reported_never_a_verdict() {
-    with_gpu(|gpu| {
+    with_gpu(|device| {
         let text = generate::philosophers(14).unwrap();
         let network = warpcheck::frontend::net::parse(&text, Path::new("generated.net")).unwrap();
         let net = EncodedNetwork::new(&network).unwrap();
@@ -376,7 +302,7 @@ fn a_full_table_is_reported_never_a_verdict() {
             memory_bytes: Some(64 << 10),
             ..GpuOptions::default()
         };
-        let found = gpu.explore(&net, &search(true), &options).unwrap();
+        let found = gpu::explore(device, &net, &search(true), &options).unwrap();
         assert_eq!(found.exploration.completion, Completion::TableFull);
         assert!(found.exploration.states < generate::philosophers_expected(14).states as u64);
     });
@@ -384,13 +310,13 @@ fn a_full_table_is_reported_never_a_verdict() {
 
 #[test]
 fn device_errors_are_messages() {
-    with_gpu(|gpu| {
-        let net = EncodedNetwork::new(&chain(3)).unwrap();
+    with_gpu(|device| {
+        let net = EncodedNetwork::new(&testing::chain(3)).unwrap();
         let too_much = GpuOptions {
             memory_bytes: Some(1 << 50),
             ..GpuOptions::default()
         };
-        let error = gpu.explore(&net, &search(true), &too_much).unwrap_err();
+        let error = gpu::explore(device, &net, &search(true), &too_much).unwrap_err();
         assert!(
             error.to_string().starts_with("out of GPU memory"),
             "{error}"
@@ -399,7 +325,7 @@ fn device_errors_are_messages() {
             threads_per_block: Some(100),
             ..small(GpuOptions::default())
         };
-        let error = gpu.explore(&net, &search(true), &odd_block).unwrap_err();
+        let error = gpu::explore(device, &net, &search(true), &odd_block).unwrap_err();
         assert_eq!(
             error.to_string(),
             "invalid GPU setting: threads per block must be a multiple of 32 between 32 and 1024, not 100"
@@ -408,30 +334,14 @@ fn device_errors_are_messages() {
             sync: SyncCombination::SharedBuffers,
             ..small(GpuOptions::default())
         };
-        let wide = EncodedNetwork::new(&chain(40)).unwrap();
-        let error = gpu.explore(&wide, &search(true), &buffers).unwrap_err();
+        let wide = EncodedNetwork::new(&testing::chain(40)).unwrap();
+        let error = gpu::explore(device, &wide, &search(true), &buffers).unwrap_err();
         assert_eq!(
             error.to_string(),
             "invalid GPU setting: shared-memory sync buffers need a thread per process: a group \
              of at most 32 threads for 40 processes"
         );
     });
-}
-
-/// Model folders (each with `model.pnml`) under `dir`, sorted.
-fn models_in(dir: &Path) -> Vec<PathBuf> {
-    let mut models: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-        .unwrap_or_default();
-    models.retain(|m| m.join("model.pnml").is_file());
-    models.sort();
-    models
-}
-
-fn load_pnml(model: &Path) -> EncodedNetwork {
-    let network = warpcheck::frontend::pnml::load(&model.join("model.pnml"))
-        .unwrap_or_else(|e| panic!("{}: {e}", model.display()));
-    EncodedNetwork::new(&network).unwrap()
 }
 
 #[test]
@@ -441,7 +351,7 @@ fn exported_state_spaces_match_the_reference_export() {
         PathBuf::from("specs/traffic_light.net"),
     ];
     models.extend(
-        models_in(Path::new("tests/data/mcc"))
+        testing::mcc_models(Path::new("tests/data/mcc"))
             .into_iter()
             .map(|m| m.join("model.pnml")),
     );
@@ -453,18 +363,20 @@ fn exported_state_spaces_match_the_reference_export() {
         no_trace: true,
         ..SearchOptions::default()
     };
-    with_gpu(|gpu| {
+    with_gpu(|device| {
         for model in &models {
             let network = warpcheck::frontend::load(model)
                 .unwrap_or_else(|e| panic!("{}: {e}", model.display()));
             let net = EncodedNetwork::new(&network).unwrap();
-            let reference = export::write_state_space(&net, &search, &reference_path).unwrap();
-            let explored = export::write_state_space_gpu(
-                gpu,
+            let mut sink = AutWriter::create(&reference_path, &net.actions).unwrap();
+            let reference = reference::explore_into(&net, &search, &mut sink).unwrap();
+            let mut sink = AutWriter::create(&gpu_path, &net.actions).unwrap();
+            let explored = gpu::explore_into(
+                device,
                 &net,
                 &search,
                 &small(GpuOptions::default()),
-                &gpu_path,
+                &mut sink,
             )
             .unwrap_or_else(|e| panic!("{}: {e}", model.display()));
             let what = model.display();
@@ -485,8 +397,8 @@ fn exported_state_spaces_match_the_reference_export() {
                 "{what}"
             );
             assert_eq!(
-                common::numbering_free_shape(&exported),
-                common::numbering_free_shape(&expected),
+                testing::numbering_free_shape(&exported),
+                testing::numbering_free_shape(&expected),
                 "{what}"
             );
             std::fs::remove_file(&gpu_path).unwrap();
@@ -497,12 +409,12 @@ fn exported_state_spaces_match_the_reference_export() {
 #[test]
 fn small_mcc_models_match_the_reference() {
     // Relative to the repository root, where cargo (and scripts/gpu_test.sh) run tests.
-    let models = models_in(Path::new("tests/data/mcc"));
+    let models = testing::mcc_models(Path::new("tests/data/mcc"));
     assert!(!models.is_empty(), "no models under tests/data/mcc");
-    with_gpu(|gpu| {
+    with_gpu(|device| {
         let mut failures = Vec::new();
         for model in models {
-            let net = load_pnml(&model);
+            let net = testing::load_mcc_model(&model);
             let name = model.file_name().unwrap().to_string_lossy().into_owned();
             // Both ways of handing states to the next level, and
             // GPUexplore's shared-memory combination where it applies.
@@ -527,7 +439,8 @@ fn small_mcc_models_match_the_reference() {
                 ));
             }
             for (variant, options) in variants {
-                if let Err(e) = compare(gpu, &net, &small(options), &format!("{name} {variant}")) {
+                if let Err(e) = compare(device, &net, &small(options), &format!("{name} {variant}"))
+                {
                     failures.push(e);
                 }
             }
@@ -538,12 +451,197 @@ fn small_mcc_models_match_the_reference() {
 
 #[test]
 fn specs_match_the_reference_and_their_traces_replay() {
-    with_gpu(|gpu| {
-        let failures: Vec<String> = common::spec_checks()
+    with_gpu(|device| {
+        let failures: Vec<String> = testing::spec_checks()
             .iter()
-            .filter_map(|(what, net)| compare(gpu, net, &small(GpuOptions::default()), what).err())
+            .filter_map(|(what, net)| {
+                compare(device, net, &small(GpuOptions::default()), what).err()
+            })
             .collect();
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    });
+}
+
+#[test]
+fn devices_are_opened_by_ordinal() {
+    with_gpu(|device| {
+        assert_eq!(device.ordinal(), 0);
+        match Device::open(1 << 20) {
+            Err(GpuError::Unavailable(reason)) => assert!(
+                reason.starts_with("no CUDA device 1048576: ") && reason.ends_with(" visible"),
+                "{reason}"
+            ),
+            other => panic!("device 2^20 opened: {other:?}"),
+        }
+    });
+}
+
+#[test]
+fn the_kernels_hash_vectors_as_the_host_does() {
+    with_gpu(|device| {
+        for (vector, golden) in HASH_GOLDEN {
+            let hashes = gpu::device_hashes(device, vector, vector.len()).unwrap();
+            assert_eq!(hashes, [golden], "{vector:?}");
+        }
+        // Many vectors of a few widths, against the host's function.
+        for words in [1usize, 2, 7, 33] {
+            let vectors: Vec<u32> = (0..1000 * words as u32)
+                .map(|i| i.wrapping_mul(0x9E37_79B9).rotate_left(i % 29))
+                .collect();
+            let expected: Vec<u64> = vectors.chunks(words).map(hash_words).collect();
+            assert_eq!(
+                gpu::device_hashes(device, &vectors, words).unwrap(),
+                expected,
+                "{words} words"
+            );
+        }
+    });
+}
+
+#[test]
+fn the_device_scan_gives_exclusive_prefix_sums() {
+    with_gpu(|device| {
+        // Around the tile size (2048) and over two levels of tiles.
+        for len in [1usize, 5, 2047, 2048, 2049, 2048 * 2048 + 3] {
+            let counts: Vec<u32> = (0..len as u32).map(|i| i % 7 + (i % 3) * 1000).collect();
+            let expected: Vec<u32> = counts
+                .iter()
+                .scan(0u32, |sum, &c| {
+                    let before = *sum;
+                    *sum = sum.wrapping_add(c);
+                    Some(before)
+                })
+                .collect();
+            let mut on_device = device.upload(&counts).unwrap();
+            scan::exclusive_scan(device, &mut on_device, len).unwrap();
+            assert_eq!(device.download(&on_device).unwrap(), expected, "u32, {len}");
+            let wide: Vec<u64> = counts.iter().map(|&c| u64::from(c) << 20).collect();
+            let expected_wide: Vec<u64> = wide
+                .iter()
+                .scan(0u64, |sum, &c| {
+                    let before = *sum;
+                    *sum += c;
+                    Some(before)
+                })
+                .collect();
+            let mut on_device = device.upload(&wide).unwrap();
+            scan::exclusive_scan(device, &mut on_device, len).unwrap();
+            assert_eq!(
+                device.download(&on_device).unwrap(),
+                expected_wide,
+                "u64, {len}"
+            );
+        }
+    });
+}
+
+#[test]
+fn the_graph_left_on_the_device_is_the_exported_one() {
+    let mut models = vec![
+        PathBuf::from("specs/philosophers3.net"),
+        PathBuf::from("specs/mutex_bad.net"),
+        PathBuf::from("specs/button.aut"),
+    ];
+    models.extend(
+        testing::mcc_models(Path::new("tests/data/mcc"))
+            .into_iter()
+            .map(|m| m.join("model.pnml")),
+    );
+    let search = SearchOptions {
+        keep_going: true,
+        no_trace: true,
+        ..SearchOptions::default()
+    };
+    with_gpu(|device| {
+        for model in &models {
+            let what = model.display();
+            let network = warpcheck::frontend::load(model).unwrap();
+            let net = EncodedNetwork::new(&network).unwrap();
+            let options = small(GpuOptions::default());
+            let (explored, graph) = gpu::explore_graph(device, &net, &search, &options).unwrap();
+            let graph = graph
+                .unwrap_or_else(|| panic!("{what}: no graph"))
+                .download(device, net.actions.clone())
+                .unwrap();
+            graph.validate().unwrap();
+            let mut builder = LabelledGraphBuilder::new(net.actions.clone());
+            gpu::explore_into(device, &net, &search, &options, &mut builder).unwrap();
+            let exported = builder.into_graph().unwrap();
+            assert_eq!(
+                graph.canonical_edges(),
+                exported.canonical_edges(),
+                "{what}"
+            );
+            let mut builder = LabelledGraphBuilder::new(net.actions.clone());
+            let reference = reference::explore_into(&net, &search, &mut builder).unwrap();
+            let by_reference = builder.into_graph().unwrap();
+            assert_eq!(
+                (u64::from(graph.edges.states()), graph.edges.edge_count()),
+                (reference.states, reference.transitions),
+                "{what}"
+            );
+            assert_eq!(
+                (
+                    explored.exploration.states,
+                    explored.exploration.transitions
+                ),
+                (reference.states, reference.transitions),
+                "{what}"
+            );
+            assert_eq!(
+                testing::numbering_free_shape(&testing::lts_of(&graph)),
+                testing::numbering_free_shape(&testing::lts_of(&by_reference)),
+                "{what}"
+            );
+        }
+    });
+}
+
+/// The `warpcheck` binary: `$WARPCHECK_BIN` (on the GPU machine, where the
+/// build's path does not exist), else the one cargo built.
+fn binary() -> PathBuf {
+    std::env::var_os("WARPCHECK_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_warpcheck")))
+}
+
+#[test]
+fn a_device_failure_during_the_search_exits_4() {
+    with_gpu(|_| {
+        // The kernels as they are, but the search kernel traps at its start.
+        let dir = tempfile::tempdir().unwrap();
+        for file in gpu::kernel::all_files() {
+            let path = dir.path().join(file.path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let mut text = file.embedded.to_string();
+            if file.path == "explore/search.cu" {
+                let start = "explore_levels(const SearchParams params) {\n";
+                assert!(text.contains(start), "the search kernel's signature moved");
+                text = text.replace(
+                    start,
+                    &format!("{start}    if (params.levels > 0) __trap();\n"),
+                );
+            }
+            std::fs::write(path, text).unwrap();
+        }
+        let output = Command::new(binary())
+            .args([
+                "check",
+                "specs/philosophers3.net",
+                "--deadlock",
+                "--engine",
+                "gpu",
+            ])
+            .env(KERNEL_DIR_VARIABLE, dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(4), "{stderr}");
+        assert!(
+            stderr.starts_with("error: GPU failure during running the search kernel: "),
+            "{stderr}"
+        );
+        assert!(output.stdout.is_empty());
     });
 }
 
@@ -580,15 +678,14 @@ fn mcc_models_match_the_published_counts() {
         .ok()
         .and_then(|m| m.parse().ok())
         .unwrap_or(10_000_000);
-    with_gpu(|gpu| {
+    with_gpu(|device| {
         let mut failures = Vec::new();
         for (name, states, transitions, deadlock) in oracles(&dir) {
             if states > max || !dir.join(&name).join("model.pnml").is_file() {
                 continue;
             }
-            let net = load_pnml(&dir.join(&name));
-            let found = gpu
-                .explore(&net, &search(true), &GpuOptions::default())
+            let net = testing::load_mcc_model(&dir.join(&name));
+            let found = gpu::explore(device, &net, &search(true), &GpuOptions::default())
                 .unwrap()
                 .exploration;
             println!(
@@ -622,192 +719,5 @@ fn mcc_models_match_the_published_counts() {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
-    });
-}
-
-/// Throughput on the models named in `$WARPCHECK_BENCH` (folders of
-/// `$WARPCHECK_MCC`, comma-separated), with the reference engine on those
-/// named in `$WARPCHECK_BENCH_REFERENCE`, and the design switches one at a
-/// time on `$WARPCHECK_BENCH_ABLATE`, and each vector-group size listed in
-/// `$WARPCHECK_BENCH_GROUPS` (e.g. `4,8,16`) on every model, with each read
-/// path in `$WARPCHECK_BENCH_READS` (e.g. `ldg,texture`). Prints one line per
-/// run.
-#[test]
-#[ignore]
-fn bench() {
-    let (Some(dir), Ok(models)) = (
-        std::env::var_os("WARPCHECK_MCC").map(PathBuf::from),
-        std::env::var("WARPCHECK_BENCH"),
-    ) else {
-        println!("SKIPPED: set WARPCHECK_MCC and WARPCHECK_BENCH");
-        return;
-    };
-    let reference_models = std::env::var("WARPCHECK_BENCH_REFERENCE").unwrap_or_default();
-    let ablate = std::env::var("WARPCHECK_BENCH_ABLATE").unwrap_or_default();
-    // Vector-group sizes to try on every model besides the default.
-    let group_threads: Vec<u32> = std::env::var("WARPCHECK_BENCH_GROUPS")
-        .unwrap_or_default()
-        .split(',')
-        .filter_map(|g| g.parse().ok())
-        .collect();
-    // Read paths for those runs (`$WARPCHECK_BENCH_READS`, default `ldg`).
-    let read_paths: Vec<(&str, ReadOnlyPath)> = std::env::var("WARPCHECK_BENCH_READS")
-        .unwrap_or_else(|_| "ldg".into())
-        .split(',')
-        .filter_map(|path| match path {
-            "ldg" => Some(("ldg", ReadOnlyPath::Ldg)),
-            "plain" => Some(("plain", ReadOnlyPath::Plain)),
-            "texture" => Some(("texture", ReadOnlyPath::Texture)),
-            _ => None,
-        })
-        .collect();
-    with_gpu(|gpu| {
-        println!("device: {}", gpu.description());
-        for name in models.split(',').filter(|m| !m.is_empty()) {
-            let net = load_pnml(&dir.join(name));
-            let mut variants = vec![("default", GpuOptions::default(), false)];
-            if ablate.split(',').any(|m| m == name) {
-                let d = GpuOptions::default;
-                variants.extend([
-                    ("no-trace", d(), true),
-                    (
-                        "no-cache",
-                        GpuOptions {
-                            cache: false,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "no-claiming",
-                        GpuOptions {
-                            work_claiming: false,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "plain-loads",
-                        GpuOptions {
-                            readonly_path: ReadOnlyPath::Plain,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "new-marks",
-                        GpuOptions {
-                            frontier: Frontier::NewMarks,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "lowest-owner",
-                        GpuOptions {
-                            owners: OwnerChoice::Lowest,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "sync-buffers",
-                        GpuOptions {
-                            sync: SyncCombination::SharedBuffers,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "ldg",
-                        GpuOptions {
-                            readonly_path: ReadOnlyPath::Ldg,
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "iterations=1",
-                        GpuOptions {
-                            iterations: Some(1),
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "threads=128",
-                        GpuOptions {
-                            threads_per_block: Some(128),
-                            ..d()
-                        },
-                        false,
-                    ),
-                    (
-                        "threads=512",
-                        GpuOptions {
-                            threads_per_block: Some(512),
-                            ..d()
-                        },
-                        false,
-                    ),
-                ]);
-            }
-            let mut variants: Vec<(String, GpuOptions, bool)> = variants
-                .into_iter()
-                .map(|(name, options, no_trace)| (name.to_string(), options, no_trace))
-                .collect();
-            for &(path_name, readonly_path) in &read_paths {
-                for &threads in &group_threads {
-                    let options = GpuOptions {
-                        group_threads: Some(threads),
-                        readonly_path,
-                        ..GpuOptions::default()
-                    };
-                    variants.push((format!("group={threads} {path_name}"), options, false));
-                }
-            }
-            for (variant, options, no_trace) in variants {
-                let started = Instant::now();
-                let options_search = SearchOptions {
-                    no_trace,
-                    ..search(true)
-                };
-                match gpu.explore(&net, &options_search, &options) {
-                    Ok(found) => {
-                        let e = &found.exploration;
-                        println!("{}", e.engine);
-                        println!(
-                            "gpu {name} {variant}: states {} transitions {} deadlocks {} depth {} \
-                             {:?} | search {:.3}s = {:.3e} states/s | setup {:.3}s wall {:.3}s | table {:.1} GiB fill {:.3} launches {} redundancy {:.2}%",
-                            e.states,
-                            e.transitions,
-                            e.deadlocks,
-                            e.depth,
-                            e.completion,
-                            e.elapsed.as_secs_f64(),
-                            e.states as f64 / e.elapsed.as_secs_f64(),
-                            found.setup.as_secs_f64(),
-                            started.elapsed().as_secs_f64(),
-                            found.table_bytes as f64 / (1u64 << 30) as f64,
-                            found.table_fill,
-                            found.launches,
-                            found.redundancy
-                        );
-                    }
-                    Err(e) => println!("gpu {name} {variant}: error {e}"),
-                }
-            }
-            if reference_models.split(',').any(|m| m == name) {
-                let e = reference::explore(&net, &search(true));
-                println!(
-                    "reference {name}: states {} transitions {} deadlocks {} | {:.3}s = {:.3e} states/s",
-                    e.states,
-                    e.transitions,
-                    e.deadlocks,
-                    e.elapsed.as_secs_f64(),
-                    e.states as f64 / e.elapsed.as_secs_f64()
-                );
-            }
-        }
     });
 }

@@ -837,7 +837,7 @@ fn aut_million_transitions_load_fast() {
     assert_eq!(lts.transitions.len(), count as usize);
     assert_eq!(lts.labels.len(), 51);
     // 0.14 to 0.19 s in three release runs on the 2-core dev machine
-    // (`cargo test --release --test frontends aut_million -- --nocapture`);
+    // (`cargo test --release --test it frontends::aut_million -- --nocapture`);
     // the bound leaves room for debug builds.
     eprintln!("parsed 1e6 transitions in {elapsed:?}");
     assert!(elapsed.as_secs_f64() < 2.0, "took {elapsed:?}");

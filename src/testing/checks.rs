@@ -1,0 +1,108 @@
+//! Checks of what the engines report, against the semantics.
+
+use crate::encode::{EncodedNetwork, SuccessorGenerator};
+use crate::explicit::LabelledGraph;
+use crate::explore::{Finding, FindingKind};
+use crate::model::{Lts, LtsTransition};
+
+/// Checks that `finding` is real: its trace (if any) starts at the initial
+/// state, every step is a successor of the previous state under the stated
+/// action, the trace ends in the finding's state, and that state is a
+/// deadlock (no successor) or contains the stated error state. Error states
+/// are never expanded, so no step may leave one.
+pub fn check_finding(net: &EncodedNetwork, finding: &Finding) -> Result<(), String> {
+    let mut generator = SuccessorGenerator::new(net);
+    match finding.kind {
+        FindingKind::Deadlock => {
+            let expansion = generator.for_each(&finding.state, |_| {});
+            if expansion.successors != 0 {
+                return Err(format!(
+                    "deadlock state {:?} has {} successors",
+                    finding.state, expansion.successors
+                ));
+            }
+        }
+        FindingKind::Error(e) => {
+            let local = net
+                .error_locals
+                .get(e)
+                .ok_or_else(|| format!("error index {e} out of range"))?;
+            if net.layout.get(&finding.state, local.process) != local.state {
+                return Err(format!("state {:?} is not in error {e}", finding.state));
+            }
+        }
+    }
+    let Some(trace) = &finding.trace else {
+        return Ok(());
+    };
+    if trace.states.len() != trace.actions.len() + 1 {
+        return Err(format!(
+            "trace has {} states but {} actions",
+            trace.states.len(),
+            trace.actions.len()
+        ));
+    }
+    if trace.states[0] != net.initial {
+        return Err(format!(
+            "trace starts at {:?}, not the initial state",
+            trace.states[0]
+        ));
+    }
+    if trace.states.last() != Some(&finding.state) {
+        return Err("trace does not end in the finding's state".to_string());
+    }
+    for (step, (pair, &action)) in trace.states.windows(2).zip(&trace.actions).enumerate() {
+        if net.error_in(&pair[0]).is_some() {
+            return Err(format!("step {step} leaves error state {:?}", pair[0]));
+        }
+        let mut matched = false;
+        generator.for_each(&pair[0], |s| {
+            matched |= s.action == action && s.state == pair[1].as_slice();
+        });
+        if !matched {
+            return Err(format!(
+                "step {step}: {:?} is no `{}` successor of {:?}",
+                pair[1], net.actions[action as usize], pair[0]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Per state, its out-degree and sorted outgoing labels, all sorted; and
+/// every transition's label, sorted: what any numbering of an LTS keeps.
+pub fn numbering_free_shape(lts: &Lts) -> (Vec<(usize, Vec<String>)>, Vec<String>) {
+    let mut outgoing = vec![Vec::new(); lts.state_names.len()];
+    for t in &lts.transitions {
+        outgoing[t.source as usize].push(lts.labels[t.label as usize].clone());
+    }
+    let mut per_state: Vec<(usize, Vec<String>)> = outgoing
+        .into_iter()
+        .map(|mut labels| {
+            labels.sort();
+            (labels.len(), labels)
+        })
+        .collect();
+    per_state.sort();
+    let mut labels: Vec<String> = per_state.iter().flat_map(|(_, l)| l.clone()).collect();
+    labels.sort();
+    (per_state, labels)
+}
+
+/// `graph` as an [`Lts`] (states named by number), for
+/// [`numbering_free_shape`].
+pub fn lts_of(graph: &LabelledGraph) -> Lts {
+    Lts {
+        state_names: (0..graph.edges.states()).map(|s| s.to_string()).collect(),
+        initial: graph.initial,
+        labels: graph.actions.clone(),
+        transitions: graph
+            .transitions()
+            .map(|(source, label, target)| LtsTransition {
+                source,
+                label,
+                target,
+            })
+            .collect(),
+    }
+}

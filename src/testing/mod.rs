@@ -1,0 +1,17 @@
+//! Generators and checks shared by the integration tests, the benchmarks
+//! and the examples: small random networks that exercise every feature of
+//! the encoding, scalable families with known state spaces, a check that a
+//! finding and its counterexample trace really are a path of the network,
+//! and the bundled example and Model Checking Contest models.
+//!
+//! Compiled only with the `testing` feature, which the package's
+//! dev-dependency on itself turns on for `cargo test`, `cargo bench` and
+//! the examples; the shipped binary (`cargo build --release`) leaves it out.
+
+mod checks;
+mod models;
+mod networks;
+
+pub use checks::{check_finding, lts_of, numbering_free_shape};
+pub use models::{load_mcc_model, mcc_models, spec_checks};
+pub use networks::{chain, counters, networks, random_network, widened};

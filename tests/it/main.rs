@@ -1,0 +1,17 @@
+//! The integration tests, one binary with a module per area. Shared
+//! generators and checks are in `warpcheck::testing` (the `testing`
+//! feature, on for every `cargo test`). Models are read relative to the
+//! repository root, where cargo and `scripts/gpu_test.sh` run the tests.
+//!
+//! Run one area with a filter on its module, e.g. `cargo test cpu::`.
+//! Proptest keeps the seeds of past failures of module `m` in
+//! `tests/proptest-regressions/m.txt` (its default place for a crate whose
+//! root is `main.rs`) and replays them first.
+
+mod cli;
+mod cpu;
+mod frontends;
+mod gpu;
+mod mcc;
+mod reference;
+mod successors;
