@@ -3,6 +3,7 @@
 
 #define FULL_MASK 0xffffffffu
 // Release/acquire fence at GPU scope: what message passing from a writer
-// to its readers in global memory needs; measured as fast as
-// __threadfence(), which is sequentially consistent (fence.sc.gpu).
+// to its readers in global memory needs, and no stronger than that
+// (__threadfence() is sequentially consistent, fence.sc.gpu); the two
+// timed alike (benches/results/gpu.md, "Where the time went").
 #define FENCE() asm volatile("fence.acq_rel.gpu;" ::: "memory")

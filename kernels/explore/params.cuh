@@ -35,8 +35,8 @@ struct SearchParams {
     unsigned long long max_states;
     unsigned first_level;
     unsigned levels;                   // levels this launch may run
-    unsigned options;                  // OPT_* bits
-    unsigned unused;
+    unsigned check_deadlock;           // 1: count states without successors as deadlocks
+    unsigned keep_going;               // 1: go on after findings that do not end every search
 };
 
 // The passes over a finished search's table that number its states and

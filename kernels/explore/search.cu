@@ -12,8 +12,8 @@
 //                  bitmaps, one per level parity), and each level scans the
 //                  bitmap for the states to expand
 //   WARPS          warps per block
-//   ST_*, STOP_*, FOUND_*, OPT_*: statistics indices, stop reasons, finding
-//                  kinds and option bits, spelled once in src/explore/gpu/kernel.rs
+//   ST_*, STOP_*, FOUND_*: statistics indices, stop reasons and finding
+//                  kinds, spelled once in src/explore/gpu/kernel.rs
 //
 // The search rules (which finding is kept, which ends the search) are
 // src/explore/outcome.rs's; record_finding below is their mirror.
@@ -31,11 +31,11 @@
 
 // Records a finding at `slot`: the first of each class is kept (a fatal
 // error in its own counter, so that it wins over earlier findings), and a
-// fatal finding, or any without OPT_KEEP_GOING, stops the search.
-__device__ __forceinline__ void record_finding(unsigned long long* stats, unsigned options, unsigned long long kind,
+// fatal finding, or any without `keep_going`, stops the search.
+__device__ __forceinline__ void record_finding(unsigned long long* stats, bool keep_going, unsigned long long kind,
                                                unsigned slot, bool fatal) {
     atomicCAS(&stats[fatal ? ST_FOUND_FATAL : ST_FOUND], ~0ull, (kind << 32) | slot);
-    if (fatal || !(options & OPT_KEEP_GOING)) atomicMax(&stats[ST_STOP], STOP_FINDING);
+    if (fatal || !keep_going) atomicMax(&stats[ST_STOP], STOP_FINDING);
 }
 
 // The chunks of a level's frontier (queue entries or bitmap words) a warp
@@ -97,7 +97,8 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
     unsigned* const queue1 = params.queue1;
     const unsigned long long queue_capacity = params.queue_capacity;
     unsigned long long* const stats = params.stats;
-    const unsigned first_level = params.first_level, levels = params.levels, options = params.options;
+    const unsigned first_level = params.first_level, levels = params.levels;
+    const bool check_deadlock = params.check_deadlock != 0, keep_going = params.keep_going != 0;
     const unsigned long long max_states = params.max_states;
     extern __shared__ unsigned shared[];
     const unsigned lane = threadIdx.x & 31;
@@ -285,7 +286,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                 const bool is_new = (inserted >> lane) & 1;
                 if (is_new && error) {
                     atomicAdd(&stats[ST_ERRORS], 1ull);
-                    record_finding(stats, options, FOUND_ERROR, my_inserted_slot, first_error_is_fatal(net, stage + lane * VEC_WORDS));
+                    record_finding(stats, keep_going, FOUND_ERROR, my_inserted_slot, first_error_is_fatal(net, stage + lane * VEC_WORDS));
                 }
                 const unsigned enqueue = __ballot_sync(FULL_MASK, is_new && !error);
                 // Publish this round's new states to the next frontier (at most 32).
@@ -311,9 +312,9 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
             // Per-state successor count over the group: zero means deadlock.
             unsigned state_successors = successors;
             for (unsigned o = GROUP_THREADS / 2; o > 0; o >>= 1) state_successors += __shfl_xor_sync(FULL_MASK, state_successors, o);
-            if ((options & OPT_CHECK_DEADLOCK) && active && group_lane == 0 && state_successors == 0) {
+            if (check_deadlock && active && group_lane == 0 && state_successors == 0) {
                 atomicAdd(&stats[ST_DEADLOCKS], 1ull);
-                record_finding(stats, options, FOUND_DEADLOCK, my_slot, false);
+                record_finding(stats, keep_going, FOUND_DEADLOCK, my_slot, false);
             }
             unsigned warp_successors = successors, warp_blocked = monitor_blocked;
             for (unsigned o = 16; o > 0; o >>= 1) {

@@ -1,7 +1,7 @@
 //! Checks of what the engines report, against the semantics.
 
 use crate::encode::{EncodedNetwork, SuccessorGenerator};
-use crate::explicit::LabelledGraph;
+use crate::explicit::{Csr, LabelledGraph};
 use crate::explore::{Finding, FindingKind};
 use crate::model::{Lts, LtsTransition};
 
@@ -105,4 +105,26 @@ pub fn lts_of(graph: &LabelledGraph) -> Lts {
             })
             .collect(),
     }
+}
+
+/// The number of states at each breadth-first distance from state 0 in
+/// `graph`: a figure that does not depend on how states are numbered.
+pub fn bfs_level_sizes(graph: &Csr) -> Vec<usize> {
+    let mut seen = vec![false; graph.states() as usize];
+    let mut level = vec![0u32];
+    seen[0] = true;
+    let mut sizes = Vec::new();
+    while !level.is_empty() {
+        sizes.push(level.len());
+        let mut next = Vec::new();
+        for &state in &level {
+            for &target in graph.successors(state) {
+                if !std::mem::replace(&mut seen[target as usize], true) {
+                    next.push(target);
+                }
+            }
+        }
+        level = next;
+    }
+    sizes
 }

@@ -37,6 +37,18 @@ pub(super) struct DeviceNet {
     textures: Option<Textures>,
 }
 
+/// The texel width (`u32` channels) each texture array is read with, and
+/// its name for messages, in the order of [`NetworkParams`].
+const TEXELS: [(u32, &str); 7] = [
+    (4, "process fields"),
+    (1, "process offsets"),
+    (1, "item offsets"),
+    (4, "items"),
+    (1, "transitions"),
+    (4, "rule participants"),
+    (2, "rule look-up rows"),
+];
+
 /// Texture objects over linear device memory, destroyed with this value.
 struct Textures {
     handles: [sys::CUtexObject; 7],
@@ -115,37 +127,34 @@ impl DeviceNet {
         }
     }
 
+    /// The arrays the kernels may read through textures, in the order of
+    /// [`NetworkParams`] (and of [`TEXELS`]).
+    fn texture_arrays(&self) -> [&CudaSlice<u32>; 7] {
+        [
+            &self.fields,
+            &self.proc_offsets,
+            &self.item_offsets,
+            &self.items,
+            &self.transitions,
+            &self.others,
+            &self.lookup,
+        ]
+    }
+
     /// The network's parameter block: texture handles or device addresses.
     pub(super) fn params(&self, device: &Device) -> NetworkParams {
-        let [
-            fields,
-            proc_offsets,
-            item_offsets,
-            items,
-            trans,
-            others,
-            lookup,
-        ] = match &self.textures {
+        let handles = match &self.textures {
             Some(textures) => textures.handles,
-            None => [
-                &self.fields,
-                &self.proc_offsets,
-                &self.item_offsets,
-                &self.items,
-                &self.transitions,
-                &self.others,
-                &self.lookup,
-            ]
-            .map(|array| device.address(array)),
+            None => self.texture_arrays().map(|array| device.address(array)),
         };
         NetworkParams {
-            fields,
-            proc_offsets,
-            item_offsets,
-            items,
-            trans,
-            others,
-            lookup,
+            fields: handles[0],
+            proc_offsets: handles[1],
+            item_offsets: handles[2],
+            items: handles[3],
+            trans: handles[4],
+            others: handles[5],
+            lookup: handles[6],
             error_locals: device.address(&self.error_locals),
             state_offsets: device.address(&self.state_offsets),
             other_processes: device.address(&self.other_processes),
@@ -165,15 +174,7 @@ impl DeviceNet {
         let alignment = device
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?
             .max(4) as u64;
-        let arrays: [(&CudaSlice<u32>, u32, &str); 7] = [
-            (&self.fields, 4, "process fields"),
-            (&self.proc_offsets, 1, "process offsets"),
-            (&self.item_offsets, 1, "item offsets"),
-            (&self.items, 4, "items"),
-            (&self.transitions, 1, "transitions"),
-            (&self.others, 4, "rule participants"),
-            (&self.lookup, 2, "rule look-up rows"),
-        ];
+        let arrays = self.texture_arrays();
         device
             .context()
             .bind_to_thread()
@@ -183,7 +184,7 @@ impl DeviceNet {
             handles: [0; 7],
             _memory: Vec::with_capacity(arrays.len()),
         };
-        for (at, (array, channels, name)) in arrays.into_iter().enumerate() {
+        for (at, (array, (channels, name))) in arrays.into_iter().zip(TEXELS).enumerate() {
             let texels = array.len() / channels as usize;
             if texels > max_texels {
                 tracing::info!(

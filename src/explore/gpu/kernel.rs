@@ -110,16 +110,6 @@ kernel_constants! {
     }
 }
 
-kernel_constants! {
-    /// Bits of the search kernel's `options`.
-    pub mod option: u32 = "OPT_" {
-        /// Count states without successors as deadlocks.
-        CHECK_DEADLOCK = 1;
-        /// Go on after findings that do not end every search.
-        KEEP_GOING = 2;
-    }
-}
-
 param_block! {
     /// The encoded network's device arrays (texture handles in place of the
     /// first seven when the network is read through textures).
@@ -174,10 +164,10 @@ param_block! {
         pub first_level: u32,
         /// Levels the launch may run.
         pub levels: u32,
-        /// [`option`] bits.
-        pub options: u32,
-        /// Padding to a multiple of 8 bytes.
-        pub unused: u32,
+        /// 1: count states without successors as deadlocks.
+        pub check_deadlock: u32,
+        /// 1: go on after findings that do not end every search.
+        pub keep_going: u32,
     }
 }
 
@@ -316,7 +306,6 @@ impl SearchKernel {
             .defines(stat::DEFINES)
             .defines(stop::DEFINES)
             .defines(found::DEFINES)
-            .defines(option::DEFINES)
             .check_layout::<NetworkParams>()
             .check_layout::<SearchParams>()
     }

@@ -107,6 +107,10 @@ pub struct GpuOptions {
     pub owners: OwnerChoice,
     /// How the owner finds the other participants' entries.
     pub sync: SyncCombination,
+    /// Edges written and copied back at once when the state space is
+    /// pushed into a sink ([`explore_into`]; default 2^24, or a state's
+    /// edges if it has more): fewer take less device memory.
+    pub graph_batch_edges: Option<u64>,
 }
 
 impl Default for GpuOptions {
@@ -123,6 +127,7 @@ impl Default for GpuOptions {
             frontier: Frontier::Queue,
             owners: OwnerChoice::MostSelective,
             sync: SyncCombination::Lookup,
+            graph_batch_edges: None,
         }
     }
 }
@@ -177,11 +182,10 @@ pub fn explore(
     search: &SearchOptions,
     options: &GpuOptions,
 ) -> Result<GpuExploration, GpuError> {
-    let started = Instant::now();
-    match outcome::initial_error(net, search, engine_name(device), started) {
-        Some(exploration) => Ok(GpuExploration::without_search(exploration)),
-        None => search::run(device, net, search, options).map(|(result, _)| result),
-    }
+    Ok(match start(device, net, search, options)? {
+        Started::InitialError(exploration) => GpuExploration::without_search(exploration),
+        Started::Searched(result, _) => result,
+    })
 }
 
 /// Explores `net` on `device` (as [`explore`] does) and then, after a
@@ -196,18 +200,17 @@ pub fn explore_into(
     options: &GpuOptions,
     sink: &mut dyn GraphSink,
 ) -> Result<GpuExploration, Error> {
-    let started = Instant::now();
-    if let Some(exploration) = outcome::initial_error(net, search, engine_name(device), started) {
-        return Ok(GpuExploration::without_search(outcome::alone_into(
-            exploration,
-            sink,
-        )?));
+    match start(device, net, search, options)? {
+        Started::InitialError(exploration) => Ok(GpuExploration::without_search(
+            outcome::alone_into(exploration, sink)?,
+        )),
+        Started::Searched(result, table) => {
+            if result.exploration.completion == Completion::Complete {
+                graph::push_edges(device, &table, &result.exploration, options, sink)?;
+            }
+            Ok(result)
+        }
     }
-    let (result, table) = search::run(device, net, search, options)?;
-    if result.exploration.completion == Completion::Complete {
-        graph::push_edges(device, net, &table, &result.exploration, sink)?;
-    }
-    Ok(result)
 }
 
 /// Explores `net` on `device` (as [`explore`] does) and, after a complete
@@ -219,19 +222,49 @@ pub fn explore_graph(
     search: &SearchOptions,
     options: &GpuOptions,
 ) -> Result<(GpuExploration, Option<DeviceGraph>), Error> {
-    let started = Instant::now();
-    if let Some(exploration) = outcome::initial_error(net, search, engine_name(device), started) {
-        let graph = (exploration.completion == Completion::Complete)
-            .then(|| DeviceGraph::single_state(device))
-            .transpose()?;
-        return Ok((GpuExploration::without_search(exploration), graph));
-    }
-    let (result, table) = search::run(device, net, search, options)?;
-    let graph = match result.exploration.completion {
-        Completion::Complete => Some(graph::build(device, &table, &result.exploration)?),
-        _ => None,
+    let (result, graph) = match start(device, net, search, options)? {
+        Started::InitialError(exploration) => {
+            let complete = exploration.completion == Completion::Complete;
+            let graph = complete.then(|| DeviceGraph::single_state(device));
+            (
+                GpuExploration::without_search(exploration),
+                graph.transpose()?,
+            )
+        }
+        Started::Searched(result, table) => {
+            let graph = (result.exploration.completion == Completion::Complete)
+                .then(|| graph::build(device, &table, &result.exploration))
+                .transpose()?;
+            (result, graph)
+        }
     };
     Ok((result, graph))
+}
+
+/// How a search began: without the device, when the initial state is an
+/// error state (the rules of [`outcome::initial_error`]), or on it.
+enum Started {
+    InitialError(Exploration),
+    Searched(GpuExploration, Box<search::SearchTable>),
+}
+
+/// Runs the search of [`explore`], keeping its table.
+fn start(
+    device: &Device,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    options: &GpuOptions,
+) -> Result<Started, GpuError> {
+    let started = Instant::now();
+    Ok(
+        match outcome::initial_error(net, search, engine_name(device), started) {
+            Some(exploration) => Started::InitialError(exploration),
+            None => {
+                let (result, table) = search::run(device, net, search, options)?;
+                Started::Searched(result, Box::new(table))
+            }
+        },
+    )
 }
 
 /// The kernels' hash of each vector of `vectors` (`words` words each),

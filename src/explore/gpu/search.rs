@@ -7,7 +7,7 @@ use std::time::Instant;
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::device_net::DeviceNet;
-use super::kernel::{NetworkKernel, SearchKernel, SearchParams, found, option, stat, stop};
+use super::kernel::{NetworkKernel, SearchKernel, SearchParams, found, stat, stop};
 use super::{Frontier, GpuExploration, GpuOptions, ReadOnlyPath, SyncCombination};
 use crate::encode::{EncodedNetwork, hash_words};
 use crate::explore::outcome::{self, Ending};
@@ -343,16 +343,8 @@ pub(super) fn run(
         max_states: search.max_states.unwrap_or(u64::MAX),
         first_level: 0,
         levels: iterations,
-        options: if search.check_deadlock {
-            option::CHECK_DEADLOCK
-        } else {
-            0
-        } | if search.keep_going {
-            option::KEEP_GOING
-        } else {
-            0
-        },
-        unused: 0,
+        check_deadlock: u32::from(search.check_deadlock),
+        keep_going: u32::from(search.keep_going),
     };
     let mut launches = 0u64;
     let counters = loop {
