@@ -1,5 +1,5 @@
 //! One error type for the whole toolset, and the process exit codes: the
-//! command-line interface maps an [`Error`] to its code in one place
+//! command-line interface maps an [`enum@Error`] to its code in one place
 //! ([`Error::exit_code`]).
 
 use thiserror::Error;

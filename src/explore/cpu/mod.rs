@@ -185,7 +185,7 @@ pub fn explore_from(
 }
 
 /// [`explore`], then a pass over the stored states that pushes every
-/// transition into `sink` (see [`export`]); the sink is finished only when
+/// transition into `sink` (`export.rs`); the sink is finished only when
 /// the search is complete.
 pub fn explore_into(
     net: &EncodedNetwork,
