@@ -20,18 +20,30 @@
 
 #include "explore/params.cuh"
 
-// The network as a kernel reads it: the host's arrays, and this warp's
-// offer lists in shared memory (SYNC_BUFFERS; null otherwise).
-struct Net : NetworkParams {
+struct Net {
+    RoU4 fields;                               // word, shift, mask, 0 per process
+    RoU32 proc_offsets;
+    RoU32 item_offsets;                        // like StateOffsets, into `items`
+    RoU4 items;                                // what each local state fires or owns
+    RoU32 trans;                               // [label word, target word] pairs
+    RoU4 others;                               // participant's word, shift, mask; base of its rows in `lookup`
+    RoU2 lookup;                               // entry range [lo, hi) of the rule per local state
+    const unsigned* __restrict__ error_locals; // process, state, fatal per error state (read rarely)
+    unsigned errors;
+    unsigned processes;
+    // With SYNC_BUFFERS (the search only): StateOffsets, each `others`
+    // row's process, and this warp's offer lists in shared memory.
+    const unsigned* __restrict__ state_offsets;
+    const unsigned* __restrict__ other_processes;
     unsigned* offers;
 };
 
-// The network of parameter block `p`, with the offer lists `offers`.
+// The network as a kernel reads it: the host's arrays, and this warp's
+// offer lists in shared memory (SYNC_BUFFERS; null otherwise).
 __device__ __forceinline__ Net network_of(const NetworkParams& p, unsigned* offers) {
-    Net net;
-    static_cast<NetworkParams&>(net) = p;
-    net.offers = offers;
-    return net;
+    return Net{p.fields,       p.proc_offsets,  p.item_offsets, p.items,         p.trans,
+               p.others,       p.lookup,        p.error_locals, p.errors,        p.processes,
+               p.state_offsets, p.other_processes, offers};
 }
 
 // Words of one lane's offer list: the count, then (rule, lo, hi) per rule.

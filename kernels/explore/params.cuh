@@ -9,18 +9,16 @@
 
 // The encoded network's arrays (src/explore/gpu/rules.rs builds the tables).
 struct NetworkParams {
-    RoU4 fields;                   // word, shift, mask, 0 per process
-    RoU32 proc_offsets;
-    RoU32 item_offsets;            // like StateOffsets, into `items`
-    RoU4 items;                    // what each local state fires or owns
-    RoU32 trans;                   // [label word, target word] pairs
-    RoU4 others;                   // participant's word, shift, mask; base of its rows in `lookup`
-    RoU2 lookup;                   // entry range [lo, hi) of the rule per local state
-    const unsigned* error_locals;  // process, state, fatal per error state (read rarely)
-    const unsigned* state_offsets; // StateOffsets (SYNC_BUFFERS only)
-    const unsigned* other_processes; // each `others` row's process (SYNC_BUFFERS only)
-    unsigned errors;
-    unsigned processes;
+    RoU4 fields;                      // word, shift, mask, 0 per process
+    RoU32 proc_offsets, item_offsets; // first local state of each process; first item of each local state
+    RoU4 items;                       // what each local state fires or owns
+    RoU32 trans;                      // [label word, target word] pairs
+    RoU4 others;                      // participant's word, shift, mask; base of its rows in `lookup`
+    RoU2 lookup;                      // entry range [lo, hi) of the rule per local state
+    // process, state, fatal per error state (read rarely); StateOffsets and
+    // each `others` row's process (SYNC_BUFFERS only)
+    const unsigned *error_locals, *state_offsets, *other_processes;
+    unsigned errors, processes;
 };
 
 // One launch of the search kernel (explore_levels).

@@ -172,8 +172,13 @@ impl Device {
             .map_err(GpuError::driver("loading a compiled kernel"))
     }
 
-    /// An out-of-memory error for `elements` of `T`, with the free memory.
-    fn out_of_memory<T>(&self, elements: usize) -> GpuError {
+    /// The error of an allocation of `elements` of `T` that failed with
+    /// `error`: [`GpuError::OutOfMemory`], with the free memory, when the
+    /// device had too little, else a driver failure.
+    fn allocation_error<T>(&self, elements: usize, error: DriverError) -> GpuError {
+        if error.0 != sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+            return GpuError::driver("allocating device memory")(error);
+        }
         GpuError::OutOfMemory {
             requested: (elements * std::mem::size_of::<T>()) as u64,
             free: self.free_memory().unwrap_or(0),
@@ -186,7 +191,8 @@ impl Device {
     /// The caller must write every element before it is read.
     pub unsafe fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>, GpuError> {
         // SAFETY: passed on to the caller.
-        unsafe { self.inner.stream.alloc(len.max(1)) }.map_err(|_| self.out_of_memory::<T>(len))
+        unsafe { self.inner.stream.alloc(len.max(1)) }
+            .map_err(|e| self.allocation_error::<T>(len, e))
     }
 
     /// `len` zeroed elements of device memory.
@@ -197,7 +203,7 @@ impl Device {
         self.inner
             .stream
             .alloc_zeros(len.max(1))
-            .map_err(|_| self.out_of_memory::<T>(len))
+            .map_err(|e| self.allocation_error::<T>(len, e))
     }
 
     /// A device copy of `data` (one zero element when `data` is empty: a
