@@ -139,8 +139,12 @@ impl Device {
             .map_err(GpuError::driver("querying a device attribute"))
     }
 
-    /// Free device memory in bytes.
+    /// Free device memory in bytes. Waits for the stream first: memory
+    /// freed on it returns to the device only at a synchronisation (the
+    /// stream's allocations come from CUDA's memory pool), so that a search
+    /// after another sees the memory the first one gave back.
     pub fn free_memory(&self) -> Result<u64, GpuError> {
+        self.synchronize()?;
         self.inner
             .context
             .mem_get_info()

@@ -462,6 +462,21 @@ fn specs_match_the_reference_and_their_traces_replay() {
     });
 }
 
+/// The device's memory comes from CUDA's pool and goes back to the device
+/// at a synchronisation: a search after another must see it free again
+/// (before `Device::free_memory` synchronised, the second table of a
+/// process was a quarter of the first).
+#[test]
+fn a_search_after_another_gets_the_memory_back() {
+    with_gpu(|device| {
+        let net = EncodedNetwork::new(&testing::chain(3)).unwrap();
+        let first = gpu::explore(device, &net, &search(true), &GpuOptions::default()).unwrap();
+        let second = gpu::explore(device, &net, &search(true), &GpuOptions::default()).unwrap();
+        assert_eq!(second.table_bytes, first.table_bytes);
+        assert_eq!(second.exploration.states, 4);
+    });
+}
+
 #[test]
 fn devices_are_opened_by_ordinal() {
     with_gpu(|device| {
