@@ -17,4 +17,4 @@ pub use game::{GameError, ParityGame, Player};
 pub use lts::{LabelledGraph, LabelledGraphBuilder, LtsError};
 pub use mdp::{Mdp, MdpError, PROBABILITY_TOLERANCE};
 pub use offsets::OffsetsError;
-pub use sink::{CountingSink, Edge, GraphSink, SinkError};
+pub use sink::{Edge, GraphSink, SinkError};

@@ -46,25 +46,3 @@ pub trait GraphSink {
     /// batches held.
     fn finish(&mut self, states: u64, transitions: u64) -> Result<(), SinkError>;
 }
-
-/// A sink that only counts, for callers that want the search's export
-/// pass without its output (and for tests of the pass itself).
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct CountingSink {
-    /// Transitions received.
-    pub transitions: u64,
-    /// `(states, transitions)` given to [`GraphSink::finish`], once called.
-    pub finished: Option<(u64, u64)>,
-}
-
-impl GraphSink for CountingSink {
-    fn edges(&mut self, batch: &[Edge]) -> Result<(), SinkError> {
-        self.transitions += batch.len() as u64;
-        Ok(())
-    }
-
-    fn finish(&mut self, states: u64, transitions: u64) -> Result<(), SinkError> {
-        self.finished = Some((states, transitions));
-        Ok(())
-    }
-}

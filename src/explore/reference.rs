@@ -107,8 +107,13 @@ pub fn explore_into(
     let mut batch: Vec<Edge> = Vec::with_capacity(EDGE_BATCH);
     let mut failure = None;
     let exploration = search(net, options, |source, action, target| {
+        // After a failure the sink takes nothing more (the search still
+        // ends normally, so that its figures stay exact).
+        if failure.is_some() {
+            return;
+        }
         batch.push((u64::from(source), action, u64::from(target)));
-        if batch.len() == EDGE_BATCH && failure.is_none() {
+        if batch.len() == EDGE_BATCH {
             failure = sink.edges(&batch).err();
             batch.clear();
         }
@@ -131,6 +136,9 @@ fn search(
     mut on_edge: impl FnMut(u32, u32, u32),
 ) -> Exploration {
     let start = Instant::now();
+    if let Some(exploration) = outcome::initial_error(net, options, ENGINE.to_string(), start) {
+        return exploration;
+    }
     let trace = !options.no_trace;
     let mut store = Store {
         words: net.words(),
@@ -151,9 +159,6 @@ fn search(
         memory_bytes: 0,
         engine: ENGINE.to_string(),
     };
-    if let Some(exploration) = outcome::initial_error(net, options, ENGINE.to_string(), start) {
-        return exploration;
-    }
     let mut error_states = hashbrown::HashSet::new();
     // The first finding is kept, unless a fatal one comes later.
     let record = |result: &mut Exploration, store: &Store, index: u32, kind: FindingKind| {

@@ -172,8 +172,8 @@ impl Build {
     }
 
     /// Checks the variant with NVRTC's front end only (syntax, types,
-    /// templates, the parameter-block assertions), about 15 times faster
-    /// than [`Build::compile`]: for checks of many variants.
+    /// templates, the parameter-block assertions), without code
+    /// generation: for checks of many variants.
     pub fn check(&self, arch: &str) -> Result<(), GpuError> {
         self.run_nvrtc(arch, true).map(drop)
     }

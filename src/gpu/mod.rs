@@ -212,7 +212,7 @@ impl Device {
 
     /// A device copy of `data` (one zero element when `data` is empty: a
     /// zero-byte allocation is not portable).
-    pub fn upload<T: DeviceRepr + ValidAsZeroBits + Default + Clone>(
+    pub fn upload<T: DeviceRepr + Default + Clone>(
         &self,
         data: &[T],
     ) -> Result<CudaSlice<T>, GpuError> {
@@ -223,7 +223,8 @@ impl Device {
         } else {
             data
         };
-        let mut slice = self.alloc_zeroed(data.len())?;
+        // SAFETY: every element is written by the copy right below.
+        let mut slice = unsafe { self.alloc(data.len()) }?;
         self.inner
             .stream
             .memcpy_htod(data, &mut slice)

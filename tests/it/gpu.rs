@@ -344,17 +344,29 @@ fn device_errors_are_messages() {
     });
 }
 
-#[test]
-fn exported_state_spaces_match_the_reference_export() {
-    let mut models = vec![
-        PathBuf::from("specs/philosophers3.net"),
-        PathBuf::from("specs/traffic_light.net"),
-    ];
+/// The models whose whole state spaces the export tests compare: a few
+/// specs (one of them an `.aut`) and the small MCC nets.
+fn exported_models() -> Vec<PathBuf> {
+    let mut models: Vec<PathBuf> = [
+        "specs/philosophers3.net",
+        "specs/traffic_light.net",
+        "specs/mutex_bad.net",
+        "specs/button.aut",
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .collect();
     models.extend(
         testing::mcc_models(Path::new("tests/data/mcc"))
             .into_iter()
             .map(|m| m.join("model.pnml")),
     );
+    models
+}
+
+#[test]
+fn exported_state_spaces_match_the_reference_export() {
+    let models = exported_models();
     let dir = tempfile::tempdir().unwrap();
     let reference_path = dir.path().join("reference.aut");
     let gpu_path = dir.path().join("gpu.aut");
@@ -518,20 +530,8 @@ fn the_device_scan_gives_exclusive_prefix_sums() {
     with_gpu(|device| {
         // Around the tile size (2048) and over two levels of tiles.
         for len in [1usize, 5, 2047, 2048, 2049, 2048 * 2048 + 3] {
-            let counts: Vec<u32> = (0..len as u32).map(|i| i % 7 + (i % 3) * 1000).collect();
-            let expected: Vec<u32> = counts
-                .iter()
-                .scan(0u32, |sum, &c| {
-                    let before = *sum;
-                    *sum = sum.wrapping_add(c);
-                    Some(before)
-                })
-                .collect();
-            let mut on_device = device.upload(&counts).unwrap();
-            scan::exclusive_scan(device, &mut on_device, len).unwrap();
-            assert_eq!(device.download(&on_device).unwrap(), expected, "u32, {len}");
-            let wide: Vec<u64> = counts.iter().map(|&c| u64::from(c) << 20).collect();
-            let expected_wide: Vec<u64> = wide
+            let counts: Vec<u64> = (0..len as u64).map(|i| i % 7 + (i % 3) * 1000).collect();
+            let sums: Vec<u64> = counts
                 .iter()
                 .scan(0u64, |sum, &c| {
                     let before = *sum;
@@ -539,36 +539,35 @@ fn the_device_scan_gives_exclusive_prefix_sums() {
                     Some(before)
                 })
                 .collect();
-            let mut on_device = device.upload(&wide).unwrap();
-            scan::exclusive_scan(device, &mut on_device, len).unwrap();
+            // 32-bit sums wrap as the host's truncation does.
+            let narrow = |values: &[u64]| values.iter().map(|&v| v as u32).collect::<Vec<u32>>();
             assert_eq!(
-                device.download(&on_device).unwrap(),
-                expected_wide,
-                "u64, {len}"
+                scanned(device, narrow(&counts)),
+                narrow(&sums),
+                "u32, {len}"
             );
+            let wide = |values: &[u64]| values.iter().map(|&v| v << 20).collect::<Vec<u64>>();
+            assert_eq!(scanned(device, wide(&counts)), wide(&sums), "u64, {len}");
         }
     });
 }
 
+/// `values` through the device's exclusive scan.
+fn scanned<T: scan::ScanElement>(device: &Device, values: Vec<T>) -> Vec<T> {
+    let mut on_device = device.upload(&values).unwrap();
+    scan::exclusive_scan(device, &mut on_device, values.len()).unwrap();
+    device.download(&on_device).unwrap()
+}
+
 #[test]
 fn the_graph_left_on_the_device_is_the_exported_one() {
-    let mut models = vec![
-        PathBuf::from("specs/philosophers3.net"),
-        PathBuf::from("specs/mutex_bad.net"),
-        PathBuf::from("specs/button.aut"),
-    ];
-    models.extend(
-        testing::mcc_models(Path::new("tests/data/mcc"))
-            .into_iter()
-            .map(|m| m.join("model.pnml")),
-    );
     let search = SearchOptions {
         keep_going: true,
         no_trace: true,
         ..SearchOptions::default()
     };
     with_gpu(|device| {
-        for model in &models {
+        for model in &exported_models() {
             let what = model.display();
             let network = warpcheck::frontend::load(model).unwrap();
             let net = EncodedNetwork::new(&network).unwrap();

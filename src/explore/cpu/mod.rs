@@ -180,8 +180,9 @@ pub fn explore_from(
     initial_slots: u64,
 ) -> Exploration {
     let start = Instant::now();
-    outcome::initial_error(net, search, engine_name(opts), start)
-        .unwrap_or_else(|| search_from(net, search, opts, initial_slots, start).0)
+    let team = Team::of(opts);
+    outcome::initial_error(net, search, team.engine_name(), start)
+        .unwrap_or_else(|| search_from(net, search, opts, team, initial_slots, start).0)
 }
 
 /// [`explore`], then a pass over the stored states that pushes every
@@ -194,27 +195,40 @@ pub fn explore_into(
     sink: &mut dyn GraphSink,
 ) -> Result<Exploration, Error> {
     let start = Instant::now();
-    if let Some(exploration) = outcome::initial_error(net, search, engine_name(opts), start) {
+    let team = Team::of(opts);
+    if let Some(exploration) = outcome::initial_error(net, search, team.engine_name(), start) {
         return outcome::alone_into(exploration, sink);
     }
-    let (exploration, stored) = search_from(net, search, opts, INITIAL_SLOTS, start);
+    let (exploration, stored) = search_from(net, search, opts, team, INITIAL_SLOTS, start);
     if exploration.completion == Completion::Complete {
-        export::push_edges(net, &stored, &exploration, opts.threads, sink)?;
+        export::push_edges(net, &stored, &exploration, team.threads, sink)?;
     }
     Ok(exploration)
 }
 
-/// The number of worker threads `opts` asks for: all cores for 0.
-fn thread_count(opts: &CpuOptions) -> usize {
-    match opts.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        threads => threads,
-    }
+/// The worker threads of a search and the cores they run on, read once at
+/// the start.
+#[derive(Debug, Clone, Copy)]
+struct Team {
+    threads: usize,
+    cores: usize,
 }
 
-/// The engine's name in reports.
-fn engine_name(opts: &CpuOptions) -> String {
-    format!("cpu ({} threads)", thread_count(opts))
+impl Team {
+    /// The threads `opts` asks for: as many as there are cores for 0.
+    fn of(opts: &CpuOptions) -> Team {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = match opts.threads {
+            0 => cores,
+            threads => threads,
+        };
+        Team { threads, cores }
+    }
+
+    /// The engine's name in reports.
+    fn engine_name(&self) -> String {
+        format!("cpu ({} threads)", self.threads)
+    }
 }
 
 /// The states a finished search stored, under their state ids: the ids
@@ -259,11 +273,11 @@ fn search_from(
     net: &EncodedNetwork,
     search: &SearchOptions,
     opts: &CpuOptions,
+    team: Team,
     initial_slots: u64,
     start: Instant,
 ) -> (Exploration, StoredStates) {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = thread_count(opts);
+    let Team { threads, cores } = team;
     let traces = !search.no_trace;
     let sizing = Sizing {
         limit: opts.memory_bytes.unwrap_or_else(default_memory_limit),
@@ -374,7 +388,7 @@ fn search_from(
         completion: ending.completion(),
         elapsed: start.elapsed(),
         memory_bytes: table.bytes_for(handed_out) + parent_bytes + frontier_bytes,
-        engine: engine_name(opts),
+        engine: team.engine_name(),
     };
     (exploration, StoredStates { table, published })
 }
@@ -1163,7 +1177,8 @@ mod tests {
             threads: 4,
             memory_bytes: None,
         };
-        let (exploration, stored) = search_from(&net, &search, &opts, 16, Instant::now());
+        let (exploration, stored) =
+            search_from(&net, &search, &opts, Team::of(&opts), 16, Instant::now());
         assert_eq!(exploration.states, 7381);
         let ids: Vec<u32> = stored.published().iter().cloned().flatten().collect();
         assert_eq!(ids.len(), 7381);
