@@ -86,6 +86,7 @@ fn run(args: &Args) -> Result<Exploration, String> {
         check_deadlock: true,
         keep_going: true,
         no_trace: true,
+        memory_bytes: args.memory,
         ..SearchOptions::default()
     };
     match args.engine.as_str() {
@@ -93,7 +94,6 @@ fn run(args: &Args) -> Result<Exploration, String> {
         "cpu" => {
             let opts = CpuOptions {
                 threads: args.threads,
-                memory_bytes: args.memory,
             };
             Ok(cpu::explore(&encoded, &search, &opts))
         }

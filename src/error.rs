@@ -22,6 +22,10 @@ pub mod exit {
     /// An internal or device failure: a CUDA error during a run, or a
     /// result that failed warpcheck's own consistency checks.
     pub const INTERNAL: i32 = 4;
+    /// Standard output was closed by its reader (`| head -1`): the status
+    /// a Unix tool killed by `SIGPIPE` ends with (128 + 13), without a
+    /// message.
+    pub const BROKEN_PIPE: i32 = 141;
 }
 
 /// Everything that can make a warpcheck command fail.
@@ -44,6 +48,9 @@ pub enum Error {
         /// What the system said.
         source: std::io::Error,
     },
+    /// The reader of standard output went away.
+    #[error("standard output was closed")]
+    BrokenPipe,
     /// A state-space sink failed.
     #[error(transparent)]
     Sink(#[from] SinkError),
@@ -68,6 +75,7 @@ impl Error {
             | Error::Write { .. }
             | Error::Sink(SinkError::Write { .. } | SinkError::Capacity(_)) => exit::BAD_INPUT,
             Error::Sink(SinkError::Inconsistent(_)) => exit::INTERNAL,
+            Error::BrokenPipe => exit::BROKEN_PIPE,
             Error::Gpu(e) if e.is_usage() => exit::BAD_INPUT,
             Error::Gpu(_) | Error::Internal(_) => exit::INTERNAL,
         }

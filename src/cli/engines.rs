@@ -1,9 +1,10 @@
 //! Choosing and running the engine the user asked for.
 
-use super::{CheckArgs, EngineChoice};
+use super::output::note;
+use super::{CheckArgs, EngineChoice, GpuArgs, cpu_options};
 use crate::encode::EncodedNetwork;
 use crate::error::Error;
-use crate::explore::cpu::{self, CpuOptions};
+use crate::explore::cpu;
 use crate::explore::gpu::{self, GpuOptions};
 use crate::explore::{Exploration, SearchOptions, reference};
 use crate::gpu::Device;
@@ -15,36 +16,39 @@ pub struct EngineRun {
     pub exploration: Exploration,
     /// Extra `name: value` lines (table size, fill, threads, …).
     pub details: Vec<(String, String)>,
+    /// Whether the GPU engine ran.
+    pub on_gpu: bool,
+}
+
+impl EngineRun {
+    /// A run of a CPU engine, which has no extra lines.
+    fn on_cpu(exploration: Exploration) -> EngineRun {
+        EngineRun {
+            exploration,
+            details: Vec::new(),
+            on_gpu: false,
+        }
+    }
 }
 
 /// Runs the engine `args` asks for. `auto` falls back to the CPU engine
-/// when no GPU can be opened, with a note on stderr unless `--quiet`;
+/// when no GPU can be opened, with a note on stderr unless `quiet`;
 /// `gpu` without a GPU is a usage error.
 pub fn run(
     args: &CheckArgs,
+    quiet: bool,
     net: &EncodedNetwork,
     search: &SearchOptions,
 ) -> Result<EngineRun, Error> {
-    let cpu = || CpuOptions {
-        threads: args.threads.unwrap_or(0),
-        memory_bytes: args.memory,
-    };
+    let cpu = || cpu::explore(net, search, &cpu_options(&args.limits));
+    let ordinal = args.limits.device.unwrap_or(0);
     match args.engine {
-        EngineChoice::Reference => Ok(EngineRun {
-            exploration: reference::explore(net, search),
-            details: Vec::new(),
-        }),
-        EngineChoice::Cpu => Ok(EngineRun {
-            exploration: cpu::explore(net, search, &cpu()),
-            details: Vec::new(),
-        }),
-        EngineChoice::Gpu => run_gpu(&required_device(args.device)?, args, net, search),
-        EngineChoice::Auto => match preferred_device(args.device, args.quiet) {
+        EngineChoice::Reference => Ok(EngineRun::on_cpu(reference::explore(net, search))),
+        EngineChoice::Cpu => Ok(EngineRun::on_cpu(cpu())),
+        EngineChoice::Gpu => run_gpu(&required_device(ordinal)?, args, net, search),
+        EngineChoice::Auto => match preferred_device(ordinal, quiet) {
             Some(device) => run_gpu(&device, args, net, search),
-            None => Ok(EngineRun {
-                exploration: cpu::explore(net, search, &cpu()),
-                details: Vec::new(),
-            }),
+            None => Ok(EngineRun::on_cpu(cpu())),
         },
     }
 }
@@ -61,20 +65,21 @@ fn preferred_device(ordinal: usize, quiet: bool) -> Option<Device> {
     Device::open(ordinal)
         .map_err(|e| {
             if !quiet {
-                eprintln!("note: no GPU could be opened ({e}); using the CPU engine");
+                note(&format!(
+                    "note: no GPU could be opened ({e}); using the CPU engine"
+                ));
             }
         })
         .ok()
 }
 
 /// The GPU engine's options from the command line.
-fn gpu_options(args: &CheckArgs) -> GpuOptions {
+fn gpu_options(args: &GpuArgs) -> GpuOptions {
     GpuOptions {
         blocks: args.blocks,
         threads_per_block: args.threads_per_block,
         iterations: args.iterations,
         group_threads: args.group_threads,
-        memory_bytes: args.memory,
         ..GpuOptions::default()
     }
 }
@@ -85,7 +90,7 @@ fn run_gpu(
     net: &EncodedNetwork,
     search: &SearchOptions,
 ) -> Result<EngineRun, Error> {
-    let run = gpu::explore(device, net, search, &gpu_options(args))?;
+    let run = gpu::explore(device, net, search, &gpu_options(&args.gpu))?;
     let details = vec![
         ("device".to_string(), device.description()),
         (
@@ -122,5 +127,6 @@ fn run_gpu(
     Ok(EngineRun {
         exploration: run.exploration,
         details,
+        on_gpu: true,
     })
 }

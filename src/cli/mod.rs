@@ -2,40 +2,61 @@
 //! exit codes. The binary only calls [`main`].
 
 mod engines;
+mod output;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::encode::EncodedNetwork;
 use crate::error::{Error, exit};
-use crate::explore::cpu::{self, CpuOptions};
+use crate::explore::cpu::{self, CpuOptions, MAX_THREADS};
 use crate::explore::gpu::{self, GpuOptions};
-use crate::explore::{Completion, Progress, SearchOptions, reference};
-use crate::frontend::{self, aut::AutWriter};
+use crate::explore::{Completion, Exploration, Progress, SearchOptions, StopSignal, reference};
+use crate::frontend::{self, Format, aut::AutWriter};
 use crate::model::Network;
-use crate::report::{CheckReport, TraceView, Verdict, human_bytes};
+use crate::report::{CheckReport, InfoReport, TraceView, Verdict};
+use output::{check_output_path, emit, note, warn};
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  checked, no violation found
-  1  violation found (deadlock or property); a trace is printed
-  2  bad input or usage (messages say file:line:column), a model error such
-     as a Petri net that is not 1-safe, or --engine gpu without a GPU
-  3  exploration incomplete (--max-states or memory limit hit): no verdict
-  4  internal or device failure (a CUDA error during the run, or a result
-     that failed warpcheck's own consistency checks)";
+  0    checked, no violation found
+  1    violation found (deadlock or property); a trace is printed
+  2    bad input or usage (messages say file:line:column), a model error such
+       as a Petri net that is not 1-safe, or --engine gpu without a GPU
+  3    exploration incomplete (--max-states, memory limit, --timeout or
+       Ctrl-C): no verdict; the figures so far are printed
+  4    internal or device failure (a CUDA error during the run, or a result
+       that failed warpcheck's own consistency checks)
+  141  standard output was closed by its reader (as a tool killed by SIGPIPE)";
+
+/// The version line: the package version and the commit it was built from.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("WARPCHECK_COMMIT"),
+    ")"
+);
 
 /// warpcheck: on-the-fly explicit-state model checking of networks of LTSs,
 /// on the CPU or a GPU.
 #[derive(Debug, Parser)]
-#[command(name = "warpcheck", version, after_help = EXIT_CODES)]
+#[command(name = "warpcheck", version = VERSION, after_help = EXIT_CODES)]
 pub struct Cli {
     /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
+    /// No progress line and no notes on stderr (warnings and errors stay).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Output format: text for people, or one JSON object on stdout (the
+    /// README has the schemas; errors are JSON too).
+    #[arg(long, value_enum, global = true, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
     /// The command.
     #[command(subcommand)]
     pub command: Command,
@@ -52,9 +73,74 @@ pub enum Command {
     /// Convert a model to another format (e.g. PNML to .net).
     Convert(ConvertArgs),
     /// Explore a model and export its state space as an Aldebaran .aut file.
+    #[command(after_help = EXIT_CODES)]
     Explore(ExploreArgs),
     /// Write a .net model of a parameterised family (for benchmarks).
     Generate(GenerateArgs),
+    /// Print a shell completion script (e.g. `warpcheck completions bash >
+    /// /etc/bash_completion.d/warpcheck`).
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), e.g. `warpcheck man | man -l -`.
+    Man(ManArgs),
+}
+
+/// The model a command reads.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// Model file: .net, .aut, .exp or .pnml (by its extension); `-` reads
+    /// standard input, in the format --input-format names.
+    pub model: PathBuf,
+    /// Read the model in this format, whatever its name ends in.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<InputFormat>,
+}
+
+/// The input formats, as the command line names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// The native .net format.
+    Net,
+    /// Aldebaran .aut (one LTS).
+    Aut,
+    /// CADP EXP networks.
+    Exp,
+    /// 1-safe Petri nets in PNML.
+    Pnml,
+}
+
+impl From<InputFormat> for Format {
+    fn from(format: InputFormat) -> Format {
+        match format {
+            InputFormat::Net => Format::Net,
+            InputFormat::Aut => Format::Aut,
+            InputFormat::Exp => Format::Exp,
+            InputFormat::Pnml => Format::Pnml,
+        }
+    }
+}
+
+/// When a search gives up, and what it may use; shared by `check` and
+/// `explore`.
+#[derive(Debug, Args)]
+pub struct SearchLimits {
+    /// Stop after this many states (exit code 3 when hit).
+    #[arg(long, value_name = "N")]
+    pub max_states: Option<u64>,
+    /// Memory for the state store of any engine, e.g. 512M or 8G (default:
+    /// most of the free memory of the device or host); reaching it gives
+    /// exit code 3.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<u64>,
+    /// Stop after this many seconds of search (fractions allowed), with
+    /// the figures so far and exit code 3, as Ctrl-C does.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<Duration>,
+    /// Worker threads of the CPU engine (default: all cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
+    pub threads: Option<u16>,
+    /// GPU to use, as CUDA numbers the visible devices (default 0).
+    #[arg(long, value_name = "N")]
+    pub device: Option<usize>,
 }
 
 /// Parameterised model families of `generate`.
@@ -83,8 +169,9 @@ pub struct GenerateArgs {
 /// Arguments of `explore`.
 #[derive(Debug, Args)]
 pub struct ExploreArgs {
-    /// Model file.
-    pub model: PathBuf,
+    /// The model.
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Write the reachable state space as an Aldebaran .aut file (state 0
     /// is the initial state).
     #[arg(long, value_name = "FILE")]
@@ -92,26 +179,13 @@ pub struct ExploreArgs {
     /// Join this property monitor to the network first.
     #[arg(long, value_name = "NAME")]
     pub property: Option<String>,
-    /// Stop after this many states (exit code 3 when hit).
-    #[arg(long, value_name = "N")]
-    pub max_states: Option<u64>,
     /// Exploration engine: `reference` numbers states breadth-first,
     /// `cpu` in increasing state id (level by level), `gpu` by table slot.
     #[arg(long, value_enum, default_value_t = ExportEngine::Reference)]
     pub engine: ExportEngine,
-    /// Worker threads of the CPU engine (default: all cores).
-    #[arg(long, value_name = "N")]
-    pub threads: Option<usize>,
-    /// Memory for the state table of the cpu or gpu engine, e.g. 512M or
-    /// 8G (default: most of the free memory of the device or host).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub memory: Option<u64>,
-    /// GPU to use, as CUDA numbers the visible devices.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub device: usize,
-    /// No notes on stderr.
-    #[arg(short, long)]
-    pub quiet: bool,
+    /// Limits of the search.
+    #[command(flatten)]
+    pub limits: SearchLimits,
 }
 
 /// Which engine explores for `explore`.
@@ -138,7 +212,7 @@ pub enum EngineChoice {
     Reference,
 }
 
-/// Output format of `check`.
+/// Output format of every command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     /// Text for people.
@@ -150,8 +224,9 @@ pub enum OutputFormat {
 /// Arguments of `check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Model file: .net, .aut, .exp or .pnml.
-    pub model: PathBuf,
+    /// The model.
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Look for reachable deadlocks (states without successors).
     #[arg(long)]
     pub deadlock: bool,
@@ -164,28 +239,23 @@ pub struct CheckArgs {
     /// Exploration engine.
     #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
     pub engine: EngineChoice,
-    /// Worker threads of the CPU engine (default: all cores).
-    #[arg(long, value_name = "N")]
-    pub threads: Option<usize>,
-    /// Stop after this many states (exit code 3 when hit).
-    #[arg(long, value_name = "N")]
-    pub max_states: Option<u64>,
-    /// Memory for the state table, e.g. 512M or 8G (default: most of the
-    /// free memory of the device or host).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub memory: Option<u64>,
+    /// Limits of the search.
+    #[command(flatten)]
+    pub limits: SearchLimits,
     /// Do not keep predecessor links: no trace, more room for states.
     #[arg(long)]
     pub no_trace: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
-    pub format: OutputFormat,
     /// Also write the counterexample as an Aldebaran .aut file.
     #[arg(long, value_name = "FILE")]
     pub trace_out: Option<PathBuf>,
-    /// GPU to use, as CUDA numbers the visible devices.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub device: usize,
+    /// Options of the GPU engine.
+    #[command(flatten)]
+    pub gpu: GpuArgs,
+}
+
+/// Options that only the GPU engine reads.
+#[derive(Debug, Args)]
+pub struct GpuArgs {
     /// GPU: number of thread blocks (default from the device).
     #[arg(long, value_name = "N")]
     pub blocks: Option<u32>,
@@ -201,16 +271,29 @@ pub struct CheckArgs {
     /// 32 (default: 1 up to 48 processes, else about one per 8 processes).
     #[arg(long, value_name = "N", value_parser = parse_group_threads)]
     pub group_threads: Option<u32>,
-    /// No live progress line, and no note when `auto` finds no GPU.
-    #[arg(short, long)]
-    pub quiet: bool,
+}
+
+impl GpuArgs {
+    /// The GPU options given on the command line, as users wrote them.
+    fn given(&self) -> Vec<&'static str> {
+        [
+            (self.blocks.is_some(), "--blocks"),
+            (self.threads_per_block.is_some(), "--threads-per-block"),
+            (self.iterations.is_some(), "--iterations"),
+            (self.group_threads.is_some(), "--group-threads"),
+        ]
+        .into_iter()
+        .filter_map(|(given, name)| given.then_some(name))
+        .collect()
+    }
 }
 
 /// Arguments of `info`.
 #[derive(Debug, Args)]
 pub struct InfoArgs {
-    /// Model file.
-    pub model: PathBuf,
+    /// The model.
+    #[command(flatten)]
+    pub input: InputArgs,
 }
 
 /// Target formats of `convert`.
@@ -223,11 +306,28 @@ pub enum ConvertTarget {
 /// Arguments of `convert`.
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
-    /// Model file.
-    pub model: PathBuf,
+    /// The model.
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Target format.
     #[arg(long, value_enum)]
     pub to: ConvertTarget,
+    /// Output file (default: standard output).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Arguments of `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
     /// Output file (default: standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -251,10 +351,29 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{text}` is not a size (examples: 4096, 512M, 8G)"))?;
-    if value.is_nan() || value <= 0.0 || !value.is_finite() {
+    let bytes = value * (1u64 << shift) as f64;
+    if value.is_nan() || value <= 0.0 || !value.is_finite() || bytes < 1.0 {
         return Err(format!("`{text}` is not a positive size"));
     }
-    Ok((value * (1u64 << shift) as f64) as u64)
+    if bytes >= u64::MAX as f64 {
+        return Err(format!("`{text}` is too large a size"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Longest `--timeout`: a year, far beyond any search, and safely inside
+/// what an [`Instant`] can add.
+const MAX_TIMEOUT_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// Parses `--timeout`: seconds, fractions allowed, more than 0 and at most
+/// a year.
+pub fn parse_seconds(text: &str) -> Result<Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= MAX_TIMEOUT_SECONDS => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds between 0 and one year (examples: 30, 0.5)"
+        )),
+    }
 }
 
 /// Parses `--group-threads`: a power of two from 1 to 32.
@@ -280,23 +399,32 @@ pub fn main() -> i32 {
     };
     init_logging(cli.verbose);
     let result = match &cli.command {
-        Command::Check(args) => check(args),
-        Command::Info(args) => info(args),
-        Command::Convert(args) => convert(args),
-        Command::Explore(args) => explore(args),
-        Command::Generate(args) => generate(args),
+        Command::Check(args) => check(&cli, args),
+        Command::Info(args) => info(&cli, args),
+        Command::Convert(args) => convert(&cli, args),
+        Command::Explore(args) => explore(&cli, args),
+        Command::Generate(args) => generate(&cli, args),
+        Command::Completions(args) => completions(args),
+        Command::Man(args) => man(&cli, args),
     };
-    result.unwrap_or_else(|error| {
-        let code = error.exit_code();
-        match &cli.command {
-            Command::Check(args) if args.format == OutputFormat::Json => println!(
-                "{}",
-                serde_json::json!({"error": error.to_string(), "exit_code": code})
-            ),
-            _ => eprintln!("error: {error}"),
+    result.unwrap_or_else(|error| report_error(&cli, &error))
+}
+
+/// Tells the user about `error` in the chosen format; returns its exit
+/// code. A closed standard output ends the command without a word.
+fn report_error(cli: &Cli, error: &Error) -> i32 {
+    let code = error.exit_code();
+    match (error, cli.format) {
+        (Error::BrokenPipe, _) => {}
+        (_, OutputFormat::Json) => {
+            let object = serde_json::json!({"error": error.to_string(), "exit_code": code});
+            if let Err(Error::Write { .. }) = emit(&format!("{object}\n")) {
+                note(&format!("error: {error}"));
+            }
         }
-        code
-    })
+        (_, OutputFormat::Text) => note(&format!("error: {error}")),
+    }
+    code
 }
 
 fn init_logging(verbose: u8) {
@@ -315,125 +443,355 @@ fn init_logging(verbose: u8) {
         .try_init();
 }
 
-fn load(path: &Path) -> Result<Network, Error> {
-    Ok(frontend::load(path)?)
+/// Loads the model `input` names (a file, or standard input for `-`).
+fn load(input: &InputArgs) -> Result<Network, Error> {
+    Ok(frontend::load_as(
+        &input.model,
+        input.input_format.map(Format::from),
+    )?)
 }
 
-/// Loads `model`, joins the monitor `property` if given, and encodes it.
-fn load_encoded(model: &Path, property: Option<&str>) -> Result<EncodedNetwork, Error> {
-    let network = load(model)?;
+/// The model's warnings, and those of the property if one is checked.
+fn model_warnings(network: &Network, property: Option<&str>) -> Vec<String> {
+    let mut warnings: Vec<String> = network.warnings().iter().map(ToString::to_string).collect();
+    if let Some(monitor) = property.and_then(|name| network.monitor(name).ok()) {
+        warnings.extend(
+            network
+                .property_warnings(monitor)
+                .iter()
+                .map(ToString::to_string),
+        );
+    }
+    warnings
+}
+
+/// A model loaded, joined with its property and encoded, with the time
+/// that took and the warnings about it.
+struct Loaded {
+    encoded: EncodedNetwork,
+    warnings: Vec<String>,
+    load_time: Duration,
+}
+
+/// Loads `input`, joins the monitor `property` if given, and encodes it.
+fn load_encoded(input: &InputArgs, property: Option<&str>) -> Result<Loaded, Error> {
+    let started = Instant::now();
+    let network = load(input)?;
+    let warnings = model_warnings(&network, property);
     let network = match property {
         Some(name) => {
             let monitor = network
                 .monitor(name)
-                .map_err(|e| Error::Model(format!("{}: {e}", model.display())))?;
+                .map_err(|e| Error::Model(format!("{}: {e}", input.model.display())))?;
             network.with_monitor(monitor)
         }
         None => network,
     };
-    EncodedNetwork::new(&network).map_err(|e| Error::Model(format!("{}: {e}", model.display())))
+    let encoded = EncodedNetwork::new(&network)
+        .map_err(|e| Error::Model(format!("{}: {e}", input.model.display())))?;
+    Ok(Loaded {
+        encoded,
+        warnings,
+        load_time: started.elapsed(),
+    })
 }
 
-fn explore(args: &ExploreArgs) -> Result<i32, Error> {
-    let encoded = load_encoded(&args.model, args.property.as_deref())?;
+/// How the user can end a search early: `--timeout` and Ctrl-C.
+struct Interruption {
+    stop: StopSignal,
+    /// Set by the Ctrl-C handler.
+    by_user: Arc<AtomicBool>,
+    timeout: Option<Duration>,
+}
+
+impl Interruption {
+    /// Starts watching for Ctrl-C (a second one quits at once, exit 130)
+    /// and arms the timeout, counted from now.
+    fn arm(timeout: Option<Duration>, quiet: bool) -> Interruption {
+        let mut stop = StopSignal::new();
+        if let Some(timeout) = timeout {
+            stop = stop.with_deadline(Instant::now() + timeout);
+        }
+        let by_user = Arc::new(AtomicBool::new(false));
+        let (signal, flag) = (stop.clone(), by_user.clone());
+        let handler = ctrlc::set_handler(move || {
+            if flag.swap(true, Ordering::Relaxed) {
+                std::process::exit(130);
+            }
+            signal.request();
+            if !quiet {
+                note("interrupted: finishing with the figures so far (Ctrl-C again quits at once)");
+            }
+        });
+        if let Err(e) = handler {
+            tracing::debug!("Ctrl-C cannot be caught: {e}");
+        }
+        Interruption {
+            stop,
+            by_user,
+            timeout,
+        }
+    }
+
+    /// The verdict line of a search that this interruption ended.
+    fn describe(&self) -> String {
+        match self.timeout {
+            Some(t) if !self.by_user.load(Ordering::Relaxed) => format!(
+                "exploration incomplete: the --timeout of {} s was reached; no verdict",
+                t.as_secs_f64()
+            ),
+            _ => "exploration incomplete: interrupted (Ctrl-C); no verdict".to_string(),
+        }
+    }
+}
+
+/// The message of `verdict`, with the interruption's own words when it
+/// ended the search.
+fn verdict_message(
+    verdict: &Verdict,
+    interruption: &Interruption,
+    deadlock: bool,
+    property: Option<&str>,
+) -> String {
+    match verdict {
+        Verdict::Incomplete(Completion::Interrupted) => interruption.describe(),
+        _ => verdict.describe(deadlock, property),
+    }
+}
+
+/// The search options every command shares.
+fn search_options(limits: &SearchLimits, stop: &StopSignal) -> SearchOptions {
+    SearchOptions {
+        max_states: limits.max_states,
+        memory_bytes: limits.memory,
+        stop: stop.clone(),
+        ..SearchOptions::default()
+    }
+}
+
+fn explore(cli: &Cli, args: &ExploreArgs) -> Result<i32, Error> {
+    check_output_path(&args.write_aut, &args.input.model, "--write-aut")?;
+    let loaded = load_encoded(&args.input, args.property.as_deref())?;
+    let mut warnings = loaded.warnings.clone();
+    let on_gpu = args.engine == ExportEngine::Gpu;
+    warnings.extend(engine_option_warnings(&args.limits, None, on_gpu));
+    for w in &warnings {
+        warn(w);
+    }
+    let encoded = &loaded.encoded;
+    let interruption = Interruption::arm(args.limits.timeout, cli.quiet);
     let search = SearchOptions {
         keep_going: true,
-        max_states: args.max_states,
         no_trace: true,
-        ..SearchOptions::default()
+        ..search_options(&args.limits, &interruption.stop)
     };
     let mut sink = AutWriter::create(&args.write_aut, &encoded.actions)?;
     let exploration = match args.engine {
-        ExportEngine::Reference => reference::explore_into(&encoded, &search, &mut sink)?,
+        ExportEngine::Reference => reference::explore_into(encoded, &search, &mut sink)?,
         ExportEngine::Cpu => {
-            let options = CpuOptions {
-                threads: args.threads.unwrap_or(0),
-                memory_bytes: args.memory,
-            };
-            cpu::explore_into(&encoded, &search, &options, &mut sink)?
+            let options = cpu_options(&args.limits);
+            cpu::explore_into(encoded, &search, &options, &mut sink)?
         }
         ExportEngine::Gpu => {
-            let device = engines::required_device(args.device)?;
-            let options = GpuOptions {
-                memory_bytes: args.memory,
-                ..GpuOptions::default()
-            };
-            gpu::explore_into(&device, &encoded, &search, &options, &mut sink)?.exploration
+            let device = engines::required_device(args.limits.device.unwrap_or(0))?;
+            gpu::explore_into(&device, encoded, &search, &GpuOptions::default(), &mut sink)?
+                .exploration
         }
     };
-    let verdict = Verdict::of(&encoded, &exploration);
-    match verdict {
-        Verdict::Incomplete(_) | Verdict::ModelError(_) => {
-            let unwritten = if exploration.completion == Completion::Complete {
-                String::new()
-            } else {
-                format!(" ({} not written)", args.write_aut.display())
-            };
-            eprintln!("error: {}{unwritten}", verdict.describe(false, None));
-            Ok(verdict.exit_code())
+    let verdict = Verdict::of(encoded, &exploration);
+    let written = matches!(verdict, Verdict::NoViolation);
+    let message = if written {
+        format!(
+            "{} states, {} transitions written to {}",
+            exploration.states,
+            exploration.transitions,
+            args.write_aut.display()
+        )
+    } else {
+        let unwritten = if exploration.completion == Completion::Complete {
+            String::new()
+        } else {
+            format!(" ({} not written)", args.write_aut.display())
+        };
+        format!(
+            "{}{unwritten}",
+            verdict_message(&verdict, &interruption, false, None)
+        )
+    };
+    let code = verdict.exit_code();
+    match cli.format {
+        OutputFormat::Json => {
+            let report = serde_json::json!({
+                "model": args.input.model.display().to_string(),
+                "output": args.write_aut.display().to_string(),
+                "written": written,
+                "message": message,
+                "completion": exploration.completion.key(),
+                "exit_code": code,
+                "engine": exploration.engine,
+                "states": exploration.states,
+                "transitions": exploration.transitions,
+                "depth": exploration.depth,
+                "load_seconds": loaded.load_time.as_secs_f64(),
+                "search_seconds": exploration.elapsed.as_secs_f64(),
+                "warnings": warnings,
+            });
+            emit(&format!("{report:#}\n"))?;
         }
-        _ => {
-            if !args.quiet {
-                println!(
-                    "{}: {} states, {} transitions written to {}",
-                    args.model.display(),
-                    exploration.states,
-                    exploration.transitions,
-                    args.write_aut.display()
-                );
+        OutputFormat::Text if written => {
+            if !cli.quiet {
+                emit(&format!("{}: {message}\n", args.input.model.display()))?;
             }
-            Ok(exit::OK)
         }
+        OutputFormat::Text => note(&format!("error: {message}")),
+    }
+    Ok(code)
+}
+
+/// The CPU engine's options from the command line.
+fn cpu_options(limits: &SearchLimits) -> CpuOptions {
+    CpuOptions {
+        threads: limits.threads.map_or(0, usize::from),
     }
 }
 
-fn check(args: &CheckArgs) -> Result<i32, Error> {
+/// Warnings about options the engine that runs does not read.
+fn engine_option_warnings(
+    limits: &SearchLimits,
+    gpu_args: Option<&GpuArgs>,
+    on_gpu: bool,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if on_gpu {
+        if limits.threads.is_some() {
+            warnings.push("--threads has no effect on the GPU engine".to_string());
+        }
+    } else {
+        let mut given = gpu_args.map(GpuArgs::given).unwrap_or_default();
+        if limits.device.is_some() {
+            given.insert(0, "--device");
+        }
+        if !given.is_empty() {
+            warnings.push(format!(
+                "{} only affect{} the GPU engine, which does not run here",
+                given.join(", "),
+                if given.len() == 1 { "s" } else { "" }
+            ));
+        }
+    }
+    warnings
+}
+
+fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
+    let mut warnings = Vec::new();
     if !args.deadlock && args.property.is_none() {
         tracing::info!("neither --deadlock nor --property given: exploring only");
     }
-    let encoded = load_encoded(&args.model, args.property.as_deref())?;
-    let progress = (!args.quiet && std::io::stderr().is_terminal()).then(progress_line);
+    match &args.trace_out {
+        Some(_) if args.no_trace => {
+            warnings.push("--trace-out has no effect with --no-trace: no trace is kept".into());
+        }
+        Some(path) => check_output_path(path, &args.input.model, "--trace-out")?,
+        None => {}
+    }
+    let loaded = load_encoded(&args.input, args.property.as_deref())?;
+    warnings.extend(loaded.warnings.iter().cloned());
+    let encoded = &loaded.encoded;
+    let progress = (!cli.quiet && std::io::stderr().is_terminal()).then(progress_line);
+    let interruption = Interruption::arm(args.limits.timeout, cli.quiet);
     let search = SearchOptions {
         check_deadlock: args.deadlock,
         keep_going: args.all,
-        max_states: args.max_states,
         no_trace: args.no_trace,
         progress: progress.as_ref().map(|(_, f)| f.clone()),
+        ..search_options(&args.limits, &interruption.stop)
     };
-    let run = engines::run(args, &encoded, &search)?;
+    let run = engines::run(args, cli.quiet, encoded, &search)?;
     if let Some((bar, _)) = &progress {
         bar.finish_and_clear();
     }
+    warnings.extend(engine_option_warnings(
+        &args.limits,
+        Some(&args.gpu),
+        run.on_gpu,
+    ));
     let exploration = &run.exploration;
-    let verdict = Verdict::of(&encoded, exploration);
     if exploration.monitor_blocked > 0 {
-        eprintln!(
-            "warning: property `{}` blocked {} action firing(s) it matched but could not follow; \
+        warnings.push(format!(
+            "property `{}` blocked {} action firing(s) it matched but could not follow; \
              the monitor may be incomplete (add self-loops for actions it should ignore)",
             args.property.as_deref().unwrap_or("?"),
             exploration.monitor_blocked
-        );
+        ));
     }
     let trace = exploration
         .first
         .as_ref()
         .and_then(|f| f.trace.as_ref())
-        .map(|t| TraceView::new(&encoded, t));
-    if let (Some(path), Some(t)) = (&args.trace_out, &trace) {
-        std::fs::write(path, t.to_aut()).map_err(|source| Error::Write {
-            path: path.display().to_string(),
-            source,
-        })?;
+        .map(|t| TraceView::new(encoded, t));
+    if let (Some(path), Some(t)) = (&args.trace_out, &trace)
+        && let Err(e) = std::fs::write(path, t.to_aut())
+    {
+        warnings.push(format!(
+            "the trace was not written: {}",
+            Error::Write {
+                path: path.display().to_string(),
+                source: e
+            }
+        ));
     }
+    for w in &warnings {
+        warn(w);
+    }
+    let report = check_report(
+        args,
+        &loaded,
+        exploration,
+        &interruption,
+        run.details,
+        trace,
+        warnings,
+    );
+    match cli.format {
+        OutputFormat::Text => emit(&report.to_text())?,
+        OutputFormat::Json => emit(&format!("{}\n", to_json(&report)?))?,
+    }
+    Ok(report.exit_code)
+}
+
+/// `value` as pretty-printed JSON.
+fn to_json(value: &impl serde::Serialize) -> Result<String, Error> {
+    serde_json::to_string_pretty(value)
+        .map_err(|e| Error::Internal(format!("cannot render the report: {e}")))
+}
+
+/// The report of a `check` run.
+fn check_report(
+    args: &CheckArgs,
+    loaded: &Loaded,
+    exploration: &Exploration,
+    interruption: &Interruption,
+    engine_details: Vec<(String, String)>,
+    trace: Option<TraceView>,
+    warnings: Vec<String>,
+) -> CheckReport {
+    let encoded = &loaded.encoded;
+    let verdict = Verdict::of(encoded, exploration);
     let seconds = exploration.elapsed.as_secs_f64();
-    let report = CheckReport {
-        model: args.model.display().to_string(),
+    CheckReport {
+        model: args.input.model.display().to_string(),
         engine: exploration.engine.clone(),
         deadlock_checked: args.deadlock,
         property: args.property.clone(),
         verdict: verdict.key().to_string(),
-        message: verdict.describe(args.deadlock, args.property.as_deref()),
-        complete: exploration.completion == crate::explore::Completion::Complete,
+        message: verdict_message(
+            &verdict,
+            interruption,
+            args.deadlock,
+            args.property.as_deref(),
+        ),
+        complete: exploration.completion == Completion::Complete,
+        completion: exploration.completion.key().to_string(),
         exit_code: verdict.exit_code(),
         states: exploration.states,
         transitions: exploration.transitions,
@@ -444,25 +802,18 @@ fn check(args: &CheckArgs) -> Result<i32, Error> {
         processes: encoded.processes(),
         vector_words: encoded.words(),
         vector_bits: encoded.layout.used_bits(),
-        elapsed_seconds: seconds,
+        load_seconds: loaded.load_time.as_secs_f64(),
+        search_seconds: seconds,
         states_per_second: if seconds > 0.0 {
             exploration.states as f64 / seconds
         } else {
             0.0
         },
         memory_bytes: exploration.memory_bytes,
-        engine_details: run.details,
+        engine_details,
+        warnings,
         trace,
-    };
-    match args.format {
-        OutputFormat::Text => print!("{}", report.to_text()),
-        OutputFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&report)
-                .map_err(|e| Error::Internal(format!("cannot render the report: {e}")))?
-        ),
     }
-    Ok(verdict.exit_code())
 }
 
 /// A live progress line on stderr, and the callback that updates it.
@@ -473,7 +824,7 @@ fn progress_line() -> (indicatif::ProgressBar, crate::explore::ProgressFn) {
     let callback = Arc::new(move |p: &Progress| {
         let secs = p.elapsed.as_secs_f64().max(1e-9);
         shown.set_message(format!(
-            "{} states, {} transitions, depth {}, {:.0} states/s",
+            "{} states, {} transitions, {} levels done, {:.0} states/s",
             p.states,
             p.transitions,
             p.depth,
@@ -484,95 +835,87 @@ fn progress_line() -> (indicatif::ProgressBar, crate::explore::ProgressFn) {
     (bar, callback)
 }
 
-fn info(args: &InfoArgs) -> Result<i32, Error> {
-    let network = load(&args.model)?;
+fn info(cli: &Cli, args: &InfoArgs) -> Result<i32, Error> {
+    let network = load(&args.input)?;
+    let warnings = model_warnings(&network, None);
     let encoded = EncodedNetwork::new(&network)
-        .map_err(|e| Error::Model(format!("{}: {e}", args.model.display())))?;
-    let local_states: usize = network
-        .processes
-        .iter()
-        .map(|p| p.lts.state_names.len())
-        .sum();
-    let local_transitions: usize = network
-        .processes
-        .iter()
-        .map(|p| p.lts.transitions.len())
-        .sum();
-    println!("model: {}", args.model.display());
-    println!(
-        "processes: {} ({} local states, {} local transitions)",
-        network.processes.len(),
-        local_states,
-        local_transitions
+        .map_err(|e| Error::Model(format!("{}: {e}", args.input.model.display())))?;
+    for w in &warnings {
+        warn(w);
+    }
+    let report = InfoReport::new(
+        &args.input.model.display().to_string(),
+        &network,
+        &encoded,
+        warnings,
     );
-    println!("synchronisation rules: {}", network.rules.len());
-    println!("actions: {}", encoded.actions.len());
-    println!(
-        "state vector: {} bits used, {} words of 32 bits ({} bytes)",
-        encoded.layout.used_bits(),
-        encoded.words(),
-        encoded.words() * 4
-    );
-    println!(
-        "encoding: {} TransArray entries, {} in all",
-        encoded.entry_count(),
-        human_bytes(
-            4 * (encoded.transitions.len()
-                + encoded.state_offsets.len()
-                + encoded.proc_offsets.len()
-                + encoded.rule_masks.len()) as u64
-        )
-    );
-    let names: Vec<&str> = network.monitors.iter().map(|m| m.name.as_str()).collect();
-    println!(
-        "properties: {}",
-        if names.is_empty() {
-            "none".to_string()
-        } else {
-            names.join(", ")
-        }
-    );
-    println!(
-        "{:<24} {:>8} {:>12} {:>5}",
-        "process", "states", "transitions", "bits"
-    );
-    for (i, p) in network.processes.iter().enumerate() {
-        println!(
-            "{:<24} {:>8} {:>12} {:>5}",
-            p.name,
-            p.lts.state_names.len(),
-            p.lts.transitions.len(),
-            encoded.layout.fields[i].bits
-        );
+    match cli.format {
+        OutputFormat::Text => emit(&report.to_text())?,
+        OutputFormat::Json => emit(&format!("{}\n", to_json(&report)?))?,
     }
     Ok(exit::OK)
 }
 
-fn convert(args: &ConvertArgs) -> Result<i32, Error> {
-    let network = load(&args.model)?;
+fn convert(cli: &Cli, args: &ConvertArgs) -> Result<i32, Error> {
+    if let Some(output) = &args.output {
+        check_output_path(output, &args.input.model, "--output")?;
+    }
+    let network = load(&args.input)?;
     let text = match args.to {
         ConvertTarget::Net => frontend::net::write(&network),
     };
-    write_output(args.output.as_deref(), &text)
+    write_output(cli, args.output.as_deref(), &text)
 }
 
-fn generate(args: &GenerateArgs) -> Result<i32, Error> {
+fn generate(cli: &Cli, args: &GenerateArgs) -> Result<i32, Error> {
     let text = match args.family {
         Family::Philosophers => crate::generate::philosophers(args.size),
         Family::Barrier => crate::generate::barrier(args.size),
     }
     .map_err(|e| Error::Usage(e.to_string()))?;
-    write_output(args.output.as_deref(), &text)
+    write_output(cli, args.output.as_deref(), &text)
 }
 
-/// Writes `text` to `path`, or to standard output without one.
-fn write_output(path: Option<&Path>, text: &str) -> Result<i32, Error> {
-    match path {
-        Some(path) => std::fs::write(path, text).map_err(|source| Error::Write {
-            path: path.display().to_string(),
-            source,
-        })?,
-        None => print!("{text}"),
+fn completions(args: &CompletionsArgs) -> Result<i32, Error> {
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "warpcheck", &mut script);
+    emit(&String::from_utf8_lossy(&script))?;
+    Ok(exit::OK)
+}
+
+fn man(cli: &Cli, args: &ManArgs) -> Result<i32, Error> {
+    let mut page = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut page)
+        .map_err(|e| Error::Internal(format!("cannot render the manual page: {e}")))?;
+    write_output(cli, args.output.as_deref(), &String::from_utf8_lossy(&page))
+}
+
+/// Writes `text` to `path`, or to standard output without one. Under
+/// `--format json` the text needs a file, and stdout gets a summary.
+fn write_output(cli: &Cli, path: Option<&Path>, text: &str) -> Result<i32, Error> {
+    match (path, cli.format) {
+        (None, OutputFormat::Text) => emit(text)?,
+        (None, OutputFormat::Json) => {
+            return Err(Error::Usage(
+                "--format json prints a summary object: give the output file with --output"
+                    .to_string(),
+            ));
+        }
+        (Some(path), format) => {
+            std::fs::write(path, text).map_err(|source| Error::Write {
+                path: path.display().to_string(),
+                source,
+            })?;
+            if format == OutputFormat::Json {
+                let summary = serde_json::json!({
+                    "output": path.display().to_string(),
+                    "bytes": text.len(),
+                    "exit_code": exit::OK,
+                });
+                emit(&format!("{summary:#}\n"))?;
+            }
+        }
     }
     Ok(exit::OK)
 }
@@ -591,11 +934,26 @@ mod tests {
             parse_size("lots"),
             Err("`lots` is not a size (examples: 4096, 512M, 8G)".to_string())
         );
+        assert_eq!(
+            parse_size("0.1"),
+            Err("`0.1` is not a positive size".to_string())
+        );
+        assert_eq!(
+            parse_size("1e30T"),
+            Err("`1e30T` is too large a size".to_string())
+        );
+    }
+
+    #[test]
+    fn timeouts_parse_as_seconds() {
+        assert_eq!(parse_seconds("2.5"), Ok(Duration::from_millis(2500)));
+        for bad in ["0", "-1", "inf", "NaN", "1e300", "soon"] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
     fn cli_definition_is_consistent() {
-        use clap::CommandFactory;
         Cli::command().debug_assert();
     }
 }

@@ -8,7 +8,8 @@ pub mod outcome;
 pub mod reference;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::encode::EncodedNetwork;
 
@@ -19,7 +20,7 @@ pub struct Progress {
     pub states: u64,
     /// Transitions generated so far.
     pub transitions: u64,
-    /// Current breadth-first depth (or an engine's best estimate).
+    /// Breadth-first levels completed so far (see [`Exploration::depth`]).
     pub depth: u32,
     /// Time since the search started.
     pub elapsed: Duration,
@@ -39,8 +40,48 @@ pub struct SearchOptions {
     pub max_states: Option<u64>,
     /// Skip predecessor links (no traces; less memory).
     pub no_trace: bool,
+    /// Most bytes the state store may take (`--memory`); reaching it ends
+    /// the search with [`Completion::TableFull`]. `None`: each engine's
+    /// default, most of the free memory of the host or device.
+    pub memory_bytes: Option<u64>,
+    /// Ends the search early with [`Completion::Interrupted`] (Ctrl-C,
+    /// `--timeout`); engines look at it at least every few thousand states
+    /// (the GPU engine between kernel launches).
+    pub stop: StopSignal,
     /// Progress callback.
     pub progress: Option<ProgressFn>,
+}
+
+/// A request to end a search early, shared between the searching threads
+/// and whoever may ask for the end: a flag anyone holding a clone can set,
+/// and an optional deadline after which the signal counts as set.
+#[derive(Debug, Clone, Default)]
+pub struct StopSignal {
+    requested: Arc<AtomicBool>,
+    deadline: Option<Instant>,
+}
+
+impl StopSignal {
+    /// A signal that is set by [`StopSignal::request`] only.
+    pub fn new() -> StopSignal {
+        StopSignal::default()
+    }
+
+    /// The same signal, also set once `deadline` has passed.
+    pub fn with_deadline(mut self, deadline: Instant) -> StopSignal {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Asks every search watching this signal (or a clone) to stop.
+    pub fn request(&self) {
+        self.requested.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a stop was requested or the deadline has passed.
+    pub fn is_set(&self) -> bool {
+        self.requested.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
 }
 
 impl std::fmt::Debug for SearchOptions {
@@ -50,6 +91,8 @@ impl std::fmt::Debug for SearchOptions {
             .field("keep_going", &self.keep_going)
             .field("max_states", &self.max_states)
             .field("no_trace", &self.no_trace)
+            .field("memory_bytes", &self.memory_bytes)
+            .field("stop", &self.stop)
             .finish()
     }
 }
@@ -108,8 +151,25 @@ pub enum Completion {
     StoppedAtFinding,
     /// `--max-states` was reached: the result is incomplete.
     StateLimit,
-    /// The state store ran out of room: the result is incomplete.
+    /// The state store ran out of room (or reached `--memory`): the
+    /// result is incomplete.
     TableFull,
+    /// The [`StopSignal`] was set (Ctrl-C or `--timeout`): the result is
+    /// incomplete.
+    Interrupted,
+}
+
+impl Completion {
+    /// Short machine-readable name, used in JSON.
+    pub fn key(self) -> &'static str {
+        match self {
+            Completion::Complete => "complete",
+            Completion::StoppedAtFinding => "stopped-at-finding",
+            Completion::StateLimit => "state-limit",
+            Completion::TableFull => "memory-limit",
+            Completion::Interrupted => "interrupted",
+        }
+    }
 }
 
 /// The result of a search.
@@ -119,7 +179,11 @@ pub struct Exploration {
     pub states: u64,
     /// Transitions generated from expanded states.
     pub transitions: u64,
-    /// Breadth-first depth reached (number of levels minus one).
+    /// Breadth-first levels completed: every state within `depth` steps of
+    /// the initial state has been found (so, for a complete search, the
+    /// largest distance of a state from the initial state). A search that
+    /// stops inside a level may also have found some states one step
+    /// further, such as the end of a trace.
     pub depth: u32,
     /// Deadlock states found.
     pub deadlocks: u64,
@@ -131,7 +195,7 @@ pub struct Exploration {
     pub first: Option<Finding>,
     /// How the search ended.
     pub completion: Completion,
-    /// Wall-clock time of the search.
+    /// Wall-clock time of the search (loading and encoding excluded).
     pub elapsed: Duration,
     /// Bytes of memory the state store used.
     pub memory_bytes: u64,

@@ -94,15 +94,20 @@ pub struct Ending {
     /// The `--max-states` limit was reached (or the search stopped short
     /// of its last level for it).
     pub state_limit: bool,
+    /// The search's [`crate::explore::StopSignal`] was set.
+    pub interrupted: bool,
 }
 
 impl Ending {
     /// The search's [`Completion`]: a finding that ends the search first
-    /// (its verdict stands whatever else happened), then a full store,
-    /// then the state limit; otherwise the search was complete.
+    /// (its verdict stands whatever else happened), then an interruption,
+    /// then a full store, then the state limit; otherwise the search was
+    /// complete.
     pub fn completion(&self) -> Completion {
         if self.finding_ends {
             Completion::StoppedAtFinding
+        } else if self.interrupted {
+            Completion::Interrupted
         } else if self.out_of_room {
             Completion::TableFull
         } else if self.state_limit {

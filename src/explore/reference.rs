@@ -19,6 +19,9 @@ const EDGE_BATCH: usize = 4096;
 /// Marks "no predecessor" (the initial state) in the predecessor array.
 const NONE: u32 = u32::MAX;
 
+/// Most states the store numbers: indices are `u32`, and [`NONE`] is taken.
+const MAX_STATES: usize = NONE as usize;
+
 /// Distinct vectors in discovery order; since discovery order is
 /// breadth-first, the store doubles as the BFS queue.
 struct Store {
@@ -27,6 +30,17 @@ struct Store {
     table: HashTable<u32>,
     /// Predecessor index and action of each state (empty with `no_trace`).
     parents: Vec<(u32, u32)>,
+    /// Most bytes the three collections may take together.
+    limit: u64,
+}
+
+/// Whether [`Store::find_or_insert`] found the state, added it, or had no
+/// room for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stored {
+    Found(u32),
+    Added(u32),
+    Full,
 }
 
 impl Store {
@@ -43,11 +57,14 @@ impl Store {
         self.table.find(hash, |&i| self.get(i) == state).copied()
     }
 
-    /// Index of `state`, and whether it is new (then it was added).
-    fn find_or_insert(&mut self, state: &[u32], parent: (u32, u32), trace: bool) -> (u32, bool) {
+    /// Index of `state`, adding it when it is new and the store has room.
+    fn find_or_insert(&mut self, state: &[u32], parent: (u32, u32), trace: bool) -> Stored {
         let hash = hash_words(state);
         if let Some(i) = self.find(hash, state) {
-            return (i, false);
+            return Stored::Found(i);
+        }
+        if !self.has_room(trace) {
+            return Stored::Full;
         }
         let index = self.len() as u32;
         let (vectors, words) = (&self.vectors, self.words);
@@ -57,13 +74,42 @@ impl Store {
         if trace {
             self.parents.push(parent);
         }
-        (index, true)
+        Stored::Added(index)
     }
 
     fn memory_bytes(&self) -> u64 {
-        (self.vectors.capacity() * 4
-            + self.table.capacity() * (4 + 1)
-            + self.parents.capacity() * 8) as u64
+        Self::bytes(
+            self.vectors.capacity(),
+            self.table.capacity(),
+            self.parents.capacity(),
+        )
+    }
+
+    /// Bytes of collections of these capacities (the table's control bytes
+    /// and spare buckets counted as one more byte an entry and an eighth).
+    fn bytes(vector_words: usize, table_entries: usize, parents: usize) -> u64 {
+        (vector_words * 4 + table_entries * 8 / 7 * (4 + 1) + parents * 8) as u64
+    }
+
+    /// Whether one more state fits: the state ids are not exhausted, and
+    /// the collections, after the doubling that one more element may cause,
+    /// stay within the limit.
+    fn has_room(&self, trace: bool) -> bool {
+        let grown = |capacity: usize, len: usize, more: usize| {
+            if len + more > capacity {
+                (2 * capacity).max(len + more)
+            } else {
+                capacity
+            }
+        };
+        let vector_words = grown(self.vectors.capacity(), self.vectors.len(), self.words);
+        let table_entries = grown(self.table.capacity(), self.table.len(), 1);
+        let parents = if trace {
+            grown(self.parents.capacity(), self.parents.len(), 1)
+        } else {
+            0
+        };
+        self.len() < MAX_STATES && Self::bytes(vector_words, table_entries, parents) <= self.limit
     }
 
     /// The path from the initial state to `index`.
@@ -145,6 +191,9 @@ fn search(
         vectors: Vec::new(),
         table: HashTable::new(),
         parents: Vec::new(),
+        limit: options
+            .memory_bytes
+            .unwrap_or_else(crate::explore::cpu::default_memory_limit),
     };
     let mut result = Exploration {
         states: 0,
@@ -171,7 +220,11 @@ fn search(
         }
     };
 
-    store.find_or_insert(&net.initial, (NONE, NONE), trace);
+    if store.find_or_insert(&net.initial, (NONE, NONE), trace) == Stored::Full {
+        result.completion = Completion::TableFull;
+        result.elapsed = start.elapsed();
+        return result;
+    }
 
     let mut generator = SuccessorGenerator::new(net);
     let mut current = vec![0u32; net.words()];
@@ -179,6 +232,8 @@ fn search(
     let mut next_progress = Duration::from_millis(500);
     let mut index = 0usize;
     let mut state_limit = false;
+    let mut out_of_room = false;
+    let mut interrupted = false;
     'search: while index < store.len() {
         if outcome::finding_ends(net, options, result.first.as_ref().map(|f| &f.kind)) {
             break;
@@ -194,30 +249,39 @@ fn search(
         current.copy_from_slice(store.get(index as u32));
         let parent = index as u32;
         let mut limit_hit = false;
+        let mut full = false;
         let expansion = generator.for_each(&current, |s| {
-            if limit_hit {
+            if limit_hit || full {
                 return;
             }
-            let full = options.max_states.is_some_and(|m| store.len() as u64 >= m);
-            let before = store.len() as u32;
-            if full {
+            if options.max_states.is_some_and(|m| store.len() as u64 >= m) {
                 // Only a lookup is allowed now; a new state would exceed the limit.
                 limit_hit = store.find(hash_words(s.state), s.state).is_none();
                 return;
             }
-            let (target, new) = store.find_or_insert(s.state, (parent, s.action), trace);
+            let target = match store.find_or_insert(s.state, (parent, s.action), trace) {
+                Stored::Found(target) => target,
+                Stored::Added(target) => {
+                    if s.error {
+                        error_states.insert(target);
+                        result.errors += 1;
+                        let e = net
+                            .error_in(s.state)
+                            .expect("a successor flagged as error contains an error state");
+                        record(&mut result, &store, target, FindingKind::Error(e));
+                    }
+                    target
+                }
+                Stored::Full => {
+                    full = true;
+                    return;
+                }
+            };
             on_edge(parent, s.action, target);
-            if new && s.error {
-                error_states.insert(before);
-                result.errors += 1;
-                let e = net
-                    .error_in(s.state)
-                    .expect("a successor flagged as error contains an error state");
-                record(&mut result, &store, before, FindingKind::Error(e));
-            }
         });
-        if limit_hit {
-            state_limit = true;
+        if limit_hit || full {
+            state_limit = limit_hit;
+            out_of_room = full;
             break 'search;
         }
         result.transitions += expansion.successors;
@@ -227,6 +291,10 @@ fn search(
             record(&mut result, &store, parent, FindingKind::Deadlock);
         }
         index += 1;
+        if index.is_multiple_of(4096) && options.stop.is_set() {
+            interrupted = true;
+            break;
+        }
         if index.is_multiple_of(4096)
             && let Some(progress) = &options.progress
             && start.elapsed() >= next_progress
@@ -242,8 +310,9 @@ fn search(
     }
     result.completion = Ending {
         finding_ends: outcome::finding_ends(net, options, result.first.as_ref().map(|f| &f.kind)),
-        out_of_room: false,
+        out_of_room,
         state_limit,
+        interrupted,
     }
     .completion();
     result.states = store.len() as u64;

@@ -251,6 +251,16 @@ impl Network {
         Ok(())
     }
 
+    /// TEMPORARY until the frontend branch lands.
+    pub fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// TEMPORARY until the frontend branch lands.
+    pub fn property_warnings(&self, _monitor: &Monitor) -> Vec<String> {
+        Vec::new()
+    }
+
     /// For every process, the local labels that occur in some rule for it.
     pub fn synchronising_labels(&self) -> Vec<BTreeSet<String>> {
         let mut sync = vec![BTreeSet::new(); self.processes.len()];

@@ -1,13 +1,15 @@
 //! What the user sees: the verdict and its exit code, statistics, and
 //! counterexample traces as text, JSON or an Aldebaran `.aut` file.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::encode::EncodedNetwork;
 use crate::error::exit;
 use crate::explore::{Completion, Exploration, FindingKind, Trace};
 use crate::frontend::aut::quote_label;
-use crate::model::ErrorKind;
+use crate::model::{ErrorKind, Network};
 
 /// The answer to the user's question.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +87,9 @@ impl Verdict {
             Verdict::ModelError(m) => format!("model error: {m}"),
             Verdict::Incomplete(Completion::StateLimit) => {
                 "exploration incomplete: the --max-states limit was reached; no verdict".to_string()
+            }
+            Verdict::Incomplete(Completion::Interrupted) => {
+                "exploration incomplete: interrupted; no verdict".to_string()
             }
             Verdict::Incomplete(_) => {
                 "exploration incomplete: the state table is full; no verdict (give more --memory)"
@@ -174,11 +179,13 @@ impl TraceView {
     }
 
     /// Human-readable text: the initial state, then one line per step.
+    /// Names that could be misread (spaces, `=`, `,`, `:`, quotes) are
+    /// quoted, see [`readable_name`].
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let locals = |v: &[LocalView]| {
             v.iter()
-                .map(|l| format!("{}={}", l.process, l.state))
+                .map(|l| format!("{}={}", readable_name(&l.process), readable_name(&l.state)))
                 .collect::<Vec<_>>()
                 .join(" ")
         };
@@ -188,7 +195,14 @@ impl TraceView {
             let changes = step
                 .changes
                 .iter()
-                .map(|c| format!("{}: {} -> {}", c.process, c.from, c.to))
+                .map(|c| {
+                    format!(
+                        "{}: {} -> {}",
+                        readable_name(&c.process),
+                        readable_name(&c.from),
+                        readable_name(&c.to)
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join(", ");
             let changes = if changes.is_empty() {
@@ -199,7 +213,7 @@ impl TraceView {
             out.push_str(&format!(
                 "  {:>width$}. {:<12} {}\n",
                 i + 1,
-                step.action,
+                readable_name(&step.action),
                 changes
             ));
         }
@@ -222,6 +236,32 @@ impl TraceView {
     }
 }
 
+/// `name` as trace text shows it: bare when it cannot be misread, else in
+/// double quotes with `"`, `\` and line breaks escaped as in `.net`
+/// files. Names are misread when empty or holding white space, control
+/// characters, quotes, backslashes, or the separators `=`, `,` and `:`.
+pub fn readable_name(name: &str) -> Cow<'_, str> {
+    let plain = !name.is_empty()
+        && !name.chars().any(|c| {
+            c.is_whitespace() || c.is_control() || matches!(c, '"' | '\\' | '=' | ',' | ':')
+        });
+    if plain {
+        return Cow::Borrowed(name);
+    }
+    let mut quoted = String::with_capacity(name.len() + 2);
+    quoted.push('"');
+    for c in name.chars() {
+        match c {
+            '"' => quoted.push_str("\\\""),
+            '\\' => quoted.push_str("\\\\"),
+            '\n' => quoted.push_str("\\n"),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    Cow::Owned(quoted)
+}
+
 /// Everything a `check` run reports; serialises to the documented JSON.
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckReport {
@@ -239,13 +279,17 @@ pub struct CheckReport {
     pub message: String,
     /// Whether every reachable state was explored.
     pub complete: bool,
+    /// How the search ended: `complete`, `stopped-at-finding`,
+    /// `state-limit`, `memory-limit` or `interrupted`.
+    pub completion: String,
     /// The process exit status.
     pub exit_code: i32,
     /// Distinct states stored.
     pub states: u64,
     /// Transitions generated.
     pub transitions: u64,
-    /// Breadth-first depth.
+    /// Breadth-first levels completed: every state within `depth` steps of
+    /// the initial state was found.
     pub depth: u32,
     /// Deadlock states found (all of them with `--all`).
     pub deadlocks: u64,
@@ -259,14 +303,18 @@ pub struct CheckReport {
     pub vector_words: usize,
     /// Bits of a state vector actually used by processes.
     pub vector_bits: u32,
-    /// Wall-clock search time.
-    pub elapsed_seconds: f64,
-    /// States per second.
+    /// Wall-clock time to read, check and encode the model.
+    pub load_seconds: f64,
+    /// Wall-clock time of the search (engine set-up included).
+    pub search_seconds: f64,
+    /// States per second of search.
     pub states_per_second: f64,
     /// Bytes of memory of the state store.
     pub memory_bytes: u64,
     /// Engine-specific figures (GPU table size and fill, threads, …).
     pub engine_details: Vec<(String, String)>,
+    /// Warnings about the model and the options, also printed on stderr.
+    pub warnings: Vec<String>,
     /// The counterexample, when one was found and traces were kept.
     pub trace: Option<TraceView>,
 }
@@ -286,7 +334,7 @@ impl CheckReport {
             out.push_str("no trace (traces were switched off)\n");
         }
         out.push_str(&format!(
-            "engine: {}\nstates: {}\ntransitions: {}\ndepth: {}\n",
+            "engine: {}\nstates: {}\ntransitions: {}\ndepth: {} (breadth-first levels completed)\n",
             self.engine, self.states, self.transitions, self.depth
         ));
         if self.deadlocks > 0 || self.violations > 0 {
@@ -296,19 +344,147 @@ impl CheckReport {
             ));
         }
         out.push_str(&format!(
-            "vector: {} processes, {} bits in {} words\ntime: {:.3} s ({:.0} states/s)\nmemory: {}\n",
+            "vector: {} processes, {} bits in {} words\ntime: load {:.3} s, search {:.3} s \
+             ({:.0} states/s)\nmemory: {}\n",
             self.processes,
             self.vector_bits,
             self.vector_words,
-            self.elapsed_seconds,
+            self.load_seconds,
+            self.search_seconds,
             self.states_per_second,
             human_bytes(self.memory_bytes)
         ));
         for (k, v) in &self.engine_details {
             out.push_str(&format!("{k}: {v}\n"));
         }
-        if !self.complete {
-            out.push_str("note: the search did not cover the whole state space\n");
+        if self.completion == Completion::StoppedAtFinding.key() {
+            out.push_str(
+                "note: the search stopped at the first finding (--all explores the rest)\n",
+            );
+        }
+        out
+    }
+}
+
+/// One process in an [`InfoReport`].
+#[derive(Debug, Clone, Serialize)]
+pub struct ProcessInfo {
+    /// Process name.
+    pub name: String,
+    /// Local states.
+    pub states: usize,
+    /// Local transitions.
+    pub transitions: usize,
+    /// Bits of its field in the state vector.
+    pub bits: u32,
+}
+
+/// What `info` reports about a model; serialises to the documented JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct InfoReport {
+    /// Model file.
+    pub model: String,
+    /// Processes in the vector.
+    pub processes: usize,
+    /// Local states of all processes.
+    pub local_states: usize,
+    /// Local transitions of all processes.
+    pub local_transitions: usize,
+    /// Synchronisation rules.
+    pub rules: usize,
+    /// Distinct actions of the network.
+    pub actions: usize,
+    /// Bits of a state vector actually used by processes.
+    pub vector_bits: u32,
+    /// Words of 32 bits of a state vector.
+    pub vector_words: usize,
+    /// Entries of the encoded transition arrays.
+    pub encoding_entries: usize,
+    /// Bytes of the encoded arrays.
+    pub encoding_bytes: u64,
+    /// Property monitors defined in the model.
+    pub properties: Vec<String>,
+    /// Warnings about the model, also printed on stderr.
+    pub warnings: Vec<String>,
+    /// Every process.
+    pub process_list: Vec<ProcessInfo>,
+}
+
+impl InfoReport {
+    /// Describes `network`, encoded as `encoded`, read from `model`.
+    pub fn new(
+        model: &str,
+        network: &Network,
+        encoded: &EncodedNetwork,
+        warnings: Vec<String>,
+    ) -> InfoReport {
+        let process_list: Vec<ProcessInfo> = network
+            .processes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ProcessInfo {
+                name: p.name.clone(),
+                states: p.lts.state_names.len(),
+                transitions: p.lts.transitions.len(),
+                bits: encoded.layout.fields[i].bits,
+            })
+            .collect();
+        InfoReport {
+            model: model.to_string(),
+            processes: process_list.len(),
+            local_states: process_list.iter().map(|p| p.states).sum(),
+            local_transitions: process_list.iter().map(|p| p.transitions).sum(),
+            rules: network.rules.len(),
+            actions: encoded.actions.len(),
+            vector_bits: encoded.layout.used_bits(),
+            vector_words: encoded.words(),
+            encoding_entries: encoded.entry_count(),
+            encoding_bytes: 4
+                * (encoded.transitions.len()
+                    + encoded.state_offsets.len()
+                    + encoded.proc_offsets.len()) as u64,
+            properties: network.monitors.iter().map(|m| m.name.clone()).collect(),
+            warnings,
+            process_list,
+        }
+    }
+
+    /// The human-readable description: totals, then one line per process.
+    pub fn to_text(&self) -> String {
+        let mut out = format!(
+            "model: {}\nprocesses: {} ({} local states, {} local transitions)\n\
+             synchronisation rules: {}\nactions: {}\n\
+             state vector: {} bits used, {} words of 32 bits ({} bytes)\n\
+             encoding: {} TransArray entries, {} in all\nproperties: {}\n",
+            self.model,
+            self.processes,
+            self.local_states,
+            self.local_transitions,
+            self.rules,
+            self.actions,
+            self.vector_bits,
+            self.vector_words,
+            self.vector_words * 4,
+            self.encoding_entries,
+            human_bytes(self.encoding_bytes),
+            if self.properties.is_empty() {
+                "none".to_string()
+            } else {
+                self.properties.join(", ")
+            }
+        );
+        out.push_str(&format!(
+            "{:<24} {:>8} {:>12} {:>5}\n",
+            "process", "states", "transitions", "bits"
+        ));
+        for p in &self.process_list {
+            out.push_str(&format!(
+                "{:<24} {:>8} {:>12} {:>5}\n",
+                readable_name(&p.name),
+                p.states,
+                p.transitions,
+                p.bits
+            ));
         }
         out
     }

@@ -67,6 +67,8 @@ fn json_report_follows_the_documented_schema() {
     assert_eq!(v["exit_code"], 1);
     assert_eq!(v["property"], "mutex");
     assert_eq!(v["complete"], false);
+    assert_eq!(v["completion"], "stopped-at-finding");
+    assert_eq!(v["warnings"], serde_json::json!([]));
     let steps = v["trace"]["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 2);
     assert_eq!(v["trace"]["final"].as_array().unwrap().len(), 4);
@@ -86,7 +88,8 @@ fn json_report_follows_the_documented_schema() {
         "monitor_blocked",
         "vector_words",
         "vector_bits",
-        "elapsed_seconds",
+        "load_seconds",
+        "search_seconds",
         "states_per_second",
         "memory_bytes",
     ] {
@@ -165,7 +168,7 @@ fn usage_errors_exit_2_and_help_exits_0() {
     );
     let help = warpcheck(&["check", "--help"]);
     assert_eq!(help.status.code(), Some(0));
-    assert!(stdout(&help).contains("3  exploration incomplete"));
+    assert!(stdout(&help).contains("3    exploration incomplete"));
     let group = warpcheck(&["check", "x.net", "--group-threads", "3"]);
     assert_eq!(group.status.code(), Some(2));
     assert!(
@@ -195,6 +198,7 @@ fn state_limit_gives_exit_3_and_no_verdict() {
     assert_eq!(v["verdict"], "incomplete");
     assert_eq!(v["states"], 3);
     assert_eq!(v["complete"], false);
+    assert_eq!(v["completion"], "state-limit");
 }
 
 #[test]
@@ -460,7 +464,8 @@ fn a_full_cpu_table_gives_exit_3_and_asks_for_more_memory() {
         ),
         "{text}"
     );
-    assert!(text.contains("note: the search did not cover the whole state space\n"));
+    assert!(text.contains("\nstates: "), "the figures so far are printed: {text}");
+    assert!(!text.contains("note:"), "{text}");
 }
 
 #[test]
@@ -582,12 +587,351 @@ fn engine_auto_without_a_gpu_notes_the_cpu_fallback_unless_quiet() {
 fn help_lists_every_exit_code() {
     let help = stdout(&warpcheck(&["check", "--help"]));
     for code in [
-        "0  checked, no violation found",
-        "1  violation found",
-        "2  bad input or usage",
-        "3  exploration incomplete",
-        "4  internal or device failure",
+        "0    checked, no violation found",
+        "1    violation found",
+        "2    bad input or usage",
+        "3    exploration incomplete",
+        "4    internal or device failure",
+        "141  standard output was closed",
     ] {
         assert!(help.contains(code), "{code}: {help}");
+    }
+}
+
+/// Writes the `barrier` family instance of size `k` (13^k states) into
+/// `dir` and returns its path: a model too large to finish in a test.
+fn large_model(dir: &Path, k: usize) -> String {
+    let path = dir.join(format!("barrier{k}.net"));
+    std::fs::write(&path, warpcheck::generate::barrier(k).unwrap()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn thread_counts_are_validated() {
+    for bad in ["100000", "0", "-3"] {
+        let o = warpcheck(&[
+            "check",
+            "specs/philosophers3.net",
+            &format!("--threads={bad}"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(
+            stderr(&o).contains("for '--threads <N>'"),
+            "{bad}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly_with_141_and_a_full_disk_is_an_error() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+        .args(["generate", "philosophers", "20000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+        .args(["info", "specs/philosophers3.net"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: cannot write standard output: No space left on device (os error 28)\n"
+    );
+}
+
+#[test]
+fn output_paths_are_checked_before_the_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.net");
+    std::fs::copy("specs/philosophers3.net", &model).unwrap();
+    let model = model.to_str().unwrap();
+    let before = std::fs::read_to_string(model).unwrap();
+    let o = warpcheck(&["check", model, "--deadlock", "--trace-out", model]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!("error: --trace-out {model}: this is the model file; refusing to overwrite it\n")
+    );
+    assert!(stdout(&o).is_empty(), "no search ran");
+    let o = warpcheck(&["explore", model, "--write-aut", model]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = warpcheck(&["convert", model, "--to", "net", "-o", model]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(model).unwrap(), before);
+
+    let unwritable = dir.path().join("missing/t.aut");
+    let o = warpcheck(&[
+        "check",
+        model,
+        "--deadlock",
+        "--trace-out",
+        unwritable.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with(&format!("error: cannot write {}: ", unwritable.display())),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).is_empty(), "no search ran");
+}
+
+#[test]
+fn the_reference_engine_keeps_to_the_memory_limit() {
+    let o = warpcheck(&[
+        "check",
+        "tests/data/mcc/Raft-PT-02/model.pnml",
+        "--deadlock",
+        "--engine",
+        "reference",
+        "--memory",
+        "64K",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["completion"], "memory-limit");
+    assert!(v["memory_bytes"].as_u64().unwrap() <= 64 << 10, "{v}");
+    assert!(v["states"].as_u64().unwrap() > 100, "{v}");
+}
+
+#[test]
+fn figures_are_defined_and_honest() {
+    let o = warpcheck(&[
+        "check",
+        "specs/philosophers3.net",
+        "--deadlock",
+        "--engine",
+        "reference",
+    ]);
+    let text = stdout(&o);
+    assert!(text.contains("\ndepth: 3 (breadth-first levels completed)\n"), "{text}");
+    assert!(text.contains("\ntime: load "), "{text}");
+    assert!(text.ends_with(
+        "note: the search stopped at the first finding (--all explores the rest)\n"
+    ));
+    // A complete search: depth is the largest distance, and no note.
+    let o = warpcheck(&[
+        "check",
+        "specs/philosophers3.net",
+        "--engine",
+        "reference",
+        "--format",
+        "json",
+    ]);
+    let v = json(&o);
+    let network = frontend::load(Path::new("specs/philosophers3.net")).unwrap();
+    let net = EncodedNetwork::new(&network).unwrap();
+    let mut builder = warpcheck::explicit::LabelledGraphBuilder::new(net.actions.clone());
+    let all = SearchOptions {
+        keep_going: true,
+        ..SearchOptions::default()
+    };
+    reference::explore_into(&net, &all, &mut builder).unwrap();
+    let levels = testing::bfs_level_sizes(&builder.into_graph().unwrap().edges);
+    assert_eq!(v["depth"].as_u64(), Some(levels.len() as u64 - 1));
+    assert_eq!(v["completion"], "complete");
+    let text = stdout(&warpcheck(&[
+        "check",
+        "specs/philosophers3.net",
+        "--engine",
+        "reference",
+    ]));
+    assert!(!text.contains("note:"), "{text}");
+}
+
+#[test]
+fn option_mistakes_give_warnings() {
+    let o = warpcheck(&[
+        "check",
+        "specs/philosophers3.net",
+        "--deadlock",
+        "--engine",
+        "cpu",
+        "--no-trace",
+        "--trace-out",
+        "never.aut",
+        "--blocks",
+        "4",
+        "--device",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "warning: --trace-out has no effect with --no-trace: no trace is kept\n\
+         warning: --device, --blocks only affect the GPU engine, which does not run here\n"
+    );
+    assert!(!Path::new("never.aut").exists());
+}
+
+#[test]
+fn a_timeout_ends_the_search_with_the_figures_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = large_model(dir.path(), 8);
+    for engine in ["reference", "cpu"] {
+        let started = std::time::Instant::now();
+        let o = warpcheck(&[
+            "check",
+            &model,
+            "--deadlock",
+            "--engine",
+            engine,
+            "--timeout",
+            "0.5",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(3), "{engine}: {}", stderr(&o));
+        assert!(started.elapsed().as_secs() < 30, "{engine}");
+        let v = json(&o);
+        assert_eq!(v["completion"], "interrupted", "{engine}");
+        assert_eq!(
+            v["message"],
+            "exploration incomplete: the --timeout of 0.5 s was reached; no verdict"
+        );
+        assert!(v["states"].as_u64().unwrap() > 1000, "{engine}: {v}");
+    }
+}
+
+#[test]
+fn ctrl_c_ends_the_search_with_the_figures_so_far() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let model = large_model(dir.path(), 8);
+    let child = Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+        .args(["check", &model, "--deadlock", "--engine", "cpu", "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with(&format!(
+            "{model}: exploration incomplete: interrupted (Ctrl-C); no verdict\n"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("\nstates: "), "{text}");
+}
+
+#[test]
+fn every_command_reports_errors_as_json_under_format_json() {
+    for args in [
+        &["check", "missing.net"][..],
+        &["info", "missing.net"],
+        &["convert", "missing.net", "--to", "net"],
+        &["explore", "missing.net", "--write-aut", "x.aut"],
+        &["generate", "philosophers", "1"],
+    ] {
+        let o = warpcheck(&[args, &["--format", "json"]].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let v = json(&o);
+        assert_eq!(v["exit_code"], 2, "{args:?}");
+        assert!(v["error"].is_string(), "{args:?}");
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+}
+
+#[test]
+fn version_names_the_commit() {
+    let o = warpcheck(&["--version"]);
+    let text = stdout(&o);
+    assert!(
+        text.starts_with(&format!("warpcheck {} (commit ", env!("CARGO_PKG_VERSION"))),
+        "{text}"
+    );
+}
+
+#[test]
+fn completions_and_manual_page_come_from_the_option_definitions() {
+    let o = warpcheck(&["completions", "bash"]);
+    assert_eq!(o.status.code(), Some(0));
+    let script = stdout(&o);
+    assert!(script.contains("--trace-out") && script.contains("--input-format"));
+    let o = warpcheck(&["man"]);
+    assert_eq!(o.status.code(), Some(0));
+    let page = stdout(&o);
+    assert!(page.starts_with(".ie"), "{}", &page[..page.len().min(200)]);
+    assert!(page.contains(".TH warpcheck 1"), "roff title");
+}
+
+#[test]
+fn info_reports_as_json() {
+    let o = warpcheck(&["info", "specs/philosophers3.net", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    assert_eq!(v["processes"], 6);
+    assert_eq!(v["local_states"], 15);
+    assert_eq!(v["rules"], 9);
+    assert_eq!(v["vector_bits"], 9);
+    assert_eq!(v["process_list"].as_array().unwrap().len(), 6);
+    assert_eq!(v["process_list"][0]["name"], "phil0");
+}
+
+#[test]
+fn traces_quote_names_that_could_be_misread() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("spaces.net");
+    std::fs::write(
+        &model,
+        "process \"my proc\" { init \"at rest\"; \"at rest\" -\"go now\"-> \"done=1\"; }\n",
+    )
+    .unwrap();
+    let o = warpcheck(&[
+        "check",
+        model.to_str().unwrap(),
+        "--deadlock",
+        "--engine",
+        "reference",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(
+        text.contains("  initial: \"my proc\"=\"at rest\"\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  1. \"go now\"     \"my proc\": \"at rest\" -> \"done=1\"\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn common_options_are_accepted_by_every_command() {
+    for args in [
+        &["info", "specs/philosophers3.net"][..],
+        &["convert", "specs/philosophers3.net", "--to", "net"],
+        &["generate", "barrier", "1"],
+        &["check", "specs/philosophers3.net", "--engine", "reference"],
+    ] {
+        for common in [&["-q"][..], &["-v"], &["--format", "text"]] {
+            let o = warpcheck(&[args, common].concat());
+            assert_eq!(o.status.code(), Some(0), "{args:?} {common:?}: {}", stderr(&o));
+        }
     }
 }

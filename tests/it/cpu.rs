@@ -30,14 +30,7 @@ fn options(check_deadlock: bool, keep_going: bool) -> SearchOptions {
 
 /// The engine with the default table and memory limit.
 fn run_parallel(net: &EncodedNetwork, search: &SearchOptions, threads: usize) -> Exploration {
-    cpu::explore(
-        net,
-        search,
-        &CpuOptions {
-            threads,
-            memory_bytes: None,
-        },
-    )
+    cpu::explore(net, search, &CpuOptions { threads })
 }
 
 /// The engine starting from a one-bucket table, with at most
@@ -48,15 +41,11 @@ fn run_growing(
     threads: usize,
     memory_bytes: Option<u64>,
 ) -> Exploration {
-    cpu::explore_from(
-        net,
-        search,
-        &CpuOptions {
-            threads,
-            memory_bytes,
-        },
-        TINY_TABLE,
-    )
+    let limited = SearchOptions {
+        memory_bytes,
+        ..search.clone()
+    };
+    cpu::explore_from(net, &limited, &CpuOptions { threads }, TINY_TABLE)
 }
 
 /// The breadth-first level whose expansion produced `finding`: a deadlock

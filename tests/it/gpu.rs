@@ -56,10 +56,11 @@ fn search(keep_going: bool) -> SearchOptions {
     }
 }
 
-fn small(options: GpuOptions) -> GpuOptions {
-    GpuOptions {
+/// `search` with the tests' small device memory.
+fn small(search: SearchOptions) -> SearchOptions {
+    SearchOptions {
         memory_bytes: Some(TEST_MEMORY),
-        ..options
+        ..search
     }
 }
 
@@ -86,7 +87,8 @@ fn compare(
 ) -> Result<(), String> {
     let all = search(true);
     let reference = reference::explore(net, &all);
-    let found = gpu::explore(device, net, &all, options).map_err(|e| format!("{what}: {e}"))?;
+    let found = gpu::explore(device, net, &small(all.clone()), options)
+        .map_err(|e| format!("{what}: {e}"))?;
     let fatal_stop = found.exploration.completion == Completion::StoppedAtFinding;
     if fatal_stop {
         // A Model error ends even a --all search; where it is met first
@@ -116,7 +118,7 @@ fn compare(
             ..search(false)
         };
         let reference = reference::explore(net, &first);
-        let found = gpu::explore(device, net, &first, options)
+        let found = gpu::explore(device, net, &small(first.clone()), options)
             .map_err(|e| format!("{what}: {e}"))?
             .exploration;
         if found.completion != reference.completion
@@ -145,7 +147,7 @@ fn compare(
 /// thread each, so at most 32).
 fn options_for(seed: u64, processes: usize) -> GpuOptions {
     let buffers = seed % 7 == 3 && processes <= 32;
-    small(GpuOptions {
+    GpuOptions {
         cache: seed.is_multiple_of(2),
         work_claiming: !seed.is_multiple_of(3),
         readonly_path: match seed % 5 {
@@ -175,7 +177,7 @@ fn options_for(seed: u64, processes: usize) -> GpuOptions {
         blocks: seed.is_multiple_of(7).then_some(2),
         threads_per_block: seed.is_multiple_of(4).then_some(64),
         ..GpuOptions::default()
-    })
+    }
 }
 
 /// Compares the GPU with the reference on each `(seed, network, name)`,
@@ -226,7 +228,7 @@ fn long_chains_of_wide_vectors_are_exact() {
     with_gpu(|device| {
         for n in [40, 700, 1500] {
             let net = EncodedNetwork::new(&testing::chain(n)).unwrap();
-            let found = gpu::explore(device, &net, &search(true), &small(GpuOptions::default()))
+            let found = gpu::explore(device, &net, &small(search(true)), &GpuOptions::default())
                 .unwrap()
                 .exploration;
             assert_eq!(
@@ -240,13 +242,7 @@ fn long_chains_of_wide_vectors_are_exact() {
                 "chain of {n} ({} words)",
                 net.words()
             );
-            compare(
-                device,
-                &net,
-                &small(GpuOptions::default()),
-                &format!("chain {n}"),
-            )
-            .unwrap();
+            compare(device, &net, &GpuOptions::default(), &format!("chain {n}")).unwrap();
         }
     });
 }
@@ -275,7 +271,7 @@ fn generated_families_have_their_exact_counts() {
                 warpcheck::frontend::net::parse(&text.unwrap(), Path::new("generated.net"))
                     .unwrap();
             let net = EncodedNetwork::new(&network).unwrap();
-            let found = gpu::explore(device, &net, &search(true), &small(GpuOptions::default()))
+            let found = gpu::explore(device, &net, &small(search(true)), &GpuOptions::default())
                 .unwrap()
                 .exploration;
             assert_eq!(
@@ -287,7 +283,7 @@ fn generated_families_have_their_exact_counts() {
                 (expected.states, expected.transitions, expected.deadlocks),
                 "{what}"
             );
-            compare(device, &net, &small(GpuOptions::default()), &what).unwrap();
+            compare(device, &net, &GpuOptions::default(), &what).unwrap();
         }
     });
 }
@@ -298,11 +294,11 @@ fn a_full_table_is_reported_never_a_verdict() {
         let text = generate::philosophers(14).unwrap();
         let network = warpcheck::frontend::net::parse(&text, Path::new("generated.net")).unwrap();
         let net = EncodedNetwork::new(&network).unwrap();
-        let options = GpuOptions {
+        let tiny = SearchOptions {
             memory_bytes: Some(64 << 10),
-            ..GpuOptions::default()
+            ..search(true)
         };
-        let found = gpu::explore(device, &net, &search(true), &options).unwrap();
+        let found = gpu::explore(device, &net, &tiny, &GpuOptions::default()).unwrap();
         assert_eq!(found.exploration.completion, Completion::TableFull);
         assert!(found.exploration.states < generate::philosophers_expected(14).states as u64);
     });
@@ -312,30 +308,30 @@ fn a_full_table_is_reported_never_a_verdict() {
 fn device_errors_are_messages() {
     with_gpu(|device| {
         let net = EncodedNetwork::new(&testing::chain(3)).unwrap();
-        let too_much = GpuOptions {
+        let too_much = SearchOptions {
             memory_bytes: Some(1 << 50),
-            ..GpuOptions::default()
+            ..search(true)
         };
-        let error = gpu::explore(device, &net, &search(true), &too_much).unwrap_err();
+        let error = gpu::explore(device, &net, &too_much, &GpuOptions::default()).unwrap_err();
         assert!(
             error.to_string().starts_with("out of GPU memory"),
             "{error}"
         );
         let odd_block = GpuOptions {
             threads_per_block: Some(100),
-            ..small(GpuOptions::default())
+            ..GpuOptions::default()
         };
-        let error = gpu::explore(device, &net, &search(true), &odd_block).unwrap_err();
+        let error = gpu::explore(device, &net, &small(search(true)), &odd_block).unwrap_err();
         assert_eq!(
             error.to_string(),
             "invalid GPU setting: threads per block must be a multiple of 32 between 32 and 1024, not 100"
         );
         let buffers = GpuOptions {
             sync: SyncCombination::SharedBuffers,
-            ..small(GpuOptions::default())
+            ..GpuOptions::default()
         };
         let wide = EncodedNetwork::new(&testing::chain(40)).unwrap();
-        let error = gpu::explore(device, &wide, &search(true), &buffers).unwrap_err();
+        let error = gpu::explore(device, &wide, &small(search(true)), &buffers).unwrap_err();
         assert_eq!(
             error.to_string(),
             "invalid GPU setting: shared-memory sync buffers need a thread per process: a group \
@@ -386,8 +382,8 @@ fn exported_state_spaces_match_the_reference_export() {
             let explored = gpu::explore_into(
                 device,
                 &net,
-                &search,
-                &small(GpuOptions::default()),
+                &small(search.clone()),
+                &GpuOptions::default(),
                 &mut sink,
             )
             .unwrap_or_else(|e| panic!("{}: {e}", model.display()));
@@ -451,8 +447,7 @@ fn small_mcc_models_match_the_reference() {
                 ));
             }
             for (variant, options) in variants {
-                if let Err(e) = compare(device, &net, &small(options), &format!("{name} {variant}"))
-                {
+                if let Err(e) = compare(device, &net, &options, &format!("{name} {variant}")) {
                     failures.push(e);
                 }
             }
@@ -466,9 +461,7 @@ fn specs_match_the_reference_and_their_traces_replay() {
     with_gpu(|device| {
         let failures: Vec<String> = testing::spec_checks()
             .iter()
-            .filter_map(|(what, net)| {
-                compare(device, net, &small(GpuOptions::default()), what).err()
-            })
+            .filter_map(|(what, net)| compare(device, net, &GpuOptions::default(), what).err())
             .collect();
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     });
@@ -571,8 +564,9 @@ fn the_graph_left_on_the_device_is_the_exported_one() {
             let what = model.display();
             let network = warpcheck::frontend::load(model).unwrap();
             let net = EncodedNetwork::new(&network).unwrap();
-            let options = small(GpuOptions::default());
-            let (explored, graph) = gpu::explore_graph(device, &net, &search, &options).unwrap();
+            let options = GpuOptions::default();
+            let (explored, graph) =
+                gpu::explore_graph(device, &net, &small(search.clone()), &options).unwrap();
             let graph = graph
                 .unwrap_or_else(|| panic!("{what}: no graph"))
                 .download(device, net.actions.clone())
@@ -584,7 +578,8 @@ fn the_graph_left_on_the_device_is_the_exported_one() {
                 ..options.clone()
             };
             let mut builder = LabelledGraphBuilder::new(net.actions.clone());
-            gpu::explore_into(device, &net, &search, &batches, &mut builder).unwrap();
+            gpu::explore_into(device, &net, &small(search.clone()), &batches, &mut builder)
+                .unwrap();
             let pushed = builder.into_graph().unwrap();
             let mut builder = LabelledGraphBuilder::new(net.actions.clone());
             let reference = reference::explore_into(&net, &search, &mut builder).unwrap();

@@ -118,12 +118,14 @@ use crate::explicit::GraphSink;
 /// How the multi-core engine runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CpuOptions {
-    /// Worker threads; 0 means one per available core.
+    /// Worker threads; 0 means one per available core. At most
+    /// [`MAX_THREADS`] run.
     pub threads: usize,
-    /// Most bytes the state table may grow to; `None` means the available
-    /// memory less a margin (see [`default_memory_limit`]).
-    pub memory_bytes: Option<u64>,
 }
+
+/// Most worker threads a search starts, whatever [`CpuOptions::threads`]
+/// asks: more would only cost memory and start-up time.
+pub const MAX_THREADS: usize = 1024;
 
 /// Index entries the table starts with (256 KiB), so that a small search
 /// reports and touches little memory. Growing is not free: a larger start
@@ -160,6 +162,9 @@ const CHUNK_SHARE: usize = 4;
 const BARRIER_SPIN: Duration = Duration::from_micros(50);
 /// Time between two progress reports.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(500);
+/// A thread looks at the search's [`crate::explore::StopSignal`] at state
+/// ids that are multiples of this.
+const STOP_CHECK_INTERVAL: u32 = 1024;
 
 /// Explores the state space of `net` breadth-first with `opts.threads`
 /// threads. Counts and verdicts equal those of [`super::reference::explore`]: on
@@ -182,7 +187,7 @@ pub fn explore_from(
     let start = Instant::now();
     let team = Team::of(opts);
     outcome::initial_error(net, search, team.engine_name(), start)
-        .unwrap_or_else(|| search_from(net, search, opts, team, initial_slots, start).0)
+        .unwrap_or_else(|| search_from(net, search, team, initial_slots, start).0)
 }
 
 /// [`explore`], then a pass over the stored states that pushes every
@@ -199,7 +204,7 @@ pub fn explore_into(
     if let Some(exploration) = outcome::initial_error(net, search, team.engine_name(), start) {
         return outcome::alone_into(exploration, sink);
     }
-    let (exploration, stored) = search_from(net, search, opts, team, INITIAL_SLOTS, start);
+    let (exploration, stored) = search_from(net, search, team, INITIAL_SLOTS, start);
     if exploration.completion == Completion::Complete {
         export::push_edges(net, &stored, &exploration, team.threads, sink)?;
     }
@@ -221,7 +226,8 @@ impl Team {
         let threads = match opts.threads {
             0 => cores,
             threads => threads,
-        };
+        }
+        .min(MAX_THREADS);
         Team { threads, cores }
     }
 
@@ -272,7 +278,6 @@ impl StoredStates {
 fn search_from(
     net: &EncodedNetwork,
     search: &SearchOptions,
-    opts: &CpuOptions,
     team: Team,
     initial_slots: u64,
     start: Instant,
@@ -280,7 +285,7 @@ fn search_from(
     let Team { threads, cores } = team;
     let traces = !search.no_trace;
     let sizing = Sizing {
-        limit: opts.memory_bytes.unwrap_or_else(default_memory_limit),
+        limit: search.memory_bytes.unwrap_or_else(default_memory_limit),
         record_bytes: StateStore::new(net.words()).record_bytes()
             + if traces { PLANNED_PARENT_BYTES } else { 0 },
     };
@@ -311,6 +316,7 @@ fn search_from(
         stop: Line(AtomicBool::new(false)),
         grow: Line(AtomicBool::new(false)),
         state_limit: AtomicBool::new(false),
+        interrupted: AtomicBool::new(false),
         table_full: AtomicBool::new(false),
         first: Mutex::new(None),
         has_finding: AtomicBool::new(false),
@@ -366,6 +372,7 @@ fn search_from(
         finding_ends: outcome::finding_ends(net, search, first.as_ref().map(|(kind, _)| kind)),
         out_of_room: shared.table_full.load(Ordering::Relaxed),
         state_limit: shared.state_limit.load(Ordering::Relaxed),
+        interrupted: shared.interrupted.load(Ordering::Relaxed),
     };
     let first = first.map(|(kind, id)| Finding {
         state: shared.vector(id),
@@ -699,6 +706,8 @@ struct Shared<'a> {
     state_limit: AtomicBool,
     /// The table was full and could not grow.
     table_full: AtomicBool,
+    /// Set when the search's stop signal ended it.
+    interrupted: AtomicBool,
     /// The finding to report and its state id.
     first: Mutex<Option<(FindingKind, u32)>>,
     /// Whether `first` holds a finding.
@@ -813,6 +822,13 @@ impl Shared<'_> {
                     }
                     while !chunk.is_empty() {
                         if self.interrupted() {
+                            break 'round;
+                        }
+                        if chunk.start.is_multiple_of(STOP_CHECK_INTERVAL)
+                            && self.search.stop.is_set()
+                        {
+                            self.interrupted.store(true, Ordering::Relaxed);
+                            self.stop.store(true, Ordering::Relaxed);
                             break 'round;
                         }
                         match worker.expand(&table, chunk.start) {
@@ -1173,12 +1189,8 @@ mod tests {
             keep_going: true,
             ..SearchOptions::default()
         };
-        let opts = CpuOptions {
-            threads: 4,
-            memory_bytes: None,
-        };
-        let (exploration, stored) =
-            search_from(&net, &search, &opts, Team::of(&opts), 16, Instant::now());
+        let opts = CpuOptions { threads: 4 };
+        let (exploration, stored) = search_from(&net, &search, Team::of(&opts), 16, Instant::now());
         assert_eq!(exploration.states, 7381);
         let ids: Vec<u32> = stored.published().iter().cloned().flatten().collect();
         assert_eq!(ids.len(), 7381);

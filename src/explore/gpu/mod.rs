@@ -91,9 +91,6 @@ pub struct GpuOptions {
     /// Fewer threads than processes give each thread several processes and
     /// a warp more states at once.
     pub group_threads: Option<u32>,
-    /// Device memory for the table and frontier queues (default: most of
-    /// the free memory).
-    pub memory_bytes: Option<u64>,
     /// Per-warp cache of recently inserted vectors in shared memory.
     pub cache: bool,
     /// Warps claim frontier chunks through an atomic cursor (otherwise a
@@ -120,7 +117,6 @@ impl Default for GpuOptions {
             threads_per_block: None,
             iterations: None,
             group_threads: None,
-            memory_bytes: None,
             cache: true,
             work_claiming: true,
             readonly_path: ReadOnlyPath::Texture,

@@ -215,7 +215,7 @@ pub(super) fn run(
     let shared_bytes = (warps * warp_shared) as u32;
 
     let free = device.free_memory()?;
-    let budget = match options.memory_bytes {
+    let budget = match search.memory_bytes {
         Some(bytes) if bytes > free => {
             return Err(GpuError::OutOfMemory {
                 requested: bytes,
@@ -347,6 +347,7 @@ pub(super) fn run(
         keep_going: u32::from(search.keep_going),
     };
     let mut launches = 0u64;
+    let mut interrupted = false;
     let counters = loop {
         let mut launch = device.stream().launch_builder(&function);
         launch.arg(&params);
@@ -370,6 +371,10 @@ pub(super) fn run(
             });
         }
         if counters[stat::DECISION] != 0 {
+            break counters;
+        }
+        if search.stop.is_set() {
+            interrupted = true;
             break counters;
         }
     };
@@ -398,7 +403,8 @@ pub(super) fn run(
     let ending = Ending {
         finding_ends: outcome::finding_ends(net, search, first.as_ref().map(|f| &f.kind)),
         out_of_room: stopped == stop::TABLE_FULL || stopped == stop::QUEUE_FULL,
-        state_limit: !finished,
+        state_limit: !finished && !interrupted,
+        interrupted,
     };
     let completion = ending.completion();
     let states = counters[stat::STATES];
