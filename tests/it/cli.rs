@@ -464,7 +464,10 @@ fn a_full_cpu_table_gives_exit_3_and_asks_for_more_memory() {
         ),
         "{text}"
     );
-    assert!(text.contains("\nstates: "), "the figures so far are printed: {text}");
+    assert!(
+        text.contains("\nstates: "),
+        "the figures so far are printed: {text}"
+    );
     assert!(!text.contains("note:"), "{text}");
 }
 
@@ -721,11 +724,14 @@ fn figures_are_defined_and_honest() {
         "reference",
     ]);
     let text = stdout(&o);
-    assert!(text.contains("\ndepth: 3 (breadth-first levels completed)\n"), "{text}");
+    assert!(
+        text.contains("\ndepth: 3 (breadth-first levels completed)\n"),
+        "{text}"
+    );
     assert!(text.contains("\ntime: load "), "{text}");
-    assert!(text.ends_with(
-        "note: the search stopped at the first finding (--all explores the rest)\n"
-    ));
+    assert!(
+        text.ends_with("note: the search stopped at the first finding (--all explores the rest)\n")
+    );
     // A complete search: depth is the largest distance, and no note.
     let o = warpcheck(&[
         "check",
@@ -931,7 +937,12 @@ fn common_options_are_accepted_by_every_command() {
     ] {
         for common in [&["-q"][..], &["-v"], &["--format", "text"]] {
             let o = warpcheck(&[args, common].concat());
-            assert_eq!(o.status.code(), Some(0), "{args:?} {common:?}: {}", stderr(&o));
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{args:?} {common:?}: {}",
+                stderr(&o)
+            );
         }
     }
 }

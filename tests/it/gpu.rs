@@ -740,3 +740,30 @@ fn mcc_models_match_the_published_counts() {
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     });
 }
+
+#[test]
+fn a_stop_signal_ends_the_gpu_search_between_launches() {
+    with_gpu(|device| {
+        let text = generate::barrier(6).unwrap();
+        let network = warpcheck::frontend::net::parse(&text, Path::new("barrier6.net")).unwrap();
+        let net = EncodedNetwork::new(&network).unwrap();
+        let stop = warpcheck::explore::StopSignal::new();
+        stop.request();
+        let stopped = SearchOptions {
+            stop,
+            ..small(search(false))
+        };
+        let options = GpuOptions {
+            iterations: Some(1),
+            ..GpuOptions::default()
+        };
+        let found = gpu::explore(device, &net, &stopped, &options).unwrap();
+        let e = &found.exploration;
+        assert_eq!(e.completion, Completion::Interrupted);
+        assert!(e.first.is_none());
+        // One launch of one level ran: the initial state and its successors.
+        assert_eq!(e.depth, 1);
+        let all = generate::barrier_expected(6).states as u64;
+        assert!(e.states > 1 && e.states < all, "{}", e.states);
+    });
+}

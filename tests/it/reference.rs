@@ -99,7 +99,12 @@ fn a_stop_signal_ends_every_cpu_engine_with_the_figures_so_far() {
     for r in [&by_reference, &by_cpu] {
         assert_eq!(r.completion, Completion::Interrupted, "{}", r.engine);
         assert!(r.first.is_none());
-        assert!(r.states >= 1 && r.states < 4_826_809, "{}: {}", r.engine, r.states);
+        assert!(
+            r.states >= 1 && r.states < 4_826_809,
+            "{}: {}",
+            r.engine,
+            r.states
+        );
     }
     let past = StopSignal::new().with_deadline(std::time::Instant::now());
     let timed = SearchOptions {
@@ -125,7 +130,11 @@ fn the_reference_store_stays_within_its_memory_limit() {
         assert!(r.memory_bytes <= limit, "{} > {limit}", r.memory_bytes);
         // Growing by doubling wastes at most half of the limit.
         let per_state = (net.words() * 4 + 8 + 5) as u64;
-        assert!(r.states * per_state * 4 >= limit, "{limit}: {} states", r.states);
+        assert!(
+            r.states * per_state * 4 >= limit,
+            "{limit}: {} states",
+            r.states
+        );
     }
     let tiny = SearchOptions {
         memory_bytes: Some(1),
