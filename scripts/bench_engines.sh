@@ -18,7 +18,7 @@
 # counters of S values (S^P states; --example only).
 #
 # Each run is `warpcheck check MODEL --deadlock --all --engine E --threads N
-# --format json`, whose JSON gives states, transitions, elapsed_seconds and
+# --format json`, whose JSON gives states, transitions, search_seconds and
 # memory_bytes. Exit status 1 when two engines disagree on a model's counts.
 set -euo pipefail
 
@@ -77,7 +77,7 @@ run() {
         fi
         out=$(tr -d '\n ' <<<"$out")
         local t
-        t=$(field elapsed_seconds "$out")
+        t=$(field search_seconds "$out")
         if [[ -z "$t" ]]; then
             echo "bench_engines.sh: no result from $engine on $model" >&2
             return 1
@@ -102,7 +102,7 @@ for model in "${models[@]}"; do
             out=$(run "$engine" "$n" "$model") || { status=1; continue; }
             states=$(field states "$out")
             transitions=$(field transitions "$out")
-            seconds=$(field elapsed_seconds "$out")
+            seconds=$(field search_seconds "$out")
             memory_bytes=$(field memory_bytes "$out")
             rate=$(awk "BEGIN{printf \"%.0f\", $states / ($seconds > 0 ? $seconds : 1e-9)}")
             if [[ -z "$ref_counts" ]]; then

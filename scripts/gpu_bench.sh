@@ -46,7 +46,7 @@ for job in ${engines//,/ }; do
             args=(--engine "$e")
             [[ $e == cpu ]] && args+=(--threads 16)
             "$cli" check "$WARPCHECK_MCC/$model/model.pnml" "${args[@]}" --format json --no-trace |
-                python3 -c 'import json,sys; r=json.load(sys.stdin); print("cli %s %s [%s]: states %d transitions %d | %.3fs = %.3e states/s" % (sys.argv[1], sys.argv[2], r["engine"], r["states"], r["transitions"], r["elapsed_seconds"], r["states"]/r["elapsed_seconds"]))' "$model" "$e" || echo "cli $model $e: failed"
+                python3 -c 'import json,sys; r=json.load(sys.stdin); print("cli %s %s [%s]: states %d transitions %d | %.3fs = %.3e states/s" % (sys.argv[1], sys.argv[2], r["engine"], r["states"], r["transitions"], r["search_seconds"], r["states"]/r["search_seconds"]))' "$model" "$e" || echo "cli $model $e: failed"
         done
     done
 done

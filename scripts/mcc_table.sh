@@ -71,7 +71,7 @@ while IFS=$'\t' read -r model states transitions deadlock; do
     fi
     found_transitions="$(jq -r '.transitions' <<<"$json")"
     found_deadlocks="$(jq -r '.deadlocks' <<<"$json")"
-    seconds="$(jq -r '.elapsed_seconds' <<<"$json")"
+    seconds="$(jq -r '.search_seconds' <<<"$json")"
     found_deadlock=no
     ((found_deadlocks > 0)) && found_deadlock=yes
     verdict=OK
