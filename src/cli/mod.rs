@@ -153,14 +153,20 @@ pub enum Family {
     Barrier,
 }
 
+/// Largest size parameter of `generate`: its models grow linearly, to a
+/// few hundred megabytes at this size.
+const MAX_GENERATED_SIZE: i64 = 1_000_000;
+
 /// Arguments of `generate`.
 #[derive(Debug, Args)]
 pub struct GenerateArgs {
     /// The family.
     #[arg(value_enum)]
     pub family: Family,
-    /// Its size parameter (N philosophers, K subsystems).
-    pub size: usize,
+    /// Its size parameter (N philosophers, K subsystems), at most
+    /// 1,000,000 (a model of some hundred megabytes).
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=MAX_GENERATED_SIZE))]
+    pub size: u32,
     /// Output file (default: standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -869,8 +875,8 @@ fn convert(cli: &Cli, args: &ConvertArgs) -> Result<i32, Error> {
 
 fn generate(cli: &Cli, args: &GenerateArgs) -> Result<i32, Error> {
     let text = match args.family {
-        Family::Philosophers => crate::generate::philosophers(args.size),
-        Family::Barrier => crate::generate::barrier(args.size),
+        Family::Philosophers => crate::generate::philosophers(args.size as usize),
+        Family::Barrier => crate::generate::barrier(args.size as usize),
     }
     .map_err(|e| Error::Usage(e.to_string()))?;
     write_output(cli, args.output.as_deref(), &text)

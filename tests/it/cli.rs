@@ -289,6 +289,13 @@ fn generated_family_instances_have_their_formula_counts() {
         v["transitions"].as_u64().map(u128::from),
         Some(expected.transitions)
     );
+    let o = warpcheck(&["generate", "philosophers", "100000000"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("100000000 is not in 0..=1000000"),
+        "{}",
+        stderr(&o)
+    );
     let o = warpcheck(&["generate", "philosophers", "1"]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
