@@ -13,5 +13,6 @@ mod cpu;
 mod frontends;
 mod gpu;
 mod mcc;
+mod pnml;
 mod reference;
 mod successors;
