@@ -420,10 +420,12 @@ fn check(args: &CheckArgs) -> Result<i32, Error> {
         .and_then(|f| f.trace.as_ref())
         .map(|t| TraceView::new(&encoded, t));
     if let (Some(path), Some(t)) = (&args.trace_out, &trace) {
-        std::fs::write(path, t.to_aut()).map_err(|source| Error::Write {
-            path: path.display().to_string(),
-            source,
-        })?;
+        t.to_aut()
+            .and_then(|text| std::fs::write(path, text))
+            .map_err(|source| Error::Write {
+                path: path.display().to_string(),
+                source,
+            })?;
     }
     let seconds = exploration.elapsed.as_secs_f64();
     let report = CheckReport {

@@ -207,18 +207,19 @@ impl TraceView {
         out
     }
 
-    /// The trace as an Aldebaran LTS: a path `0 -a1-> 1 -a2-> ... -> n`.
-    pub fn to_aut(&self) -> String {
+    /// The trace as an Aldebaran LTS: a path `0 -a1-> 1 -a2-> ... -> n`;
+    /// an error when an action cannot be written (see [`quote_label`]).
+    pub fn to_aut(&self) -> std::io::Result<String> {
         let n = self.steps.len();
         let mut out = format!("des (0, {n}, {})\n", n + 1);
         for (i, step) in self.steps.iter().enumerate() {
             out.push_str(&format!(
                 "({i}, {}, {})\n",
-                quote_label(&step.action),
+                quote_label(&step.action)?,
                 i + 1
             ));
         }
-        out
+        Ok(out)
     }
 }
 

@@ -728,7 +728,7 @@ fn aut_edge_cases() {
         }
     );
     assert_eq!(lts.transitions[3].label, 1);
-    let again = aut::parse_lts(&aut::write_lts(&lts), Path::new("w.aut")).unwrap();
+    let again = aut::parse_lts(&aut::write_lts(&lts).unwrap(), Path::new("w.aut")).unwrap();
     assert_eq!(again, lts);
     // No transitions at all.
     let single = aut::parse_lts("des (0, 0, 1)", Path::new("m.aut")).unwrap();

@@ -12,6 +12,7 @@ mod cli;
 mod cpu;
 mod frontends;
 mod gpu;
+mod inputs;
 mod mcc;
 mod pnml;
 mod reference;
