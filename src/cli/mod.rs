@@ -522,7 +522,7 @@ fn info(args: &InfoArgs) -> Result<i32, Error> {
             4 * (encoded.transitions.len()
                 + encoded.state_offsets.len()
                 + encoded.proc_offsets.len()
-                + encoded.rule_masks.len()) as u64
+                + encoded.rule_participants.len()) as u64
         )
     );
     let names: Vec<&str> = network.monitors.iter().map(|m| m.name.as_str()).collect();

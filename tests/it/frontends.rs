@@ -962,6 +962,88 @@ fn exp_errors() {
 }
 
 // ---------------------------------------------------------------------
+// Model warnings.
+// ---------------------------------------------------------------------
+
+const WARNED: &str = "process P { init a; a -go-> b; b -back-> a; }\n\
+                      process Q { init x; x -go-> y; }\n\
+                      sync go : P, Q;\n\
+                      sync back : P, Q;\n\
+                      sync go : Q, P;\n\
+                      sync go : P, Q;\n\
+                      property partly { init s; error e; s -\"nothing.*\"-> e; s -go-> s; }\n\
+                      property vacuous { init s; error e; s -zzz-> e; }\n";
+
+#[test]
+fn rules_that_never_fire_and_duplicate_rules_are_warned() {
+    let network = net::parse(WARNED, Path::new("w.net")).unwrap();
+    let warnings: Vec<String> = network.warnings().iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        warnings,
+        [
+            "rule for `back` can never fire: process `Q` has no transition labelled `back`",
+            "rule for `go` is given 3 times with the same participants and labels; the copies \
+             add nothing",
+        ]
+    );
+}
+
+#[test]
+fn patterns_matching_no_action_are_warned() {
+    let network = net::parse(WARNED, Path::new("w.net")).unwrap();
+    let warnings = |name: &str| -> Vec<String> {
+        network
+            .property_warnings(network.monitor(name).unwrap())
+            .iter()
+            .map(|w| w.to_string())
+            .collect()
+    };
+    assert_eq!(
+        warnings("partly"),
+        [
+            "property `partly`: pattern `nothing.*` (from `s` to `e`) matches no action of the \
+             network, so this transition never fires and the property holds vacuously on it"
+        ]
+    );
+    assert_eq!(
+        warnings("vacuous"),
+        [
+            "property `vacuous`: no pattern matches any action of the network, so the property \
+             holds vacuously"
+        ]
+    );
+}
+
+#[test]
+fn exp_vector_naming_a_missing_label_is_warned() {
+    let (_dir, path) =
+        exp_dir("par using \"x\" * \"x\", \"y\" * \"nope\" -> \"Y\" in a.aut || b.aut end par");
+    let network = exp::load(&path).unwrap();
+    let warnings: Vec<String> = network.warnings().iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        warnings,
+        ["rule for `Y` can never fire: process `b` has no transition labelled `nope`"]
+    );
+}
+
+#[test]
+fn examples_have_no_warnings() {
+    for name in [
+        "traffic_light.net",
+        "mutex_ok.net",
+        "mutex_bad.net",
+        "philosophers3.net",
+        "handshake.exp",
+    ] {
+        let network = frontend::load(&spec(name)).unwrap();
+        assert_eq!(network.warnings(), [], "{name}");
+        for monitor in &network.monitors {
+            assert_eq!(network.property_warnings(monitor), [], "{name}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------
 // No input makes a parser panic.
 // ---------------------------------------------------------------------
 
