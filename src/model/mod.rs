@@ -348,8 +348,10 @@ impl Network {
             })
             .collect();
         let mut warnings = Vec::new();
-        // Each distinct rule's first index and number of copies.
-        let mut copies: HashMap<(Vec<(usize, &str)>, &str), (usize, usize)> = HashMap::new();
+        // Each distinct rule (sorted participants and result): the index of
+        // its first copy and the number of copies.
+        type RuleKey<'a> = (Vec<(usize, &'a str)>, &'a str);
+        let mut copies: HashMap<RuleKey, (usize, usize)> = HashMap::new();
         for (index, rule) in self.rules.iter().enumerate() {
             let lacking = rule.participants.iter().find(|p| {
                 offered
