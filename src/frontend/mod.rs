@@ -6,6 +6,7 @@ pub mod exp;
 pub mod net;
 pub mod pnml;
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -151,6 +152,20 @@ fn read_text(reader: impl Read, path: &Path, limit: u64) -> Result<String, LoadE
             format!("invalid UTF-8 (byte 0x{:02X})", bytes[valid]),
         )
     })
+}
+
+/// `base`, or else the first of `base#2`, `base#3`, ... that is not in
+/// `taken`; `taken` then holds it. The readers name things that would
+/// otherwise share a name with this, so that a made-up name can never be
+/// one a file uses.
+pub(crate) fn fresh_name(base: String, taken: &mut HashSet<String>) -> String {
+    let mut name = base.clone();
+    let mut suffix = 1;
+    while !taken.insert(name.clone()) {
+        suffix += 1;
+        name = format!("{base}#{suffix}");
+    }
+    name
 }
 
 /// The input formats warpcheck reads.

@@ -31,7 +31,7 @@ use std::path::Path;
 
 use roxmltree::{Document, Node};
 
-use super::{LoadError, read_file};
+use super::{LoadError, fresh_name, read_file};
 use crate::model::{
     ErrorKind, ErrorState, Lts, LtsTransition, Network, Participant, Process, SyncRule,
     UnmatchedLabels,
@@ -103,14 +103,7 @@ fn unique_names(wanted: &[(&str, String)], reserved: &[&str]) -> Vec<String> {
             if kept(name) {
                 return name.to_string();
             }
-            let base = format!("{name}@{key}");
-            let mut candidate = base.clone();
-            let mut suffix = 1;
-            while !taken.insert(candidate.clone()) {
-                suffix += 1;
-                candidate = format!("{base}#{suffix}");
-            }
-            candidate
+            fresh_name(format!("{name}@{key}"), &mut taken)
         })
         .collect()
 }

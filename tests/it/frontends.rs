@@ -886,6 +886,13 @@ fn exp_duplicate_files_get_distinct_names() {
     let network = exp::load(&path).unwrap();
     let names: Vec<_> = network.processes.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["a", "a#2"]);
+    // A file whose stem is `a#2` keeps it; the second `a` then takes
+    // another name.
+    let (dir, path) = exp_dir("par using x * x * x in a.aut || a.aut || \"a#2.aut\" end par");
+    std::fs::copy(dir.path().join("a.aut"), dir.path().join("a#2.aut")).unwrap();
+    let network = exp::load(&path).unwrap();
+    let names: Vec<_> = network.processes.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["a", "a#2#2", "a#2"]);
 }
 
 #[test]

@@ -16,4 +16,5 @@ mod inputs;
 mod mcc;
 mod pnml;
 mod reference;
+mod scale;
 mod successors;
