@@ -182,7 +182,7 @@ pub enum Format {
 }
 
 impl Format {
-    /// Every format, in the order of [`Format::name`]s in messages.
+    /// Every format, in the order messages list them.
     pub const ALL: [Format; 4] = [Format::Net, Format::Aut, Format::Exp, Format::Pnml];
 
     /// The format's usual name, also its main file extension: `net`,

@@ -17,8 +17,8 @@
 //! that is not 1-safe (or breaks its NUPN units) is reported with a trace to
 //! the marking where it happens, never explored as a different net.
 //!
-//! Names come from the net and are made unique where they must be (see
-//! [`unique_names`]): transition names (the actions), place names (the
+//! Names come from the net and are made unique where they must be
+//! (`unique_names`; docs/FORMAT.md gives the rule): transition names (the actions), place names (the
 //! local states of a unit, beside [`EMPTY_STATE`]) and unit names (the
 //! processes, beside [`SAFETY_PROCESS`]). The local labels of the processes
 //! are the reader's own and never derived from the net's names: rule `N`
