@@ -46,6 +46,10 @@ fn aut_sparse_state_numbers_are_kept_as_names() {
     let lts = aut_text("des (3, 1, 5)\n(0, a, 1)\n");
     assert_eq!(lts.state_names, ["0", "1", "3"]);
     assert_eq!(lts.initial, 2);
+    // Small numbers with a gap: the same rule.
+    let lts = aut_text("des (0, 2, 10)\n(0, a, 4)\n(4, b, 0)\n");
+    assert_eq!(lts.state_names, ["0", "4"]);
+    assert_eq!(lts.transitions[0].target, 1);
 }
 
 #[test]
