@@ -18,9 +18,10 @@
 //! the marking where it happens, never explored as a different net.
 //!
 //! Names come from the net and are made unique where they must be
-//! (`unique_names`; docs/FORMAT.md gives the rule): transition names (the actions), place names (the
-//! local states of a unit, beside [`EMPTY_STATE`]) and unit names (the
-//! processes, beside [`SAFETY_PROCESS`]). The local labels of the processes
+//! (`unique_names`; docs/FORMAT.md gives the rule): transition names (the
+//! actions), place names (the local states of a unit, beside
+//! [`EMPTY_STATE`]) and unit names (the processes, beside
+//! [`SAFETY_PROCESS`]). The local labels of the processes
 //! are the reader's own and never derived from the net's names: rule `N`
 //! (its index in [`Network::rules`]) is the only user of the local label
 //! `#N` ([`local_label`]), in every process that takes part in it, so rules
