@@ -736,7 +736,7 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         .and_then(|f| f.trace.as_ref())
         .map(|t| TraceView::new(encoded, t));
     if let (Some(path), Some(t)) = (&args.trace_out, &trace)
-        && let Err(e) = std::fs::write(path, t.to_aut())
+        && let Err(e) = t.to_aut().and_then(|text| std::fs::write(path, text))
     {
         warnings.push(format!(
             "the trace was not written: {}",

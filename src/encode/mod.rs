@@ -1,6 +1,6 @@
 //! The encoding every engine explores: bit-packed state vectors and the
 //! read-only arrays of GPUexplore (ProcOffsets, StateOffsets, TransArray,
-//! rule masks).
+//! rule participants). Every array is linear in the size of the network.
 //!
 //! Because the reference engine runs on exactly these arrays, the GPU and
 //! multi-core engines agree with it by construction of the data; only their
@@ -76,10 +76,6 @@ pub struct EncodedNetwork {
     pub rule_participant_offsets: Vec<u32>,
     /// Participating process indices of every rule.
     pub rule_participants: Vec<u32>,
-    /// Words of a participant bit mask (`ceil(processes / 32)`).
-    pub mask_words: usize,
-    /// `rule_masks[r * mask_words ..][.. mask_words]`: participant bit mask.
-    pub rule_masks: Vec<u32>,
     /// Action id of each rule's combined step.
     pub rule_actions: Vec<u32>,
     /// Action labels, by id.
@@ -119,22 +115,17 @@ impl EncodedNetwork {
         // Rules, and which (process, label) pairs take part in which rules.
         let mut rule_participant_offsets = vec![0u32];
         let mut rule_participants = Vec::new();
-        let mask_words = n.div_ceil(32).max(1);
-        let mut rule_masks = Vec::new();
         let mut rule_actions = Vec::new();
         let mut rules_of: Vec<BTreeMap<&str, Vec<u32>>> = vec![BTreeMap::new(); n];
         for (r, rule) in network.rules.iter().enumerate() {
-            let mut mask = vec![0u32; mask_words];
             for p in &rule.participants {
                 rule_participants.push(p.process as u32);
-                mask[p.process / 32] |= 1 << (p.process % 32);
                 rules_of[p.process]
                     .entry(p.label.as_str())
                     .or_default()
                     .push(r as u32);
             }
             rule_participant_offsets.push(rule_participants.len() as u32);
-            rule_masks.extend(mask);
             rule_actions.push(action_id(&rule.result));
         }
         if network.rules.len() >= INDEPENDENT as usize {
@@ -229,8 +220,6 @@ impl EncodedNetwork {
             rule_count: network.rules.len(),
             rule_participant_offsets,
             rule_participants,
-            mask_words,
-            rule_masks,
             rule_actions,
             actions,
             initial,

@@ -24,6 +24,8 @@
 //! The GPU engine reads the same tables, flattened into `u32` arrays
 //! ([`FlatSuccessorTables`]), so both engines share one owner choice.
 
+use hashbrown::HashMap;
+
 use super::{ERROR_TARGET, EncodedNetwork, Field, INDEPENDENT};
 
 /// Which participant combines a synchronising rule.
@@ -145,8 +147,9 @@ impl SuccessorTables {
         for p in 0..net.processes() {
             for s in 0..local_states(p) {
                 for (rule, _, _) in groups_of(p, s) {
+                    // Participants are sorted by process index.
                     let parts = net.participants(rule as usize);
-                    if let Some(i) = parts.iter().position(|&q| q as usize == p) {
+                    if let Ok(i) = parts.binary_search(&(p as u32)) {
                         offered[rule as usize][i] += 1;
                     }
                 }
@@ -159,6 +162,8 @@ impl SuccessorTables {
         let mut others_range = vec![(0u32, 0u32); net.rule_count];
         let mut others = Vec::new();
         let mut rows = 0usize;
+        // Row base of every tabled (rule, other participant).
+        let mut row_base: HashMap<(u32, u32), u32> = HashMap::new();
         for (r, offered) in offered.iter().enumerate() {
             let parts = net.participants(r);
             let share =
@@ -189,6 +194,7 @@ impl SuccessorTables {
                     is_monitor: is_monitor(i),
                 });
                 if tabled {
+                    row_base.insert((r as u32, q as u32), rows as u32);
                     rows += states;
                 }
             }
@@ -225,11 +231,8 @@ impl SuccessorTables {
                             others_end,
                             action: net.rule_actions[rule as usize],
                         });
-                    } else if let Some(other) = others[others_start as usize..others_end as usize]
-                        .iter()
-                        .find(|o| o.process as usize == p && o.rows != NO_TABLE)
-                    {
-                        lookup[other.rows as usize + s] = [lo as u32, hi as u32];
+                    } else if let Some(&base) = row_base.get(&(rule, p as u32)) {
+                        lookup[base as usize + s] = [lo as u32, hi as u32];
                     }
                 }
                 slots.push(SlotPlan {

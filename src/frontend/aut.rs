@@ -9,7 +9,12 @@
 //! The reader works line by line on slices of the input, without copying
 //! lines, and interns labels through a hash map, so that files of millions
 //! of transitions load quickly (measured in docs/FORMAT.md, "Loading
-//! speed").
+//! speed"). What it allocates follows what the file holds, never the
+//! header's counts: the LTS has the states the file uses (see
+//! [`parse_lts`]).
+//!
+//! Every writer quotes labels with [`quote_label`], which holds the one
+//! rule of how labels are written.
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -21,6 +26,7 @@ use nom::bytes::complete::tag;
 use nom::character::complete::{digit1, space0};
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
+use thiserror::Error;
 
 use super::{LoadError, read_file};
 use crate::explicit::{Edge, GraphSink, SinkError};
@@ -42,7 +48,14 @@ pub fn load_lts(path: &Path) -> Result<Lts, LoadError> {
 /// Reads an `.aut` file as a network of one process, named after the file
 /// stem, whose labels all fire alone.
 pub fn load_network(path: &Path) -> Result<Network, LoadError> {
-    let lts = load_lts(path)?;
+    parse_network(&read_file(path)?, path)
+}
+
+/// Parses `.aut` text as a network of one process, named after the stem of
+/// `path` (which also names the file in errors), whose labels all fire
+/// alone.
+pub fn parse_network(text: &str, path: &Path) -> Result<Network, LoadError> {
+    let lts = parse_lts(text, path)?;
     let name = path
         .file_stem()
         .map_or_else(|| "aut".to_string(), |s| s.to_string_lossy().into_owned());
@@ -61,6 +74,13 @@ pub fn load_network(path: &Path) -> Result<Network, LoadError> {
 /// Parses `.aut` text; `path` is only used in error messages. Checks the
 /// header's counts against the body and every state number against the
 /// state count.
+///
+/// The LTS's states are those the text uses: the initial state and the
+/// ends of the transitions, in increasing order of their numbers, each
+/// named by its number. States the header declares beyond those have no
+/// transition and cannot be reached; they are not stored, so that a header
+/// declaring billions of states costs nothing. When the text uses every
+/// number below the header's count, state `n` is the LTS's state `n`.
 pub fn parse_lts(text: &str, path: &Path) -> Result<Lts, LoadError> {
     let error = |offset: usize, message: String| LoadError::at(path, text, offset, message);
     let mut lines = Lines::new(text);
@@ -80,7 +100,9 @@ pub fn parse_lts(text: &str, path: &Path) -> Result<Lts, LoadError> {
 
     let mut labels: Vec<String> = Vec::new();
     let mut label_ids: HashMap<&str, u32> = HashMap::new();
-    let mut transitions = Vec::with_capacity(header.transitions.min(1 << 24) as usize);
+    // A transition line takes at least 8 bytes (`(0,a,1)` and its line end).
+    let capacity = header.transitions.min(text.len() as u64 / 8);
+    let mut transitions = Vec::with_capacity(capacity as usize);
     let check_state = |number: u64, at: usize, what: &str| -> Result<u32, LoadError> {
         if number < header.states {
             Ok(number as u32)
@@ -134,17 +156,53 @@ pub fn parse_lts(text: &str, path: &Path) -> Result<Lts, LoadError> {
             ),
         ));
     }
+    let used = used_states(initial, &transitions);
+    let dense = used.len() == used.last().map_or(0, |&last| last as usize + 1);
+    let number = |state: u32| used.binary_search(&state).unwrap_or_default() as u32;
+    if !dense {
+        for t in &mut transitions {
+            t.source = number(t.source);
+            t.target = number(t.target);
+        }
+    }
     Ok(Lts {
-        state_names: (0..header.states).map(|s| s.to_string()).collect(),
-        initial,
+        initial: number(initial),
+        state_names: used.iter().map(u32::to_string).collect(),
         labels,
         transitions,
     })
 }
 
-/// Renders an [`Lts`] as `.aut` text (labels quoted, states by number).
-/// Labels must not contain line breaks, which `.aut` cannot express.
-pub fn write_lts(lts: &Lts) -> String {
+/// The state numbers used by the initial state and the transitions, in
+/// increasing order, found in time and memory linear in the transitions:
+/// marked in a table when the largest number is no larger than twice their
+/// count (the usual, dense case), sorted otherwise.
+fn used_states(initial: u32, transitions: &[LtsTransition]) -> Vec<u32> {
+    let ends =
+        || std::iter::once(initial).chain(transitions.iter().flat_map(|t| [t.source, t.target]));
+    let largest = ends().max().unwrap_or(initial) as usize;
+    if largest <= 2 * transitions.len() {
+        let mut seen = vec![false; largest + 1];
+        for state in ends() {
+            seen[state as usize] = true;
+        }
+        (0..=largest as u32).filter(|&s| seen[s as usize]).collect()
+    } else {
+        let mut used: Vec<u32> = ends().collect();
+        used.sort_unstable();
+        used.dedup();
+        used
+    }
+}
+
+/// Renders an [`Lts`] as `.aut` text (labels quoted by [`quote_label`],
+/// states by number), or says which label cannot be written.
+pub fn write_lts(lts: &Lts) -> Result<String, UnwritableLabel> {
+    let labels = lts
+        .labels
+        .iter()
+        .map(|l| quote_label(l))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut out = String::with_capacity(32 + lts.transitions.len() * 16);
     // Writing into a String cannot fail.
     let _ = writeln!(
@@ -158,20 +216,47 @@ pub fn write_lts(lts: &Lts) -> String {
         let _ = writeln!(
             out,
             "({}, {}, {})",
-            t.source,
-            quote_label(&lts.labels[t.label as usize]),
-            t.target
+            t.source, labels[t.label as usize], t.target
         );
     }
-    out
+    Ok(out)
 }
 
-/// A label as every `.aut` writer of warpcheck quotes it: in double
-/// quotes, nothing escaped, as CADP writes labels; the reader takes a
-/// quoted label up to its last quote, so quotes and backslashes inside
-/// read back as they were. Line breaks cannot be written.
-pub fn quote_label(label: &str) -> String {
-    format!("\"{label}\"")
+/// A label that an `.aut` file cannot hold (see [`quote_label`]).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error(
+    "label {label:?} cannot be written to an .aut file: it contains the control character U+{:04X}",
+    u32::from(*character)
+)]
+pub struct UnwritableLabel {
+    /// The label.
+    pub label: String,
+    /// Its first control character.
+    pub character: char,
+}
+
+impl From<UnwritableLabel> for io::Error {
+    fn from(error: UnwritableLabel) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, error)
+    }
+}
+
+/// A label as every `.aut` writer of warpcheck writes it, the one rule
+/// shared with the reader: in double quotes, nothing escaped, as CADP
+/// writes labels. The reader takes a quoted label up to the last quote
+/// before the line's last comma, so quotes, backslashes and commas inside
+/// read back as they were. A label holding a control character (a line
+/// break above all, which would end the line) cannot be written: that is
+/// an error, never a broken file. (`i` and `tau` are written as they are
+/// and read back as the internal action [`INTERNAL_ACTION`].)
+pub fn quote_label(label: &str) -> Result<String, UnwritableLabel> {
+    match label.chars().find(|c| c.is_control()) {
+        Some(character) => Err(UnwritableLabel {
+            label: label.to_string(),
+            character,
+        }),
+        None => Ok(format!("\"{label}\"")),
+    }
 }
 
 /// A [`GraphSink`] that writes a state space as an `.aut` file. The header
@@ -187,12 +272,19 @@ pub struct AutWriter {
 }
 
 impl AutWriter {
-    /// A writer of `path` for a network whose action `i` is `actions[i]`.
+    /// A writer of `path` for a network whose action `i` is `actions[i]`;
+    /// fails, writing nothing, when an action cannot be written (see
+    /// [`quote_label`]).
     pub fn create(path: &Path, actions: &[String]) -> Result<AutWriter, SinkError> {
+        let labels = actions
+            .iter()
+            .map(|a| quote_label(a))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| write_error(path, e.into()))?;
         let scratch = scratch_beside(path).map_err(|source| write_error(path, source))?;
         Ok(AutWriter {
             path: path.to_path_buf(),
-            labels: actions.iter().map(|a| quote_label(a)).collect(),
+            labels,
             scratch: BufWriter::new(scratch),
         })
     }
@@ -481,6 +573,6 @@ mod tests {
     #[test]
     fn write_round_trips() {
         let lts = parse("des (1, 2, 2)\n(0, \"say \"hi\"\", 1)\n(1, i, 0)\n").unwrap();
-        assert_eq!(parse(&write_lts(&lts)).unwrap(), lts);
+        assert_eq!(parse(&write_lts(&lts).unwrap()).unwrap(), lts);
     }
 }

@@ -13,11 +13,11 @@
 //! action (`i` or `tau`), which always fires alone unless a vector names it.
 //! Comments are `(* ... *)`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
 use super::net::{Name, PResult, fail, include_aut, located, name_at, offset, vector_result};
-use super::{LoadError, aut, read_file};
+use super::{LoadError, aut, fresh_name, read_file};
 use crate::model::{Network, Participant, Process, SyncRule, UnmatchedLabels};
 
 /// Reads an `.exp` file and the `.aut` files it names.
@@ -35,15 +35,26 @@ pub fn parse(text: &str, path: &Path) -> Result<Network, LoadError> {
         unmatched: UnmatchedLabels::Blocked,
         ..Network::default()
     };
-    for (position, file) in par.processes.iter().enumerate() {
+    let stems: Vec<String> = par
+        .processes
+        .iter()
+        .map(|file| {
+            Path::new(&file.text)
+                .file_stem()
+                .map_or_else(|| file.text.clone(), |s| s.to_string_lossy().into_owned())
+        })
+        .collect();
+    // Every stem is the name of its first process; later processes with the
+    // same stem get `#POSITION`, and `#2`, `#3`, ... after that while the
+    // name is taken, so that process names never collide.
+    let mut taken: HashSet<String> = stems.iter().cloned().collect();
+    let mut first_use = HashSet::new();
+    for (position, (file, stem)) in par.processes.iter().zip(stems).enumerate() {
         let lts = include_aut(path, text, file)?;
-        let stem = Path::new(&file.text)
-            .file_stem()
-            .map_or_else(|| file.text.clone(), |s| s.to_string_lossy().into_owned());
-        let name = if network.processes.iter().any(|p| p.name == stem) {
-            format!("{stem}#{}", position + 1)
-        } else {
+        let name = if first_use.insert(stem.clone()) {
             stem
+        } else {
+            fresh_name(format!("{stem}#{}", position + 1), &mut taken)
         };
         network.processes.push(Process {
             name,

@@ -6,6 +6,9 @@ pub mod exp;
 pub mod net;
 pub mod pnml;
 
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
@@ -76,12 +79,93 @@ pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
     (line, before[line_start..].chars().count() + 1)
 }
 
-/// Reads a whole file, mapping failure to [`LoadError::Io`].
+/// Most bytes read from one model file, include or standard input (1 GiB):
+/// more is refused, so that an endless input (a pipe, `/dev/zero`) cannot
+/// exhaust memory.
+pub const MAX_MODEL_BYTES: u64 = 1 << 30;
+
+/// The name errors give a model read from standard input.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Reads a whole model file as UTF-8 text. Directories, character and
+/// block devices are refused before reading, and more than
+/// [`MAX_MODEL_BYTES`] is never read (a pipe is read up to the limit); these
+/// and read failures are [`LoadError::Io`]. Invalid UTF-8 is a located
+/// error at its first byte.
 pub fn read_file(path: &Path) -> Result<String, LoadError> {
-    std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+    let io_error = |source| LoadError::Io {
         path: path.to_path_buf(),
         source,
+    };
+    let metadata = std::fs::metadata(path).map_err(io_error)?;
+    if let Some(kind) = unreadable_kind(&metadata.file_type()) {
+        return Err(io_error(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("is {kind}, not a model file"),
+        )));
+    }
+    let file = File::open(path).map_err(io_error)?;
+    read_text(file, path, MAX_MODEL_BYTES)
+}
+
+/// What a file of type `file_type` is, when a model cannot be read from it.
+fn unreadable_kind(file_type: &std::fs::FileType) -> Option<&'static str> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_char_device() {
+            return Some("a character device");
+        }
+        if file_type.is_block_device() {
+            return Some("a block device");
+        }
+    }
+    file_type.is_dir().then_some("a directory")
+}
+
+/// Reads `reader` to its end as UTF-8 text of at most `limit` bytes;
+/// `path` names it in errors.
+fn read_text(reader: impl Read, path: &Path, limit: u64) -> Result<String, LoadError> {
+    let io_error = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    if bytes.len() as u64 > limit {
+        return Err(io_error(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("larger than {limit} bytes, the most read from one model file"),
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+        LoadError::at(
+            path,
+            prefix,
+            valid,
+            format!("invalid UTF-8 (byte 0x{:02X})", bytes[valid]),
+        )
     })
+}
+
+/// `base`, or else the first of `base#2`, `base#3`, ... that is not in
+/// `taken`; `taken` then holds it. The readers name things that would
+/// otherwise share a name with this, so that a made-up name can never be
+/// one a file uses.
+pub(crate) fn fresh_name(base: String, taken: &mut HashSet<String>) -> String {
+    let mut name = base.clone();
+    let mut suffix = 1;
+    while !taken.insert(name.clone()) {
+        suffix += 1;
+        name = format!("{base}#{suffix}");
+    }
+    name
 }
 
 /// The input formats warpcheck reads.
@@ -98,6 +182,20 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order messages list them.
+    pub const ALL: [Format; 4] = [Format::Net, Format::Aut, Format::Exp, Format::Pnml];
+
+    /// The format's usual name, also its main file extension: `net`,
+    /// `aut`, `exp` or `pnml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Net => "net",
+            Format::Aut => "aut",
+            Format::Exp => "exp",
+            Format::Pnml => "pnml",
+        }
+    }
+
     /// The format a file name's extension names.
     pub fn from_path(path: &Path) -> Option<Format> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
@@ -110,34 +208,72 @@ impl Format {
     }
 }
 
-/// TEMPORARY until the frontend branch lands.
-pub fn load_as(path: &Path, _format: Option<Format>) -> Result<Network, LoadError> {
-    load(path)
+/// Loads a model file in the format its extension names
+/// (`load_as(path, None)`).
+pub fn load(path: &Path) -> Result<Network, LoadError> {
+    load_as(path, None)
 }
 
-/// Loads a model file in the format its extension names.
-pub fn load(path: &Path) -> Result<Network, LoadError> {
-    let format = Format::from_path(path).ok_or_else(|| {
-        LoadError::invalid(
-            path,
-            "unknown model format: expected a file ending in .net, .aut, .exp or .pnml",
-        )
-    })?;
+/// Loads a model in `format`, or without one in the format the extension
+/// of `path` names. `path` `-` is standard input: it needs `format`, errors
+/// name it [`STDIN_NAME`], and the files it includes are found relative to
+/// the current directory.
+pub fn load_as(path: &Path, format: Option<Format>) -> Result<Network, LoadError> {
+    let from_stdin = path == Path::new("-");
+    let name = if from_stdin {
+        Path::new(STDIN_NAME)
+    } else {
+        path
+    };
+    let format = match format {
+        Some(format) => format,
+        None if from_stdin => {
+            return Err(LoadError::invalid(
+                name,
+                format!(
+                    "a model read from standard input needs its format given: one of {}",
+                    Format::ALL.map(Format::name).join(", ")
+                ),
+            ));
+        }
+        None => Format::from_path(path).ok_or_else(|| {
+            LoadError::invalid(
+                path,
+                "unknown model format: expected a file ending in .net, .aut, .exp or .pnml",
+            )
+        })?,
+    };
+    let text = if from_stdin {
+        read_text(io::stdin().lock(), name, MAX_MODEL_BYTES)?
+    } else {
+        read_file(path)?
+    };
     let mut network = match format {
-        Format::Net => net::load(path)?,
-        Format::Aut => aut::load_network(path)?,
-        Format::Exp => exp::load(path)?,
-        Format::Pnml => pnml::load(path)?,
+        Format::Net => net::parse(&text, name)?,
+        Format::Aut => aut::parse_network(&text, name)?,
+        Format::Exp => exp::parse(&text, name)?,
+        Format::Pnml => pnml::parse(&text, name)?,
     };
     network
         .validate()
-        .map_err(|e| LoadError::invalid(path, e.to_string()))?;
+        .map_err(|e| LoadError::invalid(name, e.to_string()))?;
     Ok(network)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn endless_input_stops_at_the_limit() {
+        let error = read_text(io::repeat(b'a'), Path::new("endless"), 1000).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "endless: larger than 1000 bytes, the most read from one model file"
+        );
+        let text = read_text(&b"abc"[..], Path::new("short"), 3).unwrap();
+        assert_eq!(text, "abc");
+    }
 
     #[test]
     fn line_column_counts_from_one() {

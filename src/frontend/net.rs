@@ -15,7 +15,7 @@
 //! position of every name, then a resolver (`Resolver`) checks names and builds the
 //! [`Network`], so every error points at the text it is about.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -170,8 +170,9 @@ fn quote(name: &str) -> String {
     }
 }
 
-/// `text` as a quoted string, escaping `\`, `"` and line breaks.
-fn quote_always(text: &str) -> String {
+/// `text` as a quoted string, escaping `\`, `"` and line breaks, as
+/// `.net` files write strings (traces quote names the same way).
+pub fn quote_always(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     for c in text.chars() {
@@ -779,11 +780,12 @@ impl Resolver<'_> {
         result: Option<Name>,
     ) -> Result<SyncRule, LoadError> {
         let mut participants: Vec<Participant> = Vec::with_capacity(processes.len());
+        let mut listed = HashSet::with_capacity(processes.len());
         for name in processes {
             let &process = process_index
                 .get(name.text.as_str())
                 .ok_or_else(|| self.error(name.at, format!("unknown process `{}`", name.text)))?;
-            if participants.iter().any(|p| p.process == process) {
+            if !listed.insert(process) {
                 return Err(self.error(
                     name.at,
                     format!("process `{}` is listed twice in this rule", name.text),

@@ -9,20 +9,30 @@
 //! unit is its own process, so that needs no special treatment.)
 //!
 //! Every net transition becomes one [`SyncRule`] over the units it consumes
-//! from or produces into, labelled with the transition's name, so the
+//! from or produces into, whose result is the transition's name, so the
 //! network's actions are exactly the net's transitions and its state space is
 //! exactly the net's reachability graph. A firing that would put a second
 //! token into a unit is a separate rule with the same action that moves the
 //! extra [`SAFETY_PROCESS`] into an [`ErrorKind::Model`] error state: a net
 //! that is not 1-safe (or breaks its NUPN units) is reported with a trace to
 //! the marking where it happens, never explored as a different net.
+//!
+//! Names come from the net and are made unique where they must be
+//! (`unique_names`; docs/FORMAT.md gives the rule): transition names (the
+//! actions), place names (the local states of a unit, beside
+//! [`EMPTY_STATE`]) and unit names (the processes, beside
+//! [`SAFETY_PROCESS`]). The local labels of the processes
+//! are the reader's own and never derived from the net's names: rule `N`
+//! (its index in [`Network::rules`]) is the only user of the local label
+//! `#N` ([`local_label`]), in every process that takes part in it, so rules
+//! cannot be confused whatever the net's names are.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use roxmltree::{Document, Node};
 
-use super::{LoadError, read_file};
+use super::{LoadError, fresh_name, read_file};
 use crate::model::{
     ErrorKind, ErrorState, Lts, LtsTransition, Network, Participant, Process, SyncRule,
     UnmatchedLabels,
@@ -38,8 +48,17 @@ pub const SAFE_STATE: &str = "safe";
 /// second token into a unit.
 pub const UNSAFE_STATE: &str = "unsafe";
 
-/// The [`SAFETY_PROCESS`]'s only label, taking it from safe to unsafe.
-const OVERFLOW_LABEL: &str = "overflow";
+/// Most attributes one XML element may have. PNML elements have a few;
+/// the XML parser checks an element's attributes for duplicates in time
+/// quadratic in their number, so documents with more are refused before
+/// parsing.
+pub const MAX_ATTRIBUTES: usize = 100;
+
+/// The local label of rule number `rule` in every process that takes part
+/// in it: `#` and the number.
+pub fn local_label(rule: usize) -> String {
+    format!("#{rule}")
+}
 
 /// Reads a PNML file as a network (see the module documentation).
 pub fn load(path: &Path) -> Result<Network, LoadError> {
@@ -49,14 +68,45 @@ pub fn load(path: &Path) -> Result<Network, LoadError> {
 
 /// Parses PNML `text`; `path` is only used in error messages.
 pub fn parse(text: &str, path: &Path) -> Result<Network, LoadError> {
-    let doc = Document::parse(text).map_err(|e| xml_error(path, &e))?;
     let source = Source { text, path };
+    source.check_attribute_counts()?;
+    let doc = Document::parse(text).map_err(|e| xml_error(path, &e))?;
     let (net, ids) = source.read_net(&doc)?;
     let units = match net.nupn {
         Some(nupn) => source.read_units(nupn, &net, &ids)?,
         None => units_per_place(&net),
     };
     source.build_network(&net, &units)
+}
+
+/// Unique names for items that may share names. `wanted[i]` is item `i`'s
+/// name and a key that tells it apart from the others (its PNML id, or its
+/// position). A name that no other item wants and that is not `reserved`
+/// is kept; the others become `NAME@KEY`, with `#2`, `#3`, ... appended
+/// while that is taken, so that every result differs from every other
+/// result and from `reserved`, whatever the names are.
+fn unique_names(wanted: &[(&str, String)], reserved: &[&str]) -> Vec<String> {
+    let mut uses: HashMap<&str, usize> = HashMap::with_capacity(wanted.len());
+    for &(name, _) in wanted {
+        *uses.entry(name).or_default() += 1;
+    }
+    let kept = |name: &str| uses[name] == 1 && !reserved.contains(&name);
+    let mut taken: HashSet<String> = reserved.iter().map(|r| r.to_string()).collect();
+    taken.extend(
+        wanted
+            .iter()
+            .filter(|(name, _)| kept(name))
+            .map(|(name, _)| name.to_string()),
+    );
+    wanted
+        .iter()
+        .map(|(name, key)| {
+            if kept(name) {
+                return name.to_string();
+            }
+            fresh_name(format!("{name}@{key}"), &mut taken)
+        })
+        .collect()
 }
 
 /// Maps a syntax error of the XML parser to a located [`LoadError`].
@@ -79,7 +129,8 @@ fn xml_error(path: &Path, error: &roxmltree::Error) -> LoadError {
 struct Place<'a, 'input> {
     /// PNML id, used by arcs and NUPN units.
     id: &'a str,
-    /// Display name (the id when the place has no name).
+    /// Display name (the id when the place has no name), unique among the
+    /// places and never [`EMPTY_STATE`].
     name: String,
     /// Whether the initial marking puts a token here.
     marked: bool,
@@ -91,7 +142,8 @@ struct Place<'a, 'input> {
 struct Transition<'a, 'input> {
     /// PNML id.
     id: &'a str,
-    /// Name (the id when the transition has no name), before making it unique.
+    /// Name (the id when the transition has no name), before making it
+    /// unique.
     name: String,
     /// The `<transition>` element, to locate errors.
     node: Node<'a, 'input>,
@@ -111,7 +163,7 @@ struct PetriNet<'a, 'input> {
 
 /// A set of mutually exclusive places: one process of the network.
 struct Unit {
-    /// Process name.
+    /// Process name, unique among the units and never [`SAFETY_PROCESS`].
     name: String,
     /// Its own places, by index; never empty.
     places: Vec<usize>,
@@ -144,6 +196,66 @@ fn text_of<'a, 'input>(node: Node<'a, 'input>, name: &str) -> Option<(Node<'a, '
 }
 
 impl Source<'_> {
+    /// Refuses a document with an element of more than [`MAX_ATTRIBUTES`]
+    /// attributes, located at the element, in one pass over the text: in a
+    /// start tag every `=` outside quoted values begins an attribute;
+    /// comments, CDATA sections, processing instructions, declarations and
+    /// end tags are skipped.
+    fn check_attribute_counts(&self) -> Result<(), LoadError> {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let skip_past = |from: usize, end: &str| {
+            text[from..]
+                .find(end)
+                .map_or(text.len(), |e| from + e + end.len())
+        };
+        let mut at = 0;
+        while let Some(found) = text[at..].find('<') {
+            let open = at + found;
+            let tag = &text[open..];
+            at = if tag.starts_with("<!--") {
+                skip_past(open + 4, "-->")
+            } else if tag.starts_with("<![CDATA[") {
+                skip_past(open + 9, "]]>")
+            } else if tag.starts_with("<?") {
+                skip_past(open + 2, "?>")
+            } else if tag.starts_with("<!") || tag.starts_with("</") {
+                open + 2
+            } else {
+                let mut attributes = 0;
+                let mut quote = None;
+                let mut end = open + 1;
+                while end < bytes.len() {
+                    match (quote, bytes[end]) {
+                        (Some(q), c) if c == q => quote = None,
+                        (Some(_), _) => {}
+                        (None, c @ (b'"' | b'\'')) => quote = Some(c),
+                        (None, b'>') => break,
+                        (None, b'=') => attributes += 1,
+                        _ => {}
+                    }
+                    if attributes > MAX_ATTRIBUTES {
+                        let name_end = tag[1..]
+                            .find(|c: char| c.is_whitespace() || c == '/' || c == '>')
+                            .map_or(tag.len(), |e| e + 1);
+                        return Err(LoadError::at(
+                            self.path,
+                            text,
+                            open,
+                            format!(
+                                "element <{}> has more than {MAX_ATTRIBUTES} attributes",
+                                &tag[1..name_end]
+                            ),
+                        ));
+                    }
+                    end += 1;
+                }
+                end + 1
+            };
+        }
+        Ok(())
+    }
+
     /// An error located at the start of `node`.
     fn error(&self, node: Node, message: impl Into<String>) -> LoadError {
         LoadError::at(self.path, self.text, node.range().start, message)
@@ -198,6 +310,15 @@ impl Source<'_> {
         };
         let mut arcs = Vec::new();
         self.collect(net_node, &mut net, &mut arcs)?;
+        let wanted: Vec<(&str, String)> = net
+            .places
+            .iter()
+            .map(|p| (p.name.as_str(), p.id.to_string()))
+            .collect();
+        let names = unique_names(&wanted, &[EMPTY_STATE]);
+        for (place, name) in net.places.iter_mut().zip(names) {
+            place.name = name;
+        }
 
         let mut ids: HashMap<&str, NetNode> = HashMap::new();
         let places = net.places.iter().enumerate();
@@ -218,16 +339,25 @@ impl Source<'_> {
     }
 
     /// Gathers places, transitions, arcs and the NUPN section of `container`
-    /// (the net or a page), descending into nested pages.
+    /// (the net), descending into nested pages in document order. Pages
+    /// wait on an explicit stack, so that nesting depth costs no call stack.
     fn collect<'a, 'input>(
         &self,
         container: Node<'a, 'input>,
         net: &mut PetriNet<'a, 'input>,
         arcs: &mut Vec<Node<'a, 'input>>,
     ) -> Result<(), LoadError> {
-        for node in container.children().filter(Node::is_element) {
+        let mut pages = vec![container.children()];
+        while let Some(children) = pages.last_mut() {
+            let Some(node) = children.next() else {
+                pages.pop();
+                continue;
+            };
+            if !node.is_element() {
+                continue;
+            }
             match node.tag_name().name() {
-                "page" => self.collect(node, net, arcs)?,
+                "page" => pages.push(node.children()),
                 "place" => net.places.push(self.read_place(node)?),
                 "transition" => {
                     let id = self.attribute(node, "id")?;
@@ -400,10 +530,12 @@ impl Source<'_> {
         let structure = child(nupn, "structure")
             .ok_or_else(|| self.error(nupn, "NUPN section without <structure>"))?;
         let mut unit_of: Vec<Option<usize>> = vec![None; net.places.len()];
-        let mut units = Vec::new();
-        for node in structure
+        // Units with places, with their position among the `<unit>`s.
+        let mut units: Vec<(Unit, usize)> = Vec::new();
+        for (position, node) in structure
             .children()
             .filter(|c| c.is_element() && c.tag_name().name() == "unit")
+            .enumerate()
         {
             let name = self.attribute(node, "id")?.to_string();
             let mut places = Vec::new();
@@ -415,18 +547,28 @@ impl Source<'_> {
                         format!("unit `{name}` lists `{id}`, which is no place"),
                     ));
                 };
-                if let Some(other) = unit_of[place] {
-                    let other: &Unit = &units[other];
-                    return Err(self.error(
-                        node,
-                        format!("place `{id}` is in units `{}` and `{name}`", other.name),
-                    ));
+                match unit_of[place] {
+                    Some(other) if other == units.len() => {
+                        return Err(
+                            self.error(node, format!("unit `{name}` lists place `{id}` twice"))
+                        );
+                    }
+                    Some(other) => {
+                        return Err(self.error(
+                            node,
+                            format!(
+                                "place `{id}` is in units `{}` and `{name}`",
+                                units[other].0.name
+                            ),
+                        ));
+                    }
+                    None => {}
                 }
                 unit_of[place] = Some(units.len());
                 places.push(place);
             }
             if !places.is_empty() {
-                units.push(Unit { name, places });
+                units.push((Unit { name, places }, position + 1));
             }
         }
         if let Some(orphan) = unit_of.iter().position(Option::is_none) {
@@ -435,7 +577,16 @@ impl Source<'_> {
                 format!("place `{}` is in no NUPN unit", net.places[orphan].id),
             ));
         }
-        Ok(units)
+        let wanted: Vec<(&str, String)> = units
+            .iter()
+            .map(|(unit, position)| (unit.name.as_str(), position.to_string()))
+            .collect();
+        let names = unique_names(&wanted, &[SAFETY_PROCESS]);
+        Ok(units
+            .into_iter()
+            .zip(names)
+            .map(|((unit, _), name)| Unit { name, ..unit })
+            .collect())
     }
 
     /// Builds the network: one process per unit, one rule per transition
@@ -455,7 +606,7 @@ impl Source<'_> {
                 ));
             }
         }
-        for (t, label) in net.transitions.iter().zip(transition_labels(net)) {
+        for (t, action) in net.transitions.iter().zip(transition_labels(net)) {
             if t.inputs.is_empty() && t.outputs.is_empty() {
                 return Err(self.error(
                     t.node,
@@ -466,41 +617,38 @@ impl Source<'_> {
                     ),
                 ));
             }
-            builder.add_transition(t, &label);
+            builder.add_transition(t, &action);
         }
         Ok(builder.finish())
     }
 }
 
-/// One unit per place, for nets without a NUPN section.
+/// One unit per place, named after it, for nets without a NUPN section.
 fn units_per_place(net: &PetriNet) -> Vec<Unit> {
-    net.places
+    let wanted: Vec<(&str, String)> = net
+        .places
         .iter()
+        .map(|p| (p.name.as_str(), p.id.to_string()))
+        .collect();
+    unique_names(&wanted, &[SAFETY_PROCESS])
+        .into_iter()
         .enumerate()
-        .map(|(i, p)| Unit {
-            name: p.name.clone(),
+        .map(|(i, name)| Unit {
+            name,
             places: vec![i],
         })
         .collect()
 }
 
-/// The action label of every transition: its name, or `name@id` where
-/// several transitions share a name.
+/// The action of every transition: its name, made unique with its id
+/// where names are shared (see [`unique_names`]).
 fn transition_labels(net: &PetriNet) -> Vec<String> {
-    let mut uses: HashMap<&str, usize> = HashMap::new();
-    for t in &net.transitions {
-        *uses.entry(t.name.as_str()).or_default() += 1;
-    }
-    net.transitions
+    let wanted: Vec<(&str, String)> = net
+        .transitions
         .iter()
-        .map(|t| {
-            if uses[t.name.as_str()] > 1 {
-                format!("{}@{}", t.name, t.id)
-            } else {
-                t.name.clone()
-            }
-        })
-        .collect()
+        .map(|t| (t.name.as_str(), t.id.to_string()))
+        .collect();
+    unique_names(&wanted, &[])
 }
 
 /// The places one net transition consumes from and produces into in one
@@ -585,21 +733,36 @@ impl<'n, 'a, 'input> NetworkBuilder<'n, 'a, 'input> {
         }
     }
 
-    /// Adds a new local label with the given moves to a unit's process.
-    fn add_label(&mut self, unit: usize, label: String, moves: &[(u32, u32)]) {
-        let lts = &mut self.processes[unit].lts;
+    /// Adds the moves of the next rule (the one [`NetworkBuilder::push_rule`]
+    /// adds next) to `process`, under that rule's local label, and returns
+    /// the process as a participant of the rule.
+    fn add_moves(&mut self, process: usize, moves: &[(u32, u32)]) -> Participant {
+        let label = local_label(self.rules.len());
+        let lts = match self.processes.get_mut(process) {
+            Some(unit) => &mut unit.lts,
+            None => &mut self.safety_process().lts,
+        };
         let index = lts.labels.len() as u32;
-        lts.labels.push(label);
+        lts.labels.push(label.clone());
         lts.transitions
             .extend(moves.iter().map(|&(source, target)| LtsTransition {
                 source,
                 label: index,
                 target,
             }));
+        Participant { process, label }
     }
 
-    /// Adds the rules of net transition `t`, whose action is `label`.
-    fn add_transition(&mut self, t: &Transition, label: &str) {
+    /// Adds the rule whose participants [`NetworkBuilder::add_moves`] made.
+    fn push_rule(&mut self, participants: Vec<Participant>, action: &str) {
+        self.rules.push(SyncRule {
+            participants,
+            result: action.to_string(),
+        });
+    }
+
+    /// Adds the rules of net transition `t`, whose action is `action`.
+    fn add_transition(&mut self, t: &Transition, action: &str) {
         let mut touched: Vec<(usize, u32, bool)> = t
             .inputs
             .iter()
@@ -629,24 +792,17 @@ impl<'n, 'a, 'input> NetworkBuilder<'n, 'a, 'input> {
                 ([], [to]) => &[(0, *to)],
                 _ => &[],
             };
-            self.add_label(g.unit, label.to_string(), moves);
-            participants.push(Participant {
-                process: g.unit,
-                label: label.to_string(),
-            });
+            participants.push(self.add_moves(g.unit, moves));
         }
-        self.rules.push(SyncRule {
-            participants,
-            result: label.to_string(),
-        });
-        self.add_overflow_rules(label, &groups);
+        self.push_rule(participants, action);
+        self.add_overflow_rules(action, &groups);
     }
 
     /// Adds one rule per unit that firing the transition can overflow: it
     /// needs the transition enabled (every consuming unit in its consumed
     /// place) and the unit in an overflowing state, changes no unit and
-    /// moves the safety process to that unit's error state.
-    fn add_overflow_rules(&mut self, label: &str, groups: &[UnitArcs]) {
+    /// moves the safety process to its error state.
+    fn add_overflow_rules(&mut self, action: &str, groups: &[UnitArcs]) {
         let risky: Vec<(usize, Vec<u32>)> = groups
             .iter()
             .map(|g| {
@@ -658,47 +814,27 @@ impl<'n, 'a, 'input> NetworkBuilder<'n, 'a, 'input> {
         if risky.is_empty() || groups.iter().any(|g| g.consumed.len() > 1) {
             return;
         }
-        let enabled_label = format!("{label}!enabled");
-        let overflow_label = format!("{label}!overflow");
-        for g in groups {
-            if let [consumed] = g.consumed.as_slice() {
-                self.add_label(g.unit, enabled_label.clone(), &[(*consumed, *consumed)]);
-            }
-        }
         for (unit, sources) in risky {
-            let consumes_here = groups
-                .iter()
-                .any(|g| g.unit == unit && !g.consumed.is_empty());
+            let mut participants = Vec::new();
+            let mut consumes_here = false;
+            for g in groups {
+                if let [consumed] = g.consumed.as_slice() {
+                    consumes_here |= g.unit == unit;
+                    participants.push(self.add_moves(g.unit, &[(*consumed, *consumed)]));
+                }
+            }
             if !consumes_here {
                 let loops: Vec<(u32, u32)> = sources.iter().map(|&s| (s, s)).collect();
-                self.add_label(unit, overflow_label.clone(), &loops);
+                participants.push(self.add_moves(unit, &loops));
             }
-            let mut participants: Vec<Participant> = groups
-                .iter()
-                .filter(|g| !g.consumed.is_empty() || g.unit == unit)
-                .map(|g| Participant {
-                    process: g.unit,
-                    label: if g.consumed.is_empty() {
-                        overflow_label.clone()
-                    } else {
-                        enabled_label.clone()
-                    },
-                })
-                .collect();
-            participants.push(Participant {
-                process: self.units.len(),
-                label: self.safety_label(),
-            });
-            self.rules.push(SyncRule {
-                participants,
-                result: label.to_string(),
-            });
+            participants.push(self.add_moves(self.units.len(), &[(0, 1)]));
+            participants.sort();
+            self.push_rule(participants, action);
         }
     }
 
-    /// The safety process's label that records an overflow, creating the
-    /// process on first use.
-    fn safety_label(&mut self) -> String {
+    /// The process that records an overflow, created on first use.
+    fn safety_process(&mut self) -> &mut Process {
         let nupn = self.net.nupn.is_some();
         self.safety.get_or_insert_with(|| {
             let message = if nupn {
@@ -712,21 +848,14 @@ impl<'n, 'a, 'input> NetworkBuilder<'n, 'a, 'input> {
                 name: SAFETY_PROCESS.to_string(),
                 lts: Lts {
                     state_names: vec![SAFE_STATE.to_string(), UNSAFE_STATE.to_string()],
-                    initial: 0,
-                    labels: vec![OVERFLOW_LABEL.to_string()],
-                    transitions: vec![LtsTransition {
-                        source: 0,
-                        label: 0,
-                        target: 1,
-                    }],
+                    ..Lts::default()
                 },
                 error_states: vec![ErrorState {
                     state: 1,
                     kind: ErrorKind::Model(message.to_string()),
                 }],
             }
-        });
-        OVERFLOW_LABEL.to_string()
+        })
     }
 
     fn finish(mut self) -> Network {

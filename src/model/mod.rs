@@ -5,7 +5,8 @@
 //! Frontends build these types; `encode` turns them into the packed arrays
 //! that every engine explores. Nothing here knows about files or engines.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fmt;
 
 use regex::Regex;
 use thiserror::Error;
@@ -212,6 +213,85 @@ pub enum ModelError {
     EmptyProcess(String),
 }
 
+/// Something a network allows but its author most likely did not mean;
+/// loading goes on, and the command line prints each as `warning: ...`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelWarning {
+    /// A rule that can never fire: a participant has no transition with
+    /// its label (for example an EXP vector naming a label its process
+    /// lacks).
+    DeadRule {
+        /// The rule's result action.
+        result: String,
+        /// The participant without the label.
+        process: String,
+        /// The label it would have to perform.
+        label: String,
+    },
+    /// Several rules with the same participants, labels and result.
+    DuplicateRule {
+        /// The rules' result action.
+        result: String,
+        /// How many identical rules there are.
+        count: usize,
+    },
+    /// A property monitor transition whose pattern matches no action of the
+    /// network: it never fires, so the property holds vacuously there.
+    UnmatchedPattern {
+        /// The property's name.
+        property: String,
+        /// The transition's source state.
+        source: String,
+        /// The pattern as written.
+        pattern: String,
+        /// The transition's target state.
+        target: String,
+    },
+    /// No pattern of a property matches any action of the network: the
+    /// monitor never moves and the property holds vacuously.
+    VacuousProperty {
+        /// The property's name.
+        property: String,
+    },
+}
+
+impl fmt::Display for ModelWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelWarning::DeadRule {
+                result,
+                process,
+                label,
+            } => write!(
+                f,
+                "rule for `{result}` can never fire: process `{process}` has no transition \
+                 labelled `{label}`"
+            ),
+            ModelWarning::DuplicateRule { result, count } => write!(
+                f,
+                "rule for `{result}` is given {count} times with the same participants and \
+                 labels; the copies add nothing"
+            ),
+            ModelWarning::UnmatchedPattern {
+                property,
+                source,
+                pattern,
+                target,
+            } => write!(
+                f,
+                "property `{property}`: pattern `{pattern}` (from `{source}` to `{target}`) \
+                 matches no action of the network, so this transition never fires and the \
+                 property holds vacuously on it"
+            ),
+            ModelWarning::VacuousProperty { property } => write!(
+                f,
+                "property `{property}`: no pattern matches any action of the network, so the \
+                 property holds vacuously"
+            ),
+        }
+    }
+}
+
 impl Network {
     /// Checks the invariants engines rely on: rule participants exist, are
     /// unique and sorted; every process has a state.
@@ -227,15 +307,6 @@ impl Network {
                     result: rule.result.clone(),
                 });
             }
-            rule.participants.sort();
-            for w in rule.participants.windows(2) {
-                if w[0].process == w[1].process {
-                    return Err(ModelError::DuplicateParticipant {
-                        result: rule.result.clone(),
-                        process: self.processes[w[0].process].name.clone(),
-                    });
-                }
-            }
             if let Some(p) = rule
                 .participants
                 .iter()
@@ -247,18 +318,109 @@ impl Network {
                     count: self.processes.len(),
                 });
             }
+            rule.participants.sort();
+            for w in rule.participants.windows(2) {
+                if w[0].process == w[1].process {
+                    return Err(ModelError::DuplicateParticipant {
+                        result: rule.result.clone(),
+                        process: self.processes[w[0].process].name.clone(),
+                    });
+                }
+            }
         }
         Ok(())
     }
 
-    /// TEMPORARY until the frontend branch lands.
-    pub fn warnings(&self) -> Vec<String> {
-        Vec::new()
+    /// Rules that can never fire, in rule order, then rules given more than
+    /// once, in the order of their first copy (see [`ModelWarning`]).
+    /// Linear in the size of the network.
+    pub fn warnings(&self) -> Vec<ModelWarning> {
+        let offered: Vec<HashSet<&str>> = self
+            .processes
+            .iter()
+            .map(|p| {
+                p.lts
+                    .transitions
+                    .iter()
+                    .filter_map(|t| p.lts.labels.get(t.label as usize))
+                    .map(String::as_str)
+                    .collect()
+            })
+            .collect();
+        let mut warnings = Vec::new();
+        // Each distinct rule (sorted participants and result): the index of
+        // its first copy and the number of copies.
+        type RuleKey<'a> = (Vec<(usize, &'a str)>, &'a str);
+        let mut copies: HashMap<RuleKey, (usize, usize)> = HashMap::new();
+        for (index, rule) in self.rules.iter().enumerate() {
+            let lacking = rule.participants.iter().find(|p| {
+                offered
+                    .get(p.process)
+                    .is_some_and(|labels| !labels.contains(p.label.as_str()))
+            });
+            if let Some(p) = lacking {
+                warnings.push(ModelWarning::DeadRule {
+                    result: rule.result.clone(),
+                    process: self.processes[p.process].name.clone(),
+                    label: p.label.clone(),
+                });
+            }
+            let mut key: Vec<(usize, &str)> = rule
+                .participants
+                .iter()
+                .map(|p| (p.process, p.label.as_str()))
+                .collect();
+            key.sort_unstable();
+            copies
+                .entry((key, rule.result.as_str()))
+                .or_insert((index, 0))
+                .1 += 1;
+        }
+        let mut duplicated: Vec<(usize, usize)> = copies
+            .into_values()
+            .filter(|&(_, count)| count > 1)
+            .collect();
+        duplicated.sort_unstable();
+        warnings.extend(
+            duplicated
+                .into_iter()
+                .map(|(first, count)| ModelWarning::DuplicateRule {
+                    result: self.rules[first].result.clone(),
+                    count,
+                }),
+        );
+        warnings
     }
 
-    /// TEMPORARY until the frontend branch lands.
-    pub fn property_warnings(&self, _monitor: &Monitor) -> Vec<String> {
-        Vec::new()
+    /// Transitions of `monitor` whose pattern matches no action of this
+    /// network, or, when no pattern matches any, one
+    /// [`ModelWarning::VacuousProperty`].
+    pub fn property_warnings(&self, monitor: &Monitor) -> Vec<ModelWarning> {
+        let actions = self.actions();
+        let state = |s: u32| {
+            monitor
+                .state_names
+                .get(s as usize)
+                .cloned()
+                .unwrap_or_else(|| s.to_string())
+        };
+        let unmatched: Vec<ModelWarning> = monitor
+            .transitions
+            .iter()
+            .filter(|t| !actions.iter().any(|a| t.pattern.is_match(a)))
+            .map(|t| ModelWarning::UnmatchedPattern {
+                property: monitor.name.clone(),
+                source: state(t.source),
+                pattern: t.pattern_source().to_string(),
+                target: state(t.target),
+            })
+            .collect();
+        if unmatched.len() == monitor.transitions.len() {
+            return vec![ModelWarning::VacuousProperty {
+                property: monitor.name.clone(),
+            }];
+        }
+        unmatched
     }
 
     /// For every process, the local labels that occur in some rule for it.
@@ -325,10 +487,14 @@ impl Network {
             initial: monitor.initial,
             ..Lts::default()
         };
+        let mut label_ids: HashMap<&str, u32> = HashMap::with_capacity(watched.len());
         for t in &monitor.transitions {
             for &a in &watched {
                 if t.pattern.is_match(a) {
-                    let label = lts.intern_label(a);
+                    let label = *label_ids.entry(a).or_insert_with(|| {
+                        lts.labels.push(a.clone());
+                        (lts.labels.len() - 1) as u32
+                    });
                     lts.transitions.push(LtsTransition {
                         source: t.source,
                         label,
@@ -438,6 +604,30 @@ mod tests {
         assert_eq!(composed.rules[0].result, "go");
         assert_eq!(composed.processes[1].lts.transitions.len(), 1);
         assert_eq!(m.transitions[0].pattern_source(), "g.");
+    }
+
+    #[test]
+    fn validate_checks_the_process_range_before_looking_processes_up() {
+        let participant = |process| Participant {
+            process,
+            label: "x".into(),
+        };
+        let mut net = Network {
+            processes: vec![Process {
+                name: "P".into(),
+                lts: lts(&["a"], &[]),
+                error_states: vec![],
+            }],
+            rules: vec![SyncRule {
+                participants: vec![participant(0), participant(7), participant(7)],
+                result: "r".into(),
+            }],
+            ..Network::default()
+        };
+        assert_eq!(
+            net.validate().unwrap_err().to_string(),
+            "rule for `r` names process 7, but the network has 1"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::encode::EncodedNetwork;
 use crate::error::exit;
 use crate::explore::{Completion, Exploration, FindingKind, Trace};
 use crate::frontend::aut::quote_label;
+use crate::frontend::net::quote_always;
 use crate::model::{ErrorKind, Network};
 
 /// The answer to the user's question.
@@ -221,18 +222,19 @@ impl TraceView {
         out
     }
 
-    /// The trace as an Aldebaran LTS: a path `0 -a1-> 1 -a2-> ... -> n`.
-    pub fn to_aut(&self) -> String {
+    /// The trace as an Aldebaran LTS: a path `0 -a1-> 1 -a2-> ... -> n`;
+    /// an error when an action cannot be written (see [`quote_label`]).
+    pub fn to_aut(&self) -> std::io::Result<String> {
         let n = self.steps.len();
         let mut out = format!("des (0, {n}, {})\n", n + 1);
         for (i, step) in self.steps.iter().enumerate() {
             out.push_str(&format!(
                 "({i}, {}, {})\n",
-                quote_label(&step.action),
+                quote_label(&step.action)?,
                 i + 1
             ));
         }
-        out
+        Ok(out)
     }
 }
 
@@ -248,18 +250,7 @@ pub fn readable_name(name: &str) -> Cow<'_, str> {
     if plain {
         return Cow::Borrowed(name);
     }
-    let mut quoted = String::with_capacity(name.len() + 2);
-    quoted.push('"');
-    for c in name.chars() {
-        match c {
-            '"' => quoted.push_str("\\\""),
-            '\\' => quoted.push_str("\\\\"),
-            '\n' => quoted.push_str("\\n"),
-            c => quoted.push(c),
-        }
-    }
-    quoted.push('"');
-    Cow::Owned(quoted)
+    Cow::Owned(quote_always(name))
 }
 
 /// Everything a `check` run reports; serialises to the documented JSON.
@@ -442,7 +433,8 @@ impl InfoReport {
             encoding_bytes: 4
                 * (encoded.transitions.len()
                     + encoded.state_offsets.len()
-                    + encoded.proc_offsets.len()) as u64,
+                    + encoded.proc_offsets.len()
+                    + encoded.rule_participants.len()) as u64,
             properties: network.monitors.iter().map(|m| m.name.clone()).collect(),
             warnings,
             process_list,

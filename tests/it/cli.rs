@@ -953,3 +953,78 @@ fn common_options_are_accepted_by_every_command() {
         }
     }
 }
+
+#[test]
+fn the_model_can_come_from_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let run = |extra: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+            .args(
+                [
+                    &["check", "-", "--deadlock", "--engine", "reference"][..],
+                    extra,
+                ]
+                .concat(),
+            )
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let model =
+            std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/philosophers3.net"))
+                .unwrap();
+        // The command may refuse before reading; a closed pipe is fine then.
+        let _ = child.stdin.take().unwrap().write_all(&model);
+        child.wait_with_output().unwrap()
+    };
+    let o = run(&["--input-format", "net"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("-: deadlock found\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: <stdin>: a model read from standard input needs its format given: \
+         one of net, aut, exp, pnml\n"
+    );
+}
+
+#[test]
+fn endless_devices_are_refused_as_models() {
+    let o = warpcheck(&["info", "/dev/zero", "--input-format", "net"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("error: /dev/zero: "),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn model_warnings_reach_stderr_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("dead.net");
+    std::fs::write(
+        &model,
+        "process P { init a; a -go-> b; }\nprocess Q { init x; x -stay-> x; }\n\
+         sync go : P, Q;\n",
+    )
+    .unwrap();
+    let o = warpcheck(&[
+        "check",
+        model.to_str().unwrap(),
+        "--engine",
+        "reference",
+        "--format",
+        "json",
+    ]);
+    let warning = "rule for `go` can never fire: process `Q` has no transition labelled `go`";
+    assert_eq!(stderr(&o), format!("warning: {warning}\n"));
+    assert_eq!(json(&o)["warnings"], serde_json::json!([warning]));
+}

@@ -728,7 +728,7 @@ fn aut_edge_cases() {
         }
     );
     assert_eq!(lts.transitions[3].label, 1);
-    let again = aut::parse_lts(&aut::write_lts(&lts), Path::new("w.aut")).unwrap();
+    let again = aut::parse_lts(&aut::write_lts(&lts).unwrap(), Path::new("w.aut")).unwrap();
     assert_eq!(again, lts);
     // No transitions at all.
     let single = aut::parse_lts("des (0, 0, 1)", Path::new("m.aut")).unwrap();
@@ -886,6 +886,13 @@ fn exp_duplicate_files_get_distinct_names() {
     let network = exp::load(&path).unwrap();
     let names: Vec<_> = network.processes.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["a", "a#2"]);
+    // A file whose stem is `a#2` keeps it; the second `a` then takes
+    // another name.
+    let (dir, path) = exp_dir("par using x * x * x in a.aut || a.aut || \"a#2.aut\" end par");
+    std::fs::copy(dir.path().join("a.aut"), dir.path().join("a#2.aut")).unwrap();
+    let network = exp::load(&path).unwrap();
+    let names: Vec<_> = network.processes.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["a", "a#2#2", "a#2"]);
 }
 
 #[test]
@@ -959,6 +966,88 @@ fn exp_errors() {
             dir.path().join("none.aut").display()
         )
     );
+}
+
+// ---------------------------------------------------------------------
+// Model warnings.
+// ---------------------------------------------------------------------
+
+const WARNED: &str = "process P { init a; a -go-> b; b -back-> a; }\n\
+                      process Q { init x; x -go-> y; }\n\
+                      sync go : P, Q;\n\
+                      sync back : P, Q;\n\
+                      sync go : Q, P;\n\
+                      sync go : P, Q;\n\
+                      property partly { init s; error e; s -\"nothing.*\"-> e; s -go-> s; }\n\
+                      property vacuous { init s; error e; s -zzz-> e; }\n";
+
+#[test]
+fn rules_that_never_fire_and_duplicate_rules_are_warned() {
+    let network = net::parse(WARNED, Path::new("w.net")).unwrap();
+    let warnings: Vec<String> = network.warnings().iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        warnings,
+        [
+            "rule for `back` can never fire: process `Q` has no transition labelled `back`",
+            "rule for `go` is given 3 times with the same participants and labels; the copies \
+             add nothing",
+        ]
+    );
+}
+
+#[test]
+fn patterns_matching_no_action_are_warned() {
+    let network = net::parse(WARNED, Path::new("w.net")).unwrap();
+    let warnings = |name: &str| -> Vec<String> {
+        network
+            .property_warnings(network.monitor(name).unwrap())
+            .iter()
+            .map(|w| w.to_string())
+            .collect()
+    };
+    assert_eq!(
+        warnings("partly"),
+        [
+            "property `partly`: pattern `nothing.*` (from `s` to `e`) matches no action of the \
+             network, so this transition never fires and the property holds vacuously on it"
+        ]
+    );
+    assert_eq!(
+        warnings("vacuous"),
+        [
+            "property `vacuous`: no pattern matches any action of the network, so the property \
+             holds vacuously"
+        ]
+    );
+}
+
+#[test]
+fn exp_vector_naming_a_missing_label_is_warned() {
+    let (_dir, path) =
+        exp_dir("par using \"x\" * \"x\", \"y\" * \"nope\" -> \"Y\" in a.aut || b.aut end par");
+    let network = exp::load(&path).unwrap();
+    let warnings: Vec<String> = network.warnings().iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        warnings,
+        ["rule for `Y` can never fire: process `b` has no transition labelled `nope`"]
+    );
+}
+
+#[test]
+fn examples_have_no_warnings() {
+    for name in [
+        "traffic_light.net",
+        "mutex_ok.net",
+        "mutex_bad.net",
+        "philosophers3.net",
+        "handshake.exp",
+    ] {
+        let network = frontend::load(&spec(name)).unwrap();
+        assert_eq!(network.warnings(), [], "{name}");
+        for monitor in &network.monitors {
+            assert_eq!(network.property_warnings(monitor), [], "{name}");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------
