@@ -4,6 +4,10 @@
 //! run net`) and the replay test of the kept corpora (`tests/it/corpus.rs`)
 //! share them.
 //!
+//! Each returns whether the input was accepted (parsed) and so went
+//! through the checks, for the replay test to see that a corpus reaches
+//! them.
+//!
 //! A parser harness reads the bytes as text (not UTF-8: nothing to do),
 //! parses it, and when the parse succeeds checks what came out: the network
 //! passes [`Network::validate`] (frontends report their errors located, so
@@ -44,49 +48,45 @@ const ROUND_TRIP_EXPLORE_LIMIT: usize = 1_000;
 const NOWHERE: &str = "/nonexistent-warpcheck-fuzz";
 
 /// Harness of the `.net` parser ([`net::parse`]).
-pub fn net(data: &[u8]) {
+pub fn net(data: &[u8]) -> bool {
     with_includes(data, "model.net", |text, path| {
         if text.contains("\"/") || text.contains("../") {
-            return;
+            return false;
         }
-        if let Ok(network) = net::parse(text, path) {
-            check_network(network);
-        }
-    });
+        net::parse(text, path).map(check_network).is_ok()
+    })
 }
 
 /// Harness of the CADP `.exp` parser ([`exp::parse`]).
-pub fn exp(data: &[u8]) {
+pub fn exp(data: &[u8]) -> bool {
     with_includes(data, "model.exp", |text, path| {
         if text.contains("../") || names_absolute_path(text) {
-            return;
+            return false;
         }
-        if let Ok(network) = exp::parse(text, path) {
-            check_network(network);
-        }
-    });
+        exp::parse(text, path).map(check_network).is_ok()
+    })
 }
 
 /// Harness of the PNML parser ([`pnml::parse`]).
-pub fn pnml(data: &[u8]) {
+pub fn pnml(data: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(data) else {
-        return;
+        return false;
     };
-    if let Ok(network) = pnml::parse(text, &Path::new(NOWHERE).join("model.pnml")) {
-        check_network(network);
-    }
+    pnml::parse(text, &Path::new(NOWHERE).join("model.pnml"))
+        .map(check_network)
+        .is_ok()
 }
 
 /// Harness of the Aldebaran `.aut` parser ([`aut::parse_lts`]): the LTS is
 /// checked as the one-process network `warpcheck check` makes of it, and
 /// reads back equal from [`aut::write_lts`] when its labels are writable.
-pub fn aut(data: &[u8]) {
+pub fn aut(data: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(data) else {
-        return;
+        return false;
     };
     let path = Path::new(NOWHERE).join("model.aut");
     let Ok(lts) = aut::parse_lts(text, &path) else {
-        return;
+        return false;
     };
     if lts.labels.iter().all(|l| !l.chars().any(char::is_control)) {
         let written = aut::write_lts(&lts);
@@ -105,13 +105,14 @@ pub fn aut(data: &[u8]) {
         unmatched: UnmatchedLabels::Independent,
         monitors: Vec::new(),
     });
+    true
 }
 
 /// Harness of the command line: the bytes are argument words separated by
 /// NUL or line feed. Parsing (never running) must not panic, and every
 /// word read as a `--memory` size or a `--group-threads` value must give a
-/// value in range or an error.
-pub fn options(data: &[u8]) {
+/// value in range or an error. Accepted: the words make a command line.
+pub fn options(data: &[u8]) -> bool {
     let text = String::from_utf8_lossy(data);
     let words: Vec<&str> = text.split(['\0', '\n']).collect();
     for word in &words {
@@ -125,18 +126,22 @@ pub fn options(data: &[u8]) {
             );
         }
     }
-    if let Err(error) = Cli::try_parse_from(std::iter::once("warpcheck").chain(words)) {
-        // Rendering the message is part of handling bad arguments.
-        let _ = error.render();
+    match Cli::try_parse_from(std::iter::once("warpcheck").chain(words)) {
+        Ok(_) => true,
+        Err(error) => {
+            // Rendering the message is part of handling bad arguments.
+            let _ = error.render();
+            false
+        }
     }
 }
 
 /// Calls `harness` with the model text of `data` (see the module
 /// documentation) and the path of a model file named `file_name` beside
 /// the included files, if any.
-fn with_includes(data: &[u8], file_name: &str, harness: impl FnOnce(&str, &Path)) {
+fn with_includes(data: &[u8], file_name: &str, harness: impl FnOnce(&str, &Path) -> bool) -> bool {
     let Ok(text) = std::str::from_utf8(data) else {
-        return;
+        return false;
     };
     let mut parts = text.split('\0');
     let model = parts.next().unwrap_or_default();
@@ -150,13 +155,13 @@ fn with_includes(data: &[u8], file_name: &str, harness: impl FnOnce(&str, &Path)
         .iter()
         .any(|(name, _)| name.is_empty() || name.contains('/') || name.starts_with('.'))
     {
-        return;
+        return false;
     }
     let dir = tempfile::tempdir().expect("a temporary directory can be created");
     for (name, contents) in includes {
         std::fs::write(dir.path().join(name), contents).expect("an include can be written");
     }
-    harness(model, &dir.path().join(file_name));
+    harness(model, &dir.path().join(file_name))
 }
 
 /// Whether an EXP word starts with `/` (an absolute file name): a `/`
