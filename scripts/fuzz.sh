@@ -4,7 +4,9 @@
 # Usage: scripts/fuzz.sh TARGET SECONDS [LIBFUZZER_FLAG...]
 #   TARGET   net, aut, exp, pnml or options (fuzz/fuzz_targets/TARGET.rs)
 #   SECONDS  how long libFuzzer runs (-max_total_time)
-#   extra flags go to libFuzzer, e.g. -max_len=8192
+#   extra flags go to libFuzzer, e.g. -max_len=8192, or
+#   `-fork=1 -ignore_crashes=1` to go on past a known crash (still one
+#   fuzzing process at a time, run by a parent that restarts it)
 #
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
 # One fuzzing process, on one core: libFuzzer's default mode, which is what
@@ -17,7 +19,7 @@
 set -uo pipefail
 
 if [ $# -lt 2 ]; then
-    sed -n '2,9p' "$0" >&2
+    sed -n "2,12p" "$0" >&2
     exit 2
 fi
 target=$1
@@ -39,7 +41,13 @@ elapsed=$(($(date +%s) - start))
 cargo +nightly fuzz cmin "$target" "$corpus" >/dev/null 2>&1 ||
     echo "fuzz.sh: cmin failed; the corpus is left as it was" >&2
 
-executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*$')
+# The final stats of the one process; in fork mode, the parent's total on
+# its last status line (its children's stats are in their own logs).
+if grep -q '^INFO: exiting:' "$log"; then
+    executions=$(grep -o '^#[0-9]*: cov:' "$log" | tail -n 1 | tr -dc '0-9')
+else
+    executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*$')
+fi
 files=$(find "$corpus" -type f | wc -l)
 bytes=$(find "$corpus" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 echo "fuzz.sh: $target: ${executions:-unknown} executions in ${elapsed} s" \
