@@ -29,7 +29,7 @@ use clap::Parser;
 
 use crate::cli::{Cli, parse_group_threads, parse_size};
 use crate::encode::EncodedNetwork;
-use crate::explore::{Completion, SearchOptions, reference};
+use crate::explore::{Completion, SearchOptions, outcome, reference};
 use crate::frontend::{aut, exp, net, pnml};
 use crate::model::{Network, Process, UnmatchedLabels};
 use crate::testing::check_finding;
@@ -269,6 +269,16 @@ fn explore_bounded(network: &Network) -> Option<(u64, u64, u64, u64)> {
             exploration.errors,
         )),
         Completion::StateLimit => None,
+        // A model error (a Petri net that is not 1-safe) ends even a search
+        // that counts every finding.
+        Completion::StoppedAtFinding
+            if exploration
+                .first
+                .as_ref()
+                .is_some_and(|f| outcome::is_fatal(&encoded, &f.kind)) =>
+        {
+            None
+        }
         other => panic!("a bounded exploration with --all ended as {other:?}"),
     }
 }
