@@ -9,6 +9,7 @@
 //! the examples; the shipped binary (`cargo build --release`) leaves it out.
 
 mod checks;
+pub mod fuzz;
 mod models;
 mod networks;
 

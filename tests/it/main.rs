@@ -9,6 +9,7 @@
 //! root is `main.rs`) and replays them first.
 
 mod cli;
+mod corpus;
 mod cpu;
 mod frontends;
 mod gpu;

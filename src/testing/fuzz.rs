@@ -1,0 +1,284 @@
+//! Fuzz harnesses: one function per target of `fuzz/fuzz_targets/`, each
+//! taking the fuzzer's bytes. They never fail on bad input, only panic
+//! when warpcheck misbehaves, so the fuzz targets (`cargo +nightly fuzz
+//! run net`) and the replay test of the kept corpora (`tests/it/corpus.rs`)
+//! share them.
+//!
+//! Each returns whether the input was accepted (parsed) and so went
+//! through the checks, for the replay test to see that a corpus reaches
+//! them.
+//!
+//! A parser harness reads the bytes as text (not UTF-8: nothing to do),
+//! parses it, and when the parse succeeds checks what came out: the network
+//! passes [`Network::validate`] (frontends report their errors located, so
+//! a failure here is a missed error), encodes, explores within
+//! [`STATE_BUDGET`] states with every finding's trace replayed, also with
+//! each property monitor joined; and it survives a round trip through its
+//! writer.
+//!
+//! The `.net` and `.exp` inputs may carry the `.aut` files they include:
+//! `MODEL (\0 NAME \n CONTENTS)*`. The harness writes each into a fresh
+//! directory beside the model, so includes read only the input's own files.
+//! Inputs whose names could leave that directory (an absolute name or a
+//! `../`) are skipped: they could read any file of the machine, such as a
+//! device that never ends.
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+
+use crate::cli::{Cli, parse_group_threads, parse_size};
+use crate::encode::EncodedNetwork;
+use crate::explore::{Completion, SearchOptions, outcome, reference};
+use crate::frontend::{aut, exp, net, pnml};
+use crate::model::{Network, Process, UnmatchedLabels};
+use crate::testing::check_finding;
+
+/// Most states a harness explores of one network: enough to cover a few
+/// levels of a small model, few enough to keep an execution fast.
+pub const STATE_BUDGET: u64 = 200;
+
+/// Largest network, in states of all processes and in rules, whose bounded
+/// exploration is compared across a round trip; bigger ones are only
+/// compared by shape, to keep executions fast.
+const ROUND_TRIP_EXPLORE_LIMIT: usize = 1_000;
+
+/// A directory that does not exist: a model parsed in it can include no
+/// file, since no path through it resolves.
+const NOWHERE: &str = "/nonexistent-warpcheck-fuzz";
+
+/// Harness of the `.net` parser ([`net::parse`]).
+pub fn net(data: &[u8]) -> bool {
+    with_includes(data, "model.net", |text, path| {
+        if text.contains("\"/") || text.contains("../") {
+            return false;
+        }
+        net::parse(text, path).map(check_network).is_ok()
+    })
+}
+
+/// Harness of the CADP `.exp` parser ([`exp::parse`]).
+pub fn exp(data: &[u8]) -> bool {
+    with_includes(data, "model.exp", |text, path| {
+        if text.contains("../") || names_absolute_path(text) {
+            return false;
+        }
+        exp::parse(text, path).map(check_network).is_ok()
+    })
+}
+
+/// Harness of the PNML parser ([`pnml::parse`]).
+pub fn pnml(data: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return false;
+    };
+    pnml::parse(text, &Path::new(NOWHERE).join("model.pnml"))
+        .map(check_network)
+        .is_ok()
+}
+
+/// Harness of the Aldebaran `.aut` parser ([`aut::parse_lts`]): the LTS is
+/// checked as the one-process network `warpcheck check` makes of it, and
+/// reads back equal from [`aut::write_lts`] when its labels are writable.
+pub fn aut(data: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return false;
+    };
+    let path = Path::new(NOWHERE).join("model.aut");
+    let Ok(lts) = aut::parse_lts(text, &path) else {
+        return false;
+    };
+    if lts.labels.iter().all(|l| !l.chars().any(char::is_control)) {
+        let written = aut::write_lts(&lts);
+        match aut::parse_lts(&written, &path) {
+            Ok(again) => assert_eq!(again, lts, "write_lts then parse_lts changed the LTS"),
+            Err(e) => panic!("parse_lts rejects what write_lts wrote: {e}\n{written}"),
+        }
+    }
+    check_network(Network {
+        processes: vec![Process {
+            name: "model".to_string(),
+            lts,
+            error_states: Vec::new(),
+        }],
+        rules: Vec::new(),
+        unmatched: UnmatchedLabels::Independent,
+        monitors: Vec::new(),
+    });
+    true
+}
+
+/// Harness of the command line: the bytes are argument words separated by
+/// NUL or line feed. Parsing (never running) must not panic, and every
+/// word read as a `--memory` size or a `--group-threads` value must give a
+/// value in range or an error. Accepted: the words make a command line.
+pub fn options(data: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(data);
+    let words: Vec<&str> = text.split(['\0', '\n']).collect();
+    for word in &words {
+        if let Ok(size) = parse_size(word) {
+            assert!(size > 0, "parse_size({word:?}) gave a size of 0");
+        }
+        if let Ok(threads) = parse_group_threads(word) {
+            assert!(
+                threads.is_power_of_two() && threads <= 32,
+                "parse_group_threads({word:?}) gave {threads}"
+            );
+        }
+    }
+    match Cli::try_parse_from(std::iter::once("warpcheck").chain(words)) {
+        Ok(_) => true,
+        Err(error) => {
+            // Rendering the message is part of handling bad arguments.
+            let _ = error.render();
+            false
+        }
+    }
+}
+
+/// Calls `harness` with the model text of `data` (see the module
+/// documentation) and the path of a model file named `file_name` beside
+/// the included files, if any.
+fn with_includes(data: &[u8], file_name: &str, harness: impl FnOnce(&str, &Path) -> bool) -> bool {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return false;
+    };
+    let mut parts = text.split('\0');
+    let model = parts.next().unwrap_or_default();
+    let includes: Vec<(&str, &str)> = parts
+        .map(|part| part.split_once('\n').unwrap_or((part, "")))
+        .collect();
+    if includes.is_empty() {
+        return harness(model, &Path::new(NOWHERE).join(file_name));
+    }
+    if includes
+        .iter()
+        .any(|(name, _)| name.is_empty() || name.contains('/') || name.starts_with('.'))
+    {
+        return false;
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory can be created");
+    for (name, contents) in includes {
+        // A name the file system refuses (too long, say) makes no input.
+        if std::fs::write(dir.path().join(name), contents).is_err() {
+            return false;
+        }
+    }
+    harness(model, &dir.path().join(file_name))
+}
+
+/// Whether an EXP word starts with `/` (an absolute file name): a `/`
+/// after a character that cannot be part of a word.
+fn names_absolute_path(text: &str) -> bool {
+    let mut previous = ' ';
+    text.chars().any(|c| {
+        let starts_word = c == '/' && !(previous.is_alphanumeric() || "_./-!?".contains(previous));
+        previous = c;
+        starts_word
+    })
+}
+
+/// The checks of a network a parser accepted (see the module
+/// documentation), the round trip through [`net::write`] included.
+fn check_network(mut network: Network) {
+    if let Err(e) = network.validate() {
+        panic!("the parser accepted a network that validate rejects: {e}");
+    }
+    let counts = explore_bounded(&network);
+    for monitor in &network.monitors {
+        explore_bounded(&network.with_monitor(monitor));
+    }
+
+    let written = net::write(&network);
+    let again = match net::parse(&written, &PathBuf::from(NOWHERE).join("written.net")) {
+        Ok(again) => again,
+        Err(e) => panic!("net::parse rejects what net::write wrote: {e}\n{written}"),
+    };
+    assert_eq!(
+        shape(&again),
+        shape(&network),
+        "net::write then net::parse changed the network's shape\n{written}"
+    );
+    let size: usize = network
+        .processes
+        .iter()
+        .map(|p| p.lts.state_names.len())
+        .sum::<usize>()
+        + network.rules.len();
+    if size <= ROUND_TRIP_EXPLORE_LIMIT {
+        assert_eq!(
+            explore_bounded(&again),
+            counts,
+            "net::write then net::parse changed the state space\n{written}"
+        );
+    }
+}
+
+/// Processes (states, transitions, error states), rules and monitors of
+/// a network, counted.
+fn shape(network: &Network) -> (Vec<(usize, usize, usize)>, usize, usize) {
+    (
+        network
+            .processes
+            .iter()
+            .map(|p| {
+                (
+                    p.lts.state_names.len(),
+                    p.lts.transitions.len(),
+                    p.error_states.len(),
+                )
+            })
+            .collect(),
+        network.rules.len(),
+        network.monitors.len(),
+    )
+}
+
+/// Encodes `network` and explores at most [`STATE_BUDGET`] states of it,
+/// checking the outcome; returns the states, transitions, deadlocks and
+/// errors of a complete exploration, `None` for a bounded one.
+fn explore_bounded(network: &Network) -> Option<(u64, u64, u64, u64)> {
+    let encoded = match EncodedNetwork::new(network) {
+        Ok(encoded) => encoded,
+        Err(e) => panic!("a small valid network does not encode: {e}"),
+    };
+    let exploration = reference::explore(
+        &encoded,
+        &SearchOptions {
+            check_deadlock: true,
+            keep_going: true,
+            max_states: Some(STATE_BUDGET),
+            ..SearchOptions::default()
+        },
+    );
+    assert!(
+        (1..=STATE_BUDGET).contains(&exploration.states),
+        "an exploration bounded to {STATE_BUDGET} states stored {}",
+        exploration.states
+    );
+    if let Some(finding) = &exploration.first
+        && let Err(e) = check_finding(&encoded, finding)
+    {
+        panic!("the reference engine reported a false finding: {e}");
+    }
+    match exploration.completion {
+        Completion::Complete => Some((
+            exploration.states,
+            exploration.transitions,
+            exploration.deadlocks,
+            exploration.errors,
+        )),
+        Completion::StateLimit => None,
+        // A model error (a Petri net that is not 1-safe) ends even a search
+        // that counts every finding.
+        Completion::StoppedAtFinding
+            if exploration
+                .first
+                .as_ref()
+                .is_some_and(|f| outcome::is_fatal(&encoded, &f.kind)) =>
+        {
+            None
+        }
+        other => panic!("a bounded exploration with --all ended as {other:?}"),
+    }
+}
