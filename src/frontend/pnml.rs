@@ -250,7 +250,8 @@ impl Source<'_> {
                     }
                     end += 1;
                 }
-                end + 1
+                // Past the `>`, or the end of an unterminated tag.
+                (end + 1).min(text.len())
             };
         }
         Ok(())
