@@ -94,8 +94,18 @@ pub fn aut(data: &[u8]) -> bool {
             // States are renumbered densely by writing; their names (the
             // original numbers) are not written.
             Ok(again) => assert_eq!(
-                (again.initial, &again.labels, &again.transitions, again.state_names.len()),
-                (lts.initial, &lts.labels, &lts.transitions, lts.state_names.len()),
+                (
+                    again.initial,
+                    &again.labels,
+                    &again.transitions,
+                    again.state_names.len()
+                ),
+                (
+                    lts.initial,
+                    &lts.labels,
+                    &lts.transitions,
+                    lts.state_names.len()
+                ),
                 "write_lts then parse_lts changed the LTS"
             ),
             Err(e) => panic!("parse_lts rejects what write_lts wrote: {e}\n{written}"),
