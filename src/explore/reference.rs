@@ -291,12 +291,14 @@ fn search(
             record(&mut result, &store, parent, FindingKind::Deadlock);
         }
         index += 1;
-        if index.is_multiple_of(4096) && options.stop.is_set() {
+        if !index.is_multiple_of(4096) {
+            continue;
+        }
+        if options.stop.is_set() {
             interrupted = true;
             break;
         }
-        if index.is_multiple_of(4096)
-            && let Some(progress) = &options.progress
+        if let Some(progress) = &options.progress
             && start.elapsed() >= next_progress
         {
             next_progress = start.elapsed() + Duration::from_millis(500);

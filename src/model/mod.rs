@@ -606,24 +606,32 @@ mod tests {
         assert_eq!(m.transitions[0].pattern_source(), "g.");
     }
 
-    #[test]
-    fn validate_checks_the_process_range_before_looking_processes_up() {
-        let participant = |process| Participant {
-            process,
-            label: "x".into(),
-        };
-        let mut net = Network {
+    /// A network of one process `P` and one rule `r` with these
+    /// participants (process index, label).
+    fn one_rule(participants: &[(usize, &str)]) -> Network {
+        Network {
             processes: vec![Process {
                 name: "P".into(),
                 lts: lts(&["a"], &[]),
                 error_states: vec![],
             }],
             rules: vec![SyncRule {
-                participants: vec![participant(0), participant(7), participant(7)],
+                participants: participants
+                    .iter()
+                    .map(|&(process, label)| Participant {
+                        process,
+                        label: label.into(),
+                    })
+                    .collect(),
                 result: "r".into(),
             }],
             ..Network::default()
-        };
+        }
+    }
+
+    #[test]
+    fn validate_checks_the_process_range_before_looking_processes_up() {
+        let mut net = one_rule(&[(0, "x"), (7, "x"), (7, "x")]);
         assert_eq!(
             net.validate().unwrap_err().to_string(),
             "rule for `r` names process 7, but the network has 1"
@@ -632,27 +640,7 @@ mod tests {
 
     #[test]
     fn validate_rejects_duplicate_participant() {
-        let mut net = Network {
-            processes: vec![Process {
-                name: "P".into(),
-                lts: lts(&["a"], &[]),
-                error_states: vec![],
-            }],
-            rules: vec![SyncRule {
-                participants: vec![
-                    Participant {
-                        process: 0,
-                        label: "x".into(),
-                    },
-                    Participant {
-                        process: 0,
-                        label: "y".into(),
-                    },
-                ],
-                result: "r".into(),
-            }],
-            ..Network::default()
-        };
+        let mut net = one_rule(&[(0, "x"), (0, "y")]);
         assert_eq!(
             net.validate(),
             Err(ModelError::DuplicateParticipant {

@@ -22,7 +22,7 @@ fn spec(name: &str) -> PathBuf {
 }
 
 /// States, transitions, deadlocks and error states of a full exploration.
-fn counts(network: &Network) -> (u64, u64, u64, u64) {
+pub(super) fn counts(network: &Network) -> (u64, u64, u64, u64) {
     let encoded = EncodedNetwork::new(network).expect("encodes");
     let result = reference::explore(
         &encoded,
@@ -1033,15 +1033,18 @@ fn exp_vector_naming_a_missing_label_is_warned() {
     );
 }
 
+/// The example networks of `specs/`.
+const EXAMPLE_NETWORKS: [&str; 5] = [
+    "traffic_light.net",
+    "mutex_ok.net",
+    "mutex_bad.net",
+    "philosophers3.net",
+    "handshake.exp",
+];
+
 #[test]
 fn examples_have_no_warnings() {
-    for name in [
-        "traffic_light.net",
-        "mutex_ok.net",
-        "mutex_bad.net",
-        "philosophers3.net",
-        "handshake.exp",
-    ] {
+    for name in EXAMPLE_NETWORKS {
         let network = frontend::load(&spec(name)).unwrap();
         assert_eq!(network.warnings(), [], "{name}");
         for monitor in &network.monitors {
@@ -1062,14 +1065,7 @@ fn parse_all_formats(text: &str) {
 
 #[test]
 fn truncated_examples_never_panic() {
-    for name in [
-        "traffic_light.net",
-        "mutex_ok.net",
-        "mutex_bad.net",
-        "philosophers3.net",
-        "handshake.exp",
-        "sender.aut",
-    ] {
+    for name in EXAMPLE_NETWORKS.iter().chain(&["sender.aut"]) {
         let text = std::fs::read_to_string(spec(name)).unwrap();
         for (i, _) in text.char_indices() {
             parse_all_formats(&text[..i]);

@@ -319,6 +319,15 @@ fn edges(lts: &Lts) -> Vec<(u32, String, u32)> {
 
 /// Writable labels: anything without control characters, with the
 /// characters that matter to the reader made likely.
+/// The edges of the path `0 -a0-> 1 -a1-> ...` as they read back.
+fn path_of(actions: &[String]) -> Vec<(u32, String, u32)> {
+    actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (i as u32, read_back(a).to_string(), i as u32 + 1))
+        .collect()
+}
+
 fn writable_label() -> impl Strategy<Value = String> {
     prop_oneof![
         "[^\\p{Cc}]{0,12}",
@@ -359,12 +368,7 @@ proptest! {
         writer.edges(&batch).unwrap();
         writer.finish(actions.len() as u64 + 1, actions.len() as u64).unwrap();
         let back = aut::load_lts(&path).unwrap();
-        let expected: Vec<(u32, String, u32)> = actions
-            .iter()
-            .enumerate()
-            .map(|(i, a)| (i as u32, read_back(a).to_string(), i as u32 + 1))
-            .collect();
-        prop_assert_eq!(edges(&back), expected);
+        prop_assert_eq!(edges(&back), path_of(&actions));
     }
 
     #[test]
@@ -378,11 +382,6 @@ proptest! {
             last: Vec::new(),
         };
         let back = aut::parse_lts(&trace.to_aut().unwrap(), Path::new("t.aut")).unwrap();
-        let expected: Vec<(u32, String, u32)> = actions
-            .iter()
-            .enumerate()
-            .map(|(i, a)| (i as u32, read_back(a).to_string(), i as u32 + 1))
-            .collect();
-        prop_assert_eq!(edges(&back), expected);
+        prop_assert_eq!(edges(&back), path_of(&actions));
     }
 }

@@ -134,7 +134,7 @@ fn units_become_processes_with_an_empty_state() {
 }
 
 /// A PNML document whose page holds `body`, which starts on line 5.
-fn document(body: &str) -> String {
+pub(super) fn document(body: &str) -> String {
     format!(
         "<?xml version=\"1.0\"?>\n\
          <pnml xmlns=\"http://www.pnml.org/version-2009/grammar/pnml\">\n\
@@ -144,7 +144,8 @@ fn document(body: &str) -> String {
     )
 }
 
-fn load_error(text: &str) -> String {
+/// The message of the error that parsing `text` as `tiny.pnml` gives.
+pub(super) fn load_error(text: &str) -> String {
     match pnml::parse(text, Path::new("tiny.pnml")) {
         Ok(_) => panic!("expected a load error"),
         Err(e) => e.to_string(),

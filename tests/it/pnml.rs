@@ -7,50 +7,13 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use warpcheck::encode::EncodedNetwork;
-use warpcheck::explore::{SearchOptions, reference};
+use super::frontends::counts;
+use super::mcc::{document, load_error};
 use warpcheck::frontend::{net, pnml};
 use warpcheck::model::Network;
 
-/// A PNML document whose page holds `body`, which starts on line 5.
-fn document(body: &str) -> String {
-    format!(
-        "<?xml version=\"1.0\"?>\n\
-         <pnml xmlns=\"http://www.pnml.org/version-2009/grammar/pnml\">\n\
-         <net id=\"n\" type=\"http://www.pnml.org/version-2009/grammar/ptnet\">\n\
-         <page id=\"g\">\n\
-         {body}</page>\n</net>\n</pnml>\n"
-    )
-}
-
 fn parse(text: &str) -> Network {
     pnml::parse(text, Path::new("tiny.pnml")).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
-
-fn load_error(text: &str) -> String {
-    match pnml::parse(text, Path::new("tiny.pnml")) {
-        Ok(_) => panic!("expected a load error"),
-        Err(e) => e.to_string(),
-    }
-}
-
-/// States, transitions, deadlocks and error states of a full exploration.
-fn counts(network: &Network) -> (u64, u64, u64, u64) {
-    let encoded = EncodedNetwork::new(network).expect("encodes");
-    let result = reference::explore(
-        &encoded,
-        &SearchOptions {
-            check_deadlock: true,
-            keep_going: true,
-            ..SearchOptions::default()
-        },
-    );
-    (
-        result.states,
-        result.transitions,
-        result.deadlocks,
-        result.errors,
-    )
 }
 
 /// Writes `network` as `.net` (what `warpcheck convert --to net` prints),
