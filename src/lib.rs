@@ -16,5 +16,6 @@ pub mod generate;
 pub mod gpu;
 pub mod model;
 pub mod report;
+pub mod scc;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -1,0 +1,148 @@
+//! Strongly connected components of a [`Csr`] graph.
+//!
+//! Every algorithm here labels each state with a representative, equal
+//! for two states exactly when they share a component; [`Components`]
+//! turns such labels into the one numbering every engine reports
+//! (components numbered by their smallest state), so results compare
+//! with `==`. [`reference`] is the sequential oracle (iterative Tarjan);
+//! [`cpu`] and [`gpu`] are the fast variants, checked against it.
+//! Knows no file format and no CLI.
+
+pub mod cpu;
+pub mod gpu;
+pub mod reference;
+
+use rayon::prelude::*;
+
+use crate::explicit::Csr;
+
+/// A partition of a graph's states into strongly connected components.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Components {
+    /// The component of every state. Components are numbered from 0 in
+    /// the order of their smallest state: state 0 is in component 0, and
+    /// the first state not in it is in component 1, and so on.
+    pub of_state: Vec<u32>,
+    /// Number of components.
+    pub count: u32,
+}
+
+impl Components {
+    /// The partition given by `labels`, one per state, equal exactly for
+    /// states of one component (any values, e.g. a member state or an
+    /// algorithm's colour), renumbered in the canonical order.
+    pub fn from_labels(labels: &[u32]) -> Components {
+        let mut number_of_label = hashbrown::HashMap::new();
+        let of_state = labels
+            .iter()
+            .map(|&label| {
+                let next = number_of_label.len() as u32;
+                *number_of_label.entry(label).or_insert(next)
+            })
+            .collect();
+        Components {
+            of_state,
+            count: number_of_label.len() as u32,
+        }
+    }
+
+    /// The partition given by `representatives`: one state per state, the
+    /// same state for every member of a component. An array instead of a
+    /// hash map makes the renumbering one pass.
+    pub fn from_representatives(representatives: &[u32]) -> Components {
+        const UNNUMBERED: u32 = u32::MAX;
+        let mut number = vec![UNNUMBERED; representatives.len()];
+        let mut count = 0;
+        let of_state = representatives
+            .iter()
+            .map(|&representative| {
+                let slot = &mut number[representative as usize];
+                if *slot == UNNUMBERED {
+                    *slot = count;
+                    count += 1;
+                }
+                *slot
+            })
+            .collect();
+        Components { of_state, count }
+    }
+
+    /// The states of every component, each list sorted, lists in
+    /// component order.
+    pub fn members(&self) -> Vec<Vec<u32>> {
+        let mut members = vec![Vec::new(); self.count as usize];
+        for (state, &component) in self.of_state.iter().enumerate() {
+            members[component as usize].push(state as u32);
+        }
+        members
+    }
+
+    /// The figures users ask of a decomposition of `graph`.
+    pub fn summary(&self, graph: &Csr) -> Summary {
+        let components = self.count as usize;
+        let mut sizes = vec![0u64; components];
+        for &component in &self.of_state {
+            sizes[component as usize] += 1;
+        }
+        let (self_loops, leaving) = (0..graph.states())
+            .into_par_iter()
+            .fold(
+                || (Vec::new(), Vec::new()),
+                |(mut self_loops, mut leaving), state| {
+                    let component = self.of_state[state as usize];
+                    for &target in graph.successors(state) {
+                        if target == state {
+                            self_loops.push(component);
+                        } else if self.of_state[target as usize] != component {
+                            leaving.push(component);
+                            break;
+                        }
+                    }
+                    (self_loops, leaving)
+                },
+            )
+            .reduce(
+                || (Vec::new(), Vec::new()),
+                |(mut a, mut b), (c, d)| {
+                    a.extend(c);
+                    b.extend(d);
+                    (a, b)
+                },
+            );
+        let mut has_self_loop = vec![false; components];
+        self_loops
+            .into_iter()
+            .for_each(|c| has_self_loop[c as usize] = true);
+        let mut is_bottom = vec![true; components];
+        leaving
+            .into_iter()
+            .for_each(|c| is_bottom[c as usize] = false);
+        Summary {
+            states: graph.states() as u64,
+            edges: graph.edge_count(),
+            components: self.count as u64,
+            largest_component: sizes.iter().copied().max().unwrap_or(0),
+            trivial_components: (0..components)
+                .filter(|&c| sizes[c] == 1 && !has_self_loop[c])
+                .count() as u64,
+            bottom_components: is_bottom.iter().filter(|&&bottom| bottom).count() as u64,
+        }
+    }
+}
+
+/// The counts of a decomposition, as `warpcheck scc` reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Summary {
+    /// States of the graph.
+    pub states: u64,
+    /// Edges of the graph.
+    pub edges: u64,
+    /// Strongly connected components.
+    pub components: u64,
+    /// States in the largest component (0 for the empty graph).
+    pub largest_component: u64,
+    /// Components of one state without a self-loop.
+    pub trivial_components: u64,
+    /// Components that no edge leaves (a state without successors is one).
+    pub bottom_components: u64,
+}

@@ -1,0 +1,145 @@
+//! The sequential oracle: Tarjan's algorithm with an explicit call stack,
+//! so that graphs of 10^8 states and chains as long do not overflow the
+//! thread's stack.
+
+use super::Components;
+use crate::explicit::Csr;
+
+/// A state not yet reached by the search.
+const UNVISITED: u32 = u32::MAX;
+
+/// The strongly connected components of `graph`, all states included.
+pub fn decompose(graph: &Csr) -> Components {
+    Components::from_representatives(&representatives(graph))
+}
+
+/// Each state's component, named by the component's root in the search
+/// (the member the search entered first).
+pub fn representatives(graph: &Csr) -> Vec<u32> {
+    let mut search = Search::new(graph.states() as usize);
+    for root in 0..graph.states() {
+        if search.order[root as usize] == UNVISITED {
+            search.from(graph, root);
+        }
+    }
+    search.representative
+}
+
+/// The state of one Tarjan search over a graph.
+struct Search {
+    /// Visit order of each state, [`UNVISITED`] before.
+    order: Vec<u32>,
+    /// The smallest visit order reachable through the state's subtree
+    /// and one edge back into the component stack.
+    low: Vec<u32>,
+    /// Whether the state's component is complete.
+    finished: Vec<bool>,
+    /// The root of each finished state's component.
+    representative: Vec<u32>,
+    /// States entered whose component is not complete yet.
+    component_stack: Vec<u32>,
+    /// The call stack: a state and the index of its next edge to follow.
+    calls: Vec<(u32, u64)>,
+    /// States visited so far.
+    visited: u32,
+}
+
+impl Search {
+    fn new(states: usize) -> Search {
+        Search {
+            order: vec![UNVISITED; states],
+            low: vec![0; states],
+            finished: vec![false; states],
+            representative: vec![0; states],
+            component_stack: Vec::new(),
+            calls: Vec::new(),
+            visited: 0,
+        }
+    }
+
+    /// Visits `state` first: numbers it and puts it on both stacks.
+    fn enter(&mut self, graph: &Csr, state: u32) {
+        self.order[state as usize] = self.visited;
+        self.low[state as usize] = self.visited;
+        self.visited += 1;
+        self.component_stack.push(state);
+        self.calls.push((state, graph.offsets[state as usize]));
+    }
+
+    /// Finishes every component reachable from `root`, an unvisited state.
+    fn from(&mut self, graph: &Csr, root: u32) {
+        self.enter(graph, root);
+        while let Some(&(state, next)) = self.calls.last() {
+            if next < graph.offsets[state as usize + 1] {
+                let target = graph.targets[next as usize];
+                self.calls.last_mut().expect("a call is running").1 += 1;
+                if self.order[target as usize] == UNVISITED {
+                    self.enter(graph, target);
+                } else if !self.finished[target as usize] {
+                    let low = &mut self.low[state as usize];
+                    *low = (*low).min(self.order[target as usize]);
+                }
+                continue;
+            }
+            self.calls.pop();
+            let state_low = self.low[state as usize];
+            if let Some(&(parent, _)) = self.calls.last() {
+                let low = &mut self.low[parent as usize];
+                *low = (*low).min(state_low);
+            }
+            if state_low == self.order[state as usize] {
+                loop {
+                    let member = self.component_stack.pop().expect("the root is on the stack");
+                    self.finished[member as usize] = true;
+                    self.representative[member as usize] = state;
+                    if member == state {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn partition(states: u32, edges: &[(u32, u32)]) -> Vec<u32> {
+        decompose(&Csr::from_edges(states, edges.iter().copied()).unwrap()).of_state
+    }
+
+    #[test]
+    fn cycles_chains_and_isolated_states() {
+        // 0 <-> 1 -> 2 -> 3 -> 2, 4 alone, 5 -> 5
+        let edges = [(0, 1), (1, 0), (1, 2), (2, 3), (3, 2), (5, 5)];
+        assert_eq!(partition(6, &edges), [0, 0, 1, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_long_chain_needs_no_recursion() {
+        let states = 2_000_000;
+        let edges: Vec<(u32, u32)> = (0..states - 1).map(|s| (s, s + 1)).collect();
+        let components = decompose(&Csr::from_edges(states, edges).unwrap());
+        assert_eq!(components.count, states);
+        let cycle: Vec<(u32, u32)> = (0..states).map(|s| (s, (s + 1) % states)).collect();
+        assert_eq!(decompose(&Csr::from_edges(states, cycle).unwrap()).count, 1);
+    }
+
+    #[test]
+    fn summary_counts_trivial_and_bottom_components() {
+        let graph = Csr::from_edges(6, [(0, 1), (1, 0), (1, 2), (2, 3), (3, 2), (5, 5)]).unwrap();
+        let summary = decompose(&graph).summary(&graph);
+        assert_eq!(
+            summary,
+            super::super::Summary {
+                states: 6,
+                edges: 6,
+                components: 4,
+                largest_component: 2,
+                trivial_components: 1,
+                bottom_components: 3,
+            }
+        );
+    }
+}
