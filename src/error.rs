@@ -57,6 +57,10 @@ pub enum Error {
     /// The GPU could not be used, or failed.
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    /// A search ended before the state space was complete, so a command
+    /// that needs all of it has no answer.
+    #[error("{0}")]
+    Incomplete(String),
     /// A result failed warpcheck's own consistency checks: a bug.
     #[error("internal error: {0}")]
     Internal(String),
@@ -76,6 +80,7 @@ impl Error {
             | Error::Sink(SinkError::Write { .. } | SinkError::Capacity(_)) => exit::BAD_INPUT,
             Error::Sink(SinkError::Inconsistent(_)) => exit::INTERNAL,
             Error::BrokenPipe => exit::BROKEN_PIPE,
+            Error::Incomplete(_) => exit::INCOMPLETE,
             Error::Gpu(e) if e.is_usage() => exit::BAD_INPUT,
             Error::Gpu(_) | Error::Internal(_) => exit::INTERNAL,
         }

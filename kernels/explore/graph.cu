@@ -7,16 +7,12 @@
 //
 // Macros from the host: those of network.cuh and table.cuh (src/explore/gpu/kernel.rs).
 
+#include "common/grid.cuh"
 #include "common/hash.cuh"
 #include "common/warp.cuh"
 #include "explore/network.cuh"
 #include "explore/table.cuh"
 
-// Each thread's index in the grid, and the grid's size.
-__device__ __forceinline__ unsigned long long grid_thread() {
-    return (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-}
-__device__ __forceinline__ unsigned long long grid_threads() { return (unsigned long long)gridDim.x * blockDim.x; }
 
 // The lanes of this thread's vector group, which share a state.
 __device__ __forceinline__ unsigned group_mask() {

@@ -61,7 +61,7 @@ pub(super) fn required_device(ordinal: usize) -> Result<Device, Error> {
 
 /// Opens GPU `ordinal` for `--engine auto`; when none can be opened, says
 /// on stderr (unless `quiet`) that the CPU engine runs instead.
-fn preferred_device(ordinal: usize, quiet: bool) -> Option<Device> {
+pub(super) fn preferred_device(ordinal: usize, quiet: bool) -> Option<Device> {
     Device::open(ordinal)
         .map_err(|e| {
             if !quiet {

@@ -2,6 +2,7 @@
 //! exit codes. The binary only calls [`main`].
 
 mod engines;
+mod graphs;
 mod output;
 
 use std::io::IsTerminal;
@@ -77,6 +78,10 @@ pub enum Command {
     Explore(ExploreArgs),
     /// Write a .net model of a parameterised family (for benchmarks).
     Generate(GenerateArgs),
+    /// Decompose a graph file or a model's state space into strongly
+    /// connected components.
+    #[command(after_help = EXIT_CODES)]
+    Scc(graphs::SccArgs),
     /// Print a shell completion script (e.g. `warpcheck completions bash >
     /// /etc/bash_completion.d/warpcheck`).
     Completions(CompletionsArgs),
@@ -410,6 +415,7 @@ pub fn main() -> i32 {
         Command::Convert(args) => convert(&cli, args),
         Command::Explore(args) => explore(&cli, args),
         Command::Generate(args) => generate(&cli, args),
+        Command::Scc(args) => graphs::scc(&cli, args),
         Command::Completions(args) => completions(args),
         Command::Man(args) => man(&cli, args),
     };

@@ -42,6 +42,7 @@ macro_rules! kernel_file {
 
 /// The headers in `kernels/common/`, which every kernel may include.
 pub const COMMON_HEADERS: &[KernelFile] = &[
+    kernel_file!("common/grid.cuh"),
     kernel_file!("common/hash.cuh"),
     kernel_file!("common/warp.cuh"),
 ];

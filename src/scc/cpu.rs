@@ -1,1 +1,421 @@
-//! placeholder
+//! Multi-core SCC decomposition: the rounds the GPU kernels run
+//! ([`super::gpu`]), on CPU threads with atomics, so the method is tested
+//! without a GPU and is the default engine without one.
+//!
+//! A round works on the states not yet assigned (live), split into
+//! partitions that no component crosses (initially one):
+//! 1. trimming: a live state with no live predecessor or no live
+//!    successor in its partition is a component of its own;
+//! 2. either colouring: every live state propagates the largest state that
+//!    reaches it forwards and the largest state it reaches backwards; a
+//!    state whose two labels agree is in the component of that state, and
+//!    the others split into partitions by their pair of labels;
+//! 3. or forward-backward: one pivot per partition (chosen by hashing the
+//!    partition's key); the states both reached from the pivot and reaching
+//!    it form its component; the others split into partitions by which of
+//!    the two they are in.
+//!
+//! Both methods spread labels the same way: the largest label travels
+//! along the edges (forward) and against them (backward, on the
+//! transpose) inside each partition, pass by pass, each pass starting only
+//! from the states whose label grew in the one before, so a pass costs
+//! what changed, not the whole graph.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::Components;
+use crate::explicit::Csr;
+
+/// How the rounds after trimming find components.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// Maximum-label propagation forwards and backwards, every live state
+    /// a seed.
+    #[default]
+    Coloring,
+    /// Forward-backward reachability from one pivot per partition, as in
+    /// Wijs, Katoen and Bošnački's decomposition.
+    ForwardBackward,
+}
+
+/// A state's representative before it is assigned one.
+pub const UNASSIGNED: u32 = u32::MAX;
+/// The partition key of an assigned state: no live partition has it (a
+/// colouring key packs two different labels; hashed keys that hit it are
+/// moved off it).
+pub const ASSIGNED: u64 = u64::MAX;
+/// Trimming passes per round at most: later ones rarely remove enough to
+/// pay for a pass over the live states.
+pub const TRIM_PASSES: usize = 8;
+
+/// The strongly connected components of `graph`, on `threads` threads
+/// (at least 1), by `method`.
+pub fn decompose(graph: &Csr, method: Method, threads: usize) -> Components {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .expect("a thread pool of at least one thread");
+    let representatives = pool.install(|| representatives(graph, method));
+    Components::from_representatives(&representatives)
+}
+
+/// Each state's component, named by one of its states.
+pub fn representatives(graph: &Csr, method: Method) -> Vec<u32> {
+    let reverse = graph.transpose();
+    let mut run = Rounds::new(graph, &reverse);
+    while !run.live.is_empty() {
+        run.trim();
+        if run.live.is_empty() {
+            break;
+        }
+        match method {
+            Method::Coloring => run.coloring_round(),
+            Method::ForwardBackward => run.forward_backward_round(),
+        }
+        run.compact();
+    }
+    run.representative
+        .into_iter()
+        .map(AtomicU32::into_inner)
+        .collect()
+}
+
+/// The label of a state that has none (forward-backward: not reached).
+const NO_LABEL: u32 = 0;
+
+/// The label a seed spreads: its number plus one, scrambled by a
+/// bijection of `u32` that keeps 0 at 0. Spreading the largest number
+/// would let labels grow on almost every step where states are numbered
+/// along the graph's paths (grids, state spaces in breadth-first order),
+/// costing a pass over a state per step; scrambled, a state's label grows
+/// about log(n) times.
+pub fn priority(state: u32) -> u32 {
+    let mut x = (state + 1).wrapping_mul(PRIORITY_FIRST);
+    x ^= x >> 16;
+    x = x.wrapping_mul(PRIORITY_SECOND);
+    x ^ (x >> 16)
+}
+
+/// The seed whose [`priority`] is `label` (not [`NO_LABEL`]).
+pub fn seed_of(label: u32) -> u32 {
+    let mut x = label ^ (label >> 16);
+    x = x.wrapping_mul(PRIORITY_SECOND_INVERSE);
+    x ^= x >> 16;
+    x.wrapping_mul(PRIORITY_FIRST_INVERSE) - 1
+}
+
+/// The odd multipliers of [`priority`], and their inverses modulo 2^32.
+pub const PRIORITY_FIRST: u32 = 0x7feb_352d;
+/// See [`PRIORITY_FIRST`].
+pub const PRIORITY_SECOND: u32 = 0x846c_a68b;
+/// See [`PRIORITY_FIRST`].
+pub const PRIORITY_FIRST_INVERSE: u32 = 0x1d69_e2a5;
+/// See [`PRIORITY_FIRST`].
+pub const PRIORITY_SECOND_INVERSE: u32 = 0x4302_1123;
+
+/// Pivot slots at most (forward-backward): partitions beyond this many
+/// share slots, and those without a pivot wait for a later round.
+pub const MAX_PIVOT_SLOTS: usize = 1 << 20;
+
+/// The shared arrays of a decomposition in progress.
+struct Rounds<'a> {
+    graph: &'a Csr,
+    /// The graph's transpose, along which backward labels travel.
+    reverse: &'a Csr,
+    /// Partition key of every state, [`ASSIGNED`] once it has a component.
+    partition: Vec<AtomicU64>,
+    /// The component of every assigned state, [`UNASSIGNED`] before.
+    representative: Vec<AtomicU32>,
+    /// Forward label: the largest [`priority`] of a seed that reaches
+    /// the state; also trimming's has-a-predecessor flag.
+    forward: Vec<AtomicU32>,
+    /// Backward label: the largest [`priority`] of a seed the state reaches.
+    backward: Vec<AtomicU32>,
+    /// The pass in which a state was last put on the next forward and
+    /// backward frontier, so that it is put there once.
+    queued: [Vec<AtomicU32>; 2],
+    /// Propagation passes so far (the stamp of `queued`).
+    passes: u32,
+    /// The live states.
+    live: Vec<u32>,
+    /// Rounds run, salting forward-backward's partition keys.
+    round: u64,
+}
+
+impl<'a> Rounds<'a> {
+    fn new(graph: &'a Csr, reverse: &'a Csr) -> Rounds<'a> {
+        let states = graph.states() as usize;
+        let atomic32 = |value| (0..states).map(|_| AtomicU32::new(value)).collect();
+        Rounds {
+            graph,
+            reverse,
+            partition: (0..states).map(|_| AtomicU64::new(0)).collect(),
+            representative: atomic32(UNASSIGNED),
+            forward: atomic32(NO_LABEL),
+            backward: atomic32(NO_LABEL),
+            queued: [atomic32(0), atomic32(0)],
+            passes: 0,
+            live: (0..states as u32).collect(),
+            round: 0,
+        }
+    }
+
+    /// The neighbours of `state` in `graph` that are in its partition
+    /// `key`, itself left out.
+    fn partners<'g>(
+        &'g self,
+        graph: &'g Csr,
+        state: u32,
+        key: u64,
+    ) -> impl Iterator<Item = u32> + 'g {
+        graph
+            .successors(state)
+            .iter()
+            .copied()
+            .filter(move |&next| {
+                next != state && self.partition[next as usize].load(Relaxed) == key
+            })
+    }
+
+    /// Assigns `state` to the component of `representative`.
+    fn assign(&self, state: u32, representative: u32) {
+        self.representative[state as usize].store(representative, Relaxed);
+        self.partition[state as usize].store(ASSIGNED, Relaxed);
+    }
+
+    /// Keeps only the live states in the work list.
+    fn compact(&mut self) {
+        let partition = &self.partition;
+        self.live
+            .retain(|&state| partition[state as usize].load(Relaxed) != ASSIGNED);
+    }
+
+    /// Up to [`TRIM_PASSES`] passes that make a component of every live
+    /// state without a live predecessor or successor in its partition,
+    /// while a pass removes at least one live state in a hundred.
+    fn trim(&mut self) {
+        for _ in 0..TRIM_PASSES {
+            let has_predecessor = &self.forward;
+            self.live
+                .par_iter()
+                .for_each(|&state| has_predecessor[state as usize].store(0, Relaxed));
+            self.live.par_iter().for_each(|&state| {
+                let key = self.partition[state as usize].load(Relaxed);
+                for next in self.partners(self.graph, state, key) {
+                    has_predecessor[next as usize].store(1, Relaxed);
+                }
+            });
+            self.live.par_iter().for_each(|&state| {
+                let key = self.partition[state as usize].load(Relaxed);
+                let alone = has_predecessor[state as usize].load(Relaxed) == 0
+                    || self.partners(self.graph, state, key).next().is_none();
+                if alone {
+                    self.assign(state, state);
+                }
+            });
+            let before = self.live.len();
+            self.compact();
+            let removed = before - self.live.len();
+            if removed == 0 || removed * 100 < self.live.len() {
+                return;
+            }
+        }
+    }
+
+    /// Spreads the largest label along the edges (forward labels) and
+    /// against them (backward labels) inside each partition, from the
+    /// states of the two frontiers, until no label grows.
+    fn propagate(&mut self, mut frontiers: [Vec<u32>; 2]) {
+        while frontiers.iter().any(|f| !f.is_empty()) {
+            self.passes += 1;
+            let stamp = self.passes;
+            let run = &*self;
+            let directions = [(run.graph, &run.forward), (run.reverse, &run.backward)];
+            frontiers = [0, 1].map(|side| {
+                let (graph, labels) = directions[side];
+                let queued = &run.queued[side];
+                frontiers[side]
+                    .par_iter()
+                    .fold(Vec::new, |mut next, &state| {
+                        let key = run.partition[state as usize].load(Relaxed);
+                        let label = run.jump(labels, state);
+                        for target in run.partners(graph, state, key) {
+                            if labels[target as usize].fetch_max(label, Relaxed) < label
+                                && queued[target as usize].swap(stamp, Relaxed) != stamp
+                            {
+                                next.push(target);
+                            }
+                        }
+                        next
+                    })
+                    .reduce(Vec::new, |mut a, mut b| {
+                        if a.len() < b.len() {
+                            std::mem::swap(&mut a, &mut b);
+                        }
+                        a.extend(b);
+                        a
+                    })
+            });
+        }
+    }
+
+    /// The label of `state`, first raised to the label of the seed that
+    /// its label names (what reaches that seed reaches `state`; what that
+    /// seed reaches, `state` reaches): labels then cross long paths in
+    /// few passes.
+    fn jump(&self, labels: &[AtomicU32], state: u32) -> u32 {
+        let label = labels[state as usize].load(Relaxed);
+        if label == NO_LABEL {
+            return label;
+        }
+        let jumped = labels[seed_of(label) as usize].load(Relaxed);
+        if jumped > label {
+            labels[state as usize]
+                .fetch_max(jumped, Relaxed)
+                .max(jumped)
+        } else {
+            label
+        }
+    }
+
+    /// One colouring round: every live state's labels start as itself;
+    /// then a state whose two labels agree is in that state's component,
+    /// and the others split into partitions by their pair of labels.
+    fn coloring_round(&mut self) {
+        self.live.par_iter().for_each(|&state| {
+            self.forward[state as usize].store(priority(state), Relaxed);
+            self.backward[state as usize].store(priority(state), Relaxed);
+        });
+        self.propagate([self.live.clone(), self.live.clone()]);
+        self.live.par_iter().for_each(|&state| {
+            let (into, out_of) = (
+                self.forward[state as usize].load(Relaxed),
+                self.backward[state as usize].load(Relaxed),
+            );
+            if into == out_of {
+                self.assign(state, seed_of(into));
+            } else {
+                let key = (u64::from(into) << 32) | u64::from(out_of);
+                self.partition[state as usize].store(key, Relaxed);
+            }
+        });
+    }
+
+    /// One forward-backward round: one pivot per partition (the largest
+    /// state hashed to its key's slot) is the only seed; the states both
+    /// reached from it and reaching it form its component, the others
+    /// split by which of the two they are in.
+    fn forward_backward_round(&mut self) {
+        self.round += 1;
+        let slots = self.live.len().next_power_of_two().min(MAX_PIVOT_SLOTS);
+        let pivots: Vec<AtomicU32> = (0..slots).map(|_| AtomicU32::new(0)).collect();
+        let slot = |key: u64| (mix(key) as usize) & (slots - 1);
+        let key_of = |state: u32| self.partition[state as usize].load(Relaxed);
+        self.live.par_iter().for_each(|&state| {
+            pivots[slot(key_of(state))].fetch_max(state + 1, Relaxed);
+        });
+        let seeds: Vec<u32> = self
+            .live
+            .par_iter()
+            .copied()
+            .filter(|&state| pivots[slot(key_of(state))].load(Relaxed) == state + 1)
+            .collect();
+        self.live.par_iter().for_each(|&state| {
+            self.forward[state as usize].store(NO_LABEL, Relaxed);
+            self.backward[state as usize].store(NO_LABEL, Relaxed);
+        });
+        seeds.par_iter().for_each(|&state| {
+            self.forward[state as usize].store(priority(state), Relaxed);
+            self.backward[state as usize].store(priority(state), Relaxed);
+        });
+        self.propagate([seeds.clone(), seeds]);
+        let round = self.round;
+        let key_of = |state: u32| self.partition[state as usize].load(Relaxed);
+        self.live.par_iter().for_each(|&state| {
+            let (into, out_of) = (
+                self.forward[state as usize].load(Relaxed),
+                self.backward[state as usize].load(Relaxed),
+            );
+            if into == out_of && into != NO_LABEL {
+                self.assign(state, seed_of(into));
+            } else {
+                let bits = u64::from(into != NO_LABEL) | (u64::from(out_of != NO_LABEL) << 1);
+                let key = split_key(key_of(state), bits, round);
+                self.partition[state as usize].store(key, Relaxed);
+            }
+        });
+    }
+}
+
+/// A 64-bit mixing function (the finaliser of SplitMix64): pivot slots
+/// and split partition keys from keys.
+pub fn mix(mut key: u64) -> u64 {
+    key = (key ^ (key >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    key = (key ^ (key >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    key ^ (key >> 31)
+}
+
+/// The key of the part of partition `key` whose states have reachability
+/// `bits` after forward-backward round `round`. Two parts that draw the
+/// same key merge, which is safe (no component is split) and only costs
+/// a round; [`ASSIGNED`] is never drawn.
+pub fn split_key(key: u64, bits: u64, round: u64) -> u64 {
+    let split = mix(key ^ mix(bits + 1 + (round << 2)));
+    if split == ASSIGNED { split - 1 } else { split }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scc::reference;
+    use proptest::prelude::*;
+
+    fn graphs() -> impl Strategy<Value = (u32, Vec<(u32, u32)>)> {
+        (1u32..40).prop_flat_map(|states| {
+            let edge = (0..states, 0..states);
+            (Just(states), proptest::collection::vec(edge, 0..120))
+        })
+    }
+
+    #[test]
+    fn priorities_are_a_bijection_that_seeds_invert() {
+        let mut rng = crate::scc::cpu::tests::Lcg(1);
+        for state in (0..1000)
+            .chain([u32::MAX - 1])
+            .chain((0..10_000).map(|_| rng.next()))
+        {
+            let state = state.min(u32::MAX - 1);
+            assert_ne!(priority(state), NO_LABEL);
+            assert_eq!(seed_of(priority(state)), state);
+        }
+    }
+
+    /// Numbers for the test above.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> u32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (self.0 >> 32) as u32
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn both_methods_give_the_reference_partition((states, edges) in graphs()) {
+            let graph = Csr::from_edges(states, edges).unwrap();
+            let expected = reference::decompose(&graph);
+            for method in [Method::Coloring, Method::ForwardBackward] {
+                for threads in [1, 3] {
+                    prop_assert_eq!(&decompose(&graph, method, threads), &expected);
+                }
+            }
+        }
+    }
+}

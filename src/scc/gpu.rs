@@ -1,1 +1,572 @@
-//! placeholder
+//! SCC decomposition on the GPU (`kernels/scc/scc.cu`): the rounds of
+//! [`super::cpu`] (trimming, then colouring or forward-backward), each
+//! pass a kernel over the work list of live states. The graph may come
+//! from the host ([`upload`]) or stay where the GPU explorer built it.
+
+use std::time::Instant;
+
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+
+use super::cpu::{
+    MAX_PIVOT_SLOTS, Method, PRIORITY_FIRST, PRIORITY_FIRST_INVERSE, PRIORITY_SECOND,
+    PRIORITY_SECOND_INVERSE, TRIM_PASSES,
+};
+use super::{Components, Summary};
+use crate::explicit::Csr;
+use crate::gpu::{Build, Device, GpuError, KernelSource, scan};
+use crate::{kernel_constants, kernel_file, param_block};
+
+/// The SCC kernels.
+pub const SOURCE: KernelSource = KernelSource {
+    main: kernel_file!("scc/scc.cu"),
+    headers: &[],
+};
+
+kernel_constants! {
+    /// Slots of the kernels' `u64` counters.
+    pub mod counter: usize = "SCC_COUNTER_" {
+        /// Length of the compacted work list.
+        LIVE = 0;
+        /// Components.
+        COMPONENTS = 1;
+        /// Size of the largest component.
+        LARGEST = 2;
+        /// Trivial components.
+        TRIVIAL = 3;
+        /// Bottom components.
+        BOTTOM = 4;
+        /// Frontier lengths: direction (0 forward, 1 backward) times two
+        /// plus the list's parity.
+        FRONTIERS = 8;
+    }
+}
+
+/// Counter slots in all.
+const COUNTERS: usize = counter::FRONTIERS + 4;
+/// Propagation passes launched before the first read of the frontier
+/// lengths in a round; each read doubles the next batch, up to
+/// [`MAX_BATCH`]: few waits on long paths, few idle passes on short ones.
+const FIRST_BATCH: usize = 2;
+/// See [`FIRST_BATCH`].
+const MAX_BATCH: usize = 64;
+/// Threads per block.
+const THREADS: u32 = 256;
+/// What the kernels do, for error messages.
+const DURING: &str = "decomposing into components";
+
+param_block! {
+    /// The arrays of a decomposition (`SccParams` in the kernel).
+    pub struct SccParams {
+        /// Device address of the offsets (`u64`, states + 1).
+        pub offsets: u64,
+        /// Device address of the targets (`u32`, one per edge).
+        pub targets: u64,
+        /// States.
+        pub states: u64,
+        /// Device address of the partition keys (`u64` per state).
+        pub partition: u64,
+        /// Device address of the representatives (`u32` per state).
+        pub representative: u64,
+        /// Device address of the forward labels (`u32` per state).
+        pub forward: u64,
+        /// Device address of the backward labels (`u32` per state).
+        pub backward: u64,
+        /// Device address of the work list (`u32` per state).
+        pub live: u64,
+        /// Entries of the work list.
+        pub live_count: u64,
+        /// Device address of the compacted work list (`u32` per state).
+        pub next_live: u64,
+        /// Device address of the counters.
+        pub counters: u64,
+        /// The propagation pass (the stamp of the queued marks).
+        pub pass: u64,
+        /// Device address of the pivot slots (`u32`).
+        pub pivots: u64,
+        /// Pivot slots less one (a power of two less one).
+        pub pivot_mask: u64,
+        /// Forward-backward rounds run, salting split keys.
+        pub round: u64,
+        /// Device address of the transpose's offsets (`u64`, states + 1).
+        pub reverse_offsets: u64,
+        /// Device address of the transpose's targets (`u32` per edge).
+        pub reverse_targets: u64,
+        /// Device address of the forward seed list (`u32` per state).
+        pub frontier_forward: u64,
+        /// Device address of the backward seed list (`u32` per state).
+        pub frontier_backward: u64,
+        /// Counter slot of the forward seeds' number.
+        pub count_forward_in: u64,
+        /// Counter slot of the backward seeds' number.
+        pub count_backward_in: u64,
+        /// This pass's graph offsets (the graph's or the transpose's).
+        pub pass_offsets: u64,
+        /// This pass's graph targets.
+        pub pass_targets: u64,
+        /// This pass's labels (forward or backward).
+        pub pass_labels: u64,
+        /// This pass's queued marks (`u32` per state).
+        pub pass_queued: u64,
+        /// This pass's frontier.
+        pub pass_frontier: u64,
+        /// Counter slot of its length.
+        pub pass_count: u64,
+        /// The next frontier.
+        pub pass_next: u64,
+        /// Counter slot of its length.
+        pub pass_next_count: u64,
+    }
+}
+
+/// The build of the SCC kernels, with their constants and parameter block.
+pub fn build() -> Build {
+    Build::new(SOURCE)
+        .defines(counter::DEFINES)
+        .defines(&[
+            ("SCC_COUNTERS", COUNTERS as i64),
+            ("PRIORITY_FIRST", PRIORITY_FIRST as i64),
+            ("PRIORITY_SECOND", PRIORITY_SECOND as i64),
+            ("PRIORITY_FIRST_INVERSE", PRIORITY_FIRST_INVERSE as i64),
+            ("PRIORITY_SECOND_INVERSE", PRIORITY_SECOND_INVERSE as i64),
+        ])
+        .check_layout::<SccParams>()
+}
+
+/// A CSR graph in device memory, borrowed: `offsets` has `states + 1`
+/// entries and `targets` `edges` (at least one allocated).
+pub struct DeviceCsr<'a> {
+    /// States.
+    pub states: u64,
+    /// Edges.
+    pub edges: u64,
+    /// First edge of each state, then the number of edges.
+    pub offsets: &'a CudaSlice<u64>,
+    /// Target of each edge.
+    pub targets: &'a CudaSlice<u32>,
+}
+
+/// A host graph's arrays, uploaded.
+pub struct UploadedCsr {
+    /// The offsets.
+    pub offsets: CudaSlice<u64>,
+    /// The targets.
+    pub targets: CudaSlice<u32>,
+    states: u64,
+    edges: u64,
+}
+
+impl UploadedCsr {
+    /// The borrowed view the decomposition reads.
+    pub fn view(&self) -> DeviceCsr<'_> {
+        DeviceCsr {
+            states: self.states,
+            edges: self.edges,
+            offsets: &self.offsets,
+            targets: &self.targets,
+        }
+    }
+}
+
+/// Copies `graph` to `device`.
+pub fn upload(device: &Device, graph: &Csr) -> Result<UploadedCsr, GpuError> {
+    Ok(UploadedCsr {
+        offsets: device.upload(&graph.offsets)?,
+        targets: device.upload(&graph.targets)?,
+        states: graph.states() as u64,
+        edges: graph.edge_count(),
+    })
+}
+
+/// What a decomposition on the GPU gives.
+#[derive(Debug, Clone)]
+pub struct GpuComponents {
+    /// The figures, counted on the device.
+    pub summary: Summary,
+    /// The partition, when it was asked for (it is copied to the host).
+    pub components: Option<Components>,
+    /// Rounds after the first trimming.
+    pub rounds: u64,
+    /// Kernel passes over the work list.
+    pub passes: u64,
+    /// Seconds on the device, from the first kernel to the summary.
+    pub seconds: f64,
+}
+
+/// Decomposes `graph` on `device` by `method`; copies the partition back
+/// when `partition` is set, else only the figures.
+pub fn decompose(
+    device: &Device,
+    graph: DeviceCsr<'_>,
+    method: Method,
+    partition: bool,
+) -> Result<GpuComponents, GpuError> {
+    let started = Instant::now();
+    let mut run = Run::new(device, &graph)?;
+    run.launch_over(&run.kernels.start.clone(), graph.states)?;
+    run.swap_lists(graph.states);
+    while run.params.live_count > 0 {
+        run.trim()?;
+        if run.params.live_count == 0 {
+            break;
+        }
+        run.rounds += 1;
+        match method {
+            Method::Coloring => run.coloring_round()?,
+            Method::ForwardBackward => run.forward_backward_round()?,
+        }
+        run.compact()?;
+    }
+    let summary = run.summary(&graph)?;
+    let components = if partition {
+        let mut representatives = device.download(&run.representative)?;
+        representatives.truncate(graph.states as usize);
+        Some(Components::from_representatives(&representatives))
+    } else {
+        None
+    };
+    Ok(GpuComponents {
+        summary,
+        components,
+        rounds: run.rounds,
+        passes: run.passes,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The kernels, looked up once.
+#[derive(Clone)]
+struct Kernels {
+    start: CudaFunction,
+    compact: CudaFunction,
+    trim_clear: CudaFunction,
+    trim_mark: CudaFunction,
+    trim_remove: CudaFunction,
+    coloring_start: CudaFunction,
+    coloring_finish: CudaFunction,
+    pivots_choose: CudaFunction,
+    pivots_seed: CudaFunction,
+    pivots_finish: CudaFunction,
+    propagate: CudaFunction,
+    transpose_count: CudaFunction,
+    transpose_fill: CudaFunction,
+    summary_clear: CudaFunction,
+    summary_edges: CudaFunction,
+    summary_count: CudaFunction,
+}
+
+impl Kernels {
+    fn load(device: &Device) -> Result<Kernels, GpuError> {
+        let build = build();
+        let get = |name: &str| device.function(&build, name);
+        Ok(Kernels {
+            start: get("scc_start")?,
+            compact: get("compact")?,
+            trim_clear: get("trim_clear")?,
+            trim_mark: get("trim_mark")?,
+            trim_remove: get("trim_remove")?,
+            coloring_start: get("coloring_start")?,
+            coloring_finish: get("coloring_finish")?,
+            pivots_choose: get("pivots_choose")?,
+            pivots_seed: get("pivots_seed")?,
+            pivots_finish: get("pivots_finish")?,
+            propagate: get("propagate")?,
+            transpose_count: get("transpose_count")?,
+            transpose_fill: get("transpose_fill")?,
+            summary_clear: get("summary_clear")?,
+            summary_edges: get("summary_edges")?,
+            summary_count: get("summary_count")?,
+        })
+    }
+}
+
+/// The counter slot of the frontier length of `direction` (0 forward, 1
+/// backward) in list `parity`.
+fn frontier_slot(direction: usize, parity: usize) -> usize {
+    counter::FRONTIERS + 2 * direction + parity
+}
+
+/// A decomposition in progress: the arrays and the parameter block.
+struct Run<'d> {
+    device: &'d Device,
+    kernels: Kernels,
+    params: SccParams,
+    // The allocations the block's addresses point into: they live as long
+    // as the run.
+    partition: CudaSlice<u64>,
+    representative: CudaSlice<u32>,
+    labels: [CudaSlice<u32>; 2],
+    queued: [CudaSlice<u32>; 2],
+    lists: [CudaSlice<u32>; 2],
+    /// Two frontier lists per direction.
+    frontiers: [[CudaSlice<u32>; 2]; 2],
+    reverse_offsets: CudaSlice<u64>,
+    reverse_targets: CudaSlice<u32>,
+    counters: CudaSlice<u64>,
+    pivots: CudaSlice<u32>,
+    rounds: u64,
+    passes: u64,
+}
+
+impl<'d> Run<'d> {
+    fn new(device: &'d Device, graph: &DeviceCsr<'_>) -> Result<Run<'d>, GpuError> {
+        let states = graph.states as usize;
+        let pivot_slots = states.next_power_of_two().clamp(1, MAX_PIVOT_SLOTS);
+        /// Device memory the kernels fill before they read it.
+        fn unset<T: cudarc::driver::DeviceRepr>(
+            device: &Device,
+            len: usize,
+        ) -> Result<CudaSlice<T>, GpuError> {
+            // SAFETY: the kernels write each entry before reading it:
+            // scc_start sets partitions, representatives and the work list;
+            // each round sets the labels of the live states and the
+            // frontier entries below the counts it sets; transpose_fill
+            // writes every target of the transpose.
+            unsafe { device.alloc(len) }
+        }
+        let list = || unset::<u32>(device, states);
+        let mut run = Run {
+            device,
+            kernels: Kernels::load(device)?,
+            params: SccParams::default(),
+            partition: unset(device, states)?,
+            representative: list()?,
+            labels: [list()?, list()?],
+            queued: [device.alloc_zeroed(states)?, device.alloc_zeroed(states)?],
+            lists: [list()?, list()?],
+            frontiers: [[list()?, list()?], [list()?, list()?]],
+            reverse_offsets: device.alloc_zeroed(states + 1)?,
+            reverse_targets: unset(device, graph.edges as usize)?,
+            counters: device.alloc_zeroed(COUNTERS)?,
+            pivots: device.alloc_zeroed(pivot_slots)?,
+            rounds: 0,
+            passes: 0,
+        };
+        run.params = SccParams {
+            offsets: device.address(graph.offsets),
+            targets: device.address(graph.targets),
+            states: graph.states,
+            partition: device.address_mut(&mut run.partition),
+            representative: device.address_mut(&mut run.representative),
+            forward: device.address_mut(&mut run.labels[0]),
+            backward: device.address_mut(&mut run.labels[1]),
+            live: device.address_mut(&mut run.lists[0]),
+            live_count: 0,
+            next_live: device.address_mut(&mut run.lists[1]),
+            counters: device.address_mut(&mut run.counters),
+            pass: 0,
+            pivots: device.address_mut(&mut run.pivots),
+            pivot_mask: pivot_slots as u64 - 1,
+            round: 0,
+            reverse_offsets: device.address_mut(&mut run.reverse_offsets),
+            reverse_targets: device.address_mut(&mut run.reverse_targets),
+            frontier_forward: device.address_mut(&mut run.frontiers[0][0]),
+            frontier_backward: device.address_mut(&mut run.frontiers[1][0]),
+            count_forward_in: frontier_slot(0, 0) as u64,
+            count_backward_in: frontier_slot(1, 0) as u64,
+            ..SccParams::default()
+        };
+        run.transpose(graph)?;
+        Ok(run)
+    }
+
+    /// Builds the transpose: in-degrees, their prefix sums, then the edges
+    /// placed through one cursor per state (kept in the partition array,
+    /// which scc_start sets afterwards).
+    fn transpose(&mut self, graph: &DeviceCsr<'_>) -> Result<(), GpuError> {
+        let kernels = self.kernels.clone();
+        self.launch_over(&kernels.transpose_count, graph.states)?;
+        scan::exclusive_scan(
+            self.device,
+            &mut self.reverse_offsets,
+            graph.states as usize + 1,
+        )?;
+        let states = graph.states as usize;
+        self.device
+            .stream()
+            .memcpy_dtod(
+                &self.reverse_offsets.slice(..states.max(1)),
+                &mut self.partition,
+            )
+            .map_err(GpuError::driver(DURING))?;
+        self.launch_over(&kernels.transpose_fill, graph.states)
+    }
+
+    /// Launches `kernel` with enough threads for `items` work items.
+    fn launch_over(&self, kernel: &CudaFunction, items: u64) -> Result<(), GpuError> {
+        let wanted = items.div_ceil(THREADS as u64).max(1);
+        let blocks = wanted.min(self.device.multiprocessors() as u64 * 32) as u32;
+        let config = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = self.device.stream().launch_builder(kernel);
+        launch.arg(&self.params);
+        // SAFETY: the block matches the kernel's (checked at compile
+        // time); every address in it points into an allocation of this
+        // run or of the graph, sized as the block says.
+        unsafe { launch.launch(config) }.map_err(GpuError::driver(DURING))?;
+        Ok(())
+    }
+
+    /// Launches `kernel` over the work list.
+    fn launch(&self, kernel: &CudaFunction) -> Result<(), GpuError> {
+        self.launch_over(kernel, self.params.live_count)
+    }
+
+    /// Zeroes counter `slot`.
+    fn clear_counter(&mut self, slot: usize) -> Result<(), GpuError> {
+        self.device
+            .stream()
+            .memset_zeros(&mut self.counters.slice_mut(slot..slot + 1))
+            .map_err(GpuError::driver(DURING))
+    }
+
+    /// Sets counter `slot` to `value`.
+    fn set_counter(&mut self, slot: usize, value: u64) -> Result<(), GpuError> {
+        self.device
+            .write(&[value], &mut self.counters.slice_mut(slot..slot + 1))
+    }
+
+    /// Zeroes every counter.
+    fn clear_counters(&mut self) -> Result<(), GpuError> {
+        self.device
+            .stream()
+            .memset_zeros(&mut self.counters)
+            .map_err(GpuError::driver(DURING))
+    }
+
+    /// The counters, once the stream has run everything before.
+    fn read_counters(&self) -> Result<Vec<u64>, GpuError> {
+        self.device.download(&self.counters)
+    }
+
+    /// Makes the compacted list, of `count` entries, the work list.
+    fn swap_lists(&mut self, count: u64) {
+        std::mem::swap(&mut self.params.live, &mut self.params.next_live);
+        self.params.live_count = count;
+    }
+
+    /// Drops the assigned states from the work list.
+    fn compact(&mut self) -> Result<(), GpuError> {
+        self.clear_counter(counter::LIVE)?;
+        self.launch(&self.kernels.compact.clone())?;
+        let live = self.read_counters()?[counter::LIVE];
+        self.swap_lists(live);
+        Ok(())
+    }
+
+    /// Up to [`TRIM_PASSES`] trimming passes, as long as each removes at
+    /// least one live state in a hundred.
+    fn trim(&mut self) -> Result<(), GpuError> {
+        let kernels = self.kernels.clone();
+        for _ in 0..TRIM_PASSES {
+            let before = self.params.live_count;
+            self.launch(&kernels.trim_clear)?;
+            self.launch(&kernels.trim_mark)?;
+            self.launch(&kernels.trim_remove)?;
+            self.compact()?;
+            let removed = before - self.params.live_count;
+            if removed == 0 || removed * 100 < self.params.live_count {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Propagation passes from the seed frontiers (list 0 of each
+    /// direction, lengths in their counter slots) until both are empty.
+    fn propagate(&mut self) -> Result<(), GpuError> {
+        let propagate = self.kernels.propagate.clone();
+        let (forward, backward) = (self.params.forward, self.params.backward);
+        let graphs = [
+            (self.params.offsets, self.params.targets, forward),
+            (
+                self.params.reverse_offsets,
+                self.params.reverse_targets,
+                backward,
+            ),
+        ];
+        let queued = [
+            self.device.address_mut(&mut self.queued[0]),
+            self.device.address_mut(&mut self.queued[1]),
+        ];
+        let mut lists = [[0u64; 2]; 2];
+        for (direction, pair) in self.frontiers.iter_mut().enumerate() {
+            for (parity, list) in pair.iter_mut().enumerate() {
+                lists[direction][parity] = self.device.address_mut(list);
+            }
+        }
+        let mut parity = 0;
+        let mut batch = FIRST_BATCH;
+        // As many threads as the device keeps resident: frontier lengths
+        // are known only on the device.
+        let threads = self.device.multiprocessors() as u64 * 2048;
+        loop {
+            for _ in 0..batch {
+                self.passes += 1;
+                self.params.pass = self.passes;
+                for (direction, &(offsets, targets, labels)) in graphs.iter().enumerate() {
+                    self.clear_counter(frontier_slot(direction, 1 - parity))?;
+                    self.params.pass_offsets = offsets;
+                    self.params.pass_targets = targets;
+                    self.params.pass_labels = labels;
+                    self.params.pass_queued = queued[direction];
+                    self.params.pass_frontier = lists[direction][parity];
+                    self.params.pass_count = frontier_slot(direction, parity) as u64;
+                    self.params.pass_next = lists[direction][1 - parity];
+                    self.params.pass_next_count = frontier_slot(direction, 1 - parity) as u64;
+                    self.launch_over(&propagate, threads)?;
+                }
+                parity = 1 - parity;
+            }
+            let counters = self.read_counters()?;
+            if counters[frontier_slot(0, parity)] == 0 && counters[frontier_slot(1, parity)] == 0 {
+                return Ok(());
+            }
+            batch = (batch * 2).min(MAX_BATCH);
+        }
+    }
+
+    fn coloring_round(&mut self) -> Result<(), GpuError> {
+        let kernels = self.kernels.clone();
+        self.launch(&kernels.coloring_start)?;
+        let live = self.params.live_count;
+        self.set_counter(frontier_slot(0, 0), live)?;
+        self.set_counter(frontier_slot(1, 0), live)?;
+        self.propagate()?;
+        self.launch(&kernels.coloring_finish)
+    }
+
+    fn forward_backward_round(&mut self) -> Result<(), GpuError> {
+        let kernels = self.kernels.clone();
+        self.params.round += 1;
+        self.device
+            .stream()
+            .memset_zeros(&mut self.pivots)
+            .map_err(GpuError::driver(DURING))?;
+        self.clear_counter(frontier_slot(0, 0))?;
+        self.clear_counter(frontier_slot(1, 0))?;
+        self.launch(&kernels.pivots_choose)?;
+        self.launch(&kernels.pivots_seed)?;
+        self.propagate()?;
+        self.launch(&kernels.pivots_finish)
+    }
+    /// The figures of the finished partition, counted on the device.
+    fn summary(&mut self, graph: &DeviceCsr<'_>) -> Result<Summary, GpuError> {
+        let kernels = self.kernels.clone();
+        self.clear_counters()?;
+        self.launch_over(&kernels.summary_clear, graph.states)?;
+        self.launch_over(&kernels.summary_edges, graph.states)?;
+        self.launch_over(&kernels.summary_count, graph.states)?;
+        let counters = self.read_counters()?;
+        Ok(Summary {
+            states: graph.states,
+            edges: graph.edges,
+            components: counters[counter::COMPONENTS],
+            largest_component: counters[counter::LARGEST],
+            trivial_components: counters[counter::TRIVIAL],
+            bottom_components: counters[counter::BOTTOM],
+        })
+    }
+}

@@ -31,7 +31,7 @@ use warpcheck::testing;
 const TEST_MEMORY: u64 = 64 << 20;
 
 /// The first GPU of the test binary; tests take turns on it.
-fn with_gpu(run: impl FnOnce(&Device)) {
+pub(crate) fn with_gpu(run: impl FnOnce(&Device)) {
     static GPU: OnceLock<Result<Mutex<Device>, String>> = OnceLock::new();
     let opened = GPU.get_or_init(|| {
         Device::open(0).map(Mutex::new).map_err(|e| match e {

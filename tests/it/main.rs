@@ -18,4 +18,5 @@ mod mcc;
 mod pnml;
 mod reference;
 mod scale;
+mod scc;
 mod successors;

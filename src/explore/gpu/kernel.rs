@@ -498,6 +498,7 @@ mod tests {
             networks[0].graph_build(),
             scan::build(),
             hash_check_build(3),
+            crate::scc::gpu::build(),
         ];
         builds.extend(variants.iter().skip(1).map(SearchKernel::build));
         builds.extend(networks.iter().skip(1).map(NetworkKernel::graph_build));

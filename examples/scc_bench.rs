@@ -1,0 +1,224 @@
+//! Side-by-side SCC timings on one machine: the sequential reference
+//! (Tarjan), the multi-core CPU engine at 1, 2 and all threads, and both
+//! GPU methods, on generated graphs and on explored MCC state spaces;
+//! every partition is checked against Tarjan's. Writes each graph for the
+//! peers (`NAME.egr`, ECL-SCC's binary CSR; `NAME.offsets` / `NAME.targets`,
+//! raw little-endian u64 / u32 arrays for SciPy) into OUT_DIR, and prints
+//! one tab-separated line per graph. `scripts/scc_bench.sh` runs it with
+//! the peers.
+//!
+//! Usage: scc_bench OUT_DIR [MCC_MODEL_DIR ...]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use warpcheck::explicit::Csr;
+use warpcheck::explore::SearchOptions;
+use warpcheck::explore::gpu::{self as gpu_explore, GpuOptions};
+use warpcheck::gpu::Device;
+use warpcheck::scc::cpu::Method;
+use warpcheck::scc::gpu::{self, DeviceCsr, GpuComponents};
+use warpcheck::scc::{cpu, reference};
+use warpcheck::testing::{self, graphs};
+
+/// Makes one benchmark graph.
+type Generator = Box<dyn Fn() -> Csr>;
+
+/// Timed runs of each GPU method; the best is reported.
+const GPU_RUNS: usize = 3;
+/// Graphs with more edges skip the single-thread CPU runs.
+const MAX_EDGES_SINGLE_THREAD: u64 = 200_000_000;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let out = PathBuf::from(
+        args.first()
+            .expect("usage: scc_bench OUT_DIR [MCC_MODEL_DIR ...]"),
+    );
+    std::fs::create_dir_all(&out).unwrap();
+    let device = Device::open(0).ok();
+    match &device {
+        Some(device) => eprintln!("device: {}", device.description()),
+        None => eprintln!("no GPU: CPU columns only"),
+    }
+    println!(
+        "graph\tstates\tedges\tcomponents\ttarjan_s\tcpu1_s\tcpu2_s\tcpu_all_s\tgpu_coloring_s\tgpu_fb_s\tcoloring_rounds\tfb_rounds\texplore_s\tchecked"
+    );
+    // `SCC_BENCH_SCALE=k` divides every generated size by k (quick checks).
+    let k: u32 = std::env::var("SCC_BENCH_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let generated: Vec<(&str, Generator)> = vec![
+        (
+            "random-1e7-5e7",
+            Box::new(move || graphs::random_graph(10_000_000 / k, 50_000_000 / k as u64, 1)),
+        ),
+        (
+            "rmat-22-64m",
+            Box::new(move || graphs::rmat(22 - k.ilog2(), 64_000_000 / k as u64, 2)),
+        ),
+        (
+            "grid-3000-p0.5",
+            Box::new(move || graphs::grid(3000 / k.isqrt(), 3000 / k.isqrt(), 0.5, 3)),
+        ),
+        (
+            "sccchain-1e6x10",
+            Box::new(move || graphs::component_chain(1_000_000 / k, 10, 4)),
+        ),
+        (
+            "cycle-1e7-perm",
+            Box::new(move || {
+                graphs::permuted(&graphs::chain_of_cycles(1, 10_000_000 / k, false), 5)
+            }),
+        ),
+    ];
+    for (name, make) in generated {
+        let graph = make();
+        bench(device.as_ref(), &out, name, &graph, None, None);
+    }
+    let Some(device) = device else { return };
+    for model in args.iter().skip(1).map(Path::new) {
+        let name = model.file_name().unwrap().to_string_lossy().into_owned();
+        let net = testing::load_mcc_model(model);
+        let started = Instant::now();
+        let (_, explored) = gpu_explore::explore_graph(
+            &device,
+            &net,
+            &SearchOptions::default(),
+            &GpuOptions::default(),
+        )
+        .unwrap();
+        let explore_seconds = started.elapsed().as_secs_f64();
+        let explored = explored.expect("a complete exploration");
+        let free_after_graph = device.free_memory().unwrap();
+        // Decomposed where the explorer left it, then on a host copy.
+        let view = || DeviceCsr {
+            states: explored.states,
+            edges: explored.edges,
+            offsets: &explored.offsets,
+            targets: &explored.targets,
+        };
+        let in_place =
+            best_of(|| gpu::decompose(&device, view(), Method::Coloring, false).unwrap());
+        eprintln!(
+            "{name}: explored in {explore_seconds:.3} s, decomposed in place in {:.4} s; \
+             free device memory {:.1} GiB after exploring",
+            in_place.seconds,
+            free_after_graph as f64 / (1u64 << 30) as f64
+        );
+        let host = explored.download(&device, Vec::new()).unwrap().edges;
+        drop(explored);
+        bench(
+            Some(&device),
+            &out,
+            &name,
+            &host,
+            Some(explore_seconds),
+            Some(in_place.seconds),
+        );
+    }
+}
+
+/// The fastest of [`GPU_RUNS`] runs, after one warm-up.
+fn best_of(run: impl Fn() -> GpuComponents) -> GpuComponents {
+    let mut best = run();
+    for _ in 0..GPU_RUNS {
+        let next = run();
+        if next.seconds < best.seconds {
+            best = next;
+        }
+    }
+    best
+}
+
+fn seconds<T>(run: impl FnOnce() -> T) -> (T, f64) {
+    let started = Instant::now();
+    let value = run();
+    (value, started.elapsed().as_secs_f64())
+}
+
+fn bench(
+    device: Option<&Device>,
+    out: &Path,
+    name: &str,
+    graph: &Csr,
+    explore_seconds: Option<f64>,
+    in_place_seconds: Option<f64>,
+) {
+    write_peer_files(out, name, graph);
+    let (expected, tarjan) = seconds(|| reference::decompose(graph));
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cpu_time = |threads: usize| {
+        let (components, time) = seconds(|| cpu::decompose(graph, Method::Coloring, threads));
+        assert_eq!(components, expected, "{name}: CPU at {threads} threads");
+        time
+    };
+    let small = graph.edge_count() <= MAX_EDGES_SINGLE_THREAD;
+    let cpu1 = small.then(|| cpu_time(1));
+    let cpu2 = small.then(|| cpu_time(2));
+    let cpu_all = cpu_time(threads);
+    let mut results = Vec::new();
+    let mut checked = true;
+    if let Some(device) = device {
+        let uploaded = gpu::upload(device, graph).unwrap();
+        for method in [Method::Coloring, Method::ForwardBackward] {
+            let check = gpu::decompose(device, uploaded.view(), method, true).unwrap();
+            checked &= check.components.as_ref() == Some(&expected)
+                && check.summary == expected.summary(graph);
+            results.push(best_of(|| {
+                gpu::decompose(device, uploaded.view(), method, false).unwrap()
+            }));
+        }
+    }
+    let show = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
+    let coloring = results
+        .first()
+        .map(|r| in_place_seconds.unwrap_or(r.seconds).min(r.seconds));
+    let rounds = |i: usize| {
+        results
+            .get(i)
+            .map_or("-".to_string(), |r| r.rounds.to_string())
+    };
+    let verdict = if checked {
+        "same as Tarjan"
+    } else {
+        "DIFFERENT"
+    };
+    println!(
+        "{name}\t{}\t{}\t{}\t{tarjan:.4}\t{}\t{}\t{cpu_all:.4}\t{}\t{}\t{}\t{}\t{}\t{verdict}",
+        graph.states(),
+        graph.edge_count(),
+        expected.count,
+        show(cpu1),
+        show(cpu2),
+        show(coloring),
+        show(results.get(1).map(|r| r.seconds)),
+        rounds(0),
+        rounds(1),
+        show(explore_seconds),
+    );
+    std::io::stdout().flush().unwrap();
+}
+
+/// ECL-SCC's format (i32 nodes, i32 edges, i32 offsets, i32 targets) when
+/// the graph fits it, and the raw arrays for SciPy.
+fn write_peer_files(out: &Path, name: &str, graph: &Csr) {
+    let bytes_u32 = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let offsets_u64: Vec<u8> = graph.offsets.iter().flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::write(out.join(format!("{name}.offsets")), offsets_u64).unwrap();
+    std::fs::write(
+        out.join(format!("{name}.targets")),
+        bytes_u32(&graph.targets),
+    )
+    .unwrap();
+    if graph.edge_count() < i32::MAX as u64 {
+        let mut egr = Vec::new();
+        egr.extend((graph.states() as i32).to_le_bytes());
+        egr.extend((graph.edge_count() as i32).to_le_bytes());
+        egr.extend(graph.offsets.iter().flat_map(|&o| (o as i32).to_le_bytes()));
+        egr.extend(bytes_u32(&graph.targets));
+        std::fs::write(out.join(format!("{name}.egr")), egr).unwrap();
+    }
+}

@@ -1,0 +1,339 @@
+//! `warpcheck scc`: strongly connected components of a graph file or of
+//! a model's state space, by the engine the user picks.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+
+use super::engines::{preferred_device, required_device};
+use super::output::{check_output_path, emit, warn};
+use super::{
+    Cli, EngineChoice, InputArgs, Interruption, OutputFormat, SearchLimits, cpu_options,
+    load_encoded, search_options,
+};
+use crate::error::{Error, exit};
+use crate::explicit::{Csr, LabelledGraphBuilder};
+use crate::explore::gpu::{self as gpu_explore, GpuOptions};
+use crate::explore::{Completion, Exploration, SearchOptions, cpu as cpu_explore, reference};
+use crate::frontend::{self, LoadError};
+use crate::gpu::Device;
+use crate::scc::cpu::Method;
+use crate::scc::{self, Components, Summary};
+
+/// How `scc` finds components after trimming.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MethodChoice {
+    /// Colouring, the faster method on every graph measured (see
+    /// docs/SCC.md).
+    Auto,
+    /// Maximum-label propagation both ways.
+    Coloring,
+    /// Forward-backward reachability from one pivot per partition.
+    ForwardBackward,
+}
+
+impl MethodChoice {
+    fn method(self) -> Method {
+        match self {
+            MethodChoice::Auto | MethodChoice::Coloring => Method::Coloring,
+            MethodChoice::ForwardBackward => Method::ForwardBackward,
+        }
+    }
+}
+
+/// Arguments of `scc`.
+#[derive(Debug, Args)]
+pub struct SccArgs {
+    /// A graph file (.aut, decomposed whole: states unreachable from its
+    /// initial state included) or a model to explore (.net, .exp, .pnml:
+    /// its reachable state space); `.gz` files are read compressed.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Engine: the GPU (`auto` uses it when one can be opened), the
+    /// multi-core CPU engine, or the sequential reference (Tarjan).
+    #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
+    pub engine: EngineChoice,
+    /// Method of the GPU and CPU engines.
+    #[arg(long, value_enum, default_value_t = MethodChoice::Auto)]
+    pub method: MethodChoice,
+    /// Write `state component` per line, for every state, components
+    /// numbered from 0 in the order of their smallest state.
+    #[arg(long, value_name = "FILE")]
+    pub write_components: Option<PathBuf>,
+    /// Limits of the exploration (models only) and the engines' resources.
+    #[command(flatten)]
+    pub limits: SearchLimits,
+}
+
+/// What `scc` decomposed, where, and how long each step took.
+#[derive(Debug, serde::Serialize)]
+struct SccReport {
+    input: String,
+    #[serde(flatten)]
+    summary: Summary,
+    engine: String,
+    method: Option<Method>,
+    load_seconds: f64,
+    explore_seconds: Option<f64>,
+    decompose_seconds: f64,
+    elapsed_seconds: f64,
+    edges_per_second: f64,
+    components_file: Option<String>,
+    warnings: Vec<String>,
+    exit_code: i32,
+}
+
+/// The graph to decompose, on the host or left on the GPU by the explorer.
+enum Graph {
+    Host(Csr),
+    Explored {
+        device: Device,
+        graph: gpu_explore::DeviceGraph,
+    },
+}
+
+/// Whether `path` (without a `.gz` ending) names a graph file.
+fn is_graph_file(input: &InputArgs) -> bool {
+    let name = input.model.to_string_lossy();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    input.input_format.is_none() && name.ends_with(".aut")
+}
+
+/// Runs `scc`.
+pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
+    let started = Instant::now();
+    if let Some(path) = &args.write_components {
+        check_output_path(path, &args.input.model, "--write-components")?;
+    }
+    let device = match args.engine {
+        EngineChoice::Gpu => Some(required_device(args.limits.device.unwrap_or(0))?),
+        EngineChoice::Auto => preferred_device(args.limits.device.unwrap_or(0), cli.quiet),
+        EngineChoice::Cpu | EngineChoice::Reference => None,
+    };
+    let mut warnings = Vec::new();
+    if device.is_none() && args.limits.device.is_some() {
+        warnings.push("--device only affects the GPU engine, which does not run here".into());
+    }
+    if args.engine == EngineChoice::Reference && args.method != MethodChoice::Auto {
+        warnings.push("--method has no effect on the reference engine (Tarjan)".into());
+    }
+    let (graph, load_seconds, explore_seconds) = if is_graph_file(&args.input) {
+        let loading = Instant::now();
+        let graph = load_graph(&args.input.model)?;
+        (Graph::Host(graph), loading.elapsed(), None)
+    } else {
+        let loaded = load_encoded(&args.input, None)?;
+        warnings.extend(loaded.warnings.iter().cloned());
+        let interruption = Interruption::arm(args.limits.timeout, cli.quiet);
+        let search = SearchOptions {
+            keep_going: true,
+            no_trace: true,
+            ..search_options(&args.limits, &interruption.stop)
+        };
+        let exploring = Instant::now();
+        match explore(args, &loaded.encoded, &search, device.as_ref())? {
+            Ok(graph) => (graph, loaded.load_time, Some(exploring.elapsed())),
+            Err(exploration) => {
+                for w in &warnings {
+                    warn(w);
+                }
+                let message = match exploration.completion {
+                    Completion::Interrupted => interruption.describe(),
+                    other => format!("exploration incomplete ({}); no decomposition", other.key()),
+                };
+                return Err(Error::Incomplete(message));
+            }
+        }
+    };
+    for w in &warnings {
+        warn(w);
+    }
+    let decomposing = Instant::now();
+    let want_partition = args.write_components.is_some();
+    let method = args.method.method();
+    let threads = args.limits.threads.map_or(0, usize::from);
+    let (summary, components, engine, method) = match (&graph, args.engine, &device) {
+        (Graph::Host(graph), EngineChoice::Reference, _) => {
+            let components = scc::reference::decompose(graph);
+            (
+                components.summary(graph),
+                Some(components),
+                "reference".to_string(),
+                None,
+            )
+        }
+        (Graph::Host(graph), _, Some(device)) => {
+            let uploaded = scc::gpu::upload(device, graph)?;
+            let result = scc::gpu::decompose(device, uploaded.view(), method, want_partition)?;
+            (
+                result.summary,
+                result.components,
+                gpu_name(device),
+                Some(method),
+            )
+        }
+        (Graph::Host(graph), _, None) => {
+            let threads = cpu_threads(threads);
+            let components = scc::cpu::decompose(graph, method, threads);
+            let engine = format!("cpu ({threads} threads)");
+            (
+                components.summary(graph),
+                Some(components),
+                engine,
+                Some(method),
+            )
+        }
+        (Graph::Explored { device, graph }, _, _) => {
+            let view = scc::gpu::DeviceCsr {
+                states: graph.states,
+                edges: graph.edges,
+                offsets: &graph.offsets,
+                targets: &graph.targets,
+            };
+            let result = scc::gpu::decompose(device, view, method, want_partition)?;
+            (
+                result.summary,
+                result.components,
+                gpu_name(device),
+                Some(method),
+            )
+        }
+    };
+    let decompose_seconds = decomposing.elapsed().as_secs_f64();
+    if let (Some(path), Some(components)) = (&args.write_components, &components) {
+        write_components(path, components)?;
+    }
+    let report = SccReport {
+        input: args.input.model.display().to_string(),
+        summary,
+        engine,
+        method,
+        load_seconds: load_seconds.as_secs_f64(),
+        explore_seconds: explore_seconds.map(|d| d.as_secs_f64()),
+        decompose_seconds,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        edges_per_second: summary.edges as f64 / decompose_seconds.max(1e-9),
+        components_file: args
+            .write_components
+            .as_ref()
+            .map(|p| p.display().to_string()),
+        warnings,
+        exit_code: exit::OK,
+    };
+    match cli.format {
+        OutputFormat::Json => emit(&format!(
+            "{:#}\n",
+            serde_json::to_value(&report).map_err(|e| Error::Internal(e.to_string()))?
+        ))?,
+        OutputFormat::Text if !cli.quiet => emit(&text_report(&report))?,
+        OutputFormat::Text => {}
+    }
+    Ok(exit::OK)
+}
+
+/// The report as `name: value` lines.
+fn text_report(report: &SccReport) -> String {
+    let s = &report.summary;
+    let mut lines = vec![
+        format!(
+            "input: {} ({} states, {} edges)",
+            report.input, s.states, s.edges
+        ),
+        format!("components: {}", s.components),
+        format!("largest component: {} states", s.largest_component),
+        format!("trivial components: {}", s.trivial_components),
+        format!("bottom components: {}", s.bottom_components),
+    ];
+    let method = report
+        .method
+        .map(|m| match m {
+            Method::Coloring => ", colouring",
+            Method::ForwardBackward => ", forward-backward",
+        })
+        .unwrap_or("");
+    lines.push(format!("engine: {}{method}", report.engine));
+    let mut time = format!("time: load {:.3} s", report.load_seconds);
+    if let Some(explore) = report.explore_seconds {
+        time.push_str(&format!(", explore {explore:.3} s"));
+    }
+    time.push_str(&format!(
+        ", decompose {:.3} s ({:.3e} edges/s), total {:.3} s",
+        report.decompose_seconds, report.edges_per_second, report.elapsed_seconds
+    ));
+    lines.push(time);
+    if let Some(file) = &report.components_file {
+        lines.push(format!("components written to {file}"));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// The CPU engine's threads: all cores unless `--threads` says.
+fn cpu_threads(requested: usize) -> usize {
+    if requested > 0 {
+        requested
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+}
+
+/// The engine's name in reports.
+fn gpu_name(device: &Device) -> String {
+    format!("gpu ({})", device.description())
+}
+
+/// Explores the model completely into a graph: on the GPU (where it
+/// stays), else with the CPU or reference explorer into host memory.
+/// An incomplete exploration comes back as `Err`.
+fn explore(
+    args: &SccArgs,
+    net: &crate::encode::EncodedNetwork,
+    search: &SearchOptions,
+    device: Option<&Device>,
+) -> Result<Result<Graph, Exploration>, Error> {
+    if let Some(device) = device.filter(|_| args.engine != EngineChoice::Reference) {
+        let (result, graph) =
+            gpu_explore::explore_graph(device, net, search, &GpuOptions::default())?;
+        return Ok(match graph {
+            Some(graph) => Ok(Graph::Explored {
+                device: device.clone(),
+                graph,
+            }),
+            None => Err(result.exploration),
+        });
+    }
+    let mut builder = LabelledGraphBuilder::new(net.actions.clone());
+    let exploration = match args.engine {
+        EngineChoice::Reference => reference::explore_into(net, search, &mut builder)?,
+        _ => cpu_explore::explore_into(net, search, &cpu_options(&args.limits), &mut builder)?,
+    };
+    Ok(match builder.into_graph() {
+        Some(graph) if exploration.completion == Completion::Complete => {
+            Ok(Graph::Host(graph.edges))
+        }
+        _ => Err(exploration),
+    })
+}
+
+/// Reads a graph file whole.
+fn load_graph(path: &Path) -> Result<Csr, Error> {
+    let lts = frontend::aut::load_lts(path)?;
+    let edges = lts.transitions.iter().map(|t| (t.source, t.target));
+    Csr::from_edges(lts.state_names.len() as u32, edges.collect::<Vec<_>>())
+        .map_err(|e| Error::Load(LoadError::invalid(path, e.to_string())))
+}
+
+/// Writes `state component` lines for every state.
+fn write_components(path: &Path, components: &Components) -> Result<(), Error> {
+    let write_error = |source| Error::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    let file = std::fs::File::create(path).map_err(write_error)?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    for (state, component) in components.of_state.iter().enumerate() {
+        writeln!(out, "{state} {component}").map_err(write_error)?;
+    }
+    out.flush().map_err(write_error)
+}
