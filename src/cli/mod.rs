@@ -26,7 +26,7 @@ use output::{check_output_path, emit, note, warn};
 const EXIT_CODES: &str = "\
 Exit codes:
   0    checked, no violation found
-  1    violation found (deadlock or property); a trace is printed
+  1    violation found (deadlock, property or livelock); a trace is printed
   2    bad input or usage (messages say file:line:column), a model error such
        as a Petri net that is not 1-safe, or --engine gpu without a GPU
   3    exploration incomplete (--max-states, memory limit, --timeout or
@@ -782,7 +782,11 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         exploration,
         &interruption,
         run.details,
-        (trace, livelock.as_ref(), lasso),
+        Found {
+            trace,
+            livelock: livelock.as_ref(),
+            lasso,
+        },
         warnings,
     );
     match cli.format {
@@ -798,15 +802,28 @@ fn to_json(value: &impl serde::Serialize) -> Result<String, Error> {
         .map_err(|e| Error::Internal(format!("cannot render the report: {e}")))
 }
 
-/// The report of a `check` run, with what was found: a trace, the
-/// livelock check's answer and its lasso.
+/// What a `check` run found, beyond the exploration's figures.
+struct Found<'a> {
+    /// The trace of the deadlock or property finding.
+    trace: Option<TraceView>,
+    /// The livelock check's answer (`--livelock` and a complete search).
+    livelock: Option<&'a Livelock>,
+    /// The lasso of a livelock found.
+    lasso: Option<LassoView>,
+}
+
+/// The report of a `check` run.
 fn check_report(
     args: &CheckArgs,
     loaded: &Loaded,
     exploration: &Exploration,
     interruption: &Interruption,
     engine_details: Vec<(String, String)>,
-    (trace, livelock, lasso): (Option<TraceView>, Option<&Livelock>, Option<LassoView>),
+    Found {
+        trace,
+        livelock,
+        lasso,
+    }: Found<'_>,
     warnings: Vec<String>,
 ) -> CheckReport {
     let encoded = &loaded.encoded;

@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
 
 use proptest::prelude::*;
 use warpcheck::encode::EncodedNetwork;
@@ -436,17 +437,20 @@ fn random_networks_have_livelocks_and_none() {
     );
 }
 
-/// The first GPU, or `None` with `SKIPPED` on stderr.
-fn gpu_device() -> Option<Device> {
-    match Device::open(0) {
-        Ok(device) => Some(device),
-        Err(e) => {
-            let reason = match e {
-                GpuError::Unavailable(reason) => reason,
-                other => other.to_string(),
-            };
+/// Runs `run` on the first GPU, the tests taking turns on it; without a
+/// GPU, prints `SKIPPED` past the test harness's capture.
+fn with_gpu(run: impl FnOnce(&Device)) {
+    static GPU: OnceLock<Result<Mutex<Device>, String>> = OnceLock::new();
+    let opened = GPU.get_or_init(|| {
+        Device::open(0).map(Mutex::new).map_err(|e| match e {
+            GpuError::Unavailable(reason) => reason,
+            other => other.to_string(),
+        })
+    });
+    match opened {
+        Ok(gpu) => run(&gpu.lock().unwrap_or_else(|e| e.into_inner())),
+        Err(reason) => {
             let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU available ({reason})");
-            None
         }
     }
 }
@@ -462,46 +466,87 @@ fn gpu_answer(
 
 #[test]
 fn gpu_engine_agrees_on_hand_written_models_and_test_graphs() {
-    let Some(device) = gpu_device() else { return };
-    for (text, extension, _, _) in MODELS {
-        let net = encoded(&model(text, extension));
-        agree(&net, &gpu_answer(&device, &net), &reference_answer(&net))
-            .unwrap_or_else(|e| panic!("{text}: gpu: {e}"));
-    }
-    for file in [
-        "tiny-10.aut",
-        "cycle-10.aut",
-        "twocliques-60.aut",
-        "starsinks-5000.aut",
-    ] {
-        let Some(text) = graph_text(&graphs_dir(), file) else {
-            println!("SKIPPED: {file} cannot be read (set WARPCHECK_GRAPHS)");
-            continue;
-        };
-        let net = encoded(&aut::parse_network(&text, Path::new(file)).unwrap());
-        agree(&net, &gpu_answer(&device, &net), &reference_answer(&net))
-            .unwrap_or_else(|e| panic!("{file}: gpu: {e}"));
-    }
+    with_gpu(|device| {
+        for (text, extension, _, _) in MODELS {
+            let net = encoded(&model(text, extension));
+            agree(&net, &gpu_answer(device, &net), &reference_answer(&net))
+                .unwrap_or_else(|e| panic!("{text}: gpu: {e}"));
+        }
+        for file in [
+            "tiny-10.aut",
+            "cycle-10.aut",
+            "twocliques-60.aut",
+            "starsinks-5000.aut",
+        ] {
+            let Some(text) = graph_text(&graphs_dir(), file) else {
+                println!("SKIPPED: {file} cannot be read (set WARPCHECK_GRAPHS)");
+                continue;
+            };
+            let net = encoded(&aut::parse_network(&text, Path::new(file)).unwrap());
+            agree(&net, &gpu_answer(device, &net), &reference_answer(&net))
+                .unwrap_or_else(|e| panic!("{file}: gpu: {e}"));
+        }
+    });
 }
 
 #[test]
 fn gpu_engine_agrees_on_random_networks() {
-    let Some(device) = gpu_device() else { return };
-    let failures: Vec<String> = (0..300)
-        .filter_map(|seed| {
-            let net = encoded(&with_internal_actions(testing::random_network(seed)));
-            agree(&net, &gpu_answer(&device, &net), &reference_answer(&net))
-                .err()
-                .map(|e| format!("seed {seed}: {e}"))
-        })
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    with_gpu(|device| {
+        let failures: Vec<String> = (0..300)
+            .filter_map(|seed| {
+                let net = encoded(&with_internal_actions(testing::random_network(seed)));
+                agree(&net, &gpu_answer(device, &net), &reference_answer(&net))
+                    .err()
+                    .map(|e| format!("seed {seed}: {e}"))
+            })
+            .collect();
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    });
 }
 
+#[test]
+fn gpu_cli_reports_the_lasso() {
+    with_gpu(|_| {
+        let dir = tempfile::tempdir().unwrap();
+        let model = write(dir.path(), "lasso.net", LASSO_MODEL);
+        let out = dir.path().join("lasso.aut");
+        let o = warpcheck(&[
+            "check",
+            &model,
+            "--livelock",
+            "--engine",
+            "gpu",
+            "--format",
+            "json",
+            "--trace-out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v = json(&o);
+        assert_eq!(v["verdict"], "livelock");
+        assert_eq!(v["livelock_states"], 2);
+        assert_eq!(v["lasso"]["loop_start"], 1);
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "des (0, 3, 3)\n(0, \"go\", 1)\n(1, \"tau\", 2)\n(2, \"i\", 1)\n"
+        );
+    });
+}
+
+/// Runs the `warpcheck` binary: `$WARPCHECK_BIN` (on the GPU machine,
+/// where the build's path does not exist), else the one cargo built.
 fn warpcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+    let binary = std::env::var_os("WARPCHECK_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_warpcheck")),
+        PathBuf::from,
+    );
+    Command::new(binary)
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("the binary runs")
 }
