@@ -34,24 +34,31 @@ fn whole() -> SearchOptions {
     }
 }
 
-/// The livelock answer of one engine's run, `None` for an incomplete one.
-fn answer(
-    run: (Exploration, Option<StateSpace>),
-) -> (Exploration, Option<Livelock>, Option<LabelledGraph>) {
-    let (exploration, space) = run;
+/// One engine's run with the livelock check's answer and the state space
+/// (both `None` for an incomplete search).
+struct Answer {
+    exploration: Exploration,
+    livelock: Option<Livelock>,
+    graph: Option<LabelledGraph>,
+}
+
+/// The livelock answer of one engine's run.
+fn answer((exploration, space): (Exploration, Option<StateSpace>)) -> Answer {
     let livelock = space
         .as_ref()
         .map(|space| livelock::check(space, true).expect("the vectors can be read"));
-    (exploration, livelock, space.map(|s| s.graph))
+    Answer {
+        exploration,
+        livelock,
+        graph: space.map(|s| s.graph),
+    }
 }
 
-fn reference_answer(
-    net: &EncodedNetwork,
-) -> (Exploration, Option<Livelock>, Option<LabelledGraph>) {
+fn reference_answer(net: &EncodedNetwork) -> Answer {
     answer(reference::explore_space(net, &whole()).expect("the reference engine runs"))
 }
 
-fn cpu_answer(net: &EncodedNetwork) -> (Exploration, Option<Livelock>, Option<LabelledGraph>) {
+fn cpu_answer(net: &EncodedNetwork) -> Answer {
     answer(
         cpu::explore_space(net, &whole(), &CpuOptions { threads: 2 }).expect("the cpu engine runs"),
     )
@@ -61,18 +68,19 @@ fn cpu_answer(net: &EncodedNetwork) -> (Exploration, Option<Livelock>, Option<La
 /// completion and count of states on tau-cycles, a lasso exactly when
 /// there is a livelock, which replays and whose prefix is as long as the
 /// reference's (both are shortest).
-fn agree(
-    net: &EncodedNetwork,
-    engine: &(Exploration, Option<Livelock>, Option<LabelledGraph>),
-    reference: &(Exploration, Option<Livelock>, Option<LabelledGraph>),
-) -> Result<(), String> {
-    if engine.0.completion != reference.0.completion || engine.0.states != reference.0.states {
+fn agree(net: &EncodedNetwork, engine: &Answer, reference: &Answer) -> Result<(), String> {
+    if engine.exploration.completion != reference.exploration.completion
+        || engine.exploration.states != reference.exploration.states
+    {
         return Err(format!(
             "{:?}/{} states, reference {:?}/{}",
-            engine.0.completion, engine.0.states, reference.0.completion, reference.0.states
+            engine.exploration.completion,
+            engine.exploration.states,
+            reference.exploration.completion,
+            reference.exploration.states
         ));
     }
-    let (found, expected) = match (&engine.1, &reference.1) {
+    let (found, expected) = match (&engine.livelock, &reference.livelock) {
         (Some(found), Some(expected)) => (found, expected),
         (None, None) => return Ok(()),
         (found, expected) => return Err(format!("{found:?} against the reference's {expected:?}")),
@@ -145,11 +153,8 @@ fn distances(graph: &LabelledGraph) -> Vec<Option<usize>> {
 /// The reference's answer against the brute force: the count of
 /// reachable states on tau-cycles, and a prefix as long as the distance to
 /// the nearest one.
-fn reference_is_exact(
-    net: &EncodedNetwork,
-    reference: &(Exploration, Option<Livelock>, Option<LabelledGraph>),
-) -> Result<(), String> {
-    let (Some(livelock), Some(graph)) = (&reference.1, &reference.2) else {
+fn reference_is_exact(net: &EncodedNetwork, reference: &Answer) -> Result<(), String> {
+    let (Some(livelock), Some(graph)) = (&reference.livelock, &reference.graph) else {
         return Ok(());
     };
     let distance = distances(graph);
@@ -190,56 +195,82 @@ fn encoded(network: &Network) -> EncodedNetwork {
     EncodedNetwork::new(network).expect("test models encode")
 }
 
-/// Hand-written models: text, its format's extension, the states on
-/// tau-cycles, and the prefix and cycle lengths of the reference's lasso.
-const MODELS: [(&str, &str, u64, Option<(usize, usize)>); 8] = [
+/// A hand-written model and what the reference finds in it.
+struct Model {
+    /// The model's text.
+    text: &'static str,
+    /// Its format's extension, `net` or `aut`.
+    extension: &'static str,
+    /// Reachable states on tau-cycles.
+    cyclic: u64,
+    /// Steps of the lasso's prefix and cycle.
+    shape: Option<(usize, usize)>,
+}
+
+/// Hand-written models with and without livelocks.
+const MODELS: [Model; 8] = [
     // A tau self-loop at the initial state.
-    ("process p { init a; a -tau-> a; }", "net", 1, Some((0, 1))),
+    Model {
+        text: "process p { init a; a -tau-> a; }",
+        extension: "net",
+        cyclic: 1,
+        shape: Some((0, 1)),
+    },
     // A visible cycle: no livelock.
-    ("process p { init a; a -x-> b -y-> a; }", "net", 0, None),
+    Model {
+        text: "process p { init a; a -x-> b -y-> a; }",
+        extension: "net",
+        cyclic: 0,
+        shape: None,
+    },
     // A tau-cycle reached only through a visible step; `i` counts too.
-    (
-        "process p { init a; a -go-> b; b -tau-> c -i-> b; }",
-        "net",
-        2,
-        Some((1, 2)),
-    ),
+    Model {
+        text: "process p { init a; a -go-> b; b -tau-> c -i-> b; }",
+        extension: "net",
+        cyclic: 2,
+        shape: Some((1, 2)),
+    },
     // A cycle of internal and visible steps: no livelock.
-    ("process p { init a; a -tau-> b -x-> a; }", "net", 0, None),
+    Model {
+        text: "process p { init a; a -tau-> b -x-> a; }",
+        extension: "net",
+        cyclic: 0,
+        shape: None,
+    },
     // Internal actions as the results of synchronisations: `i` is
     // internal, `tau2` and `I` are not.
-    (
-        "process p { init a; a -w-> b -v-> a; a -u-> a; }
+    Model {
+        text: "process p { init a; a -w-> b -v-> a; a -u-> a; }
          process q { init a; a -w-> b -v-> a; a -u-> a; }
          sync w : p, q -> i; sync v : p, q -> tau2; sync u : p, q -> I;",
-        "net",
-        0,
-        None,
-    ),
-    (
-        "process p { init a; a -w-> b -v-> a; }
+        extension: "net",
+        cyclic: 0,
+        shape: None,
+    },
+    Model {
+        text: "process p { init a; a -w-> b -v-> a; }
          process q { init a; a -w-> b -v-> a; }
          sync w : p, q -> i; sync v : p, q -> tau;",
-        "net",
-        2,
-        Some((0, 2)),
-    ),
-    // Interleaved tau self-loops of two processes after a deadlock-free
-    // prefix: every reachable state after `go` is on a tau-cycle.
-    (
-        "process p { init a; a -go-> b; b -tau-> b; }
+        extension: "net",
+        cyclic: 2,
+        shape: Some((0, 2)),
+    },
+    // Tau self-loops in two processes: every reachable state is on a
+    // tau-cycle.
+    Model {
+        text: "process p { init a; a -go-> b; b -tau-> b; }
          process q { init a; a -tau-> a; }",
-        "net",
-        2,
-        Some((0, 1)),
-    ),
+        extension: "net",
+        cyclic: 2,
+        shape: Some((0, 1)),
+    },
     // An .aut file: `i` is read as `tau`.
-    (
-        "des (0, 4, 4)\n(0, \"a\", 1)\n(1, i, 2)\n(2, tau, 1)\n(2, \"b\", 3)\n",
-        "aut",
-        2,
-        Some((1, 2)),
-    ),
+    Model {
+        text: "des (0, 4, 4)\n(0, \"a\", 1)\n(1, i, 2)\n(2, tau, 1)\n(2, \"b\", 3)\n",
+        extension: "aut",
+        cyclic: 2,
+        shape: Some((1, 2)),
+    },
 ];
 
 /// Loads a model of [`MODELS`].
@@ -252,10 +283,16 @@ fn model(text: &str, extension: &str) -> Network {
 
 #[test]
 fn hand_written_models_have_their_livelocks() {
-    for (text, extension, cyclic, shape) in MODELS {
+    for Model {
+        text,
+        extension,
+        cyclic,
+        shape,
+    } in MODELS
+    {
         let net = encoded(&model(text, extension));
         let reference = reference_answer(&net);
-        let livelock = reference.1.as_ref().expect("complete");
+        let livelock = reference.livelock.as_ref().expect("complete");
         assert_eq!(livelock.cyclic_states, cyclic, "{text}");
         let lasso = livelock.lasso.as_ref();
         assert_eq!(
@@ -293,17 +330,20 @@ fn an_erroneous_initial_state_is_a_state_space_of_one_state() {
         "process p { init a; error a \"broken\"; a -tau-> a; }",
     ));
     let reference = reference_answer(&net);
-    assert_eq!(reference.0.completion, Completion::StoppedAtFinding);
-    assert!(reference.1.is_none());
+    assert_eq!(
+        reference.exploration.completion,
+        Completion::StoppedAtFinding
+    );
+    assert!(reference.livelock.is_none());
     // A property error at the start does not end a keep-going search:
     // its state space is the one state, on no tau-cycle (it is not
     // expanded).
     let model = network("process p { init a; a -tau-> a; } property bad { init e; error e; }");
     let net = encoded(&model.with_monitor(model.monitor("bad").unwrap()));
     let reference = reference_answer(&net);
-    assert_eq!(reference.0.completion, Completion::Complete);
-    assert_eq!(reference.0.states, 1);
-    assert_eq!(reference.1.as_ref().unwrap().cyclic_states, 0);
+    assert_eq!(reference.exploration.completion, Completion::Complete);
+    assert_eq!(reference.exploration.states, 1);
+    assert_eq!(reference.livelock.as_ref().unwrap().cyclic_states, 0);
     agree(&net, &cpu_answer(&net), &reference).unwrap();
 }
 
@@ -368,11 +408,11 @@ fn test_graphs_match_their_oracle() {
         let net = encoded(&aut::parse_network(&text, Path::new(name)).unwrap());
         let reference = reference_answer(&net);
         assert_eq!(
-            reference.0.states.to_string(),
+            reference.exploration.states.to_string(),
             fields[reachable],
             "{name}: reachable states"
         );
-        let found = reference.1.as_ref().unwrap();
+        let found = reference.livelock.as_ref().unwrap();
         assert_eq!(
             if found.found() { "yes" } else { "no" },
             fields[livelock],
@@ -424,7 +464,7 @@ fn random_networks_have_livelocks_and_none() {
     let (mut with, mut without) = (0, 0);
     for seed in 0..200 {
         let net = encoded(&with_internal_actions(testing::random_network(seed)));
-        match reference_answer(&net).1 {
+        match reference_answer(&net).livelock {
             Some(l) if l.found() => with += 1,
             Some(_) => without += 1,
             None => {}
@@ -455,10 +495,7 @@ fn with_gpu(run: impl FnOnce(&Device)) {
     }
 }
 
-fn gpu_answer(
-    device: &Device,
-    net: &EncodedNetwork,
-) -> (Exploration, Option<Livelock>, Option<LabelledGraph>) {
+fn gpu_answer(device: &Device, net: &EncodedNetwork) -> Answer {
     let (run, space) = gpu::explore_space(device, net, &whole(), &GpuOptions::default())
         .expect("the gpu engine runs");
     answer((run.exploration, space))
@@ -467,7 +504,10 @@ fn gpu_answer(
 #[test]
 fn gpu_engine_agrees_on_hand_written_models_and_test_graphs() {
     with_gpu(|device| {
-        for (text, extension, _, _) in MODELS {
+        for Model {
+            text, extension, ..
+        } in MODELS
+        {
             let net = encoded(&model(text, extension));
             agree(&net, &gpu_answer(device, &net), &reference_answer(&net))
                 .unwrap_or_else(|e| panic!("{text}: gpu: {e}"));
@@ -678,7 +718,7 @@ fn cli_trace_out_closes_the_cycle() {
     // Read back as a model, the file has the livelock.
     let lts = frontend::load(&out).unwrap();
     let net = encoded(&lts);
-    assert_eq!(reference_answer(&net).1.unwrap().cyclic_states, 2);
+    assert_eq!(reference_answer(&net).livelock.unwrap().cyclic_states, 2);
 }
 
 #[test]
