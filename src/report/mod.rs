@@ -626,6 +626,76 @@ pub fn human_bytes(bytes: u64) -> String {
 mod tests {
     use super::*;
 
+    /// A lasso of `actions` whose cycle starts after `loop_start` steps
+    /// (no local changes: only the actions and the shape matter here).
+    fn lasso(actions: &[&str], loop_start: usize) -> LassoView {
+        LassoView {
+            path: TraceView {
+                initial: Vec::new(),
+                steps: actions
+                    .iter()
+                    .map(|a| StepView {
+                        action: a.to_string(),
+                        changes: Vec::new(),
+                    })
+                    .collect(),
+                last: Vec::new(),
+            },
+            loop_start,
+        }
+    }
+
+    #[test]
+    fn a_lasso_as_aut_closes_its_cycle() {
+        assert_eq!(
+            lasso(&["tau"], 0).to_aut().unwrap(),
+            "des (0, 1, 1)\n(0, \"tau\", 0)\n"
+        );
+        assert_eq!(
+            lasso(&["go", "i", "tau"], 1).to_aut().unwrap(),
+            "des (0, 3, 3)\n(0, \"go\", 1)\n(1, \"i\", 2)\n(2, \"tau\", 1)\n"
+        );
+    }
+
+    #[test]
+    fn livelocks_join_the_other_findings() {
+        let found = Livelock {
+            cyclic_states: 3,
+            lasso: None,
+        };
+        let none = Livelock {
+            cyclic_states: 0,
+            lasso: None,
+        };
+        assert_eq!(
+            Verdict::NoViolation.with_livelock(Some(&found)),
+            Verdict::Livelock
+        );
+        assert_eq!(
+            Verdict::NoViolation.with_livelock(Some(&none)),
+            Verdict::NoViolation
+        );
+        assert_eq!(
+            Verdict::Deadlock.with_livelock(Some(&found)),
+            Verdict::Deadlock
+        );
+        assert_eq!(Verdict::Livelock.found(Some(&found)), ["livelock"]);
+        assert_eq!(
+            Verdict::Deadlock.found(Some(&found)),
+            ["deadlock", "livelock"]
+        );
+        assert_eq!(Verdict::NoViolation.found(Some(&none)), [] as [&str; 0]);
+        assert_eq!(
+            Verdict::Incomplete(Completion::StateLimit).found(None),
+            [] as [&str; 0]
+        );
+        assert_eq!(Verdict::Livelock.exit_code(), exit::VIOLATION);
+        assert_eq!(
+            Verdict::NoViolation.describe(true, Some("p"), true),
+            "no deadlock, property `p` holds, no livelock"
+        );
+    }
+
     #[test]
     fn human_bytes_units() {
         assert_eq!(human_bytes(12), "12 B");
