@@ -66,7 +66,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Explore a model and check for deadlocks and/or a property.
+    /// Explore a model and check for deadlocks, a property and/or
+    /// livelocks.
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
     /// Describe a model: processes, local states, rules, vector size.

@@ -89,10 +89,7 @@ impl Search {
             }
             if state_low == self.order[state as usize] {
                 loop {
-                    let member = self
-                        .component_stack
-                        .pop()
-                        .expect("the root is on the stack");
+                    let member = self.component_stack.pop().expect("the root is on the stack");
                     self.finished[member as usize] = true;
                     self.representative[member as usize] = state;
                     if member == state {
