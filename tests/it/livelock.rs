@@ -338,13 +338,19 @@ fn an_erroneous_initial_state_is_a_state_space_of_one_state() {
     // A property error at the start does not end a keep-going search:
     // its state space is the one state, on no tau-cycle (it is not
     // expanded).
-    let model = network("process p { init a; a -tau-> a; } property bad { init e; error e; }");
-    let net = encoded(&model.with_monitor(model.monitor("bad").unwrap()));
+    let net = initial_property_error();
     let reference = reference_answer(&net);
     assert_eq!(reference.exploration.completion, Completion::Complete);
     assert_eq!(reference.exploration.states, 1);
     assert_eq!(reference.livelock.as_ref().unwrap().cyclic_states, 0);
     agree(&net, &cpu_answer(&net), &reference).unwrap();
+}
+
+/// A network whose initial state is a property's error state, on a tau
+/// self-loop that is never taken (error states are not expanded).
+fn initial_property_error() -> EncodedNetwork {
+    let model = network("process p { init a; a -tau-> a; } property bad { init e; error e; }");
+    encoded(&model.with_monitor(model.monitor("bad").unwrap()))
 }
 
 /// Where the SCC test graphs are.
@@ -512,6 +518,9 @@ fn gpu_engine_agrees_on_hand_written_models_and_test_graphs() {
             agree(&net, &gpu_answer(device, &net), &reference_answer(&net))
                 .unwrap_or_else(|e| panic!("{text}: gpu: {e}"));
         }
+        let net = initial_property_error();
+        agree(&net, &gpu_answer(device, &net), &reference_answer(&net))
+            .unwrap_or_else(|e| panic!("initial error: gpu: {e}"));
         for file in [
             "tiny-10.aut",
             "cycle-10.aut",
