@@ -190,7 +190,7 @@ fn tau_subgraph(graph: &LabelledGraph) -> (Csr, Vec<u32>) {
     (Csr { offsets, targets }, labels)
 }
 
-/// Marks "not reached" in the breadth-first searches.
+/// Marks "not reached" in the breadth-first search over all edges.
 const UNREACHED: u32 = u32::MAX;
 
 /// Finds the reachable states of `graph` (a validated graph) that lie on a
@@ -200,12 +200,11 @@ pub fn tau_cycles(graph: &LabelledGraph) -> TauCycles {
     let components = tau_components(&tau);
     let on_cycle = cyclic_states(&tau, &components);
     // Breadth-first over all edges from the initial state: `parent` holds
-    // the edge index each reached state was first reached by.
-    let states = graph.edges.states() as usize;
-    let mut parent = vec![UNREACHED; states];
-    let mut reached = vec![false; states];
+    // the state each state was first reached from (the initial state its
+    // own), [`UNREACHED`] before.
+    let mut parent = vec![UNREACHED; graph.edges.states() as usize];
+    parent[graph.initial as usize] = graph.initial;
     let mut queue = VecDeque::from([graph.initial]);
-    reached[graph.initial as usize] = true;
     let mut entry = None;
     let mut cyclic = 0u64;
     while let Some(state) = queue.pop_front() {
@@ -213,11 +212,9 @@ pub fn tau_cycles(graph: &LabelledGraph) -> TauCycles {
             cyclic += 1;
             entry.get_or_insert(state);
         }
-        let row = graph.edges.offsets[state as usize]..graph.edges.offsets[state as usize + 1];
-        for edge in row {
-            let target = graph.edges.targets[edge as usize];
-            if !std::mem::replace(&mut reached[target as usize], true) {
-                parent[target as usize] = edge as u32;
+        for &target in graph.edges.successors(state) {
+            if parent[target as usize] == UNREACHED {
+                parent[target as usize] = state;
                 queue.push_back(target);
             }
         }
@@ -255,17 +252,25 @@ fn cyclic_states(tau: &Csr, components: &Components) -> Vec<bool> {
         .collect()
 }
 
-/// The breadth-first path from the initial state to `end` along the edges
-/// in `parent`: its states (initial first, `end` last) and actions.
+/// The breadth-first path from the initial state to `end` along the links
+/// in `parent`: its states (initial first, `end` last) and actions. Each
+/// step's action is that of the first edge from the parent to the state,
+/// the edge the search reached it by.
 fn prefix(graph: &LabelledGraph, parent: &[u32], end: u32) -> (Vec<u32>, Vec<u32>) {
     let mut states = vec![end];
     let mut actions = Vec::new();
     let mut at = end;
     while at != graph.initial {
-        let edge = parent[at as usize] as usize;
-        let source = graph.edges.offsets.partition_point(|&o| o as usize <= edge) - 1;
+        let source = parent[at as usize];
+        let row = graph.edges.offsets[source as usize] as usize
+            ..graph.edges.offsets[source as usize + 1] as usize;
+        let edge = row.start
+            + graph.edges.targets[row]
+                .iter()
+                .position(|&target| target == at)
+                .unwrap_or(0);
         actions.push(graph.labels[edge]);
-        at = source as u32;
+        at = source;
         states.push(at);
     }
     states.reverse();
