@@ -6,6 +6,7 @@ use crate::encode::EncodedNetwork;
 use crate::error::Error;
 use crate::explore::cpu;
 use crate::explore::gpu::{self, GpuOptions};
+use crate::explore::livelock::StateSpace;
 use crate::explore::{Exploration, SearchOptions, reference};
 use crate::gpu::Device;
 use crate::report::human_bytes;
@@ -18,37 +19,54 @@ pub struct EngineRun {
     pub details: Vec<(String, String)>,
     /// Whether the GPU engine ran.
     pub on_gpu: bool,
+    /// The complete state space, when it was asked for (`--livelock`) and
+    /// the search was complete.
+    pub space: Option<StateSpace>,
 }
 
 impl EngineRun {
     /// A run of a CPU engine, which has no extra lines.
-    fn on_cpu(exploration: Exploration) -> EngineRun {
+    fn on_cpu((exploration, space): (Exploration, Option<StateSpace>)) -> EngineRun {
         EngineRun {
             exploration,
             details: Vec::new(),
             on_gpu: false,
+            space,
         }
     }
 }
 
-/// Runs the engine `args` asks for. `auto` falls back to the CPU engine
-/// when no GPU can be opened, with a note on stderr unless `quiet`;
+/// Runs the engine `args` asks for; with `keep_space` (`--livelock`), it
+/// also gives back the complete state space. `auto` falls back to the CPU
+/// engine when no GPU can be opened, with a note on stderr unless `quiet`;
 /// `gpu` without a GPU is a usage error.
 pub fn run(
     args: &CheckArgs,
     quiet: bool,
     net: &EncodedNetwork,
     search: &SearchOptions,
+    keep_space: bool,
 ) -> Result<EngineRun, Error> {
-    let cpu = || cpu::explore(net, search, &cpu_options(&args.limits));
+    let cpu = || -> Result<EngineRun, Error> {
+        let options = cpu_options(&args.limits);
+        Ok(EngineRun::on_cpu(if keep_space {
+            cpu::explore_space(net, search, &options)?
+        } else {
+            (cpu::explore(net, search, &options), None)
+        }))
+    };
     let ordinal = args.limits.device.unwrap_or(0);
     match args.engine {
-        EngineChoice::Reference => Ok(EngineRun::on_cpu(reference::explore(net, search))),
-        EngineChoice::Cpu => Ok(EngineRun::on_cpu(cpu())),
-        EngineChoice::Gpu => run_gpu(&required_device(ordinal)?, args, net, search),
+        EngineChoice::Reference => Ok(EngineRun::on_cpu(if keep_space {
+            reference::explore_space(net, search)?
+        } else {
+            (reference::explore(net, search), None)
+        })),
+        EngineChoice::Cpu => cpu(),
+        EngineChoice::Gpu => run_gpu(&required_device(ordinal)?, args, net, search, keep_space),
         EngineChoice::Auto => match preferred_device(ordinal, quiet) {
-            Some(device) => run_gpu(&device, args, net, search),
-            None => Ok(EngineRun::on_cpu(cpu())),
+            Some(device) => run_gpu(&device, args, net, search, keep_space),
+            None => cpu(),
         },
     }
 }
@@ -89,8 +107,14 @@ fn run_gpu(
     args: &CheckArgs,
     net: &EncodedNetwork,
     search: &SearchOptions,
+    keep_space: bool,
 ) -> Result<EngineRun, Error> {
-    let run = gpu::explore(device, net, search, &gpu_options(&args.gpu))?;
+    let options = gpu_options(&args.gpu);
+    let (run, space) = if keep_space {
+        gpu::explore_space(device, net, search, &options)?
+    } else {
+        (gpu::explore(device, net, search, &options)?, None)
+    };
     let details = vec![
         ("device".to_string(), device.description()),
         (
@@ -128,5 +152,6 @@ fn run_gpu(
         exploration: run.exploration,
         details,
         on_gpu: true,
+        space,
     })
 }

@@ -17,16 +17,17 @@ use crate::encode::EncodedNetwork;
 use crate::error::{Error, exit};
 use crate::explore::cpu::{self, CpuOptions, MAX_THREADS};
 use crate::explore::gpu::{self, GpuOptions};
+use crate::explore::livelock::{self, Livelock};
 use crate::explore::{Completion, Exploration, Progress, SearchOptions, StopSignal, reference};
 use crate::frontend::{self, Format, aut::AutWriter};
 use crate::model::Network;
-use crate::report::{CheckReport, InfoReport, TraceView, Verdict};
+use crate::report::{CheckReport, InfoReport, LIVELOCK_FOUND, LassoView, TraceView, Verdict};
 use output::{check_output_path, emit, note, warn};
 
 const EXIT_CODES: &str = "\
 Exit codes:
   0    checked, no violation found
-  1    violation found (deadlock or property); a trace is printed
+  1    violation found (deadlock, property or livelock); a trace is printed
   2    bad input or usage (messages say file:line:column), a model error such
        as a Petri net that is not 1-safe, or --engine gpu without a GPU
   3    exploration incomplete (--max-states, memory limit, --timeout or
@@ -66,7 +67,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Explore a model and check for deadlocks and/or a property.
+    /// Explore a model and check for deadlocks, a property and/or
+    /// livelocks.
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
     /// Describe a model: processes, local states, rules, vector size.
@@ -244,6 +246,14 @@ pub struct CheckArgs {
     /// Check the property monitor of this name (defined in the model file).
     #[arg(long, value_name = "NAME")]
     pub property: Option<String>,
+    /// Look for a livelock: a reachable cycle of internal actions only,
+    /// the actions named `tau` or `i` (.aut and .exp files read both as
+    /// `tau`). Explores the whole state space and keeps it in memory; a
+    /// livelock is reported with a lasso, the path to the cycle and the
+    /// cycle. With --deadlock or --property, every kind found is reported
+    /// (exit 1 if any), and their findings are counted as with --all.
+    #[arg(long)]
+    pub livelock: bool,
     /// Keep going after the first finding and count all of them.
     #[arg(long)]
     pub all: bool,
@@ -256,7 +266,9 @@ pub struct CheckArgs {
     /// Do not keep predecessor links: no trace, more room for states.
     #[arg(long)]
     pub no_trace: bool,
-    /// Also write the counterexample as an Aldebaran .aut file.
+    /// Also write the counterexample as an Aldebaran .aut file (a lasso's
+    /// last step goes back to the cycle's first state; with a deadlock or
+    /// property trace as well, that trace is written).
     #[arg(long, value_name = "FILE")]
     pub trace_out: Option<PathBuf>,
     /// Options of the GPU engine.
@@ -564,10 +576,11 @@ fn verdict_message(
     interruption: &Interruption,
     deadlock: bool,
     property: Option<&str>,
+    livelock: bool,
 ) -> String {
     match verdict {
         Verdict::Incomplete(Completion::Interrupted) => interruption.describe(),
-        _ => verdict.describe(deadlock, property),
+        _ => verdict.describe(deadlock, property, livelock),
     }
 }
 
@@ -627,7 +640,7 @@ fn explore(cli: &Cli, args: &ExploreArgs) -> Result<i32, Error> {
         };
         format!(
             "{}{unwritten}",
-            verdict_message(&verdict, &interruption, false, None)
+            verdict_message(&verdict, &interruption, false, None, false)
         )
     };
     let code = verdict.exit_code();
@@ -696,8 +709,8 @@ fn engine_option_warnings(
 
 fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
     let mut warnings = Vec::new();
-    if !args.deadlock && args.property.is_none() {
-        tracing::info!("neither --deadlock nor --property given: exploring only");
+    if !args.deadlock && args.property.is_none() && !args.livelock {
+        tracing::info!("none of --deadlock, --property and --livelock given: exploring only");
     }
     match &args.trace_out {
         Some(_) if args.no_trace => {
@@ -713,12 +726,13 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
     let interruption = Interruption::arm(args.limits.timeout, cli.quiet);
     let search = SearchOptions {
         check_deadlock: args.deadlock,
-        keep_going: args.all,
+        // A livelock check needs the whole state space.
+        keep_going: args.all || args.livelock,
         no_trace: args.no_trace,
         progress: progress.as_ref().map(|(_, f)| f.clone()),
         ..search_options(&args.limits, &interruption.stop)
     };
-    let run = engines::run(args, cli.quiet, encoded, &search)?;
+    let run = engines::run(args, cli.quiet, encoded, &search, args.livelock)?;
     if let Some((bar, _)) = &progress {
         bar.finish_and_clear();
     }
@@ -728,6 +742,11 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         run.on_gpu,
     ));
     let exploration = &run.exploration;
+    let livelock = run
+        .space
+        .as_ref()
+        .map(|space| livelock::check(space, !args.no_trace))
+        .transpose()?;
     if exploration.monitor_blocked > 0 {
         warnings.push(format!(
             "property `{}` blocked {} action firing(s) it matched but could not follow; \
@@ -741,8 +760,17 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         .as_ref()
         .and_then(|f| f.trace.as_ref())
         .map(|t| TraceView::new(encoded, t));
-    if let (Some(path), Some(t)) = (&args.trace_out, &trace)
-        && let Err(e) = t.to_aut().and_then(|text| std::fs::write(path, text))
+    let lasso = livelock
+        .as_ref()
+        .and_then(|l| l.lasso.as_ref())
+        .map(|l| LassoView::new(encoded, l));
+    let aut = match (&trace, &lasso) {
+        (Some(t), _) => Some(t.to_aut()),
+        (None, Some(l)) => Some(l.to_aut()),
+        (None, None) => None,
+    };
+    if let (Some(path), Some(aut)) = (&args.trace_out, aut)
+        && let Err(e) = aut.and_then(|text| std::fs::write(path, text))
     {
         warnings.push(format!(
             "the trace was not written: {}",
@@ -761,7 +789,11 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         exploration,
         &interruption,
         run.details,
-        trace,
+        Found {
+            trace,
+            livelock: livelock.as_ref(),
+            lasso,
+        },
         warnings,
     );
     match cli.format {
@@ -777,6 +809,16 @@ fn to_json(value: &impl serde::Serialize) -> Result<String, Error> {
         .map_err(|e| Error::Internal(format!("cannot render the report: {e}")))
 }
 
+/// What a `check` run found, beyond the exploration's figures.
+struct Found<'a> {
+    /// The trace of the deadlock or property finding.
+    trace: Option<TraceView>,
+    /// The livelock check's answer (`--livelock` and a complete search).
+    livelock: Option<&'a Livelock>,
+    /// The lasso of a livelock found.
+    lasso: Option<LassoView>,
+}
+
 /// The report of a `check` run.
 fn check_report(
     args: &CheckArgs,
@@ -784,11 +826,26 @@ fn check_report(
     exploration: &Exploration,
     interruption: &Interruption,
     engine_details: Vec<(String, String)>,
-    trace: Option<TraceView>,
+    Found {
+        trace,
+        livelock,
+        lasso,
+    }: Found<'_>,
     warnings: Vec<String>,
 ) -> CheckReport {
     let encoded = &loaded.encoded;
-    let verdict = Verdict::of(encoded, exploration);
+    let verdict = Verdict::of(encoded, exploration).with_livelock(livelock);
+    let found = verdict.found(livelock);
+    let mut message = verdict_message(
+        &verdict,
+        interruption,
+        args.deadlock,
+        args.property.as_deref(),
+        args.livelock,
+    );
+    if verdict != Verdict::Livelock && found.iter().any(|f| f == Verdict::Livelock.key()) {
+        message = format!("{message}; {LIVELOCK_FOUND}");
+    }
     let seconds = exploration.elapsed.as_secs_f64();
     CheckReport {
         model: args.input.model.display().to_string(),
@@ -796,12 +853,7 @@ fn check_report(
         deadlock_checked: args.deadlock,
         property: args.property.clone(),
         verdict: verdict.key().to_string(),
-        message: verdict_message(
-            &verdict,
-            interruption,
-            args.deadlock,
-            args.property.as_deref(),
-        ),
+        message,
         complete: exploration.completion == Completion::Complete,
         completion: exploration.completion.key().to_string(),
         exit_code: verdict.exit_code(),
@@ -825,6 +877,10 @@ fn check_report(
         engine_details,
         warnings,
         trace,
+        livelock_checked: args.livelock,
+        livelock_states: livelock.map_or(0, |l| l.cyclic_states),
+        lasso,
+        found,
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod livelock;
 pub mod outcome;
 pub mod reference;
 

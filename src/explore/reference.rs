@@ -5,11 +5,12 @@ use std::time::{Duration, Instant};
 
 use hashbrown::HashTable;
 
+use super::livelock::{FlatVectors, StateSpace};
 use super::outcome::{self, Ending};
 use super::{Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace};
 use crate::encode::{EncodedNetwork, SuccessorGenerator, hash_words};
 use crate::error::Error;
-use crate::explicit::{Edge, GraphSink};
+use crate::explicit::{Edge, GraphSink, LabelledGraphBuilder};
 
 /// The engine's name in reports.
 const ENGINE: &str = "reference (sequential BFS)";
@@ -139,7 +140,7 @@ fn vector_at(vectors: &[u32], words: usize, index: u32) -> &[u32] {
 
 /// Explores the state space of `net` breadth-first.
 pub fn explore(net: &EncodedNetwork, options: &SearchOptions) -> Exploration {
-    search(net, options, |_, _, _| {})
+    search(net, options, |_, _, _| {}).0
 }
 
 /// Like [`explore`], and pushes every transition into `sink`, with states
@@ -150,9 +151,38 @@ pub fn explore_into(
     options: &SearchOptions,
     sink: &mut dyn GraphSink,
 ) -> Result<Exploration, Error> {
+    Ok(search_into(net, options, sink)?.0)
+}
+
+/// Like [`explore`] and, after a complete search, its state space in
+/// memory (`None` for an incomplete search), numbered as [`explore_into`]
+/// numbers it, with the store's vectors: what the livelock check reads.
+pub fn explore_space(
+    net: &EncodedNetwork,
+    options: &SearchOptions,
+) -> Result<(Exploration, Option<StateSpace>), Error> {
+    let mut builder = LabelledGraphBuilder::new(net.actions.clone());
+    let (exploration, vectors) = search_into(net, options, &mut builder)?;
+    let space = builder.into_graph().map(|graph| StateSpace {
+        graph,
+        vectors: Box::new(FlatVectors {
+            words: net.words(),
+            vectors,
+        }),
+    });
+    Ok((exploration, space))
+}
+
+/// [`explore_into`], also giving back the vectors of the stored states,
+/// one after the other in the sink's numbering.
+fn search_into(
+    net: &EncodedNetwork,
+    options: &SearchOptions,
+    sink: &mut dyn GraphSink,
+) -> Result<(Exploration, Vec<u32>), Error> {
     let mut batch: Vec<Edge> = Vec::with_capacity(EDGE_BATCH);
     let mut failure = None;
-    let exploration = search(net, options, |source, action, target| {
+    let (exploration, vectors) = search(net, options, |source, action, target| {
         // After a failure the sink takes nothing more (the search still
         // ends normally, so that its figures stay exact).
         if failure.is_some() {
@@ -171,19 +201,19 @@ pub fn explore_into(
     if exploration.completion == Completion::Complete {
         sink.finish(exploration.states, exploration.transitions)?;
     }
-    Ok(exploration)
+    Ok((exploration, vectors))
 }
 
 /// The search, calling `on_edge(source, action, target)` for every
-/// transition.
+/// transition; gives back the stored vectors too, in discovery order.
 fn search(
     net: &EncodedNetwork,
     options: &SearchOptions,
     mut on_edge: impl FnMut(u32, u32, u32),
-) -> Exploration {
+) -> (Exploration, Vec<u32>) {
     let start = Instant::now();
     if let Some(exploration) = outcome::initial_error(net, options, ENGINE.to_string(), start) {
-        return exploration;
+        return (exploration, net.initial.clone());
     }
     let trace = !options.no_trace;
     let mut store = Store {
@@ -223,7 +253,7 @@ fn search(
     if store.find_or_insert(&net.initial, (NONE, NONE), trace) == Stored::Full {
         result.completion = Completion::TableFull;
         result.elapsed = start.elapsed();
-        return result;
+        return (result, Vec::new());
     }
 
     let mut generator = SuccessorGenerator::new(net);
@@ -320,7 +350,7 @@ fn search(
     result.states = store.len() as u64;
     result.elapsed = start.elapsed();
     result.memory_bytes = store.memory_bytes();
-    result
+    (result, store.vectors)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::encode::EncodedNetwork;
 use crate::error::exit;
+use crate::explore::livelock::{INTERNAL_ACTIONS, Lasso, Livelock};
 use crate::explore::{Completion, Exploration, FindingKind, Trace};
 use crate::frontend::aut::quote_label;
 use crate::frontend::net::quote_always;
@@ -23,6 +24,9 @@ pub enum Verdict {
     PropertyViolated(String),
     /// The model left the class it was read as; the message says how.
     ModelError(String),
+    /// A cycle of internal actions is reachable (and nothing else was
+    /// found).
+    Livelock,
     /// The search stopped early without a finding: no verdict.
     Incomplete(Completion),
 }
@@ -45,11 +49,35 @@ impl Verdict {
         }
     }
 
+    /// The verdict once a livelock check's answer `livelock` is known: a
+    /// livelock found turns "no violation" into [`Verdict::Livelock`];
+    /// every other verdict stands (a deadlock or property violation found
+    /// as well is listed by [`Verdict::found`]).
+    pub fn with_livelock(self, livelock: Option<&Livelock>) -> Verdict {
+        match self {
+            Verdict::NoViolation if livelock.is_some_and(Livelock::found) => Verdict::Livelock,
+            verdict => verdict,
+        }
+    }
+
+    /// The keys of every kind of violation found: this verdict's, when it
+    /// is one, and `livelock` when `livelock` found one.
+    pub fn found(&self, livelock: Option<&Livelock>) -> Vec<String> {
+        let mut found = Vec::new();
+        if !matches!(self, Verdict::NoViolation | Verdict::Incomplete(_)) {
+            found.push(self.key().to_string());
+        }
+        if livelock.is_some_and(Livelock::found) && *self != Verdict::Livelock {
+            found.push(Verdict::Livelock.key().to_string());
+        }
+        found
+    }
+
     /// The process exit status for this verdict.
     pub fn exit_code(&self) -> i32 {
         match self {
             Verdict::NoViolation => exit::OK,
-            Verdict::Deadlock | Verdict::PropertyViolated(_) => exit::VIOLATION,
+            Verdict::Deadlock | Verdict::PropertyViolated(_) | Verdict::Livelock => exit::VIOLATION,
             Verdict::ModelError(_) => exit::BAD_INPUT,
             Verdict::Incomplete(_) => exit::INCOMPLETE,
         }
@@ -62,12 +90,19 @@ impl Verdict {
             Verdict::Deadlock => "deadlock",
             Verdict::PropertyViolated(_) => "property-violated",
             Verdict::ModelError(_) => "model-error",
+            Verdict::Livelock => "livelock",
             Verdict::Incomplete(_) => "incomplete",
         }
     }
 
-    /// One line for people.
-    pub fn describe(&self, checked_deadlock: bool, property: Option<&str>) -> String {
+    /// One line for people, given what was checked: deadlocks, the
+    /// property `property`, livelocks.
+    pub fn describe(
+        &self,
+        checked_deadlock: bool,
+        property: Option<&str>,
+        checked_livelock: bool,
+    ) -> String {
         match self {
             Verdict::NoViolation => {
                 let mut checked = Vec::new();
@@ -77,12 +112,16 @@ impl Verdict {
                 if let Some(p) = property {
                     checked.push(format!("property `{p}` holds"));
                 }
+                if checked_livelock {
+                    checked.push("no livelock".to_string());
+                }
                 if checked.is_empty() {
-                    "state space explored completely (nothing was checked: use --deadlock or --property)".to_string()
+                    "state space explored completely (nothing was checked: use --deadlock, --property or --livelock)".to_string()
                 } else {
                     checked.join(", ")
                 }
             }
+            Verdict::Livelock => LIVELOCK_FOUND.to_string(),
             Verdict::Deadlock => "deadlock found".to_string(),
             Verdict::PropertyViolated(p) => format!("property `{p}` violated"),
             Verdict::ModelError(m) => format!("model error: {m}"),
@@ -99,6 +138,9 @@ impl Verdict {
         }
     }
 }
+
+/// The words of a livelock found.
+pub const LIVELOCK_FOUND: &str = "livelock found: a reachable cycle of internal actions";
 
 /// One step of a rendered trace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -183,6 +225,12 @@ impl TraceView {
     /// Names that could be misread (spaces, `=`, `,`, `:`, quotes) are
     /// quoted, see [`readable_name`].
     pub fn to_text(&self) -> String {
+        self.text(None)
+    }
+
+    /// [`TraceView::to_text`], with a line that says where a lasso's cycle
+    /// starts before step `cycle_from` (counted from 0) when given.
+    fn text(&self, cycle_from: Option<usize>) -> String {
         let mut out = String::new();
         let locals = |v: &[LocalView]| {
             v.iter()
@@ -211,6 +259,9 @@ impl TraceView {
             } else {
                 changes
             };
+            if cycle_from == Some(i) {
+                out.push_str("  cycle (internal actions only, back to the state before it):\n");
+            }
             out.push_str(&format!(
                 "  {:>width$}. {:<12} {}\n",
                 i + 1,
@@ -232,6 +283,52 @@ impl TraceView {
                 "({i}, {}, {})\n",
                 quote_label(&step.action)?,
                 i + 1
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// A lasso with names instead of numbers: the whole path (prefix, then the
+/// cycle, ending in the cycle's first state again) and where the cycle
+/// starts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LassoView {
+    /// The path: `initial`, `steps` and `final` as in a [`TraceView`];
+    /// `final` is the cycle's first state.
+    #[serde(flatten)]
+    pub path: TraceView,
+    /// Steps of the prefix: `steps[loop_start..]` are the cycle, which
+    /// starts in the state reached after `steps[..loop_start]`.
+    pub loop_start: usize,
+}
+
+impl LassoView {
+    /// Renders `lasso` with the names of `net`.
+    pub fn new(net: &EncodedNetwork, lasso: &Lasso) -> LassoView {
+        LassoView {
+            path: TraceView::new(net, &lasso.trace),
+            loop_start: lasso.loop_start,
+        }
+    }
+
+    /// Human-readable text: the prefix, then a line that opens the cycle,
+    /// then the cycle's steps.
+    pub fn to_text(&self) -> String {
+        self.path.text(Some(self.loop_start))
+    }
+
+    /// The lasso as an Aldebaran LTS: a path `0 -a1-> 1 -a2-> ...` whose
+    /// last step goes back to state `loop_start`, the cycle's first state;
+    /// an error when an action cannot be written (see [`quote_label`]).
+    pub fn to_aut(&self) -> std::io::Result<String> {
+        let n = self.path.steps.len();
+        let mut out = format!("des (0, {n}, {n})\n");
+        for (i, step) in self.path.steps.iter().enumerate() {
+            let target = if i + 1 == n { self.loop_start } else { i + 1 };
+            out.push_str(&format!(
+                "({i}, {}, {target})\n",
+                quote_label(&step.action)?
             ));
         }
         Ok(out)
@@ -308,6 +405,16 @@ pub struct CheckReport {
     pub warnings: Vec<String>,
     /// The counterexample, when one was found and traces were kept.
     pub trace: Option<TraceView>,
+    /// Whether livelocks (cycles of internal actions) were checked.
+    pub livelock_checked: bool,
+    /// Reachable states on a cycle of internal actions (0 when livelocks
+    /// were not checked or the search was incomplete).
+    pub livelock_states: u64,
+    /// The lasso to a livelock, when one was found and traces were kept.
+    pub lasso: Option<LassoView>,
+    /// The keys of every kind of violation found (`deadlock`,
+    /// `property-violated`, `model-error`, `livelock`).
+    pub found: Vec<String>,
 }
 
 impl CheckReport {
@@ -324,6 +431,16 @@ impl CheckReport {
         ) {
             out.push_str("no trace (traces were switched off)\n");
         }
+        if let Some(l) = &self.lasso {
+            out.push_str(&format!(
+                "lasso ({} steps, the last {} a cycle):\n",
+                l.path.steps.len(),
+                l.path.steps.len() - l.loop_start
+            ));
+            out.push_str(&l.to_text());
+        } else if self.found.iter().any(|f| f == Verdict::Livelock.key()) {
+            out.push_str("no lasso (traces were switched off)\n");
+        }
         out.push_str(&format!(
             "engine: {}\nstates: {}\ntransitions: {}\ndepth: {} (breadth-first levels completed)\n",
             self.engine, self.states, self.transitions, self.depth
@@ -332,6 +449,13 @@ impl CheckReport {
             out.push_str(&format!(
                 "deadlock states: {}\nerror states: {}\n",
                 self.deadlocks, self.violations
+            ));
+        }
+        if self.livelock_checked && self.complete {
+            out.push_str(&format!(
+                "livelock states: {} (on a cycle of the internal actions {})\n",
+                self.livelock_states,
+                INTERNAL_ACTIONS.join(", ")
             ));
         }
         out.push_str(&format!(
@@ -501,6 +625,76 @@ pub fn human_bytes(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A lasso of `actions` whose cycle starts after `loop_start` steps
+    /// (no local changes: only the actions and the shape matter here).
+    fn lasso(actions: &[&str], loop_start: usize) -> LassoView {
+        LassoView {
+            path: TraceView {
+                initial: Vec::new(),
+                steps: actions
+                    .iter()
+                    .map(|a| StepView {
+                        action: a.to_string(),
+                        changes: Vec::new(),
+                    })
+                    .collect(),
+                last: Vec::new(),
+            },
+            loop_start,
+        }
+    }
+
+    #[test]
+    fn a_lasso_as_aut_closes_its_cycle() {
+        assert_eq!(
+            lasso(&["tau"], 0).to_aut().unwrap(),
+            "des (0, 1, 1)\n(0, \"tau\", 0)\n"
+        );
+        assert_eq!(
+            lasso(&["go", "i", "tau"], 1).to_aut().unwrap(),
+            "des (0, 3, 3)\n(0, \"go\", 1)\n(1, \"i\", 2)\n(2, \"tau\", 1)\n"
+        );
+    }
+
+    #[test]
+    fn livelocks_join_the_other_findings() {
+        let found = Livelock {
+            cyclic_states: 3,
+            lasso: None,
+        };
+        let none = Livelock {
+            cyclic_states: 0,
+            lasso: None,
+        };
+        assert_eq!(
+            Verdict::NoViolation.with_livelock(Some(&found)),
+            Verdict::Livelock
+        );
+        assert_eq!(
+            Verdict::NoViolation.with_livelock(Some(&none)),
+            Verdict::NoViolation
+        );
+        assert_eq!(
+            Verdict::Deadlock.with_livelock(Some(&found)),
+            Verdict::Deadlock
+        );
+        assert_eq!(Verdict::Livelock.found(Some(&found)), ["livelock"]);
+        assert_eq!(
+            Verdict::Deadlock.found(Some(&found)),
+            ["deadlock", "livelock"]
+        );
+        assert_eq!(Verdict::NoViolation.found(Some(&none)), [] as [&str; 0]);
+        assert_eq!(
+            Verdict::Incomplete(Completion::StateLimit).found(None),
+            [] as [&str; 0]
+        );
+        assert_eq!(Verdict::Livelock.exit_code(), exit::VIOLATION);
+        assert_eq!(
+            Verdict::NoViolation.describe(true, Some("p"), true),
+            "no deadlock, property `p` holds, no livelock"
+        );
+    }
 
     #[test]
     fn human_bytes_units() {

@@ -2,7 +2,8 @@
 
 use crate::encode::{EncodedNetwork, SuccessorGenerator};
 use crate::explicit::{Csr, LabelledGraph};
-use crate::explore::{Finding, FindingKind};
+use crate::explore::livelock::{Lasso, is_internal};
+use crate::explore::{Finding, FindingKind, Trace};
 use crate::model::{Lts, LtsTransition};
 
 /// Checks that `finding` is real: its trace (if any) starts at the initial
@@ -35,6 +36,18 @@ pub fn check_finding(net: &EncodedNetwork, finding: &Finding) -> Result<(), Stri
     let Some(trace) = &finding.trace else {
         return Ok(());
     };
+    check_path(net, trace)?;
+    if trace.states.last() != Some(&finding.state) {
+        return Err("trace does not end in the finding's state".to_string());
+    }
+    Ok(())
+}
+
+/// Checks that `trace` is a path of `net`: it starts at the initial state,
+/// and every step is a successor of the previous state under the stated
+/// action, never leaving an error state (error states are not expanded).
+pub fn check_path(net: &EncodedNetwork, trace: &Trace) -> Result<(), String> {
+    let mut generator = SuccessorGenerator::new(net);
     if trace.states.len() != trace.actions.len() + 1 {
         return Err(format!(
             "trace has {} states but {} actions",
@@ -47,9 +60,6 @@ pub fn check_finding(net: &EncodedNetwork, finding: &Finding) -> Result<(), Stri
             "trace starts at {:?}, not the initial state",
             trace.states[0]
         ));
-    }
-    if trace.states.last() != Some(&finding.state) {
-        return Err("trace does not end in the finding's state".to_string());
     }
     for (step, (pair, &action)) in trace.states.windows(2).zip(&trace.actions).enumerate() {
         if net.error_in(&pair[0]).is_some() {
@@ -65,6 +75,34 @@ pub fn check_finding(net: &EncodedNetwork, finding: &Finding) -> Result<(), Stri
                 pair[1], net.actions[action as usize], pair[0]
             ));
         }
+    }
+    Ok(())
+}
+
+/// Checks that `lasso` is real: its trace is a path of `net`
+/// ([`check_path`]), its cycle has at least one step, every step of the
+/// cycle has an internal action, and the cycle ends in its first state.
+pub fn check_lasso(net: &EncodedNetwork, lasso: &Lasso) -> Result<(), String> {
+    check_path(net, &lasso.trace)?;
+    let trace = &lasso.trace;
+    if lasso.loop_start >= trace.actions.len() {
+        return Err(format!(
+            "the cycle starts at step {} of {}",
+            lasso.loop_start,
+            trace.actions.len()
+        ));
+    }
+    if let Some(&action) = trace.actions[lasso.loop_start..]
+        .iter()
+        .find(|&&a| !is_internal(&net.actions[a as usize]))
+    {
+        return Err(format!(
+            "the cycle has the visible action `{}`",
+            net.actions[action as usize]
+        ));
+    }
+    if trace.states.last() != Some(&trace.states[lasso.loop_start]) {
+        return Err("the cycle does not end in its first state".to_string());
     }
     Ok(())
 }

@@ -14,6 +14,8 @@ pub mod graphs;
 mod models;
 mod networks;
 
-pub use checks::{bfs_level_sizes, check_finding, lts_of, numbering_free_shape};
+pub use checks::{
+    bfs_level_sizes, check_finding, check_lasso, check_path, lts_of, numbering_free_shape,
+};
 pub use models::{load_mcc_model, mcc_models, spec_checks};
 pub use networks::{chain, counters, networks, random_network, widened};

@@ -14,6 +14,7 @@ mod cpu;
 mod frontends;
 mod gpu;
 mod inputs;
+mod livelock;
 mod mcc;
 mod pnml;
 mod reference;

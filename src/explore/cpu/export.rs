@@ -14,6 +14,7 @@ use crate::encode::{EncodedNetwork, SuccessorGenerator};
 use crate::error::Error;
 use crate::explicit::{Edge, GraphSink};
 use crate::explore::Exploration;
+use crate::explore::livelock::StateVectors;
 
 /// States the pass expands in one parallel task.
 const CHUNK: u32 = 4096;
@@ -112,6 +113,36 @@ fn edges_of(
     Ok(edges)
 }
 
+/// The stored states of a search under the numbering of [`push_edges`]:
+/// reads the vectors of numbered states from the store.
+pub(super) struct NumberedStates {
+    stored: StoredStates,
+}
+
+impl NumberedStates {
+    /// The states of `stored`, numbered as [`push_edges`] numbers them.
+    pub(super) fn new(stored: StoredStates) -> NumberedStates {
+        NumberedStates { stored }
+    }
+}
+
+impl StateVectors for NumberedStates {
+    fn vectors(&self, states: &[u32]) -> Result<Vec<Vec<u32>>, Error> {
+        let numbering = DenseNumbering::new(self.stored.published());
+        states
+            .iter()
+            .map(|&number| {
+                let id = numbering.id(u64::from(number)).ok_or_else(|| {
+                    Error::Internal(format!("state {number} is not a stored state"))
+                })?;
+                let mut vector = vec![0; self.stored.words()];
+                self.stored.read(id, &mut vector);
+                Ok(vector)
+            })
+            .collect()
+    }
+}
+
 /// Numbers the published state ids densely, in increasing order.
 struct DenseNumbering<'a> {
     /// The runs of published ids, in increasing order.
@@ -139,6 +170,15 @@ impl<'a> DenseNumbering<'a> {
             .last()
             .zip(self.before.last())
             .map_or(0, |(run, before)| before + run.len() as u64)
+    }
+
+    /// The published id numbered `number`, if there is one.
+    fn id(&self, number: u64) -> Option<u32> {
+        if number >= self.len() {
+            return None;
+        }
+        let run = self.before.partition_point(|&before| before <= number) - 1;
+        Some(self.runs[run].start + (number - self.before[run]) as u32)
     }
 
     /// The number of published id `id`.

@@ -109,11 +109,12 @@ use std::time::{Duration, Instant};
 
 use parents::{ParentLog, Parents};
 
+use super::livelock::{FlatVectors, StateSpace};
 use super::outcome::{self, Ending};
 use super::{Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace};
 use crate::encode::{EncodedNetwork, SuccessorGenerator, hash_words};
 use crate::error::Error;
-use crate::explicit::GraphSink;
+use crate::explicit::{GraphSink, LabelledGraphBuilder};
 
 /// How the multi-core engine runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -209,6 +210,41 @@ pub fn explore_into(
         export::push_edges(net, &stored, &exploration, team.threads, sink)?;
     }
     Ok(exploration)
+}
+
+/// [`explore`] and, after a complete search, its state space in memory
+/// (`None` for an incomplete search), numbered as [`explore_into`]
+/// numbers it, with the store kept to read the vectors of its states:
+/// what the livelock check reads.
+pub fn explore_space(
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    opts: &CpuOptions,
+) -> Result<(Exploration, Option<StateSpace>), Error> {
+    let start = Instant::now();
+    let team = Team::of(opts);
+    let mut builder = LabelledGraphBuilder::new(net.actions.clone());
+    if let Some(exploration) = outcome::initial_error(net, search, team.engine_name(), start) {
+        let exploration = outcome::alone_into(exploration, &mut builder)?;
+        let space = builder.into_graph().map(|graph| StateSpace {
+            graph,
+            vectors: Box::new(FlatVectors {
+                words: net.words(),
+                vectors: net.initial.clone(),
+            }),
+        });
+        return Ok((exploration, space));
+    }
+    let (exploration, stored) = search_from(net, search, team, INITIAL_SLOTS, start);
+    if exploration.completion != Completion::Complete {
+        return Ok((exploration, None));
+    }
+    export::push_edges(net, &stored, &exploration, team.threads, &mut builder)?;
+    let space = builder.into_graph().map(|graph| StateSpace {
+        graph,
+        vectors: Box::new(export::NumberedStates::new(stored)),
+    });
+    Ok((exploration, space))
 }
 
 /// The worker threads of a search and the cores they run on, read once at

@@ -79,19 +79,31 @@ pub(super) fn build(
     table: &SearchTable,
     exploration: &Exploration,
 ) -> Result<DeviceGraph, Error> {
+    Ok(build_numbered(device, table, exploration)?.0)
+}
+
+/// [`build`], and the table slot of every state number (`slot_of`), which
+/// the vectors of numbered states are read through.
+pub(super) fn build_numbered(
+    device: &Device,
+    table: &SearchTable,
+    exploration: &Exploration,
+) -> Result<(DeviceGraph, CudaSlice<u32>), Error> {
     let mut passes = Passes::new(device, table, exploration)?;
     let (states, edges) = (passes.params.states, exploration.transitions);
     let mut targets = device.alloc_zeroed::<u32>(edges as usize)?;
     let mut labels = device.alloc_zeroed::<u32>(edges as usize)?;
     passes.fill(0..states, &mut targets, &mut labels)?;
     passes.check_missing()?;
-    Ok(DeviceGraph {
+    let [_, _, slot_of] = passes.numbering;
+    let graph = DeviceGraph {
         states,
         edges,
         offsets: passes.offsets,
         targets,
         labels,
-    })
+    };
+    Ok((graph, slot_of))
 }
 
 /// Pushes every transition of a complete search into `sink`, a range of
@@ -149,8 +161,9 @@ struct Passes<'a> {
     build: Build,
     params: GraphParams,
     config: LaunchConfig,
-    /// Kept alive for the addresses in `params`.
-    _numbering: [CudaSlice<u32>; 3],
+    /// Kept alive for the addresses in `params`: the occupied bitmap, its
+    /// prefix sums and the slot of every state number.
+    numbering: [CudaSlice<u32>; 3],
     offsets: CudaSlice<u64>,
     missing: CudaSlice<u64>,
 }
@@ -223,7 +236,7 @@ impl<'a> Passes<'a> {
             build,
             params,
             config,
-            _numbering: [occupied, occupied_before, slot_of],
+            numbering: [occupied, occupied_before, slot_of],
             offsets,
             missing,
         })

@@ -21,12 +21,13 @@ mod search;
 
 use std::time::Instant;
 
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 use crate::encode::EncodedNetwork;
 pub use crate::encode::OwnerChoice;
 use crate::error::Error;
-use crate::explicit::GraphSink;
+use crate::explicit::{GraphSink, LabelledGraphBuilder};
+use crate::explore::livelock::{FlatVectors, StateSpace, StateVectors};
 use crate::explore::{Completion, Exploration, SearchOptions, outcome};
 use crate::gpu::{Device, GpuError};
 pub use graph::DeviceGraph;
@@ -235,6 +236,82 @@ pub fn explore_graph(
         }
     };
     Ok((result, graph))
+}
+
+/// Explores `net` on `device` (as [`explore`] does) and, after a complete
+/// search, downloads its state space, numbered as [`explore_into`] numbers
+/// it, keeping the table on the device to read the vectors of numbered
+/// states from (`None` for an incomplete search): what the livelock check
+/// reads.
+pub fn explore_space(
+    device: &Device,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    options: &GpuOptions,
+) -> Result<(GpuExploration, Option<StateSpace>), Error> {
+    match start(device, net, search, options)? {
+        Started::InitialError(exploration) => {
+            let mut builder = LabelledGraphBuilder::new(net.actions.clone());
+            let exploration = outcome::alone_into(exploration, &mut builder)?;
+            let space = builder.into_graph().map(|graph| StateSpace {
+                graph,
+                vectors: Box::new(FlatVectors {
+                    words: net.words(),
+                    vectors: net.initial.clone(),
+                }),
+            });
+            Ok((GpuExploration::without_search(exploration), space))
+        }
+        Started::Searched(result, table) => {
+            if result.exploration.completion != Completion::Complete {
+                return Ok((result, None));
+            }
+            let (graph, slot_of) = graph::build_numbered(device, &table, &result.exploration)?;
+            let graph = graph.download(device, net.actions.clone())?;
+            let vectors = TableVectors {
+                device: device.clone(),
+                table,
+                slot_of,
+            };
+            Ok((
+                result,
+                Some(StateSpace {
+                    graph,
+                    vectors: Box::new(vectors),
+                }),
+            ))
+        }
+    }
+}
+
+/// The table of a complete search and the slot of every state number:
+/// reads the vectors of numbered states from the device.
+struct TableVectors {
+    device: Device,
+    table: Box<search::SearchTable>,
+    slot_of: CudaSlice<u32>,
+}
+
+impl StateVectors for TableVectors {
+    fn vectors(&self, states: &[u32]) -> Result<Vec<Vec<u32>>, Error> {
+        let words = self.table.geometry.words;
+        states
+            .iter()
+            .map(|&state| {
+                let at = state as usize;
+                if at >= self.slot_of.len() {
+                    return Err(Error::Internal(format!(
+                        "state {state} is not a state of the graph"
+                    )));
+                }
+                let slot = self.device.download(&self.slot_of.slice(at..at + 1))?[0];
+                let mut stored =
+                    search::read_slot(&self.device, &self.table.table, &self.table.geometry, slot)?;
+                stored.truncate(words);
+                Ok(stored)
+            })
+            .collect()
+    }
 }
 
 /// How a search began: without the device, when the initial state is an

@@ -450,7 +450,7 @@ pub(super) fn run(
 }
 
 /// Reads slot `slot` (vector, then predecessor when traces are on).
-fn read_slot(
+pub(super) fn read_slot(
     device: &Device,
     table: &CudaSlice<u32>,
     geometry: &Geometry,
