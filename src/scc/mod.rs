@@ -90,13 +90,15 @@ impl Components {
                 || (Vec::new(), Vec::new()),
                 |(mut self_loops, mut leaving), state| {
                     let component = self.of_state[state as usize];
-                    for &target in graph.successors(state) {
-                        if target == state {
-                            self_loops.push(component);
-                        } else if self.of_state[target as usize] != component {
-                            leaving.push(component);
-                            break;
-                        }
+                    let successors = graph.successors(state);
+                    if successors.contains(&state) {
+                        self_loops.push(component);
+                    }
+                    if successors
+                        .iter()
+                        .any(|&target| self.of_state[target as usize] != component)
+                    {
+                        leaving.push(component);
                     }
                     (self_loops, leaving)
                 },

@@ -117,6 +117,11 @@ mod tests {
         // 0 <-> 1 -> 2 -> 3 -> 2, 4 alone, 5 -> 5
         let edges = [(0, 1), (1, 0), (1, 2), (2, 3), (3, 2), (5, 5)];
         assert_eq!(partition(6, &edges), [0, 0, 1, 1, 2, 3]);
+        // A self-loop after an edge that leaves the component still counts.
+        let graph = Csr::from_edges(3, [(0, 1), (0, 0), (1, 2)]).unwrap();
+        let summary = decompose(&graph).summary(&graph);
+        assert_eq!((summary.trivial_components, summary.bottom_components), (2, 1));
+        assert_eq!(partition(6, &edges), [0, 0, 1, 1, 2, 3]);
     }
 
     #[test]

@@ -58,7 +58,7 @@ fn check_on_gpu(device: &Device, graph: &Csr, what: &str) -> Result<(), String> 
 /// Graphs of every shape, small and a few large, for the GPU tests.
 fn gpu_cases() -> Vec<(String, Csr)> {
     let mut cases = Vec::new();
-    for seed in 0..60u64 {
+    for seed in 0..30u64 {
         let n = 1 + (seed * 37 % 200) as u32;
         cases.push((
             format!("random {seed}"),
