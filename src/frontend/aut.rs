@@ -28,8 +28,10 @@ use nom::sequence::preceded;
 use nom::{IResult, Parser};
 use thiserror::Error;
 
-use super::{LoadError, read_file};
-use crate::explicit::{Edge, GraphSink, SinkError};
+use rayon::prelude::*;
+
+use super::{LoadError, read_explicit, read_file};
+use crate::explicit::{Csr, Edge, GraphSink, LabelledGraph, MAX_STATES as GRAPH_MAX_STATES, SinkError};
 use crate::model::{Lts, LtsTransition, Network, Process, UnmatchedLabels};
 
 /// The one spelling of the internal action: `.aut` labels `i` and `tau`
@@ -359,6 +361,413 @@ fn scratch_beside(path: &Path) -> io::Result<File> {
         .open(&scratch)?;
     std::fs::remove_file(&scratch)?;
     Ok(file)
+}
+
+/// Reads an `.aut` file, plain or gzip-compressed, as a whole directed
+/// graph for SCC and MEC decomposition: all the states the header declares
+/// (also those without a transition, unlike [`parse_lts`]), the
+/// transitions grouped by source in the order of the file, and the labels
+/// numbered in the order they first appear (`i` and `tau` read as
+/// [`INTERNAL_ACTION`]). No size bound applies to plain files, which are
+/// mapped; see [`super::read_explicit`] for compressed ones.
+pub fn load_graph(path: &Path) -> Result<LabelledGraph, LoadError> {
+    parse_graph(&read_explicit(path)?, path)
+}
+
+/// Parses `.aut` bytes as a whole graph (see [`load_graph`]); `path` names
+/// the file in errors, which are located (`file:line:column`) where a
+/// line is at fault. Lines are scanned as bytes in chunks, in parallel, so
+/// that files of 10^9 transitions load at the speed of the disk.
+pub fn parse_graph(bytes: &[u8], path: &Path) -> Result<LabelledGraph, LoadError> {
+    let error = |offset: usize, message: String| LoadError::at_bytes(path, bytes, offset, message);
+    let Some((header_at, header_end)) = next_nonblank_line(bytes, 0, bytes.len()) else {
+        return Err(error(0, HEADER_EXPECTED.to_string()));
+    };
+    let header_bytes = &bytes[header_at..header_end];
+    let header_line = std::str::from_utf8(header_bytes)
+        .map_err(|e| error(header_at, invalid_utf8(header_bytes, e.valid_up_to())))?;
+    let header = parse_header(header_line).map_err(|(at, m)| error(header_at + at, m))?;
+    if header.states > GRAPH_MAX_STATES {
+        return Err(error(
+            header_at,
+            format!(
+                "the header declares {} states; a graph can have at most {GRAPH_MAX_STATES}",
+                header.states
+            ),
+        ));
+    }
+    if header.initial >= header.states {
+        return Err(error(
+            header_at + header.initial_at,
+            out_of_range("initial", header.initial, header.states),
+        ));
+    }
+    let states = header.states as u32;
+    let body = (header_end + 1).min(bytes.len());
+    let chunks: Vec<Result<GraphChunk<'_>, ChunkError>> = split_at_lines(bytes, body)
+        .into_par_iter()
+        .map(|(start, end)| parse_graph_chunk(bytes, start, end, states))
+        .collect();
+
+    // The first fault in file order; a count beyond the header's before it
+    // is reported first, as a reader going line by line would.
+    let mut parsed = Vec::with_capacity(chunks.len());
+    let mut seen = 0u64;
+    let mut excess = false;
+    for chunk in chunks {
+        match chunk {
+            Ok(chunk) => {
+                seen += chunk.sources.len() as u64;
+                parsed.push(chunk);
+            }
+            Err(fault) => {
+                if seen + fault.edges_before > header.transitions {
+                    excess = true;
+                    break;
+                }
+                return Err(error(fault.offset, fault.message));
+            }
+        }
+    }
+    let total: u64 = parsed.iter().map(|c| c.sources.len() as u64).sum();
+    if excess || total > header.transitions {
+        let at = nth_nonblank_line(bytes, body, header.transitions).unwrap_or(bytes.len());
+        return Err(error(
+            at,
+            format!(
+                "more transitions than the {} the header declares",
+                header.transitions
+            ),
+        ));
+    }
+    if total < header.transitions {
+        return Err(error(
+            bytes.len(),
+            format!(
+                "the header declares {} transitions but the file has {total}",
+                header.transitions
+            ),
+        ));
+    }
+
+    // Labels numbered globally in order of first appearance.
+    let mut actions: Vec<String> = Vec::new();
+    let mut action_ids: HashMap<&str, u32> = HashMap::new();
+    let renumbered: Vec<Vec<u32>> = parsed
+        .iter()
+        .map(|chunk| {
+            chunk
+                .names
+                .iter()
+                .map(|&name| {
+                    *action_ids.entry(name).or_insert_with(|| {
+                        actions.push(name.to_string());
+                        (actions.len() - 1) as u32
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let graph = group_by_source(states, &parsed, &renumbered)
+        .ok_or_else(|| error(header_at, memory_message(header.states, total)))?;
+    Ok(LabelledGraph {
+        edges: graph.0,
+        labels: graph.1,
+        actions,
+        initial: header.initial as u32,
+    })
+}
+
+/// The message for a graph whose arrays cannot be allocated.
+fn memory_message(states: u64, transitions: u64) -> String {
+    format!("not enough memory for a graph of {states} states and {transitions} transitions")
+}
+
+/// The message for a state number at or beyond the header's count.
+fn out_of_range(what: &str, number: u64, states: u64) -> String {
+    format!(
+        "{what} state {number} is out of range: the header declares {states} states (0 to {})",
+        states.saturating_sub(1)
+    )
+}
+
+/// The message for invalid UTF-8 at byte `valid` of `bytes`.
+fn invalid_utf8(bytes: &[u8], valid: usize) -> String {
+    format!("invalid UTF-8 (byte 0x{:02X})", bytes[valid])
+}
+
+/// The transitions of one chunk of lines, as parallel arrays; labels are
+/// numbered locally, `names[label]` being the label's text.
+struct GraphChunk<'a> {
+    sources: Vec<u32>,
+    targets: Vec<u32>,
+    labels: Vec<u32>,
+    names: Vec<&'a str>,
+}
+
+/// The first fault in a chunk: its byte offset in the file, the message,
+/// and how many transitions the chunk held before it.
+struct ChunkError {
+    offset: usize,
+    message: String,
+    edges_before: u64,
+}
+
+/// Splits `bytes[start..]` into pieces that end at line ends, about one
+/// per 4 MiB and at least a few per thread for large inputs, so that
+/// chunks can be parsed in parallel.
+pub(crate) fn split_at_lines(bytes: &[u8], start: usize) -> Vec<(usize, usize)> {
+    let len = bytes.len() - start;
+    let pieces = (len >> 22).clamp(1, 8 * rayon::current_num_threads().max(1));
+    let mut bounds = Vec::with_capacity(pieces);
+    let mut from = start;
+    for piece in 1..=pieces {
+        let mut to = start + len / pieces * piece;
+        if piece == pieces {
+            to = bytes.len();
+        } else if to > from {
+            to = memchr::memchr(b'\n', &bytes[to..]).map_or(bytes.len(), |i| to + i + 1);
+        } else {
+            to = from;
+        }
+        if to > from {
+            bounds.push((from, to));
+            from = to;
+        }
+    }
+    if bounds.is_empty() {
+        bounds.push((start, bytes.len()));
+    }
+    bounds
+}
+
+/// The next line of `bytes[from..end]` that holds more than white space:
+/// its start and its end (before `\r\n` or `\n`).
+pub(crate) fn next_nonblank_line(bytes: &[u8], mut from: usize, end: usize) -> Option<(usize, usize)> {
+    while from < end {
+        let line_end = memchr::memchr(b'\n', &bytes[from..end]).map_or(end, |i| from + i);
+        let line = trim_cr(&bytes[from..line_end]);
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            return Some((from, from + line.len()));
+        }
+        from = line_end + 1;
+    }
+    None
+}
+
+/// The start of the non-blank line that follows `skip` non-blank lines
+/// from `from` on.
+fn nth_nonblank_line(bytes: &[u8], mut from: usize, skip: u64) -> Option<usize> {
+    for _ in 0..skip {
+        let (_, end) = next_nonblank_line(bytes, from, bytes.len())?;
+        from = end + 1;
+    }
+    next_nonblank_line(bytes, from, bytes.len()).map(|(start, _)| start)
+}
+
+/// `line` without a final `\r`.
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Parses the transition lines of `bytes[start..end]`, checking state
+/// numbers against `states`.
+fn parse_graph_chunk(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    states: u32,
+) -> Result<GraphChunk<'_>, ChunkError> {
+    let mut chunk = GraphChunk {
+        sources: Vec::new(),
+        targets: Vec::new(),
+        labels: Vec::new(),
+        names: Vec::new(),
+    };
+    let mut ids: HashMap<&[u8], u32> = HashMap::new();
+    let mut last: Option<(&[u8], u32)> = None;
+    let mut from = start;
+    while let Some((line_at, line_end)) = next_nonblank_line(bytes, from, end) {
+        from = line_end + 1;
+        let fault = |at: usize, message: String, chunk: &GraphChunk<'_>| ChunkError {
+            offset: line_at + at,
+            message,
+            edges_before: chunk.sources.len() as u64,
+        };
+        let line = &bytes[line_at..line_end];
+        let edge = scan_transition(line).map_err(|(at, m)| fault(at, m, &chunk))?;
+        for (number, at, what) in [(edge.0, edge.1, "source"), (edge.4, edge.5, "target")] {
+            if number >= u64::from(states) {
+                return Err(fault(at, out_of_range(what, number, states.into()), &chunk));
+            }
+        }
+        let (label, label_at) = (edge.2, edge.3);
+        let label = match label {
+            b"i" | b"tau" => INTERNAL_ACTION.as_bytes(),
+            other => other,
+        };
+        let id = match last {
+            Some((text, id)) if text == label => id,
+            _ => {
+                let id = match ids.get(label) {
+                    Some(&id) => id,
+                    None => {
+                        let name = std::str::from_utf8(label).map_err(|e| {
+                            fault(label_at + e.valid_up_to(), invalid_utf8(label, e.valid_up_to()), &chunk)
+                        })?;
+                        chunk.names.push(name);
+                        let id = (chunk.names.len() - 1) as u32;
+                        ids.insert(label, id);
+                        id
+                    }
+                };
+                last = Some((label, id));
+                id
+            }
+        };
+        chunk.sources.push(edge.0 as u32);
+        chunk.targets.push(edge.4 as u32);
+        chunk.labels.push(id);
+    }
+    Ok(chunk)
+}
+
+/// A transition line scanned: source and its offset, label (quotes
+/// stripped) and its offset, target and its offset.
+type ScannedTransition<'a> = (u64, usize, &'a [u8], usize, u64, usize);
+
+/// Scans `(SOURCE, LABEL, TARGET)` as [`parse_transition`] does, on bytes
+/// and with the same messages: the label is what lies between the first
+/// comma and the last.
+fn scan_transition(line: &[u8]) -> Result<ScannedTransition<'_>, LineError> {
+    let expected = |at: usize, what: &str| (at, format!("expected {what}"));
+    let mut at = skip_blanks(line, 0);
+    if line.get(at) != Some(&b'(') {
+        return Err(expected(at, "`(` to start a transition `(SOURCE, LABEL, TARGET)`"));
+    }
+    at = skip_blanks(line, at + 1);
+    let source_at = at;
+    let (source, after) = scan_number(line, at).ok_or_else(|| expected(at, "a source state number"))??;
+    at = skip_blanks(line, after);
+    if line.get(at) != Some(&b',') {
+        return Err(expected(at, "`,` after the source state"));
+    }
+    let rest = at + 1;
+    let Some(comma) = memchr::memrchr(b',', &line[rest..]).map(|i| rest + i) else {
+        let label_end = line[rest..]
+            .iter()
+            .rposition(|b| !matches!(b, b' ' | b'\t' | b')'))
+            .map_or(0, |i| i + 1);
+        return Err((rest + label_end, "expected `,` and a target state after the label".into()));
+    };
+    let label_text = &line[rest..comma];
+    let leading = label_text.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let label_at = rest + leading;
+    let trimmed = label_text[leading..].trim_ascii_end();
+    let label = if let Some(inner) = trimmed.strip_prefix(b"\"") {
+        inner
+            .strip_suffix(b"\"")
+            .ok_or_else(|| (label_at, "expected `\"` to close the label".to_string()))?
+    } else if trimmed.is_empty() {
+        return Err((label_at, "expected a label".into()));
+    } else {
+        trimmed
+    };
+    let label_at = label_at + usize::from(trimmed.first() == Some(&b'"'));
+    at = skip_blanks(line, comma + 1);
+    let target_at = at;
+    let (target, after) = scan_number(line, at).ok_or_else(|| expected(at, "a target state number"))??;
+    at = skip_blanks(line, after);
+    if line.get(at) != Some(&b')') {
+        return Err(expected(at, "`)` after the target state"));
+    }
+    at += 1;
+    if !line[at..].iter().all(u8::is_ascii_whitespace) {
+        return Err((skip_blanks(line, at), "unexpected text after the transition".into()));
+    }
+    Ok((source, source_at, label, label_at, target, target_at))
+}
+
+/// The offset of the first byte at or after `at` that is not a space or tab.
+fn skip_blanks(line: &[u8], mut at: usize) -> usize {
+    while matches!(line.get(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    at
+}
+
+/// The decimal number at `at`: `None` without a digit there, else the
+/// number (an error above `u32::MAX`, as [`to_number`] says) and the offset
+/// after its digits.
+fn scan_number(line: &[u8], at: usize) -> Option<Result<(u64, usize), LineError>> {
+    let digits = line[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    let text = &line[at..at + digits];
+    let mut value = 0u64;
+    for &digit in text {
+        value = value.saturating_mul(10).saturating_add(u64::from(digit - b'0'));
+    }
+    if value > u64::from(u32::MAX) {
+        let shown = String::from_utf8_lossy(text);
+        return Some(Err((at, format!("number {shown} is too large"))));
+    }
+    Some(Ok((value, at + digits)))
+}
+
+/// Groups the transitions of the chunks by source, each source's
+/// transitions in file order, renumbering labels through `renumbered`
+/// (one table per chunk). Chunks whose sources never decrease are copied as
+/// they are; otherwise a counting sort places them. `None` when the arrays
+/// cannot be allocated.
+fn group_by_source(
+    states: u32,
+    chunks: &[GraphChunk<'_>],
+    renumbered: &[Vec<u32>],
+) -> Option<(Csr, Vec<u32>)> {
+    let total: usize = chunks.iter().map(|c| c.sources.len()).sum();
+    let mut offsets: Vec<u64> = Vec::new();
+    offsets.try_reserve_exact(states as usize + 1).ok()?;
+    offsets.resize(states as usize + 1, 0);
+    for chunk in chunks {
+        for &source in &chunk.sources {
+            offsets[source as usize + 1] += 1;
+        }
+    }
+    for state in 0..states as usize {
+        offsets[state + 1] += offsets[state];
+    }
+    let mut targets: Vec<u32> = Vec::new();
+    let mut labels: Vec<u32> = Vec::new();
+    targets.try_reserve_exact(total).ok()?;
+    labels.try_reserve_exact(total).ok()?;
+    let sorted = chunks
+        .iter()
+        .flat_map(|c| c.sources.first().into_iter().chain(c.sources.last()))
+        .is_sorted()
+        && chunks.par_iter().all(|c| c.sources.is_sorted());
+    if sorted {
+        for (chunk, table) in chunks.iter().zip(renumbered) {
+            targets.extend_from_slice(&chunk.targets);
+            labels.extend(chunk.labels.iter().map(|&l| table[l as usize]));
+        }
+    } else {
+        targets.resize(total, 0);
+        labels.resize(total, 0);
+        let mut next: Vec<u64> = Vec::new();
+        next.try_reserve_exact(states as usize).ok()?;
+        next.extend_from_slice(&offsets[..states as usize]);
+        for (chunk, table) in chunks.iter().zip(renumbered) {
+            for ((&source, &target), &label) in chunk.sources.iter().zip(&chunk.targets).zip(&chunk.labels) {
+                let slot = &mut next[source as usize];
+                targets[*slot as usize] = target;
+                labels[*slot as usize] = table[label as usize];
+                *slot += 1;
+            }
+        }
+    }
+    Some((Csr { offsets, targets }, labels))
 }
 
 const HEADER_EXPECTED: &str = "expected the header `des (INITIAL, TRANSITIONS, STATES)`";
