@@ -204,7 +204,10 @@ mod tests {
             &example(),
             MarkovChain::validate,
             &[
-                (|c| c.offsets[3] = 5, "offsets end at 5, but there are 4 entries"),
+                (
+                    |c| c.offsets[3] = 5,
+                    "offsets end at 5, but there are 4 entries",
+                ),
                 (|c| c.values.truncate(3), "3 values for 4 targets"),
                 (
                     |c| c.targets[1] = 3,
@@ -218,7 +221,10 @@ mod tests {
                     |c| c.values[0] = f64::INFINITY,
                     "state 0: target 2 has value inf, not a finite positive number",
                 ),
-                (|c| c.initial = 7, "initial state 7 is not among the 3 states"),
+                (
+                    |c| c.initial = 7,
+                    "initial state 7 is not among the 3 states",
+                ),
             ],
         );
     }

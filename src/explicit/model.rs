@@ -64,7 +64,8 @@ impl ExplicitModel {
         match self {
             ExplicitModel::Dtmc(chain) | ExplicitModel::Ctmc(chain) => (0..chain.states())
                 .filter(|&s| !chain.row(s).0.is_empty())
-                .count() as u64,
+                .count()
+                as u64,
             ExplicitModel::Mdp(mdp) => mdp.choices(),
         }
     }

@@ -31,7 +31,9 @@ use thiserror::Error;
 use rayon::prelude::*;
 
 use super::{LoadError, read_explicit, read_file};
-use crate::explicit::{Csr, Edge, GraphSink, LabelledGraph, MAX_STATES as GRAPH_MAX_STATES, SinkError};
+use crate::explicit::{
+    Csr, Edge, GraphSink, LabelledGraph, MAX_STATES as GRAPH_MAX_STATES, SinkError,
+};
 use crate::model::{Lts, LtsTransition, Network, Process, UnmatchedLabels};
 
 /// The one spelling of the internal action: `.aut` labels `i` and `tau`
@@ -543,7 +545,11 @@ pub(crate) fn split_at_lines(bytes: &[u8], start: usize) -> Vec<(usize, usize)> 
 
 /// The next line of `bytes[from..end]` that holds more than white space:
 /// its start and its end (before `\r\n` or `\n`).
-pub(crate) fn next_nonblank_line(bytes: &[u8], mut from: usize, end: usize) -> Option<(usize, usize)> {
+pub(crate) fn next_nonblank_line(
+    bytes: &[u8],
+    mut from: usize,
+    end: usize,
+) -> Option<(usize, usize)> {
     while from < end {
         let line_end = memchr::memchr(b'\n', &bytes[from..end]).map_or(end, |i| from + i);
         let line = trim_cr(&bytes[from..line_end]);
@@ -613,7 +619,11 @@ fn parse_graph_chunk(
                     Some(&id) => id,
                     None => {
                         let name = std::str::from_utf8(label).map_err(|e| {
-                            fault(label_at + e.valid_up_to(), invalid_utf8(label, e.valid_up_to()), &chunk)
+                            fault(
+                                label_at + e.valid_up_to(),
+                                invalid_utf8(label, e.valid_up_to()),
+                                &chunk,
+                            )
                         })?;
                         chunk.names.push(name);
                         let id = (chunk.names.len() - 1) as u32;
@@ -643,11 +653,15 @@ fn scan_transition(line: &[u8]) -> Result<ScannedTransition<'_>, LineError> {
     let expected = |at: usize, what: &str| (at, format!("expected {what}"));
     let mut at = skip_blanks(line, 0);
     if line.get(at) != Some(&b'(') {
-        return Err(expected(at, "`(` to start a transition `(SOURCE, LABEL, TARGET)`"));
+        return Err(expected(
+            at,
+            "`(` to start a transition `(SOURCE, LABEL, TARGET)`",
+        ));
     }
     at = skip_blanks(line, at + 1);
     let source_at = at;
-    let (source, after) = scan_number(line, at).ok_or_else(|| expected(at, "a source state number"))??;
+    let (source, after) =
+        scan_number(line, at).ok_or_else(|| expected(at, "a source state number"))??;
     at = skip_blanks(line, after);
     if line.get(at) != Some(&b',') {
         return Err(expected(at, "`,` after the source state"));
@@ -658,10 +672,16 @@ fn scan_transition(line: &[u8]) -> Result<ScannedTransition<'_>, LineError> {
             .iter()
             .rposition(|b| !matches!(b, b' ' | b'\t' | b')'))
             .map_or(0, |i| i + 1);
-        return Err((rest + label_end, "expected `,` and a target state after the label".into()));
+        return Err((
+            rest + label_end,
+            "expected `,` and a target state after the label".into(),
+        ));
     };
     let label_text = &line[rest..comma];
-    let leading = label_text.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let leading = label_text
+        .iter()
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
     let label_at = rest + leading;
     let trimmed = label_text[leading..].trim_ascii_end();
     let label = if let Some(inner) = trimmed.strip_prefix(b"\"") {
@@ -676,14 +696,18 @@ fn scan_transition(line: &[u8]) -> Result<ScannedTransition<'_>, LineError> {
     let label_at = label_at + usize::from(trimmed.first() == Some(&b'"'));
     at = skip_blanks(line, comma + 1);
     let target_at = at;
-    let (target, after) = scan_number(line, at).ok_or_else(|| expected(at, "a target state number"))??;
+    let (target, after) =
+        scan_number(line, at).ok_or_else(|| expected(at, "a target state number"))??;
     at = skip_blanks(line, after);
     if line.get(at) != Some(&b')') {
         return Err(expected(at, "`)` after the target state"));
     }
     at += 1;
     if !line[at..].iter().all(u8::is_ascii_whitespace) {
-        return Err((skip_blanks(line, at), "unexpected text after the transition".into()));
+        return Err((
+            skip_blanks(line, at),
+            "unexpected text after the transition".into(),
+        ));
     }
     Ok((source, source_at, label, label_at, target, target_at))
 }
@@ -707,7 +731,9 @@ fn scan_number(line: &[u8], at: usize) -> Option<Result<(u64, usize), LineError>
     let text = &line[at..at + digits];
     let mut value = 0u64;
     for &digit in text {
-        value = value.saturating_mul(10).saturating_add(u64::from(digit - b'0'));
+        value = value
+            .saturating_mul(10)
+            .saturating_add(u64::from(digit - b'0'));
     }
     if value > u64::from(u32::MAX) {
         let shown = String::from_utf8_lossy(text);
@@ -759,7 +785,9 @@ fn group_by_source(
         next.try_reserve_exact(states as usize).ok()?;
         next.extend_from_slice(&offsets[..states as usize]);
         for (chunk, table) in chunks.iter().zip(renumbered) {
-            for ((&source, &target), &label) in chunk.sources.iter().zip(&chunk.targets).zip(&chunk.labels) {
+            for ((&source, &target), &label) in
+                chunk.sources.iter().zip(&chunk.targets).zip(&chunk.labels)
+            {
                 let slot = &mut next[source as usize];
                 targets[*slot as usize] = target;
                 labels[*slot as usize] = table[label as usize];

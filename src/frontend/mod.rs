@@ -79,7 +79,10 @@ impl LoadError {
         let before = &bytes[..offset];
         let line = memchr::memchr_iter(b'\n', before).count() + 1;
         let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
-        let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
         LoadError::At {
             path: path.to_path_buf(),
             line,
@@ -458,7 +461,12 @@ mod tests {
             bomb.to_string(),
             "z.gz: decompresses to more than 4999 bytes, the most read from one file"
         );
-        let truncated = gunzip(&compressed[..compressed.len() - 5], Path::new("z.gz"), 9999, 0);
+        let truncated = gunzip(
+            &compressed[..compressed.len() - 5],
+            Path::new("z.gz"),
+            9999,
+            0,
+        );
         assert_eq!(
             truncated.unwrap_err().to_string(),
             "z.gz: corrupt or truncated gzip data: unexpected end of file"
@@ -467,7 +475,10 @@ mod tests {
 
     #[test]
     fn formats_come_from_the_name_without_gz() {
-        assert_eq!(Format::from_path(Path::new("a/b.AUT.gz")), Some(Format::Aut));
+        assert_eq!(
+            Format::from_path(Path::new("a/b.AUT.gz")),
+            Some(Format::Aut)
+        );
         assert_eq!(Format::from_path(Path::new("b.net.gz")), Some(Format::Net));
         assert_eq!(Format::from_path(Path::new("b.gz")), None);
         assert_eq!(Format::from_path(Path::new("b.pnml")), Some(Format::Pnml));

@@ -38,7 +38,11 @@ use crate::explicit::{
 /// a DTMC when every non-empty row sums to 1 within
 /// [`PROBABILITY_TOLERANCE`], else a CTMC. The initial state is the one
 /// state labelled `init`, or state 0 without a label file.
-pub fn load(tra: &Path, lab: Option<&Path>, kind: Option<ModelType>) -> Result<ProbModel, LoadError> {
+pub fn load(
+    tra: &Path,
+    lab: Option<&Path>,
+    kind: Option<ModelType>,
+) -> Result<ProbModel, LoadError> {
     let mut model = parse_tra(&read_explicit(tra)?, tra, kind)?;
     let states = model.states();
     let lab = match lab {
@@ -92,10 +96,13 @@ pub fn sibling(tra: &Path, extension: &str) -> Option<PathBuf> {
     let name = tra.file_name()?.to_str()?;
     let name = name.strip_suffix(".gz").unwrap_or(name);
     let stem = name.strip_suffix(".tra").unwrap_or(name);
-    [format!("{stem}.{extension}"), format!("{stem}.{extension}.gz")]
-        .into_iter()
-        .map(|name| tra.with_file_name(name))
-        .find(|path| path.is_file())
+    [
+        format!("{stem}.{extension}"),
+        format!("{stem}.{extension}.gz"),
+    ]
+    .into_iter()
+    .map(|name| tra.with_file_name(name))
+    .find(|path| path.is_file())
 }
 
 /// Most fields on a line of any of the files, plus one to see extra text.
@@ -188,11 +195,16 @@ struct ChunkError {
     before: u64,
 }
 
-const TRA_HEADER: &str = "expected the header `STATES TRANSITIONS` (DTMC, CTMC) or `STATES CHOICES TRANSITIONS` (MDP)";
+const TRA_HEADER: &str =
+    "expected the header `STATES TRANSITIONS` (DTMC, CTMC) or `STATES CHOICES TRANSITIONS` (MDP)";
 
 /// Parses `.tra` bytes (see [`load`] for `kind`); `path` names the file in
 /// errors, located at the line at fault. The initial state is 0.
-pub fn parse_tra(bytes: &[u8], path: &Path, kind: Option<ModelType>) -> Result<ExplicitModel, LoadError> {
+pub fn parse_tra(
+    bytes: &[u8],
+    path: &Path,
+    kind: Option<ModelType>,
+) -> Result<ExplicitModel, LoadError> {
     let error = |offset: usize, message: String| LoadError::at_bytes(path, bytes, offset, message);
     let Some((header_at, header_end)) = next_nonblank_line(bytes, 0, bytes.len()) else {
         return Err(error(0, TRA_HEADER.into()));
@@ -209,18 +221,28 @@ pub fn parse_tra(bytes: &[u8], path: &Path, kind: Option<ModelType>) -> Result<E
     let mdp = count == 3;
     let header = TraHeader {
         states,
-        choices: if mdp { Some(header_number(1, "the number of choices", u64::MAX)?) } else { None },
+        choices: if mdp {
+            Some(header_number(1, "the number of choices", u64::MAX)?)
+        } else {
+            None
+        },
         transitions: header_number(count - 1, "the number of transitions", u64::MAX)?,
         choices_at: header_at + found[1].0,
     };
     match (kind, mdp) {
         (Some(ModelType::Mdp), false) => {
-            return Err(error(header_at, "an MDP needs the header `STATES CHOICES TRANSITIONS`".into()));
+            return Err(error(
+                header_at,
+                "an MDP needs the header `STATES CHOICES TRANSITIONS`".into(),
+            ));
         }
         (Some(chain @ (ModelType::Dtmc | ModelType::Ctmc)), true) => {
             return Err(error(
                 header_at,
-                format!("a {} needs the header `STATES TRANSITIONS`; this one is an MDP's", chain.name().to_uppercase()),
+                format!(
+                    "a {} needs the header `STATES TRANSITIONS`; this one is an MDP's",
+                    chain.name().to_uppercase()
+                ),
             ));
         }
         _ => {}
@@ -252,13 +274,19 @@ pub fn parse_tra(bytes: &[u8], path: &Path, kind: Option<ModelType>) -> Result<E
         let at = nth_line(bytes, body, header.transitions).unwrap_or(bytes.len());
         return Err(error(
             at,
-            format!("more transitions than the {} the header declares", header.transitions),
+            format!(
+                "more transitions than the {} the header declares",
+                header.transitions
+            ),
         ));
     }
     if seen < header.transitions {
         return Err(error(
             bytes.len(),
-            format!("the header declares {} transitions but the file has {seen}", header.transitions),
+            format!(
+                "the header declares {} transitions but the file has {seen}",
+                header.transitions
+            ),
         ));
     }
     let mut all = concatenate(parsed);
@@ -270,19 +298,32 @@ pub fn parse_tra(bytes: &[u8], path: &Path, kind: Option<ModelType>) -> Result<E
         build_mdp(all, &header)
             .map(ExplicitModel::Mdp)
             .map_err(|fault| match fault {
-                MdpFault::Line { source, choice, message } => error(locate(source, Some(choice)), message),
+                MdpFault::Line {
+                    source,
+                    choice,
+                    message,
+                } => error(locate(source, Some(choice)), message),
+                MdpFault::Memory => {
+                    error(header_at, format!("not enough memory for {states} states"))
+                }
                 MdpFault::Choices(found) => error(
                     header.choices_at,
-                    format!("the header declares {} choices but the file has {found}", header.choices.unwrap_or(0)),
+                    format!(
+                        "the header declares {} choices but the file has {found}",
+                        header.choices.unwrap_or(0)
+                    ),
                 ),
             })
     } else {
-        let chain = build_chain(all, states);
+        let chain = build_chain(all, states)
+            .ok_or_else(|| error(header_at, format!("not enough memory for {states} states")))?;
         match (kind, chain.first_non_stochastic_row()) {
             (Some(ModelType::Ctmc), _) => Ok(ExplicitModel::Ctmc(chain)),
             (Some(_), Some((state, sum))) => Err(error(
                 locate(state, None),
-                format!("state {state}: probabilities sum to {sum}, not 1 (the rows of a DTMC sum to 1)"),
+                format!(
+                    "state {state}: probabilities sum to {sum}, not 1 (the rows of a DTMC sum to 1)"
+                ),
             )),
             (None, Some(_)) => Ok(ExplicitModel::Ctmc(chain)),
             (_, None) => Ok(ExplicitModel::Dtmc(chain)),
@@ -291,11 +332,21 @@ pub fn parse_tra(bytes: &[u8], path: &Path, kind: Option<ModelType>) -> Result<E
 }
 
 /// Parses the transition lines of `bytes[start..end]`.
-fn parse_tra_chunk(bytes: &[u8], start: usize, end: usize, states: u32, mdp: bool) -> Result<TraChunk, ChunkError> {
+fn parse_tra_chunk(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    states: u32,
+    mdp: bool,
+) -> Result<TraChunk, ChunkError> {
     let mut chunk = TraChunk::default();
     let mut from = start;
     let width = if mdp { 4 } else { 3 };
-    let value_word = if mdp { "a probability" } else { "a probability or rate" };
+    let value_word = if mdp {
+        "a probability"
+    } else {
+        "a probability or rate"
+    };
     while let Some((line_at, line_end)) = next_nonblank_line(bytes, from, end) {
         from = line_end + 1;
         let fault = |at: usize, message: String, chunk: &TraChunk| ChunkError {
@@ -306,9 +357,19 @@ fn parse_tra_chunk(bytes: &[u8], start: usize, end: usize, states: u32, mdp: boo
         let line = &bytes[line_at..line_end];
         let (found, count) = fields(line);
         if count > width {
-            return Err(fault(found[width].0, "unexpected text after the transition".into(), &chunk));
+            return Err(fault(
+                found[width].0,
+                "unexpected text after the transition".into(),
+                &chunk,
+            ));
         }
-        let field = |i: usize| found.get(i).filter(|_| i < count).copied().unwrap_or((line.len(), &[][..]));
+        let field = |i: usize| {
+            found
+                .get(i)
+                .filter(|_| i < count)
+                .copied()
+                .unwrap_or((line.len(), &[][..]))
+        };
         let state = |i: usize, what: &str, chunk: &TraChunk| -> Result<u32, ChunkError> {
             let (at, text) = field(i);
             let n = number(text, &format!("a {what} state number"), u64::from(u32::MAX))
@@ -321,7 +382,8 @@ fn parse_tra_chunk(bytes: &[u8], start: usize, end: usize, states: u32, mdp: boo
         let source = state(0, "source", &chunk)?;
         if mdp {
             let (at, text) = field(1);
-            let choice = number(text, "a choice number", u64::from(u32::MAX)).map_err(|m| fault(at, m, &chunk))?;
+            let choice = number(text, "a choice number", u64::from(u32::MAX))
+                .map_err(|m| fault(at, m, &chunk))?;
             chunk.choices.push(choice as u32);
         }
         let target = state(width - 2, "target", &chunk)?;
@@ -329,7 +391,11 @@ fn parse_tra_chunk(bytes: &[u8], start: usize, end: usize, states: u32, mdp: boo
         let value = float(text, value_word).map_err(|m| fault(at, m, &chunk))?;
         if !(value.is_finite() && value > 0.0) {
             let what = if mdp { "probability" } else { "value" };
-            return Err(fault(at, format!("{what} {} is not a finite positive number", shown(text)), &chunk));
+            return Err(fault(
+                at,
+                format!("{what} {} is not a finite positive number", shown(text)),
+                &chunk,
+            ));
         }
         chunk.sources.push(source);
         chunk.targets.push(target);
@@ -354,8 +420,14 @@ fn nth_line(bytes: &[u8], mut from: usize, skip: u64) -> Option<usize> {
 fn find_line(bytes: &[u8], mut from: usize, source: u32, choice: Option<u32>) -> Option<usize> {
     while let Some((start, end)) = next_nonblank_line(bytes, from, bytes.len()) {
         let (found, count) = fields(&bytes[start..end]);
-        let value = |i: usize| (i < count).then(|| number(found[i].1, "", u64::MAX).ok()).flatten();
-        if value(0) == Some(u64::from(source)) && choice.is_none_or(|c| value(1) == Some(u64::from(c))) {
+        let value = |i: usize| {
+            (i < count)
+                .then(|| number(found[i].1, "", u64::MAX).ok())
+                .flatten()
+        };
+        if value(0) == Some(u64::from(source))
+            && choice.is_none_or(|c| value(1) == Some(u64::from(c)))
+        {
             return Some(start);
         }
         from = end + 1;
@@ -388,27 +460,39 @@ fn sort_by_row(all: &mut TraChunk, mdp: bool) {
     let mut order: Vec<usize> = (0..all.sources.len()).collect();
     order.sort_by_key(|&i| key(i));
     let sources = order.iter().map(|&i| all.sources[i]).collect();
-    let choices = if mdp { order.iter().map(|&i| all.choices[i]).collect() } else { Vec::new() };
+    let choices = if mdp {
+        order.iter().map(|&i| all.choices[i]).collect()
+    } else {
+        Vec::new()
+    };
     let targets = order.iter().map(|&i| all.targets[i]).collect();
     let values = order.iter().map(|&i| all.values[i]).collect();
-    *all = TraChunk { sources, choices, targets, values };
+    *all = TraChunk {
+        sources,
+        choices,
+        targets,
+        values,
+    };
 }
 
-/// A chain from transitions sorted by source.
-fn build_chain(all: TraChunk, states: u32) -> MarkovChain {
-    let mut offsets = vec![0u64; states as usize + 1];
+/// A chain from transitions sorted by source; `None` when its offsets
+/// cannot be allocated.
+fn build_chain(all: TraChunk, states: u32) -> Option<MarkovChain> {
+    let mut offsets: Vec<u64> = Vec::new();
+    offsets.try_reserve_exact(states as usize + 1).ok()?;
+    offsets.resize(states as usize + 1, 0);
     for &source in &all.sources {
         offsets[source as usize + 1] += 1;
     }
     for state in 0..states as usize {
         offsets[state + 1] += offsets[state];
     }
-    MarkovChain {
+    Some(MarkovChain {
         offsets,
         targets: all.targets,
         values: all.values,
         initial: 0,
-    }
+    })
 }
 
 /// Why MDP transitions do not form an MDP.
@@ -421,14 +505,19 @@ enum MdpFault {
     },
     /// The number of choices differs from the header's.
     Choices(u64),
+    /// The offsets of the states cannot be allocated.
+    Memory,
 }
 
 /// An MDP from transitions sorted by source and choice: choices numbered
 /// densely from 0 in every state, as many as the header says, each
 /// summing to 1.
 fn build_mdp(all: TraChunk, header: &TraHeader) -> Result<Mdp, MdpFault> {
-    let mut choice_offsets = Vec::with_capacity(header.states as usize + 1);
-    choice_offsets.push(0u64);
+    let mut choice_offsets: Vec<u64> = Vec::new();
+    choice_offsets
+        .try_reserve_exact(header.states as usize + 1)
+        .map_err(|_| MdpFault::Memory)?;
+    choice_offsets.push(0);
     let mut branch_offsets = vec![0u64];
     let mut current: Option<(u32, u32)> = None;
     let mut sum = 0.0;
@@ -437,7 +526,9 @@ fn build_mdp(all: TraChunk, header: &TraHeader) -> Result<Mdp, MdpFault> {
             return Err(MdpFault::Line {
                 source,
                 choice,
-                message: format!("state {source}, choice {choice}: probabilities sum to {sum}, not 1"),
+                message: format!(
+                    "state {source}, choice {choice}: probabilities sum to {sum}, not 1"
+                ),
             });
         }
         Ok(())
@@ -491,7 +582,8 @@ fn build_mdp(all: TraChunk, header: &TraHeader) -> Result<Mdp, MdpFault> {
     })
 }
 
-const LAB_HEADER: &str = "expected label declarations `INDEX=\"NAME\"`, such as `0=\"init\" 1=\"deadlock\"`";
+const LAB_HEADER: &str =
+    "expected label declarations `INDEX=\"NAME\"`, such as `0=\"init\" 1=\"deadlock\"`";
 
 /// Parses `.lab` bytes for a model of `states` states; `path` names the
 /// file in errors. Every declared label is in the result, in declaration
@@ -513,60 +605,103 @@ pub fn parse_lab(bytes: &[u8], path: &Path, states: u32) -> Result<StateLabels, 
             break;
         }
         let start = at;
-        let digits = header[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let digits = header[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
         let equals = at + digits;
-        if digits == 0 || header.get(equals) != Some(&b'=') || header.get(equals + 1) != Some(&b'"') {
+        if digits == 0 || header.get(equals) != Some(&b'=') || header.get(equals + 1) != Some(&b'"')
+        {
             return Err(error(header_at + at, LAB_HEADER.into()));
         }
         let name_at = equals + 2;
         let Some(length) = memchr::memchr(b'"', &header[name_at..]) else {
-            return Err(error(header_at + name_at, "expected `\"` to close the label name".into()));
+            return Err(error(
+                header_at + name_at,
+                "expected `\"` to close the label name".into(),
+            ));
         };
-        let index = number(&header[start..equals], "a label index", u64::MAX).map_err(|m| error(header_at + start, m))?;
-        let name = std::str::from_utf8(&header[name_at..name_at + length])
-            .map_err(|_| error(header_at + name_at, "the label name is not valid UTF-8".into()))?;
+        let index = number(&header[start..equals], "a label index", u64::MAX)
+            .map_err(|m| error(header_at + start, m))?;
+        let name = std::str::from_utf8(&header[name_at..name_at + length]).map_err(|_| {
+            error(
+                header_at + name_at,
+                "the label name is not valid UTF-8".into(),
+            )
+        })?;
         if index_of.insert(index, labels.names.len()).is_some() {
-            return Err(error(header_at + start, format!("label index {index} is declared twice")));
+            return Err(error(
+                header_at + start,
+                format!("label index {index} is declared twice"),
+            ));
         }
         if labels.get(name).is_some() {
-            return Err(error(header_at + name_at, format!("label \"{name}\" is declared twice")));
+            return Err(error(
+                header_at + name_at,
+                format!("label \"{name}\" is declared twice"),
+            ));
         }
         labels.names.push(name.to_string());
         labels.states.push(Vec::new());
         at = name_at + length + 1;
     }
     let mut from = header_end + 1;
-    while let Some((line_at, line_end)) = next_nonblank_line(bytes, from.min(bytes.len()), bytes.len()) {
+    while let Some((line_at, line_end)) =
+        next_nonblank_line(bytes, from.min(bytes.len()), bytes.len())
+    {
         from = line_end + 1;
         let line = &bytes[line_at..line_end];
         let (found, count) = fields(line);
         let (state_at, state_field) = found[0];
         let Some(state_text) = state_field.strip_suffix(b":") else {
-            return Err(error(line_at + state_at, "expected `STATE:` and label indices".into()));
+            return Err(error(
+                line_at + state_at,
+                "expected `STATE:` and label indices".into(),
+            ));
         };
-        let state = number(state_text, "a state number", u64::MAX).map_err(|m| error(line_at + state_at, m))?;
+        let state = number(state_text, "a state number", u64::MAX)
+            .map_err(|m| error(line_at + state_at, m))?;
         if state >= u64::from(states) {
-            return Err(error(line_at + state_at, out_of_range("labelled", state, states.into())));
+            return Err(error(
+                line_at + state_at,
+                out_of_range("labelled", state, states.into()),
+            ));
         }
         // `fields` stops at MAX_FIELDS: go on past them for long lines.
-        let mut rest_at = if count == MAX_FIELDS { found[MAX_FIELDS - 1].0 } else { line.len() };
+        let mut rest_at = if count == MAX_FIELDS {
+            found[MAX_FIELDS - 1].0
+        } else {
+            line.len()
+        };
         let mut indices: Vec<(usize, &[u8])> = found[1..count.min(MAX_FIELDS - 1)].to_vec();
         loop {
             let (more, more_count) = fields(&line[rest_at..]);
             if more_count == 0 {
                 break;
             }
-            let take = if more_count == MAX_FIELDS { MAX_FIELDS - 1 } else { more_count };
-            indices.extend(more[..take].iter().map(|&(at, field)| (rest_at + at, field)));
+            let take = if more_count == MAX_FIELDS {
+                MAX_FIELDS - 1
+            } else {
+                more_count
+            };
+            indices.extend(
+                more[..take]
+                    .iter()
+                    .map(|&(at, field)| (rest_at + at, field)),
+            );
             if more_count < MAX_FIELDS {
                 break;
             }
             rest_at += more[MAX_FIELDS - 1].0;
         }
         for (at, field) in indices {
-            let index = number(field, "a label index", u64::MAX).map_err(|m| error(line_at + at, m))?;
+            let index =
+                number(field, "a label index", u64::MAX).map_err(|m| error(line_at + at, m))?;
             let Some(&label) = index_of.get(&index) else {
-                return Err(error(line_at + at, format!("label index {index} is not declared")));
+                return Err(error(
+                    line_at + at,
+                    format!("label index {index} is not declared"),
+                ));
             };
             labels.states[label].push(state as u32);
         }
@@ -590,8 +725,10 @@ pub fn parse_srew(bytes: &[u8], path: &Path, states: u32) -> Result<StateRewards
     if count != 2 {
         return Err(error(header_at, expected.into()));
     }
-    let declared_states = number(found[0].1, "the number of states", u64::MAX).map_err(|m| error(header_at + found[0].0, m))?;
-    let entries = number(found[1].1, "the number of entries", u64::MAX).map_err(|m| error(header_at + found[1].0, m))?;
+    let declared_states = number(found[0].1, "the number of states", u64::MAX)
+        .map_err(|m| error(header_at + found[0].0, m))?;
+    let entries = number(found[1].1, "the number of entries", u64::MAX)
+        .map_err(|m| error(header_at + found[1].0, m))?;
     if declared_states != u64::from(states) {
         return Err(error(
             header_at + found[0].0,
@@ -602,29 +739,48 @@ pub fn parse_srew(bytes: &[u8], path: &Path, states: u32) -> Result<StateRewards
     let mut given = vec![false; states as usize];
     let mut seen = 0u64;
     let mut from = header_end + 1;
-    while let Some((line_at, line_end)) = next_nonblank_line(bytes, from.min(bytes.len()), bytes.len()) {
+    while let Some((line_at, line_end)) =
+        next_nonblank_line(bytes, from.min(bytes.len()), bytes.len())
+    {
         from = line_end + 1;
         let (found, count) = fields(&bytes[line_at..line_end]);
         if count != 2 {
-            let at = if count > 2 { found[2].0 } else { line_end - line_at };
+            let at = if count > 2 {
+                found[2].0
+            } else {
+                line_end - line_at
+            };
             return Err(error(line_at + at, "expected `STATE VALUE`".into()));
         }
-        let state = number(found[0].1, "a state number", u64::MAX).map_err(|m| error(line_at + found[0].0, m))?;
+        let state = number(found[0].1, "a state number", u64::MAX)
+            .map_err(|m| error(line_at + found[0].0, m))?;
         if state >= u64::from(states) {
-            return Err(error(line_at + found[0].0, out_of_range("rewarded", state, states.into())));
+            return Err(error(
+                line_at + found[0].0,
+                out_of_range("rewarded", state, states.into()),
+            ));
         }
         let value = float(found[1].1, "a reward").map_err(|m| error(line_at + found[1].0, m))?;
         if !value.is_finite() {
-            return Err(error(line_at + found[1].0, format!("reward {} is not a finite number", shown(found[1].1))));
+            return Err(error(
+                line_at + found[1].0,
+                format!("reward {} is not a finite number", shown(found[1].1)),
+            ));
         }
         if std::mem::replace(&mut given[state as usize], true) {
-            return Err(error(line_at + found[0].0, format!("state {state} has a reward already")));
+            return Err(error(
+                line_at + found[0].0,
+                format!("state {state} has a reward already"),
+            ));
         }
         values[state as usize] = value;
         seen += 1;
     }
     if seen != entries {
-        return Err(error(bytes.len(), format!("the header declares {entries} entries but the file has {seen}")));
+        return Err(error(
+            bytes.len(),
+            format!("the header declares {entries} entries but the file has {seen}"),
+        ));
     }
     Ok(StateRewards { name: None, values })
 }
@@ -640,11 +796,16 @@ mod tests {
     #[test]
     fn chains_are_dtmcs_when_rows_sum_to_one() {
         let text = "3 4\n0 1 0.5\n0 2 0.5\n1 1 1\n2 0 1.0\n";
-        let ExplicitModel::Dtmc(chain) = tra(text, None).unwrap() else { panic!("not a DTMC") };
+        let ExplicitModel::Dtmc(chain) = tra(text, None).unwrap() else {
+            panic!("not a DTMC")
+        };
         assert_eq!(chain.offsets, [0, 2, 3, 4]);
         assert_eq!(chain.targets, [1, 2, 1, 0]);
         assert_eq!(chain.values, [0.5, 0.5, 1.0, 1.0]);
-        assert!(matches!(tra(text, Some(ModelType::Ctmc)).unwrap(), ExplicitModel::Ctmc(_)));
+        assert!(matches!(
+            tra(text, Some(ModelType::Ctmc)).unwrap(),
+            ExplicitModel::Ctmc(_)
+        ));
         let rates = "2 2\n0 1 3.5\n1 0 2\n";
         assert!(matches!(tra(rates, None).unwrap(), ExplicitModel::Ctmc(_)));
         assert_eq!(
@@ -656,7 +817,9 @@ mod tests {
     #[test]
     fn unsorted_lines_are_grouped_by_row_in_file_order() {
         let text = "3 4\n2 0 1\n0 2 0.5\n1 1 1\n0 1 0.5\n";
-        let ExplicitModel::Dtmc(chain) = tra(text, None).unwrap() else { panic!("not a DTMC") };
+        let ExplicitModel::Dtmc(chain) = tra(text, None).unwrap() else {
+            panic!("not a DTMC")
+        };
         assert_eq!(chain.offsets, [0, 2, 3, 4]);
         assert_eq!(chain.targets, [2, 1, 1, 0]);
     }
@@ -664,7 +827,9 @@ mod tests {
     #[test]
     fn mdps_number_choices_per_state() {
         let text = "3 3 4\n0 0 1 0.5\n0 0 2 0.5\n0 1 1 1\n2 0 2 1\n";
-        let ExplicitModel::Mdp(mdp) = tra(text, None).unwrap() else { panic!("not an MDP") };
+        let ExplicitModel::Mdp(mdp) = tra(text, None).unwrap() else {
+            panic!("not an MDP")
+        };
         assert_eq!(mdp.choice_offsets, [0, 2, 2, 3]);
         assert_eq!(mdp.branch_offsets, [0, 2, 3, 4]);
         assert_eq!(mdp.targets, [1, 2, 1, 2]);
@@ -674,21 +839,66 @@ mod tests {
     #[test]
     fn tra_errors_are_located() {
         let cases = [
-            ("", "m.tra:1:1: expected the header `STATES TRANSITIONS` (DTMC, CTMC) or `STATES CHOICES TRANSITIONS` (MDP)"),
-            ("2 x\n", "m.tra:1:3: expected the number of transitions, found `x`"),
-            ("2 1\n0 2 1\n", "m.tra:2:3: target state 2 is out of range: the model has 2 states (0 to 1)"),
-            ("2 1\n0 1 -0.5\n", "m.tra:2:5: value -0.5 is not a finite positive number"),
-            ("2 1\n0 1 0\n", "m.tra:2:5: value 0 is not a finite positive number"),
-            ("2 1\n0 1 NaN\n", "m.tra:2:5: value NaN is not a finite positive number"),
-            ("2 1\n0 1 abc\n", "m.tra:2:5: expected a probability or rate, found `abc`"),
-            ("2 1\n0 1\n", "m.tra:2:4: expected a probability or rate, found ``"),
-            ("2 1\n0 1 1 7\n", "m.tra:2:7: unexpected text after the transition"),
-            ("2 2\n0 1 1\n", "m.tra:3:1: the header declares 2 transitions but the file has 1"),
-            ("2 1\n0 1 1\n1 0 1\n", "m.tra:3:1: more transitions than the 1 the header declares"),
-            ("2 2 2\n0 0 1 1\n0 2 1 1\n", "m.tra:3:1: state 0 has choice 2 but no choice 1: the choices of a state are numbered from 0 without gaps"),
-            ("2 2 2\n0 0 1 0.5\n1 1 1 1\n", "m.tra:2:1: state 0, choice 0: probabilities sum to 0.5, not 1"),
-            ("2 3 2\n0 0 1 1\n1 0 1 1\n", "m.tra:1:3: the header declares 3 choices but the file has 2"),
-            ("2 1 1\n0 0 1 1\n", "m.tra:1:1: a DTMC needs the header `STATES TRANSITIONS`; this one is an MDP's"),
+            (
+                "",
+                "m.tra:1:1: expected the header `STATES TRANSITIONS` (DTMC, CTMC) or `STATES CHOICES TRANSITIONS` (MDP)",
+            ),
+            (
+                "2 x\n",
+                "m.tra:1:3: expected the number of transitions, found `x`",
+            ),
+            (
+                "2 1\n0 2 1\n",
+                "m.tra:2:3: target state 2 is out of range: the model has 2 states (0 to 1)",
+            ),
+            (
+                "2 1\n0 1 -0.5\n",
+                "m.tra:2:5: value -0.5 is not a finite positive number",
+            ),
+            (
+                "2 1\n0 1 0\n",
+                "m.tra:2:5: value 0 is not a finite positive number",
+            ),
+            (
+                "2 1\n0 1 NaN\n",
+                "m.tra:2:5: value NaN is not a finite positive number",
+            ),
+            (
+                "2 1\n0 1 abc\n",
+                "m.tra:2:5: expected a probability or rate, found `abc`",
+            ),
+            (
+                "2 1\n0 1\n",
+                "m.tra:2:4: expected a probability or rate, found ``",
+            ),
+            (
+                "2 1\n0 1 1 7\n",
+                "m.tra:2:7: unexpected text after the transition",
+            ),
+            (
+                "2 2\n0 1 1\n",
+                "m.tra:3:1: the header declares 2 transitions but the file has 1",
+            ),
+            (
+                "2 1\n0 1 1\n1 0 1\n",
+                "m.tra:3:1: more transitions than the 1 the header declares",
+            ),
+            (
+                "2 2 2\n0 0 1 1\n0 2 1 1\n",
+                "m.tra:3:1: state 0 has choice 2 but no choice 1: the choices of a state are numbered from 0 without gaps",
+            ),
+            (
+                "2 2 2\n0 0 1 0.5\n1 1 1 1\n",
+                "m.tra:2:1: state 0, choice 0: probabilities sum to 0.5, not 1",
+            ),
+            (
+                "2 3 2\n0 0 1 1\n1 0 1 1\n",
+                "m.tra:1:3: the header declares 3 choices but the file has 2",
+            ),
+            (
+                "2 1 1\n0 0 1 1\n",
+                "m.tra:1:1: a DTMC needs the header `STATES TRANSITIONS`; this one is an MDP's",
+            ),
         ];
         for (text, expected) in cases {
             let kind = text.starts_with("2 1 1").then_some(ModelType::Dtmc);
@@ -702,19 +912,37 @@ mod tests {
 
     #[test]
     fn labels_are_read_and_checked() {
-        let lab = |text: &str| parse_lab(text.as_bytes(), Path::new("m.lab"), 4).map_err(|e| e.to_string());
+        let lab = |text: &str| {
+            parse_lab(text.as_bytes(), Path::new("m.lab"), 4).map_err(|e| e.to_string())
+        };
         let labels = lab("0=\"init\" 1=\"deadlock\" 3=\"goal\"\n0: 0\n3: 1 3\n2: 3\n").unwrap();
         assert_eq!(labels.names, ["init", "deadlock", "goal"]);
         assert_eq!(labels.get("goal"), Some(&[2, 3][..]));
         assert_eq!(labels.get("deadlock"), Some(&[3][..]));
-        let many = lab("0=\"a\" 1=\"b\" 2=\"c\" 3=\"d\" 4=\"e\" 5=\"f\"\n1: 0 1 2 3 4 5\n").unwrap();
+        let many =
+            lab("0=\"a\" 1=\"b\" 2=\"c\" 3=\"d\" 4=\"e\" 5=\"f\"\n1: 0 1 2 3 4 5\n").unwrap();
         assert!(many.states.iter().all(|s| s == &[1]));
         let cases = [
-            ("0=\"init\"\n0: 2\n", "m.lab:2:4: label index 2 is not declared"),
-            ("0=\"init\"\n4: 0\n", "m.lab:2:1: labelled state 4 is out of range: the model has 4 states (0 to 3)"),
-            ("0=init\n", "m.lab:1:1: expected label declarations `INDEX=\"NAME\"`, such as `0=\"init\" 1=\"deadlock\"`"),
-            ("0=\"a\" 0=\"b\"\n", "m.lab:1:7: label index 0 is declared twice"),
-            ("0=\"init\"\n1 0\n", "m.lab:2:1: expected `STATE:` and label indices"),
+            (
+                "0=\"init\"\n0: 2\n",
+                "m.lab:2:4: label index 2 is not declared",
+            ),
+            (
+                "0=\"init\"\n4: 0\n",
+                "m.lab:2:1: labelled state 4 is out of range: the model has 4 states (0 to 3)",
+            ),
+            (
+                "0=init\n",
+                "m.lab:1:1: expected label declarations `INDEX=\"NAME\"`, such as `0=\"init\" 1=\"deadlock\"`",
+            ),
+            (
+                "0=\"a\" 0=\"b\"\n",
+                "m.lab:1:7: label index 0 is declared twice",
+            ),
+            (
+                "0=\"init\"\n1 0\n",
+                "m.lab:2:1: expected `STATE:` and label indices",
+            ),
         ];
         for (text, expected) in cases {
             assert_eq!(lab(text).unwrap_err(), expected, "for {text:?}");
@@ -723,14 +951,31 @@ mod tests {
 
     #[test]
     fn state_rewards_are_read_and_checked() {
-        let srew = |text: &str| parse_srew(text.as_bytes(), Path::new("m.srew"), 3).map_err(|e| e.to_string());
+        let srew = |text: &str| {
+            parse_srew(text.as_bytes(), Path::new("m.srew"), 3).map_err(|e| e.to_string())
+        };
         assert_eq!(srew("3 2\n0 1.5\n2 2\n").unwrap().values, [1.5, 0.0, 2.0]);
         let cases = [
-            ("4 0\n", "m.srew:1:1: the header declares 4 states but the model has 3"),
-            ("3 1\n3 1\n", "m.srew:2:1: rewarded state 3 is out of range: the model has 3 states (0 to 2)"),
-            ("3 2\n0 1\n0 2\n", "m.srew:3:1: state 0 has a reward already"),
-            ("3 2\n0 1\n", "m.srew:3:1: the header declares 2 entries but the file has 1"),
-            ("3 1\n0 inf\n", "m.srew:2:3: reward inf is not a finite number"),
+            (
+                "4 0\n",
+                "m.srew:1:1: the header declares 4 states but the model has 3",
+            ),
+            (
+                "3 1\n3 1\n",
+                "m.srew:2:1: rewarded state 3 is out of range: the model has 3 states (0 to 2)",
+            ),
+            (
+                "3 2\n0 1\n0 2\n",
+                "m.srew:3:1: state 0 has a reward already",
+            ),
+            (
+                "3 2\n0 1\n",
+                "m.srew:3:1: the header declares 2 entries but the file has 1",
+            ),
+            (
+                "3 1\n0 inf\n",
+                "m.srew:2:3: reward inf is not a finite number",
+            ),
         ];
         for (text, expected) in cases {
             assert_eq!(srew(text).unwrap_err(), expected, "for {text:?}");
