@@ -139,15 +139,23 @@ fn shown(field: &[u8]) -> String {
 /// A decimal number of at most `max`, or the message saying why `field`
 /// is not `what`.
 fn number(field: &[u8], what: &str, max: u64) -> Result<u64, String> {
-    let parsed = std::str::from_utf8(field)
-        .ok()
-        .filter(|text| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
-        .map(|text| text.parse::<u64>().ok().filter(|&n| n <= max));
-    match parsed {
-        Some(Some(n)) => Ok(n),
-        Some(None) => Err(format!("number {} is too large", shown(field))),
-        None => Err(format!("expected {what}, found `{}`", shown(field))),
+    let mut value = 0u64;
+    for &byte in field {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return Err(format!("expected {what}, found `{}`", shown(field)));
+        }
+        value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
     }
+    if field.is_empty() {
+        return Err(format!("expected {what}, found ``"));
+    }
+    // At most 19 significant digits cannot wrap around.
+    let significant = field.iter().skip_while(|&&b| b == b'0').count();
+    if significant > 19 || value > max {
+        return Err(format!("number {} is too large", shown(field)));
+    }
+    Ok(value)
 }
 
 /// A floating-point number (as Rust, PRISM and Python write them), or the
@@ -372,8 +380,12 @@ fn parse_tra_chunk(
         };
         let state = |i: usize, what: &str, chunk: &TraChunk| -> Result<u32, ChunkError> {
             let (at, text) = field(i);
-            let n = number(text, &format!("a {what} state number"), u64::from(u32::MAX))
-                .map_err(|m| fault(at, m, chunk))?;
+            let expected = if what == "source" {
+                "a source state number"
+            } else {
+                "a target state number"
+            };
+            let n = number(text, expected, u64::from(u32::MAX)).map_err(|m| fault(at, m, chunk))?;
             if n >= u64::from(states) {
                 return Err(fault(at, out_of_range(what, n, states.into()), chunk));
             }

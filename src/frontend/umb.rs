@@ -405,10 +405,9 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
                 }
                 let rates_name = "state-to-exit-rate.bin";
                 let rates = archive.doubles(rates_name, archive.required(rates_name)?, states)?;
-                for state in 0..states as usize {
-                    let row = chain.offsets[state] as usize..chain.offsets[state + 1] as usize;
-                    for value in &mut chain.values[row] {
-                        *value *= rates[state];
+                for (bounds, rate) in chain.offsets.windows(2).zip(rates) {
+                    for value in &mut chain.values[bounds[0] as usize..bounds[1] as usize] {
+                        *value *= rate;
                     }
                 }
             }
