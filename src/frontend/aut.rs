@@ -56,13 +56,20 @@ pub fn load_network(path: &Path) -> Result<Network, LoadError> {
 }
 
 /// Parses `.aut` text as a network of one process, named after the stem of
-/// `path` (which also names the file in errors), whose labels all fire
-/// alone.
+/// `path` (`model` for `model.aut` and `model.aut.gz`; `path` also names
+/// the file in errors), whose labels all fire alone.
 pub fn parse_network(text: &str, path: &Path) -> Result<Network, LoadError> {
     let lts = parse_lts(text, path)?;
-    let name = path
-        .file_stem()
-        .map_or_else(|| "aut".to_string(), |s| s.to_string_lossy().into_owned());
+    let name = path.file_name().map_or_else(
+        || "aut".to_string(),
+        |name| {
+            let name = name.to_string_lossy();
+            let name = name.strip_suffix(".gz").unwrap_or(&name);
+            Path::new(name)
+                .file_stem()
+                .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned())
+        },
+    );
     Ok(Network {
         processes: vec![Process {
             name,
@@ -386,8 +393,10 @@ pub fn parse_graph(bytes: &[u8], path: &Path) -> Result<LabelledGraph, LoadError
         return Err(error(0, HEADER_EXPECTED.to_string()));
     };
     let header_bytes = &bytes[header_at..header_end];
-    let header_line = std::str::from_utf8(header_bytes)
-        .map_err(|e| error(header_at, invalid_utf8(header_bytes, e.valid_up_to())))?;
+    let header_line = std::str::from_utf8(header_bytes).map_err(|e| {
+        let valid = e.valid_up_to();
+        error(header_at + valid, invalid_utf8(header_bytes, valid))
+    })?;
     let header = parse_header(header_line).map_err(|(at, m)| error(header_at + at, m))?;
     if header.states > GRAPH_MAX_STATES {
         return Err(error(

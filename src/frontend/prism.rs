@@ -105,7 +105,8 @@ pub fn sibling(tra: &Path, extension: &str) -> Option<PathBuf> {
     .find(|path| path.is_file())
 }
 
-/// Most fields on a line of any of the files, plus one to see extra text.
+/// Most fields on a line of a `.tra` or `.srew` file, plus one to see
+/// extra text.
 const MAX_FIELDS: usize = 5;
 
 /// The blank-separated fields of `line` with their offsets: at most
@@ -663,14 +664,14 @@ pub fn parse_lab(bytes: &[u8], path: &Path, states: u32) -> Result<StateLabels, 
     {
         from = line_end + 1;
         let line = &bytes[line_at..line_end];
-        let (found, count) = fields(line);
-        let (state_at, state_field) = found[0];
-        let Some(state_text) = state_field.strip_suffix(b":") else {
+        let state_at = line.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let Some(colon) = memchr::memchr(b':', line) else {
             return Err(error(
                 line_at + state_at,
                 "expected `STATE:` and label indices".into(),
             ));
         };
+        let state_text = line[state_at..colon].trim_ascii_end();
         let state = number(state_text, "a state number", u64::MAX)
             .map_err(|m| error(line_at + state_at, m))?;
         if state >= u64::from(states) {
@@ -679,39 +680,23 @@ pub fn parse_lab(bytes: &[u8], path: &Path, states: u32) -> Result<StateLabels, 
                 out_of_range("labelled", state, states.into()),
             ));
         }
-        // `fields` stops at MAX_FIELDS: go on past them for long lines.
-        let mut rest_at = if count == MAX_FIELDS {
-            found[MAX_FIELDS - 1].0
-        } else {
-            line.len()
-        };
-        let mut indices: Vec<(usize, &[u8])> = found[1..count.min(MAX_FIELDS - 1)].to_vec();
+        let mut at = colon + 1;
         loop {
-            let (more, more_count) = fields(&line[rest_at..]);
-            if more_count == 0 {
+            while at < line.len() && line[at].is_ascii_whitespace() {
+                at += 1;
+            }
+            if at == line.len() {
                 break;
             }
-            let take = if more_count == MAX_FIELDS {
-                MAX_FIELDS - 1
-            } else {
-                more_count
-            };
-            indices.extend(
-                more[..take]
-                    .iter()
-                    .map(|&(at, field)| (rest_at + at, field)),
-            );
-            if more_count < MAX_FIELDS {
-                break;
+            let start = at;
+            while at < line.len() && !line[at].is_ascii_whitespace() {
+                at += 1;
             }
-            rest_at += more[MAX_FIELDS - 1].0;
-        }
-        for (at, field) in indices {
-            let index =
-                number(field, "a label index", u64::MAX).map_err(|m| error(line_at + at, m))?;
+            let index = number(&line[start..at], "a label index", u64::MAX)
+                .map_err(|m| error(line_at + start, m))?;
             let Some(&label) = index_of.get(&index) else {
                 return Err(error(
-                    line_at + at,
+                    line_at + start,
                     format!("label index {index} is not declared"),
                 ));
             };
@@ -927,7 +912,7 @@ mod tests {
         let lab = |text: &str| {
             parse_lab(text.as_bytes(), Path::new("m.lab"), 4).map_err(|e| e.to_string())
         };
-        let labels = lab("0=\"init\" 1=\"deadlock\" 3=\"goal\"\n0: 0\n3: 1 3\n2: 3\n").unwrap();
+        let labels = lab("0=\"init\" 1=\"deadlock\" 3=\"goal\"\n0: 0\n3: 1 3\n2:3\n").unwrap();
         assert_eq!(labels.names, ["init", "deadlock", "goal"]);
         assert_eq!(labels.get("goal"), Some(&[2, 3][..]));
         assert_eq!(labels.get("deadlock"), Some(&[3][..]));

@@ -235,6 +235,7 @@ fn networks_load_from_gzip_files_named_by_their_inner_extension() {
     let network = warpcheck::frontend::load(&path).unwrap();
     let plain = warpcheck::frontend::load(&data("graphs").join("tiny-10.aut")).unwrap();
     assert_eq!(network.processes[0].lts, plain.processes[0].lts);
+    assert_eq!(network.processes[0].name, "tiny");
 }
 
 proptest! {
@@ -596,4 +597,45 @@ proptest! {
         tar.truncate(cut);
         let _ = umb::parse(&tar, Path::new("m.umb"));
     }
+}
+
+/// The kept inputs of fuzz target `target` (`fuzz/corpus/TARGET/`).
+fn fuzz_corpus(target: &str) -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut inputs: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| std::fs::read(entry.unwrap().path()).unwrap())
+        .collect();
+    inputs.sort();
+    inputs
+}
+
+#[test]
+fn aut_graph_fuzz_corpus_replays() {
+    let mut accepted = 0;
+    for input in fuzz_corpus("aut_graph") {
+        if let Ok(graph) = aut::parse_graph(&input, Path::new("fuzz.aut")) {
+            assert_eq!(graph.validate(), Ok(()));
+            accepted += 1;
+        }
+    }
+    assert!(accepted > 0, "the aut_graph corpus has no accepted input");
+}
+
+#[test]
+fn tra_fuzz_corpus_replays() {
+    let mut accepted = 0;
+    for input in fuzz_corpus("tra") {
+        match prism::parse_tra(&input, Path::new("fuzz.tra"), None) {
+            Ok(ExplicitModel::Dtmc(chain) | ExplicitModel::Ctmc(chain)) => {
+                assert_eq!(chain.validate(), Ok(()))
+            }
+            Ok(ExplicitModel::Mdp(mdp)) => assert_eq!(mdp.validate(), Ok(())),
+            Err(_) => continue,
+        }
+        accepted += 1;
+    }
+    assert!(accepted > 0, "the tra corpus has no accepted input");
 }
