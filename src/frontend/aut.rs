@@ -1266,7 +1266,7 @@ mod tests {
                 );
             }
         }
-        let limited = parse_graph_blocks(&texts[0][..], Path::new("t.aut"), 4, 10);
+        let limited = parse_graph_blocks(texts[0], Path::new("t.aut"), 4, 10);
         assert_eq!(
             limited.unwrap_err().to_string(),
             "t.aut: decompresses to more than 10 bytes, the most read from one file"
