@@ -132,11 +132,12 @@ pub fn is_gzip(bytes: &[u8]) -> bool {
 /// The name errors give a model read from standard input.
 pub const STDIN_NAME: &str = "<stdin>";
 
-/// Reads a whole model file as UTF-8 text. Directories, character and
-/// block devices are refused before reading, and more than
-/// [`MAX_MODEL_BYTES`] is never read (a pipe is read up to the limit); these
-/// and read failures are [`LoadError::Io`]. Invalid UTF-8 is a located
-/// error at its first byte.
+/// Reads a whole model file as UTF-8 text, decompressing it when it is
+/// gzip data. Directories, character and block devices are refused before
+/// reading, and more than [`MAX_MODEL_BYTES`] is never read nor
+/// decompressed (a pipe is read up to the limit); these and read failures
+/// are [`LoadError::Io`]. Invalid UTF-8 is a located error at its first
+/// byte.
 pub fn read_file(path: &Path) -> Result<String, LoadError> {
     let io_error = |source| LoadError::Io {
         path: path.to_path_buf(),
@@ -168,8 +169,8 @@ fn unreadable_kind(file_type: &std::fs::FileType) -> Option<&'static str> {
     file_type.is_dir().then_some("a directory")
 }
 
-/// Reads `reader` to its end as UTF-8 text of at most `limit` bytes;
-/// `path` names it in errors.
+/// Reads `reader` to its end as UTF-8 text of at most `limit` bytes, read
+/// and (for gzip data) decompressed; `path` names it in errors.
 fn read_text(reader: impl Read, path: &Path, limit: u64) -> Result<String, LoadError> {
     let io_error = |source| LoadError::Io {
         path: path.to_path_buf(),

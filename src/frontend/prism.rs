@@ -227,6 +227,12 @@ pub fn parse_tra(
         number(field, what, max).map_err(|m| error(header_at + at, m))
     };
     let states = header_number(0, "the number of states", MAX_STATES)? as u32;
+    if states == 0 {
+        return Err(error(
+            header_at + found[0].0,
+            "the header declares 0 states; a model has at least one".into(),
+        ));
+    }
     let mdp = count == 3;
     let header = TraHeader {
         states,
@@ -843,6 +849,10 @@ mod tests {
             (
                 "2 x\n",
                 "m.tra:1:3: expected the number of transitions, found `x`",
+            ),
+            (
+                "0 0\n",
+                "m.tra:1:1: the header declares 0 states; a model has at least one",
             ),
             (
                 "2 1\n0 2 1\n",
