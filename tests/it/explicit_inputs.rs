@@ -639,3 +639,87 @@ fn tra_fuzz_corpus_replays() {
     }
     assert!(accepted > 0, "the tra corpus has no accepted input");
 }
+
+/// Writes `text` in pieces to `path` and to `path.gz`, returning the size
+/// of the text.
+fn write_plain_and_gzip(path: &Path, pieces: impl Iterator<Item = String>) -> u64 {
+    use std::io::Write;
+    let plain = std::fs::File::create(path).unwrap();
+    let gz = std::fs::File::create(path.with_extension(format!(
+        "{}.gz",
+        path.extension().unwrap().to_str().unwrap()
+    )))
+    .unwrap();
+    let mut plain = std::io::BufWriter::new(plain);
+    let mut gz =
+        flate2::write::GzEncoder::new(std::io::BufWriter::new(gz), flate2::Compression::new(6));
+    let mut size = 0;
+    for piece in pieces {
+        plain.write_all(piece.as_bytes()).unwrap();
+        gz.write_all(piece.as_bytes()).unwrap();
+        size += piece.len() as u64;
+    }
+    plain.flush().unwrap();
+    gz.finish().unwrap().flush().unwrap();
+    size
+}
+
+/// Load speed of the graph and `.tra` readers on generated files of 10^7
+/// transitions, plain and gzip-compressed: a measurement, not a check.
+/// Run it with `cargo test --release --test it explicit_inputs::load_speed
+/// -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement of speed, run by hand"]
+fn load_speed() {
+    let dir = tempfile::tempdir().unwrap();
+    let transitions: u64 = 10_000_000;
+    // Pseudo-random targets (a linear congruential sequence).
+    let target = |i: u64, states: u64| {
+        (i.wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407)
+            >> 33)
+            % states
+    };
+    let aut = dir.path().join("big.aut");
+    let states = 1_000_000;
+    let header = std::iter::once(format!("des (0, {transitions}, {states})\n"));
+    let labels = ["\"a\"", "\"b\"", "\"tau\""];
+    let lines = (0..transitions).map(|i| {
+        let label = labels[(i / 7 % 3) as usize];
+        format!(
+            "({}, {label}, {})\n",
+            i * states / transitions,
+            target(i, states)
+        )
+    });
+    let aut_text = write_plain_and_gzip(&aut, header.chain(lines));
+    let tra = dir.path().join("big.tra");
+    let states = 2_000_000;
+    let header = std::iter::once(format!("{states} {transitions}\n"));
+    let lines = (0..transitions).map(|i| format!("{} {} 0.2\n", i / 5, target(i, states)));
+    let tra_text = write_plain_and_gzip(&tra, header.chain(lines));
+    let runs: [(&str, PathBuf, u64); 4] = [
+        ("aut", aut.clone(), aut_text),
+        ("aut.gz", aut.with_extension("aut.gz"), aut_text),
+        ("tra", tra.clone(), tra_text),
+        ("tra.gz", tra.with_extension("tra.gz"), tra_text),
+    ];
+    for (what, path, text) in runs {
+        let file = std::fs::metadata(&path).unwrap().len();
+        let start = std::time::Instant::now();
+        let count = if what.starts_with("aut") {
+            aut::load_graph(&path).unwrap().edges.edge_count()
+        } else {
+            prism::load(&path, None, None).unwrap().model.transitions()
+        };
+        let seconds = start.elapsed().as_secs_f64();
+        assert_eq!(count, transitions);
+        println!(
+            "{what}: {count} transitions in {seconds:.2} s: {:.0} MB/s of text, {:.0} MB/s of file ({} MB text, {} MB file)",
+            text as f64 / 1e6 / seconds,
+            file as f64 / 1e6 / seconds,
+            text / 1_000_000,
+            file / 1_000_000,
+        );
+    }
+}
