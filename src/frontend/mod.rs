@@ -255,12 +255,29 @@ impl Deref for InputBytes {
 }
 
 /// Reads a graph or probabilistic model file as bytes, for readers that
-/// scan bytes themselves (and in parallel). A plain regular file is mapped;
-/// a gzip file (by its magic bytes) is decompressed into memory, at most
-/// [`explicit_limit`] bytes; anything else that is readable (a pipe) is read
-/// to its end under the same bound. Directories and devices are refused as
-/// [`read_file`] refuses them.
+/// scan bytes themselves (and in parallel): the bytes of [`read_raw`], and
+/// for gzip data (known by its magic bytes) what they decompress to, at
+/// most [`explicit_limit`] bytes.
 pub fn read_explicit(path: &Path) -> Result<InputBytes, LoadError> {
+    let raw = read_raw(path)?;
+    if !is_gzip(&raw) {
+        return Ok(raw);
+    }
+    // The gzip trailer holds the input size modulo 2^32: a guess only.
+    let size_hint = raw
+        .len()
+        .checked_sub(4)
+        .and_then(|at| raw.get(at..))
+        .and_then(|tail| tail.try_into().ok())
+        .map_or(0, |tail: [u8; 4]| u32::from_le_bytes(tail) as u64);
+    gunzip(&raw[..], path, explicit_limit(), size_hint).map(InputBytes::Owned)
+}
+
+/// The bytes of a file as they are stored: a plain regular file is mapped;
+/// anything else that is readable (a pipe) is read to its end, at most
+/// [`explicit_limit`] bytes. Directories and devices are refused as
+/// [`read_file`] refuses them.
+pub fn read_raw(path: &Path) -> Result<InputBytes, LoadError> {
     let io_error = |source| LoadError::Io {
         path: path.to_path_buf(),
         source,
@@ -273,7 +290,6 @@ pub fn read_explicit(path: &Path) -> Result<InputBytes, LoadError> {
         )));
     }
     let mut file = File::open(path).map_err(io_error)?;
-    let limit = explicit_limit();
     if metadata.is_file() && metadata.len() > 0 {
         // SAFETY: the map is read-only and private to this process; if the
         // file is changed by another process while it is mapped, the
@@ -281,18 +297,9 @@ pub fn read_explicit(path: &Path) -> Result<InputBytes, LoadError> {
         // whose length is fixed here. Truncating a mapped file is the
         // user's error (as with every tool that maps its input).
         let map = unsafe { Mmap::map(&file) }.map_err(io_error)?;
-        if !is_gzip(&map) {
-            return Ok(InputBytes::Mapped(map));
-        }
-        // The gzip trailer holds the input size modulo 2^32: a guess only.
-        let size_hint = map
-            .len()
-            .checked_sub(4)
-            .and_then(|at| map.get(at..))
-            .and_then(|tail| tail.try_into().ok())
-            .map_or(0, |tail: [u8; 4]| u32::from_le_bytes(tail) as u64);
-        return gunzip(&map[..], path, limit, size_hint).map(InputBytes::Owned);
+        return Ok(InputBytes::Mapped(map));
     }
+    let limit = explicit_limit();
     let mut bytes = Vec::new();
     (&mut file)
         .take(limit + 1)
@@ -303,9 +310,6 @@ pub fn read_explicit(path: &Path) -> Result<InputBytes, LoadError> {
             io::ErrorKind::FileTooLarge,
             format!("larger than {limit} bytes, the most read from one file"),
         )));
-    }
-    if is_gzip(&bytes) {
-        bytes = gunzip(&bytes[..], path, limit, 0)?;
     }
     Ok(InputBytes::Owned(bytes))
 }

@@ -1,7 +1,8 @@
 //! UMB, the "unified Markov binary" format that Storm
 //! (`stormpy.io.export_to_umb`, `--exportbuild FILE umb`) and PRISM 4.9+
 //! write: a tar archive, plain or compressed with xz or gzip (recognised by
-//! their magic bytes), of an `index.json` with the model's type and sizes
+//! their magic bytes, and decompressed at most to [`super::explicit_limit`]
+//! bytes), of an `index.json` with the model's type and sizes
 //! and of little-endian binary arrays: CSR offsets (`state-to-choices.bin`,
 //! `choice-to-branches.bin`), branch targets and probabilities, exit rates
 //! (CTMC), a bitset of initial states, and annotations (atomic propositions
@@ -24,7 +25,9 @@ use std::path::Path;
 use hashbrown::HashMap;
 use serde::Deserialize;
 
-use super::{LoadError, explicit_limit, read_explicit};
+use flate2::read::MultiGzDecoder;
+
+use super::{LoadError, explicit_limit, is_gzip, read_raw};
 use crate::explicit::{
     ExplicitModel, MAX_STATES, MarkovChain, Mdp, ProbModel, StateLabels, StateRewards,
 };
@@ -34,29 +37,49 @@ const XZ_MAGIC: [u8; 6] = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00];
 
 /// Reads a UMB archive (plain, xz or gzip) as a probabilistic model.
 pub fn load(path: &Path) -> Result<ProbModel, LoadError> {
-    parse(&read_explicit(path)?, path)
+    parse(&read_raw(path)?, path)
 }
 
-/// Parses the bytes of a UMB archive (a tar file, plain or xz-compressed;
-/// gzip is taken off by [`super::read_explicit`]); `path` names it in
-/// errors.
+/// Parses the bytes of a UMB archive, a tar file, plain or compressed with
+/// xz or gzip; `path` names it in errors.
 pub fn parse(bytes: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
-    let fail = |message: String| LoadError::invalid(path, message);
     if bytes.starts_with(&XZ_MAGIC) {
-        let limit = explicit_limit();
-        let mut tar = Vec::new();
-        liblzma::read::XzDecoder::new_multi_decoder(bytes)
-            .take(limit + 1)
-            .read_to_end(&mut tar)
-            .map_err(|e| fail(format!("corrupt or truncated xz data: {e}")))?;
-        if tar.len() as u64 > limit {
-            return Err(fail(format!(
-                "decompresses to more than {limit} bytes, the most read from one file"
-            )));
-        }
-        return parse_tar(&tar, path);
+        let decoder = liblzma::read::XzDecoder::new_multi_decoder(bytes);
+        return parse_tar(&decompress(decoder, "xz", path)?, path);
+    }
+    if is_gzip(bytes) {
+        return parse_tar(&decompress(MultiGzDecoder::new(bytes), "gzip", path)?, path);
     }
     parse_tar(bytes, path)
+}
+
+/// What `decoder` gives, at most [`explicit_limit`] bytes. A failure names
+/// the member of the tar archive that was being decompressed.
+fn decompress(decoder: impl Read, format: &str, path: &Path) -> Result<Vec<u8>, LoadError> {
+    let limit = explicit_limit();
+    let mut tar = Vec::new();
+    if let Err(e) = decoder.take(limit + 1).read_to_end(&mut tar) {
+        let mut place = format!("at byte {} of the tar archive", tar.len());
+        if let Ok(entries) = tar::Archive::new(&tar[..]).entries()
+            && let Some(name) = entries
+                .map_while(Result::ok)
+                .map(|entry| String::from_utf8_lossy(&entry.path_bytes()).into_owned())
+                .last()
+        {
+            place = format!("in member {name}, {place}");
+        }
+        return Err(LoadError::invalid(
+            path,
+            format!("corrupt or truncated {format} data {place}: {e}"),
+        ));
+    }
+    if tar.len() as u64 > limit {
+        return Err(LoadError::invalid(
+            path,
+            format!("decompresses to more than {limit} bytes, the most read from one file"),
+        ));
+    }
+    Ok(tar)
 }
 
 /// The members of a tar archive that are files: name (without a leading

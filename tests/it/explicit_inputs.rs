@@ -509,7 +509,12 @@ fn umb_faults_name_the_member_and_offset() {
     let compressed = std::fs::read(data("prob").join("leader_sync-4-4.umb")).unwrap();
     assert_eq!(
         umb_error(&compressed[..compressed.len() / 2]),
-        "m.umb: corrupt or truncated xz data: premature eof"
+        "m.umb: corrupt or truncated xz data in member choice-to-branches.bin, at byte 7312 of the tar archive: premature eof"
+    );
+    let gz = gzip(&tar);
+    assert_eq!(
+        umb_error(&gz[..gz.len() / 2]),
+        "m.umb: corrupt or truncated gzip data in member choice-to-branches.bin, at byte 8841 of the tar archive: incomplete deflate stream"
     );
     assert_eq!(
         umb_error(b"hello"),
