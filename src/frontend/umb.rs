@@ -350,9 +350,12 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
         ));
     }
     let targets_name = "branch-to-target.bin";
-    let targets: Vec<u32> = archive
-        .words(targets_name, archive.required(targets_name)?, branches)?
-        .into_iter()
+    let target_bytes = archive.required(targets_name)?;
+    archive.check_length(targets_name, target_bytes, branches, 8)?;
+    // Straight from the bytes to `u32`, without a `u64` copy of the array.
+    let targets: Vec<u32> = target_bytes
+        .chunks_exact(8)
+        .map(|word| u64::from_le_bytes(word.try_into().unwrap_or_default()))
         .enumerate()
         .map(|(branch, target)| {
             u32::try_from(target).ok().filter(|&t| u64::from(t) < states).ok_or_else(|| {
