@@ -28,8 +28,14 @@ use nom::sequence::preceded;
 use nom::{IResult, Parser};
 use thiserror::Error;
 
-use super::{LoadError, read_file};
-use crate::explicit::{Edge, GraphSink, SinkError};
+use rayon::prelude::*;
+
+use flate2::read::MultiGzDecoder;
+
+use super::{LoadError, explicit_limit, is_gzip, read_explicit, read_file};
+use crate::explicit::{
+    Csr, Edge, GraphSink, LabelledGraph, MAX_STATES as GRAPH_MAX_STATES, SinkError,
+};
 use crate::model::{Lts, LtsTransition, Network, Process, UnmatchedLabels};
 
 /// The one spelling of the internal action: `.aut` labels `i` and `tau`
@@ -52,13 +58,20 @@ pub fn load_network(path: &Path) -> Result<Network, LoadError> {
 }
 
 /// Parses `.aut` text as a network of one process, named after the stem of
-/// `path` (which also names the file in errors), whose labels all fire
-/// alone.
+/// `path` (`model` for `model.aut` and `model.aut.gz`; `path` also names
+/// the file in errors), whose labels all fire alone.
 pub fn parse_network(text: &str, path: &Path) -> Result<Network, LoadError> {
     let lts = parse_lts(text, path)?;
-    let name = path
-        .file_stem()
-        .map_or_else(|| "aut".to_string(), |s| s.to_string_lossy().into_owned());
+    let name = path.file_name().map_or_else(
+        || "aut".to_string(),
+        |name| {
+            let name = name.to_string_lossy();
+            let name = name.strip_suffix(".gz").unwrap_or(&name);
+            Path::new(name)
+                .file_stem()
+                .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned())
+        },
+    );
     Ok(Network {
         processes: vec![Process {
             name,
@@ -361,12 +374,661 @@ fn scratch_beside(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// Reads an `.aut` file, plain or gzip-compressed, as a whole directed
+/// graph for SCC and MEC decomposition: all the states the header declares
+/// (also those without a transition, unlike [`parse_lts`]), the
+/// transitions grouped by source in the order of the file, and the labels
+/// numbered in the order they first appear (`i` and `tau` read as
+/// [`INTERNAL_ACTION`]). A plain file is mapped and scanned in parallel
+/// chunks; a gzip file (known by its magic bytes) is decompressed in
+/// blocks of whole lines, each scanned in parallel while the next is
+/// decompressed, so that its text is never held whole; at most
+/// [`super::explicit_limit`] bytes are decompressed.
+pub fn load_graph(path: &Path) -> Result<LabelledGraph, LoadError> {
+    let io_error = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut start = [0u8; 2];
+    let gzip = File::open(path)
+        .and_then(|mut file| file.read(&mut start).map(|n| is_gzip(&start[..n])))
+        .map_err(io_error)?;
+    if !gzip || !std::fs::metadata(path).map_err(io_error)?.is_file() {
+        return parse_graph(&read_explicit(path)?, path);
+    }
+    let file = File::open(path).map_err(io_error)?;
+    let decoder = MultiGzDecoder::new(io::BufReader::with_capacity(1 << 20, file));
+    parse_graph_blocks(decoder, path, GRAPH_BLOCK_BYTES, explicit_limit())
+}
+
+/// Bytes of decompressed text scanned at a time by [`load_graph`].
+const GRAPH_BLOCK_BYTES: usize = 64 << 20;
+
+/// Parses `.aut` bytes as a whole graph (see [`load_graph`]); `path` names
+/// the file in errors, which are located (`file:line:column`) where a
+/// line is at fault. Lines are scanned as bytes, in chunks parsed in
+/// parallel, without an allocation per line (speed: see the `load_speed`
+/// measurement in `tests/it/explicit_inputs.rs`).
+pub fn parse_graph(bytes: &[u8], path: &Path) -> Result<LabelledGraph, LoadError> {
+    let mut parser = GraphParser::new(path);
+    parser.feed(bytes, 1)?;
+    parser.finish(bytes, 1)
+}
+
+/// Parses the `.aut` text that `reader` gives as a whole graph, in blocks
+/// of about `block` bytes that end at line ends, decompressing the next
+/// block on another thread while one is scanned; more than `limit` bytes
+/// of text is an error.
+fn parse_graph_blocks(
+    reader: impl Read + Send,
+    path: &Path,
+    block: usize,
+    limit: u64,
+) -> Result<LabelledGraph, LoadError> {
+    let read_error =
+        |e: io::Error| LoadError::invalid(path, format!("corrupt or truncated gzip data: {e}"));
+    let mut parser = GraphParser::new(path);
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<io::Result<Vec<u8>>>(1);
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut reader = reader.take(limit.saturating_add(1));
+            let mut carry: Vec<u8> = Vec::new();
+            loop {
+                let mut text = std::mem::take(&mut carry);
+                let result = fill_block(&mut reader, &mut text, block, &mut carry);
+                let done = !matches!(result, Ok(true));
+                let sent = match result {
+                    Ok(_) if text.is_empty() => Ok(()),
+                    Ok(_) => sender.send(Ok(text)),
+                    Err(e) => sender.send(Err(e)),
+                };
+                if done || sent.is_err() {
+                    return;
+                }
+            }
+        });
+        // The line the next block starts on, and the last block, kept for
+        // the location of the end of the text.
+        let mut first_line = 1u64;
+        let mut total = 0u64;
+        let mut last: Vec<u8> = Vec::new();
+        for text in receiver {
+            let text = text.map_err(read_error)?;
+            total += text.len() as u64;
+            if total > limit {
+                return Err(LoadError::Io {
+                    path: path.to_path_buf(),
+                    source: io::Error::new(
+                        io::ErrorKind::FileTooLarge,
+                        format!(
+                            "decompresses to more than {limit} bytes, the most read from one file"
+                        ),
+                    ),
+                });
+            }
+            parser.feed(&text, first_line)?;
+            first_line += memchr::memchr_iter(b'\n', &text).count() as u64;
+            last = text;
+        }
+        let last_line = first_line - memchr::memchr_iter(b'\n', &last).count() as u64;
+        parser.finish(&last, last_line)
+    })
+}
+
+/// Reads from `reader` into `text` until it holds at least `block` bytes
+/// and a line end, or the input ends; moves what follows the last line end
+/// into `carry`. `Ok(true)` while there may be more input.
+fn fill_block(
+    reader: &mut impl Read,
+    text: &mut Vec<u8>,
+    block: usize,
+    carry: &mut Vec<u8>,
+) -> io::Result<bool> {
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        let n = match reader.read(&mut buffer) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(false);
+        }
+        text.extend_from_slice(&buffer[..n]);
+        if text.len() >= block
+            && let Some(end) = memchr::memrchr(b'\n', text)
+        {
+            carry.extend_from_slice(&text[end + 1..]);
+            text.truncate(end + 1);
+            return Ok(true);
+        }
+    }
+}
+
+/// A located error at byte `offset` of `block`, whose first line is line
+/// `first_line` of the file `path`.
+fn located(
+    path: &Path,
+    block: &[u8],
+    first_line: u64,
+    offset: usize,
+    message: String,
+) -> LoadError {
+    match LoadError::at_bytes(path, block, offset, message) {
+        LoadError::At {
+            path,
+            line,
+            column,
+            message,
+        } => LoadError::At {
+            path,
+            line: line + first_line as usize - 1,
+            column,
+            message,
+        },
+        other => other,
+    }
+}
+
+/// The state of a graph being read block by block: the header once seen,
+/// the label table, and the transitions so far in file order.
+struct GraphParser<'p> {
+    path: &'p Path,
+    header: Option<Header>,
+    /// Where the header is, for messages about the whole graph: the block
+    /// line and column.
+    header_at: Option<(usize, usize)>,
+    actions: Vec<String>,
+    action_ids: HashMap<String, u32>,
+    sources: Vec<u32>,
+    targets: Vec<u32>,
+    labels: Vec<u32>,
+}
+
+impl<'p> GraphParser<'p> {
+    fn new(path: &'p Path) -> Self {
+        GraphParser {
+            path,
+            header: None,
+            header_at: None,
+            actions: Vec::new(),
+            action_ids: HashMap::new(),
+            sources: Vec::new(),
+            targets: Vec::new(),
+            labels: Vec::new(),
+        }
+    }
+
+    /// Reads the header, if not yet seen, and the transitions of `block`,
+    /// text that ends at a line end (or at the end of the input) and
+    /// starts on line `first_line`.
+    fn feed(&mut self, block: &[u8], first_line: u64) -> Result<(), LoadError> {
+        let path = self.path;
+        let error =
+            |offset: usize, message: String| located(path, block, first_line, offset, message);
+        let mut body = 0;
+        let header = match self.header {
+            Some(header) => header,
+            None => {
+                let Some((header_at, header_end)) = next_nonblank_line(block, 0, block.len())
+                else {
+                    return Ok(());
+                };
+                let header_bytes = &block[header_at..header_end];
+                let header_line = std::str::from_utf8(header_bytes).map_err(|e| {
+                    let valid = e.valid_up_to();
+                    error(header_at + valid, invalid_utf8(header_bytes, valid))
+                })?;
+                let header =
+                    parse_header(header_line).map_err(|(at, m)| error(header_at + at, m))?;
+                if header.states > GRAPH_MAX_STATES {
+                    return Err(error(
+                        header_at,
+                        format!(
+                            "the header declares {} states; a graph can have at most {GRAPH_MAX_STATES}",
+                            header.states
+                        ),
+                    ));
+                }
+                if header.initial >= header.states {
+                    return Err(error(
+                        header_at + header.initial_at,
+                        out_of_range("initial", header.initial, header.states),
+                    ));
+                }
+                if let LoadError::At { line, column, .. } = error(header_at, String::new()) {
+                    self.header_at = Some((line, column));
+                }
+                body = (header_end + 1).min(block.len());
+                self.header = Some(header);
+                header
+            }
+        };
+        let states = header.states as u32;
+        let chunks: Vec<Result<GraphChunk<'_>, ChunkError>> = split_at_lines(block, body)
+            .into_par_iter()
+            .map(|(start, end)| parse_graph_chunk(block, start, end, states))
+            .collect();
+        // The first fault in file order; a count beyond the header's before
+        // it is reported first, as a reader going line by line would.
+        let before = self.sources.len() as u64;
+        let mut seen = before;
+        let mut parsed = Vec::with_capacity(chunks.len());
+        for chunk in chunks {
+            match chunk {
+                Ok(chunk) => {
+                    seen += chunk.sources.len() as u64;
+                    parsed.push(chunk);
+                }
+                Err(fault) if seen + fault.edges_before > header.transitions => {
+                    seen += fault.edges_before;
+                    break;
+                }
+                Err(fault) => return Err(error(fault.offset, fault.message)),
+            }
+        }
+        if seen > header.transitions {
+            let at =
+                nth_nonblank_line(block, body, header.transitions - before).unwrap_or(block.len());
+            return Err(error(
+                at,
+                format!(
+                    "more transitions than the {} the header declares",
+                    header.transitions
+                ),
+            ));
+        }
+        let added = (seen - before) as usize;
+        let no_memory = || error(0, memory_message(header.states, seen));
+        for array in [&mut self.sources, &mut self.targets, &mut self.labels] {
+            array.try_reserve(added).map_err(|_| no_memory())?;
+        }
+        for chunk in parsed {
+            let table: Vec<u32> = chunk
+                .names
+                .iter()
+                .map(|&name| match self.action_ids.get(name) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.actions.len() as u32;
+                        self.actions.push(name.to_string());
+                        self.action_ids.insert(name.to_string(), id);
+                        id
+                    }
+                })
+                .collect();
+            self.sources.extend_from_slice(&chunk.sources);
+            self.targets.extend_from_slice(&chunk.targets);
+            self.labels
+                .extend(chunk.labels.iter().map(|&l| table[l as usize]));
+        }
+        Ok(())
+    }
+
+    /// Checks the count of transitions and groups them by source; `last`
+    /// is the last block fed, starting on line `first_line`, for the
+    /// location of the end of the text.
+    fn finish(self, last: &[u8], first_line: u64) -> Result<LabelledGraph, LoadError> {
+        let path = self.path;
+        let error =
+            |offset: usize, message: String| located(path, last, first_line, offset, message);
+        let Some(header) = self.header else {
+            return Err(error(0, HEADER_EXPECTED.to_string()));
+        };
+        let total = self.sources.len() as u64;
+        if total < header.transitions {
+            return Err(error(
+                last.len(),
+                format!(
+                    "the header declares {} transitions but the file has {total}",
+                    header.transitions
+                ),
+            ));
+        }
+        let grouped = group_by_source(
+            header.states as u32,
+            &self.sources,
+            self.targets,
+            self.labels,
+        );
+        let (edges, labels) = grouped.ok_or_else(|| {
+            let (line, column) = self.header_at.unwrap_or((1, 1));
+            LoadError::At {
+                path: self.path.to_path_buf(),
+                line,
+                column,
+                message: memory_message(header.states, total),
+            }
+        })?;
+        Ok(LabelledGraph {
+            edges,
+            labels,
+            actions: self.actions,
+            initial: header.initial as u32,
+        })
+    }
+}
+
+/// The message for a graph whose arrays cannot be allocated.
+fn memory_message(states: u64, transitions: u64) -> String {
+    format!("not enough memory for a graph of {states} states and {transitions} transitions")
+}
+
+/// The message for a state number at or beyond the header's count.
+fn out_of_range(what: &str, number: u64, states: u64) -> String {
+    format!(
+        "{what} state {number} is out of range: the header declares {states} states (0 to {})",
+        states.saturating_sub(1)
+    )
+}
+
+/// The message for invalid UTF-8 at byte `valid` of `bytes`.
+fn invalid_utf8(bytes: &[u8], valid: usize) -> String {
+    format!("invalid UTF-8 (byte 0x{:02X})", bytes[valid])
+}
+
+/// The transitions of one chunk of lines, as parallel arrays; labels are
+/// numbered locally, `names[label]` being the label's text.
+struct GraphChunk<'a> {
+    sources: Vec<u32>,
+    targets: Vec<u32>,
+    labels: Vec<u32>,
+    names: Vec<&'a str>,
+}
+
+/// The first fault in a chunk: its byte offset in the file, the message,
+/// and how many transitions the chunk held before it.
+struct ChunkError {
+    offset: usize,
+    message: String,
+    edges_before: u64,
+}
+
+/// Splits `bytes[start..]` into pieces that end at line ends, about one
+/// per 4 MiB and at least a few per thread for large inputs, so that
+/// chunks can be parsed in parallel.
+pub(crate) fn split_at_lines(bytes: &[u8], start: usize) -> Vec<(usize, usize)> {
+    let len = bytes.len() - start;
+    let pieces = (len >> 22).clamp(1, 8 * rayon::current_num_threads().max(1));
+    let mut bounds = Vec::with_capacity(pieces);
+    let mut from = start;
+    for piece in 1..=pieces {
+        let mut to = start + len / pieces * piece;
+        if piece == pieces {
+            to = bytes.len();
+        } else if to > from {
+            to = memchr::memchr(b'\n', &bytes[to..]).map_or(bytes.len(), |i| to + i + 1);
+        } else {
+            to = from;
+        }
+        if to > from {
+            bounds.push((from, to));
+            from = to;
+        }
+    }
+    if bounds.is_empty() {
+        bounds.push((start, bytes.len()));
+    }
+    bounds
+}
+
+/// The next line of `bytes[from..end]` that holds more than white space:
+/// its start and its end (before `\r\n` or `\n`).
+pub(crate) fn next_nonblank_line(
+    bytes: &[u8],
+    mut from: usize,
+    end: usize,
+) -> Option<(usize, usize)> {
+    while from < end {
+        let line_end = memchr::memchr(b'\n', &bytes[from..end]).map_or(end, |i| from + i);
+        let line = trim_cr(&bytes[from..line_end]);
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            return Some((from, from + line.len()));
+        }
+        from = line_end + 1;
+    }
+    None
+}
+
+/// The start of the non-blank line that follows `skip` non-blank lines
+/// from `from` on.
+fn nth_nonblank_line(bytes: &[u8], mut from: usize, skip: u64) -> Option<usize> {
+    for _ in 0..skip {
+        let (_, end) = next_nonblank_line(bytes, from, bytes.len())?;
+        from = end + 1;
+    }
+    next_nonblank_line(bytes, from, bytes.len()).map(|(start, _)| start)
+}
+
+/// `line` without a final `\r`.
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Parses the transition lines of `bytes[start..end]`, checking state
+/// numbers against `states`.
+fn parse_graph_chunk(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    states: u32,
+) -> Result<GraphChunk<'_>, ChunkError> {
+    let mut chunk = GraphChunk {
+        sources: Vec::new(),
+        targets: Vec::new(),
+        labels: Vec::new(),
+        names: Vec::new(),
+    };
+    let mut ids: HashMap<&[u8], u32> = HashMap::new();
+    let mut last: Option<(&[u8], u32)> = None;
+    let mut from = start;
+    while let Some((line_at, line_end)) = next_nonblank_line(bytes, from, end) {
+        from = line_end + 1;
+        let fault = |at: usize, message: String, chunk: &GraphChunk<'_>| ChunkError {
+            offset: line_at + at,
+            message,
+            edges_before: chunk.sources.len() as u64,
+        };
+        let line = &bytes[line_at..line_end];
+        let edge = scan_transition(line).map_err(|(at, m)| fault(at, m, &chunk))?;
+        for (number, at, what) in [(edge.0, edge.1, "source"), (edge.4, edge.5, "target")] {
+            if number >= u64::from(states) {
+                return Err(fault(at, out_of_range(what, number, states.into()), &chunk));
+            }
+        }
+        let (label, label_at) = (edge.2, edge.3);
+        let label = match label {
+            b"i" | b"tau" => INTERNAL_ACTION.as_bytes(),
+            other => other,
+        };
+        let id = match last {
+            Some((text, id)) if text == label => id,
+            _ => {
+                let id = match ids.get(label) {
+                    Some(&id) => id,
+                    None => {
+                        let name = std::str::from_utf8(label).map_err(|e| {
+                            fault(
+                                label_at + e.valid_up_to(),
+                                invalid_utf8(label, e.valid_up_to()),
+                                &chunk,
+                            )
+                        })?;
+                        chunk.names.push(name);
+                        let id = (chunk.names.len() - 1) as u32;
+                        ids.insert(label, id);
+                        id
+                    }
+                };
+                last = Some((label, id));
+                id
+            }
+        };
+        chunk.sources.push(edge.0 as u32);
+        chunk.targets.push(edge.4 as u32);
+        chunk.labels.push(id);
+    }
+    Ok(chunk)
+}
+
+/// A transition line scanned: source and its offset, label (quotes
+/// stripped) and its offset, target and its offset.
+type ScannedTransition<'a> = (u64, usize, &'a [u8], usize, u64, usize);
+
+/// Scans `(SOURCE, LABEL, TARGET)` as [`parse_transition`] does, on bytes
+/// and with the same messages: the label is what lies between the first
+/// comma and the last.
+fn scan_transition(line: &[u8]) -> Result<ScannedTransition<'_>, LineError> {
+    let expected = |at: usize, what: &str| (at, format!("expected {what}"));
+    let mut at = skip_blanks(line, 0);
+    if line.get(at) != Some(&b'(') {
+        return Err(expected(
+            at,
+            "`(` to start a transition `(SOURCE, LABEL, TARGET)`",
+        ));
+    }
+    at = skip_blanks(line, at + 1);
+    let source_at = at;
+    let (source, after) =
+        scan_number(line, at).ok_or_else(|| expected(at, "a source state number"))??;
+    at = skip_blanks(line, after);
+    if line.get(at) != Some(&b',') {
+        return Err(expected(at, "`,` after the source state"));
+    }
+    let rest = at + 1;
+    let Some(comma) = memchr::memrchr(b',', &line[rest..]).map(|i| rest + i) else {
+        let label_end = line[rest..]
+            .iter()
+            .rposition(|b| !matches!(b, b' ' | b'\t' | b')'))
+            .map_or(0, |i| i + 1);
+        return Err((
+            rest + label_end,
+            "expected `,` and a target state after the label".into(),
+        ));
+    };
+    let label_text = &line[rest..comma];
+    let leading = label_text
+        .iter()
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    let label_at = rest + leading;
+    let trimmed = label_text[leading..].trim_ascii_end();
+    let label = if let Some(inner) = trimmed.strip_prefix(b"\"") {
+        inner
+            .strip_suffix(b"\"")
+            .ok_or_else(|| (label_at, "expected `\"` to close the label".to_string()))?
+    } else if trimmed.is_empty() {
+        return Err((label_at, "expected a label".into()));
+    } else {
+        trimmed
+    };
+    let label_at = label_at + usize::from(trimmed.first() == Some(&b'"'));
+    at = skip_blanks(line, comma + 1);
+    let target_at = at;
+    let (target, after) =
+        scan_number(line, at).ok_or_else(|| expected(at, "a target state number"))??;
+    at = skip_blanks(line, after);
+    if line.get(at) != Some(&b')') {
+        return Err(expected(at, "`)` after the target state"));
+    }
+    at += 1;
+    if !line[at..].iter().all(u8::is_ascii_whitespace) {
+        return Err((
+            skip_blanks(line, at),
+            "unexpected text after the transition".into(),
+        ));
+    }
+    Ok((source, source_at, label, label_at, target, target_at))
+}
+
+/// The offset of the first byte at or after `at` that is not a space or tab.
+fn skip_blanks(line: &[u8], mut at: usize) -> usize {
+    while matches!(line.get(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    at
+}
+
+/// The decimal number at `at`: `None` without a digit there, else the
+/// number (an error above `u32::MAX`, as [`to_number`] says) and the offset
+/// after its digits.
+fn scan_number(line: &[u8], at: usize) -> Option<Result<(u64, usize), LineError>> {
+    let mut end = at;
+    let mut value = 0u64;
+    while let Some(&byte) = line.get(end) {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
+        end += 1;
+    }
+    if end == at {
+        return None;
+    }
+    let text = &line[at..end];
+    // More than 10 significant digits may have wrapped around.
+    let wrapped = text.len() > 10 && text.iter().skip_while(|&&b| b == b'0').count() > 10;
+    if wrapped || value > u64::from(u32::MAX) {
+        let shown = String::from_utf8_lossy(text);
+        return Some(Err((at, format!("number {shown} is too large"))));
+    }
+    Some(Ok((value, end)))
+}
+
+/// Groups transitions `(sources[i], labels[i], targets[i])` by source,
+/// each source's transitions in their given order: copied as they are when
+/// the sources never decrease (the usual order of files), placed by a
+/// counting sort otherwise. `None` when the arrays cannot be allocated.
+fn group_by_source(
+    states: u32,
+    sources: &[u32],
+    targets: Vec<u32>,
+    labels: Vec<u32>,
+) -> Option<(Csr, Vec<u32>)> {
+    let mut offsets: Vec<u64> = Vec::new();
+    offsets.try_reserve_exact(states as usize + 1).ok()?;
+    offsets.resize(states as usize + 1, 0);
+    for &source in sources {
+        offsets[source as usize + 1] += 1;
+    }
+    for state in 0..states as usize {
+        offsets[state + 1] += offsets[state];
+    }
+    if sources.is_sorted() {
+        return Some((Csr { offsets, targets }, labels));
+    }
+    let mut placed_targets: Vec<u32> = Vec::new();
+    let mut placed_labels: Vec<u32> = Vec::new();
+    placed_targets.try_reserve_exact(targets.len()).ok()?;
+    placed_labels.try_reserve_exact(labels.len()).ok()?;
+    placed_targets.resize(targets.len(), 0);
+    placed_labels.resize(labels.len(), 0);
+    let mut next: Vec<u64> = Vec::new();
+    next.try_reserve_exact(states as usize).ok()?;
+    next.extend_from_slice(&offsets[..states as usize]);
+    for ((&source, target), label) in sources.iter().zip(targets).zip(labels) {
+        let slot = &mut next[source as usize];
+        placed_targets[*slot as usize] = target;
+        placed_labels[*slot as usize] = label;
+        *slot += 1;
+    }
+    Some((
+        Csr {
+            offsets,
+            targets: placed_targets,
+        },
+        placed_labels,
+    ))
+}
+
 const HEADER_EXPECTED: &str = "expected the header `des (INITIAL, TRANSITIONS, STATES)`";
 
 /// A syntax problem inside one line: byte offset in the line and message.
 type LineError = (usize, String);
 
 /// The numbers of a `des` header and where the initial state is written.
+#[derive(Debug, Clone, Copy)]
 struct Header {
     initial: u64,
     initial_at: usize,
@@ -567,6 +1229,64 @@ mod tests {
         ];
         for (text, expected) in cases {
             assert_eq!(parse(text).unwrap_err(), expected, "for {text:?}");
+        }
+    }
+
+    /// `parse_graph` and `parse_graph_blocks` on `text`, as strings.
+    fn whole_and_blocks(text: &[u8], block: usize) -> (String, String) {
+        let show = |result: Result<LabelledGraph, LoadError>| match result {
+            Ok(graph) => format!("{graph:?}"),
+            Err(error) => error.to_string(),
+        };
+        let path = Path::new("t.aut");
+        (
+            show(parse_graph(text, path)),
+            show(parse_graph_blocks(text, path, block, 1 << 20)),
+        )
+    }
+
+    #[test]
+    fn blocks_of_any_size_give_the_same_graph_and_errors() {
+        let texts: [&[u8]; 7] = [
+            b"des (1, 4, 5)\n(3, b, 1)\n\n(1, \"a, c\", 3)\r\n(3, i, 3)\n(0, x, 4)",
+            b"\n\ndes (0, 2, 2)\n(0, a, 1)\n",
+            b"des (0, 1, 2)\n(0, a, 1)\n(1, b, 0)",
+            b"des (0, 1, 2)\n(0, a, 2)",
+            b"",
+            b"des (0,3,3)\n(0,a,1)\n(1,a,9)\n(2,a,0)\n",
+            b"des (0,3,3)\n(2,a,1)\n(1,b,0)\n(0,a,0)\n",
+        ];
+        for text in texts {
+            for block in [1, 2, 3, 7, 64] {
+                let (whole, blocks) = whole_and_blocks(text, block);
+                assert_eq!(
+                    blocks,
+                    whole,
+                    "block {block}, text {:?}",
+                    String::from_utf8_lossy(text)
+                );
+            }
+        }
+        let limited = parse_graph_blocks(texts[0], Path::new("t.aut"), 4, 10);
+        assert_eq!(
+            limited.unwrap_err().to_string(),
+            "t.aut: decompresses to more than 10 bytes, the most read from one file"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn blocks_agree_with_the_whole_text(
+            edits in proptest::collection::vec((0usize..80, proptest::sample::select(b"(),\n 0129ab\"".to_vec())), 0..5),
+            block in 1usize..40,
+        ) {
+            let mut text = b"des (0, 4, 3)\n(0, \"a\", 1)\n(1, tau, 2)\n\n(2, i, 0)\n(2, b, 2)\n".to_vec();
+            for (at, byte) in edits {
+                let at = at % text.len();
+                text[at] = byte;
+            }
+            let (whole, blocks) = whole_and_blocks(&text, block);
+            proptest::prop_assert_eq!(blocks, whole);
         }
     }
 

@@ -1,16 +1,26 @@
 //! Input formats. Each submodule turns one file format into a
-//! [`crate::model::Network`]; none of them knows about engines.
+//! [`crate::model::Network`] or, for graphs and probabilistic models, into
+//! an [`crate::explicit`] structure; none of them knows about engines.
+//!
+//! Any text input may be gzip-compressed: it is recognised by the gzip
+//! magic bytes, whatever its name, and decompressed with a bound on its
+//! size (see [`MAX_MODEL_BYTES`] and [`MAX_EXPLICIT_BYTES`]).
 
 pub mod aut;
 pub mod exp;
 pub mod net;
 pub mod pnml;
+pub mod prism;
+pub mod umb;
 
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, Read};
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
+use flate2::read::MultiGzDecoder;
+use memmap2::Mmap;
 use thiserror::Error;
 
 use crate::model::Network;
@@ -61,6 +71,26 @@ impl LoadError {
         }
     }
 
+    /// A located error at byte `offset` of `bytes`, text that need not be
+    /// valid UTF-8 (the column counts characters of the line's valid
+    /// prefix, an invalid byte as one).
+    pub fn at_bytes(path: &Path, bytes: &[u8], offset: usize, message: impl Into<String>) -> Self {
+        let offset = offset.min(bytes.len());
+        let before = &bytes[..offset];
+        let line = memchr::memchr_iter(b'\n', before).count() + 1;
+        let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
+        LoadError::At {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
     /// An error about the whole file.
     pub fn invalid(path: &Path, message: impl Into<String>) -> Self {
         LoadError::Invalid {
@@ -84,14 +114,30 @@ pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
 /// exhaust memory.
 pub const MAX_MODEL_BYTES: u64 = 1 << 30;
 
+/// Most bytes a graph or probabilistic model file may decompress to
+/// (64 GiB), and never more than the memory available when it is read (see
+/// [`read_explicit`]): a small compressed file that expands without end (a
+/// "zip bomb") must give an error, not exhaust memory. Plain files are
+/// mapped, not read, and have no bound.
+pub const MAX_EXPLICIT_BYTES: u64 = 64 << 30;
+
+/// The first bytes of every gzip stream.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Whether `bytes` start like a gzip stream.
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&GZIP_MAGIC)
+}
+
 /// The name errors give a model read from standard input.
 pub const STDIN_NAME: &str = "<stdin>";
 
-/// Reads a whole model file as UTF-8 text. Directories, character and
-/// block devices are refused before reading, and more than
-/// [`MAX_MODEL_BYTES`] is never read (a pipe is read up to the limit); these
-/// and read failures are [`LoadError::Io`]. Invalid UTF-8 is a located
-/// error at its first byte.
+/// Reads a whole model file as UTF-8 text, decompressing it when it is
+/// gzip data. Directories, character and block devices are refused before
+/// reading, and more than [`MAX_MODEL_BYTES`] is never read nor
+/// decompressed (a pipe is read up to the limit); these and read failures
+/// are [`LoadError::Io`]. Invalid UTF-8 is a located error at its first
+/// byte.
 pub fn read_file(path: &Path) -> Result<String, LoadError> {
     let io_error = |source| LoadError::Io {
         path: path.to_path_buf(),
@@ -123,8 +169,8 @@ fn unreadable_kind(file_type: &std::fs::FileType) -> Option<&'static str> {
     file_type.is_dir().then_some("a directory")
 }
 
-/// Reads `reader` to its end as UTF-8 text of at most `limit` bytes;
-/// `path` names it in errors.
+/// Reads `reader` to its end as UTF-8 text of at most `limit` bytes, read
+/// and (for gzip data) decompressed; `path` names it in errors.
 fn read_text(reader: impl Read, path: &Path, limit: u64) -> Result<String, LoadError> {
     let io_error = |source| LoadError::Io {
         path: path.to_path_buf(),
@@ -141,6 +187,9 @@ fn read_text(reader: impl Read, path: &Path, limit: u64) -> Result<String, LoadE
             format!("larger than {limit} bytes, the most read from one model file"),
         )));
     }
+    if is_gzip(&bytes) {
+        bytes = gunzip(&bytes[..], path, limit, 0)?;
+    }
     String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
@@ -152,6 +201,131 @@ fn read_text(reader: impl Read, path: &Path, limit: u64) -> Result<String, LoadE
             format!("invalid UTF-8 (byte 0x{:02X})", bytes[valid]),
         )
     })
+}
+
+/// Decompresses the gzip stream `compressed` (one or more members, as
+/// `gzip` writes them), refusing more than `limit` bytes of output;
+/// `capacity` is a guess of the output size to reserve (clamped to
+/// `limit`). `path` names the file in errors.
+pub fn gunzip(
+    compressed: impl Read,
+    path: &Path,
+    limit: u64,
+    capacity: u64,
+) -> Result<Vec<u8>, LoadError> {
+    let mut bytes = Vec::new();
+    // A guess only: a failed reservation just leaves the vector to grow.
+    let _ = bytes.try_reserve(capacity.min(limit) as usize);
+    MultiGzDecoder::new(compressed)
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| LoadError::invalid(path, format!("corrupt or truncated gzip data: {e}")))?;
+    if bytes.len() as u64 > limit {
+        return Err(LoadError::Io {
+            path: path.to_path_buf(),
+            source: io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!("decompresses to more than {limit} bytes, the most read from one file"),
+            ),
+        });
+    }
+    Ok(bytes)
+}
+
+/// The bytes of a graph or probabilistic model file: a plain file mapped
+/// into memory (read lazily by the page cache, never copied), or what a
+/// compressed file or a pipe gave.
+#[derive(Debug)]
+pub enum InputBytes {
+    /// A plain file, mapped read-only.
+    Mapped(Mmap),
+    /// Decompressed or read content.
+    Owned(Vec<u8>),
+}
+
+impl Deref for InputBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            InputBytes::Mapped(map) => map,
+            InputBytes::Owned(bytes) => bytes,
+        }
+    }
+}
+
+/// Reads a graph or probabilistic model file as bytes, for readers that
+/// scan bytes themselves (and in parallel): the bytes of [`read_raw`], and
+/// for gzip data (known by its magic bytes) what they decompress to, at
+/// most [`explicit_limit`] bytes.
+pub fn read_explicit(path: &Path) -> Result<InputBytes, LoadError> {
+    let raw = read_raw(path)?;
+    if !is_gzip(&raw) {
+        return Ok(raw);
+    }
+    // The gzip trailer holds the input size modulo 2^32: a guess only.
+    let size_hint = raw
+        .len()
+        .checked_sub(4)
+        .and_then(|at| raw.get(at..))
+        .and_then(|tail| tail.try_into().ok())
+        .map_or(0, |tail: [u8; 4]| u32::from_le_bytes(tail) as u64);
+    gunzip(&raw[..], path, explicit_limit(), size_hint).map(InputBytes::Owned)
+}
+
+/// The bytes of a file as they are stored: a plain regular file is mapped;
+/// anything else that is readable (a pipe) is read to its end, at most
+/// [`explicit_limit`] bytes. Directories and devices are refused as
+/// [`read_file`] refuses them.
+pub fn read_raw(path: &Path) -> Result<InputBytes, LoadError> {
+    let io_error = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let metadata = std::fs::metadata(path).map_err(io_error)?;
+    if let Some(kind) = unreadable_kind(&metadata.file_type()) {
+        return Err(io_error(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("is {kind}, not a model file"),
+        )));
+    }
+    let mut file = File::open(path).map_err(io_error)?;
+    if metadata.is_file() && metadata.len() > 0 {
+        // SAFETY: the map is read-only and private to this process; if the
+        // file is changed by another process while it is mapped, the
+        // readers see other bytes but never read outside the mapping,
+        // whose length is fixed here. Truncating a mapped file is the
+        // user's error (as with every tool that maps its input).
+        let map = unsafe { Mmap::map(&file) }.map_err(io_error)?;
+        return Ok(InputBytes::Mapped(map));
+    }
+    let limit = explicit_limit();
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    if bytes.len() as u64 > limit {
+        return Err(io_error(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("larger than {limit} bytes, the most read from one file"),
+        )));
+    }
+    Ok(InputBytes::Owned(bytes))
+}
+
+/// The most bytes a graph or probabilistic model may decompress to here:
+/// [`MAX_EXPLICIT_BYTES`], or the memory the system reports available
+/// (`MemAvailable` in `/proc/meminfo`) when that is less.
+pub fn explicit_limit() -> u64 {
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|info| {
+            let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            kib.checked_mul(1024)
+        });
+    available.map_or(MAX_EXPLICIT_BYTES, |bytes| bytes.min(MAX_EXPLICIT_BYTES))
 }
 
 /// `base`, or else the first of `base#2`, `base#3`, ... that is not in
@@ -196,9 +370,12 @@ impl Format {
         }
     }
 
-    /// The format a file name's extension names.
+    /// The format a file name's extension names, after a `.gz` suffix is
+    /// taken off (`model.aut.gz` is an `.aut` file).
     pub fn from_path(path: &Path) -> Option<Format> {
-        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        let name = name.strip_suffix(".gz").unwrap_or(&name);
+        match Path::new(name).extension()?.to_str()? {
             "net" => Some(Format::Net),
             "aut" => Some(Format::Aut),
             "exp" => Some(Format::Exp),
@@ -273,6 +450,54 @@ mod tests {
         );
         let text = read_text(&b"abc"[..], Path::new("short"), 3).unwrap();
         assert_eq!(text, "abc");
+    }
+
+    #[test]
+    fn gzip_input_is_decompressed_within_the_limit() {
+        use flate2::{Compression, write::GzEncoder};
+        use std::io::Write;
+        let mut encoder = GzEncoder::new(Vec::new(), Compression::fast());
+        encoder.write_all(&[b'a'; 5000]).unwrap();
+        let compressed = encoder.finish().unwrap();
+        let text = read_text(&compressed[..], Path::new("z.gz"), 5000).unwrap();
+        assert_eq!(text.len(), 5000);
+        let bomb = read_text(&compressed[..], Path::new("z.gz"), 4999).unwrap_err();
+        assert_eq!(
+            bomb.to_string(),
+            "z.gz: decompresses to more than 4999 bytes, the most read from one file"
+        );
+        let truncated = gunzip(
+            &compressed[..compressed.len() - 5],
+            Path::new("z.gz"),
+            9999,
+            0,
+        );
+        assert_eq!(
+            truncated.unwrap_err().to_string(),
+            "z.gz: corrupt or truncated gzip data: unexpected end of file"
+        );
+    }
+
+    #[test]
+    fn formats_come_from_the_name_without_gz() {
+        assert_eq!(
+            Format::from_path(Path::new("a/b.AUT.gz")),
+            Some(Format::Aut)
+        );
+        assert_eq!(Format::from_path(Path::new("b.net.gz")), Some(Format::Net));
+        assert_eq!(Format::from_path(Path::new("b.gz")), None);
+        assert_eq!(Format::from_path(Path::new("b.pnml")), Some(Format::Pnml));
+    }
+
+    #[test]
+    fn byte_locations_count_lines_and_characters() {
+        let error = LoadError::at_bytes(Path::new("f"), b"ab\nc\xc3\xa9\xffx", 6, "m");
+        assert_eq!(error.to_string(), "f:2:3: m");
+        let bytes = b"a\n\xff\xfeb";
+        assert_eq!(
+            LoadError::at_bytes(Path::new("f"), bytes, 4, "m").to_string(),
+            "f:2:3: m"
+        );
     }
 
     #[test]
