@@ -17,7 +17,7 @@ use crate::error::{Error, exit};
 use crate::explicit::{Csr, LabelledGraphBuilder};
 use crate::explore::gpu::{self as gpu_explore, GpuOptions};
 use crate::explore::{Completion, Exploration, SearchOptions, cpu as cpu_explore, reference};
-use crate::frontend::{self, LoadError};
+use crate::frontend;
 use crate::gpu::Device;
 use crate::scc::cpu::Method;
 use crate::scc::{self, Components, Summary};
@@ -25,8 +25,9 @@ use crate::scc::{self, Components, Summary};
 /// How `scc` finds components after trimming.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MethodChoice {
-    /// Colouring, the faster method on every graph measured (see
-    /// docs/SCC.md).
+    /// Colouring on the GPU (no worst case as bad as forward-backward's on
+    /// long chains), forward-backward on the CPU (faster there; a round
+    /// that stalls hands the rest to Tarjan); see docs/SCC.md.
     Auto,
     /// Maximum-label propagation both ways.
     Coloring,
@@ -35,9 +36,12 @@ pub enum MethodChoice {
 }
 
 impl MethodChoice {
-    fn method(self) -> Method {
+    /// The method an engine runs, on the GPU or not.
+    fn method(self, on_gpu: bool) -> Method {
         match self {
-            MethodChoice::Auto | MethodChoice::Coloring => Method::Coloring,
+            MethodChoice::Auto if on_gpu => Method::Coloring,
+            MethodChoice::Auto => Method::ForwardBackward,
+            MethodChoice::Coloring => Method::Coloring,
             MethodChoice::ForwardBackward => Method::ForwardBackward,
         }
     }
@@ -46,9 +50,11 @@ impl MethodChoice {
 /// Arguments of `scc`.
 #[derive(Debug, Args)]
 pub struct SccArgs {
-    /// A graph file (.aut, decomposed whole: states unreachable from its
-    /// initial state included) or a model to explore (.net, .exp, .pnml:
-    /// its reachable state space); `.gz` files are read compressed.
+    /// A graph file, decomposed whole (states unreachable from its initial
+    /// state included): `.aut`, or a PRISM explicit `.tra` or UMB `.umb`
+    /// model (the graph of its possible moves); or a model to explore
+    /// (.net, .exp, .pnml: its reachable state space). Text files may be
+    /// gzip-compressed (`.gz`).
     #[command(flatten)]
     pub input: InputArgs,
     /// Engine: the GPU (`auto` uses it when one can be opened), the
@@ -94,11 +100,30 @@ enum Graph {
     },
 }
 
-/// Whether `path` (without a `.gz` ending) names a graph file.
-fn is_graph_file(input: &InputArgs) -> bool {
+/// The kinds of graph file, by the name's ending (before any `.gz`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GraphFile {
+    Aut,
+    Prism,
+    Umb,
+}
+
+/// The graph file `input` names, if it names one (and no --input-format
+/// asks to read it as a model).
+fn graph_file(input: &InputArgs) -> Option<GraphFile> {
     let name = input.model.to_string_lossy();
     let name = name.strip_suffix(".gz").unwrap_or(&name);
-    input.input_format.is_none() && name.ends_with(".aut")
+    if input.input_format.is_some() {
+        return None;
+    }
+    [
+        (".aut", GraphFile::Aut),
+        (".tra", GraphFile::Prism),
+        (".umb", GraphFile::Umb),
+    ]
+    .into_iter()
+    .find(|(ending, _)| name.ends_with(ending))
+    .map(|(_, kind)| kind)
 }
 
 /// Runs `scc`.
@@ -119,9 +144,9 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     if args.engine == EngineChoice::Reference && args.method != MethodChoice::Auto {
         warnings.push("--method has no effect on the reference engine (Tarjan)".into());
     }
-    let (graph, load_seconds, explore_seconds) = if is_graph_file(&args.input) {
+    let (graph, load_seconds, explore_seconds) = if let Some(kind) = graph_file(&args.input) {
         let loading = Instant::now();
-        let graph = load_graph(&args.input.model)?;
+        let graph = load_graph(&args.input.model, kind)?;
         (Graph::Host(graph), loading.elapsed(), None)
     } else {
         let loaded = load_encoded(&args.input, None)?;
@@ -152,7 +177,7 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     }
     let decomposing = Instant::now();
     let want_partition = args.write_components.is_some();
-    let method = args.method.method();
+    let method = args.method.method(device.is_some());
     let threads = args.limits.threads.map_or(0, usize::from);
     let (summary, components, engine, method) = match (&graph, args.engine, &device) {
         (Graph::Host(graph), EngineChoice::Reference, _) => {
@@ -316,12 +341,16 @@ fn explore(
     })
 }
 
-/// Reads a graph file whole.
-fn load_graph(path: &Path) -> Result<Csr, Error> {
-    let lts = frontend::aut::load_lts(path)?;
-    let edges = lts.transitions.iter().map(|t| (t.source, t.target));
-    Csr::from_edges(lts.state_names.len() as u32, edges.collect::<Vec<_>>())
-        .map_err(|e| Error::Load(LoadError::invalid(path, e.to_string())))
+/// Reads a graph file whole: the edges of an `.aut` file, or the moves
+/// of a probabilistic model.
+fn load_graph(path: &Path, kind: GraphFile) -> Result<Csr, Error> {
+    Ok(match kind {
+        GraphFile::Aut => frontend::aut::load_graph(path)?.edges,
+        GraphFile::Prism => frontend::prism::load(path, None, None)?
+            .model
+            .underlying_graph(),
+        GraphFile::Umb => frontend::umb::load(path)?.model.underlying_graph(),
+    })
 }
 
 /// Writes `state component` lines for every state.

@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::Components;
+use super::{Components, reference};
 use crate::explicit::Csr;
 
 /// How the rounds after trimming find components.
@@ -68,7 +68,8 @@ pub fn representatives(graph: &Csr, method: Method) -> Vec<u32> {
     let mut run = Rounds::new(graph, &reverse);
     while !run.live.is_empty() {
         run.trim();
-        if run.live.is_empty() {
+        let before = run.live.len();
+        if before == 0 {
             break;
         }
         match method {
@@ -76,12 +77,32 @@ pub fn representatives(graph: &Csr, method: Method) -> Vec<u32> {
             Method::ForwardBackward => run.forward_backward_round(),
         }
         run.compact();
+        if (before - run.live.len()) * STALLED_ROUND < before {
+            break;
+        }
     }
-    run.representative
+    let mut representative: Vec<u32> = run
+        .representative
         .into_iter()
         .map(AtomicU32::into_inner)
-        .collect()
+        .collect();
+    if !run.live.is_empty() {
+        let partition = &run.partition;
+        let is_live = |state: u32| partition[state as usize].load(Relaxed) != ASSIGNED;
+        reference::representatives_among(
+            graph,
+            run.live.iter().copied(),
+            is_live,
+            &mut representative,
+        );
+    }
+    representative
 }
+
+/// A round that assigns fewer than one live state in this many has
+/// stalled (long chains of small components, where each round finishes a
+/// few): the rest then goes to the sequential reference, which is linear.
+pub const STALLED_ROUND: usize = 10;
 
 /// The label of a state that has none (forward-backward: not reached).
 const NO_LABEL: u32 = 0;
@@ -370,7 +391,6 @@ pub fn split_key(key: u64, bits: u64, round: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scc::reference;
     use proptest::prelude::*;
 
     fn graphs() -> impl Strategy<Value = (u32, Vec<(u32, u32)>)> {

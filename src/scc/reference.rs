@@ -16,13 +16,27 @@ pub fn decompose(graph: &Csr) -> Components {
 /// Each state's component, named by the component's root in the search
 /// (the member the search entered first).
 pub fn representatives(graph: &Csr) -> Vec<u32> {
+    let mut representative = vec![0; graph.states() as usize];
+    representatives_among(graph, 0..graph.states(), |_| true, &mut representative);
+    representative
+}
+
+/// The components of the subgraph induced by the states `members` (those
+/// for which `is_member` holds), written into `representative` at those
+/// states: the rest of a parallel decomposition, whose assigned states
+/// form whole components, so that the induced components are the graph's.
+pub fn representatives_among(
+    graph: &Csr,
+    members: impl IntoIterator<Item = u32>,
+    is_member: impl Fn(u32) -> bool,
+    representative: &mut [u32],
+) {
     let mut search = Search::new(graph.states() as usize);
-    for root in 0..graph.states() {
+    for root in members {
         if search.order[root as usize] == UNVISITED {
-            search.from(graph, root);
+            search.from(graph, root, &is_member, representative);
         }
     }
-    search.representative
 }
 
 /// The state of one Tarjan search over a graph.
@@ -34,8 +48,6 @@ struct Search {
     low: Vec<u32>,
     /// Whether the state's component is complete.
     finished: Vec<bool>,
-    /// The root of each finished state's component.
-    representative: Vec<u32>,
     /// States entered whose component is not complete yet.
     component_stack: Vec<u32>,
     /// The call stack: a state and the index of its next edge to follow.
@@ -50,7 +62,6 @@ impl Search {
             order: vec![UNVISITED; states],
             low: vec![0; states],
             finished: vec![false; states],
-            representative: vec![0; states],
             component_stack: Vec::new(),
             calls: Vec::new(),
             visited: 0,
@@ -66,13 +77,23 @@ impl Search {
         self.calls.push((state, graph.offsets[state as usize]));
     }
 
-    /// Finishes every component reachable from `root`, an unvisited state.
-    fn from(&mut self, graph: &Csr, root: u32) {
+    /// Finishes every component reachable from `root`, an unvisited
+    /// member, through members, naming each by its root in `representative`.
+    fn from(
+        &mut self,
+        graph: &Csr,
+        root: u32,
+        is_member: &impl Fn(u32) -> bool,
+        representative: &mut [u32],
+    ) {
         self.enter(graph, root);
         while let Some(&(state, next)) = self.calls.last() {
             if next < graph.offsets[state as usize + 1] {
                 let target = graph.targets[next as usize];
                 self.calls.last_mut().expect("a call is running").1 += 1;
+                if !is_member(target) {
+                    continue;
+                }
                 if self.order[target as usize] == UNVISITED {
                     self.enter(graph, target);
                 } else if !self.finished[target as usize] {
@@ -94,7 +115,7 @@ impl Search {
                         .pop()
                         .expect("the root is on the stack");
                     self.finished[member as usize] = true;
-                    self.representative[member as usize] = state;
+                    representative[member as usize] = state;
                     if member == state {
                         break;
                     }
@@ -120,7 +141,10 @@ mod tests {
         // A self-loop after an edge that leaves the component still counts.
         let graph = Csr::from_edges(3, [(0, 1), (0, 0), (1, 2)]).unwrap();
         let summary = decompose(&graph).summary(&graph);
-        assert_eq!((summary.trivial_components, summary.bottom_components), (2, 1));
+        assert_eq!(
+            (summary.trivial_components, summary.bottom_components),
+            (2, 1)
+        );
         assert_eq!(partition(6, &edges), [0, 0, 1, 1, 2, 3]);
     }
 

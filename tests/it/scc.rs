@@ -5,16 +5,17 @@
 //! that stresses the methods and on explored state spaces. Without a GPU
 //! the GPU tests print SKIPPED.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use warpcheck::explicit::Csr;
 use warpcheck::explore::SearchOptions;
 use warpcheck::explore::gpu::{self as gpu_explore, GpuOptions};
+use warpcheck::frontend::aut;
 use warpcheck::gpu::Device;
 use warpcheck::scc::cpu::Method;
 use warpcheck::scc::gpu::{self, DeviceCsr};
-use warpcheck::scc::{cpu, reference};
+use warpcheck::scc::{Summary, cpu, reference};
 use warpcheck::testing::{self, graphs};
 
 use crate::gpu::with_gpu;
@@ -163,4 +164,193 @@ fn explored_state_spaces_decompose_on_the_device() {
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     });
+}
+
+/// Every graph listed in `dir/oracles.tsv` (SciPy's figures for the
+/// whole graph) with its summary: (name, graph, expected summary).
+fn oracle_graphs(dir: &Path) -> Vec<(String, Csr, Summary)> {
+    let Ok(text) = std::fs::read_to_string(dir.join("oracles.tsv")) else {
+        return Vec::new();
+    };
+    let mut lines = text.lines();
+    let columns: Vec<&str> = lines.next().unwrap_or_default().split('\t').collect();
+    let column = |fields: &[&str], name: &str| -> u64 {
+        let index = columns.iter().position(|c| *c == name).unwrap();
+        fields[index].parse().unwrap()
+    };
+    lines
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let file = dir.join(fields[columns.iter().position(|c| *c == "file").unwrap()]);
+            // The bundled folder holds the small graphs of the list only.
+            if !file.exists() {
+                return None;
+            }
+            let graph = aut::load_graph(&file).unwrap().edges;
+            let expected = Summary {
+                states: column(&fields, "states"),
+                edges: column(&fields, "edges"),
+                components: column(&fields, "sccs"),
+                largest_component: column(&fields, "largest_scc"),
+                trivial_components: column(&fields, "trivial_sccs"),
+                bottom_components: column(&fields, "bottom_sccs"),
+            };
+            Some((fields[0].to_string(), graph, expected))
+        })
+        .collect()
+}
+
+/// The bundled graphs, and those of `$WARPCHECK_GRAPHS` (default
+/// `../shared/graphs`) when present.
+fn all_oracle_graphs() -> Vec<(String, Csr, Summary)> {
+    let shared = std::env::var_os("WARPCHECK_GRAPHS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("../shared/graphs"));
+    let mut graphs = oracle_graphs(Path::new("tests/data/graphs"));
+    assert!(!graphs.is_empty(), "no graphs under tests/data/graphs");
+    let more = oracle_graphs(&shared);
+    if more.is_empty() {
+        println!("SKIPPED: no oracles.tsv in {}", shared.display());
+    }
+    graphs.extend(more);
+    graphs
+}
+
+#[test]
+fn graphs_have_the_figures_scipy_computed() {
+    let mut failures = Vec::new();
+    for (name, graph, expected) in all_oracle_graphs() {
+        let by_reference = reference::decompose(&graph);
+        if by_reference.summary(&graph) != expected {
+            failures.push(format!(
+                "{name}: reference {:?}",
+                by_reference.summary(&graph)
+            ));
+        }
+        for method in METHODS {
+            if cpu::decompose(&graph, method, 2) != by_reference {
+                failures.push(format!("{name}: CPU {method:?} partition differs"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn gpu_graphs_have_the_figures_scipy_computed() {
+    let graphs = all_oracle_graphs();
+    with_gpu(|device| {
+        let failures: Vec<String> = graphs
+            .iter()
+            .filter_map(|(name, graph, expected)| {
+                check_on_gpu(device, graph, name)
+                    .and_then(|()| {
+                        let uploaded = gpu::upload(device, graph).map_err(|e| e.to_string())?;
+                        let result =
+                            gpu::decompose(device, uploaded.view(), Method::Coloring, false)
+                                .map_err(|e| e.to_string())?;
+                        (result.summary == *expected)
+                            .then_some(())
+                            .ok_or(format!("{name}: {:?}", result.summary))
+                    })
+                    .err()
+            })
+            .collect();
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    });
+}
+
+/// `warpcheck scc` on a graph file, a PRISM model and a network: the
+/// figures in JSON, and the components file in its documented form.
+#[test]
+fn the_command_reports_figures_and_writes_components() {
+    let dir = tempfile::tempdir().unwrap();
+    let components = dir.path().join("components.txt");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+        .args([
+            "--format",
+            "json",
+            "scc",
+            "tests/data/graphs/tiny-10.aut",
+            "--engine",
+            "cpu",
+        ])
+        .arg("--write-components")
+        .arg(&components)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    for (field, value) in [
+        ("states", 10),
+        ("edges", 12),
+        ("components", 7),
+        ("largest_component", 3),
+        ("trivial_components", 4),
+        ("bottom_components", 3),
+    ] {
+        assert_eq!(report[field], value, "{field}");
+    }
+    assert!(report["engine"].as_str().unwrap().starts_with("cpu"));
+    assert!(report["elapsed_seconds"].as_f64().unwrap() >= 0.0);
+    let graph = aut::load_graph(Path::new("tests/data/graphs/tiny-10.aut"))
+        .unwrap()
+        .edges;
+    let expected: String = reference::decompose(&graph)
+        .of_state
+        .iter()
+        .enumerate()
+        .map(|(state, component)| format!("{state} {component}\n"))
+        .collect();
+    assert_eq!(std::fs::read_to_string(&components).unwrap(), expected);
+
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // A model is explored first: philosophers3 has 14 states in 2 components.
+    let output = run(&[
+        "--format",
+        "json",
+        "scc",
+        "specs/philosophers3.net",
+        "--engine",
+        "reference",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        (report["states"].as_u64(), report["components"].as_u64()),
+        (Some(14), Some(2))
+    );
+    // An exploration cut short has no decomposition: exit 3.
+    let output = run(&[
+        "scc",
+        "specs/philosophers3.net",
+        "--engine",
+        "cpu",
+        "--max-states",
+        "3",
+    ]);
+    assert_eq!(output.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: exploration incomplete (state-limit); no decomposition\n"
+    );
+    // Edges to states beyond the header are located errors.
+    let bad = dir.path().join("bad.aut");
+    std::fs::write(&bad, "des (0, 1, 2)\n(0, \"a\", 5)\n").unwrap();
+    let output = run(&["scc", bad.to_str().unwrap(), "--engine", "cpu"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!("error: {}:2:", bad.display())),
+        "{stderr}"
+    );
 }
