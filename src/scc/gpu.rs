@@ -190,6 +190,8 @@ pub struct GpuComponents {
     pub passes: u64,
     /// Seconds on the device, from the first kernel to the summary.
     pub seconds: f64,
+    /// Seconds per phase (transpose, trim, rounds, summary), for tuning.
+    pub phases: Vec<(&'static str, f64)>,
 }
 
 /// Decomposes `graph` on `device` by `method`; copies the partition back
@@ -201,11 +203,14 @@ pub fn decompose(
     partition: bool,
 ) -> Result<GpuComponents, GpuError> {
     let started = Instant::now();
+    let mut phases = Phases::new(device);
     let mut run = Run::new(device, &graph)?;
+    phases.end("transpose")?;
     run.launch_over(&run.kernels.start.clone(), graph.states)?;
     run.swap_lists(graph.states);
     while run.params.live_count > 0 {
         run.trim()?;
+        phases.end("trim")?;
         if run.params.live_count == 0 {
             break;
         }
@@ -215,8 +220,10 @@ pub fn decompose(
             Method::ForwardBackward => run.forward_backward_round()?,
         }
         run.compact()?;
+        phases.end("rounds")?;
     }
     let summary = run.summary(&graph)?;
+    phases.end("summary")?;
     let components = if partition {
         let mut representatives = device.download(&run.representative)?;
         representatives.truncate(graph.states as usize);
@@ -230,7 +237,38 @@ pub fn decompose(
         rounds: run.rounds,
         passes: run.passes,
         seconds: started.elapsed().as_secs_f64(),
+        phases: phases.seconds,
     })
+}
+
+/// Seconds spent in each phase of a decomposition, summed over rounds.
+struct Phases<'d> {
+    device: &'d Device,
+    since: Instant,
+    seconds: Vec<(&'static str, f64)>,
+}
+
+impl<'d> Phases<'d> {
+    fn new(device: &'d Device) -> Phases<'d> {
+        Phases {
+            device,
+            since: Instant::now(),
+            seconds: Vec::new(),
+        }
+    }
+
+    /// Ends phase `name` once the device has run it.
+    fn end(&mut self, name: &'static str) -> Result<(), GpuError> {
+        self.device.synchronize()?;
+        let now = Instant::now();
+        let spent = (now - self.since).as_secs_f64();
+        self.since = now;
+        match self.seconds.iter_mut().find(|(phase, _)| *phase == name) {
+            Some((_, total)) => *total += spent,
+            None => self.seconds.push((name, spent)),
+        }
+        Ok(())
+    }
 }
 
 /// The kernels, looked up once.

@@ -100,8 +100,8 @@ fn gpu_cases() -> Vec<(String, Csr)> {
     ));
     cases.push(("rmat 2^16".into(), graphs::rmat(16, 500_000, 2)));
     cases.push((
-        "chain 30000x2".into(),
-        graphs::component_chain(30_000, 2, 3),
+        "chain 3000x2".into(),
+        graphs::component_chain(3_000, 2, 3),
     ));
     cases.push((
         "cycle 10^5 permuted".into(),
