@@ -14,6 +14,7 @@ pub mod explore;
 pub mod frontend;
 pub mod generate;
 pub mod gpu;
+pub mod mec;
 pub mod model;
 pub mod report;
 pub mod scc;

@@ -3,6 +3,7 @@
 
 mod engines;
 mod graphs;
+mod mec;
 mod output;
 
 use std::io::IsTerminal;
@@ -84,6 +85,10 @@ pub enum Command {
     /// connected components.
     #[command(after_help = EXIT_CODES)]
     Scc(graphs::SccArgs),
+    /// Decompose an MDP (PRISM explicit files or UMB) into maximal end
+    /// components.
+    #[command(after_help = EXIT_CODES)]
+    Mec(mec::MecArgs),
     /// Print a shell completion script (e.g. `warpcheck completions bash >
     /// /etc/bash_completion.d/warpcheck`).
     Completions(CompletionsArgs),
@@ -428,6 +433,7 @@ pub fn main() -> i32 {
         Command::Explore(args) => explore(&cli, args),
         Command::Generate(args) => generate(&cli, args),
         Command::Scc(args) => graphs::scc(&cli, args),
+        Command::Mec(args) => mec::mec(&cli, args),
         Command::Completions(args) => completions(args),
         Command::Man(args) => man(&cli, args),
     };

@@ -17,6 +17,7 @@ mod gpu;
 mod inputs;
 mod livelock;
 mod mcc;
+mod mec;
 mod pnml;
 mod reference;
 mod scale;

@@ -1,0 +1,247 @@
+//! `warpcheck mec`: the maximal end components of an MDP read from PRISM
+//! explicit files or a UMB archive, by the SCC engine the user picks.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+
+use super::engines::{preferred_device, required_device};
+use super::graphs::MethodChoice;
+use super::output::{check_output_path, emit, warn};
+use super::{Cli, EngineChoice, OutputFormat};
+use crate::error::{Error, exit};
+use crate::explicit::{ExplicitModel, Mdp, ModelType};
+use crate::explore::cpu::MAX_THREADS;
+use crate::frontend::{prism, umb};
+use crate::mec::{self, MecSummary, Mecs};
+use crate::scc::cpu::Method;
+
+/// The model types `--type` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TypeChoice {
+    /// A Markov decision process: the only type `mec` decomposes.
+    Mdp,
+    /// A discrete-time Markov chain (refused).
+    Dtmc,
+    /// A continuous-time Markov chain (refused).
+    Ctmc,
+}
+
+/// Arguments of `mec`.
+#[derive(Debug, Args)]
+pub struct MecArgs {
+    /// The MDP: PRISM explicit transitions (`.tra`, or `.tra.gz`; the
+    /// initial state from the `.lab` beside it) or a UMB archive (`.umb`).
+    pub model: PathBuf,
+    /// Engine of the SCC decompositions: the GPU (`auto` uses it when one
+    /// can be opened), the multi-core CPU engine, or the sequential
+    /// reference (Tarjan).
+    #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
+    pub engine: EngineChoice,
+    /// The model's type, where a `.tra` file leaves it open (a header of
+    /// three numbers is an MDP); only `mdp` is decomposed.
+    #[arg(long = "type", value_enum, value_name = "TYPE")]
+    pub model_type: Option<TypeChoice>,
+    /// SCC method of the GPU and CPU engines.
+    #[arg(long, value_enum, default_value_t = MethodChoice::Auto)]
+    pub method: MethodChoice,
+    /// Write one line per MEC: its states ascending, separated by spaces;
+    /// MECs in the order of their smallest state.
+    #[arg(long, value_name = "FILE")]
+    pub write_mecs: Option<PathBuf>,
+    /// Worker threads of the CPU engine (default: all cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
+    pub threads: Option<u16>,
+    /// GPU to use, as CUDA numbers the visible devices (default 0).
+    #[arg(long, value_name = "N")]
+    pub device: Option<usize>,
+}
+
+/// What `mec` decomposed, where, and how long each step took.
+#[derive(Debug, serde::Serialize)]
+struct MecReport {
+    input: String,
+    states: u64,
+    choices: u64,
+    transitions: u64,
+    #[serde(flatten)]
+    summary: MecSummary,
+    iterations: u32,
+    engine: String,
+    method: Option<Method>,
+    load_seconds: f64,
+    decompose_seconds: f64,
+    elapsed_seconds: f64,
+    mecs_file: Option<String>,
+    warnings: Vec<String>,
+    exit_code: i32,
+}
+
+/// Runs `mec`.
+pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
+    let started = Instant::now();
+    if let Some(kind @ (TypeChoice::Dtmc | TypeChoice::Ctmc)) = args.model_type {
+        let name = if kind == TypeChoice::Dtmc {
+            "dtmc"
+        } else {
+            "ctmc"
+        };
+        return Err(Error::Usage(format!(
+            "--type {name}: mec decomposes MDPs only (the end components of a Markov \
+             chain are its bottom strongly connected components)"
+        )));
+    }
+    if let Some(path) = &args.write_mecs {
+        check_output_path(path, &args.model, "--write-mecs")?;
+    }
+    // The model first: its faults are reported before any note about
+    // the engine.
+    let loading = Instant::now();
+    let kind = args.model_type.map(|_| ModelType::Mdp);
+    let mdp = load_mdp(&args.model, kind)?;
+    let load_seconds = loading.elapsed().as_secs_f64();
+    let mut warnings: Vec<String> = Vec::new();
+    let device = match args.engine {
+        EngineChoice::Gpu => Some(required_device(args.device.unwrap_or(0))?),
+        EngineChoice::Auto => preferred_device(args.device.unwrap_or(0), cli.quiet),
+        EngineChoice::Cpu | EngineChoice::Reference => None,
+    };
+    if device.is_none() && args.device.is_some() {
+        warnings.push("--device only affects the GPU engine, which does not run here".into());
+    }
+    if args.engine == EngineChoice::Reference && args.method != MethodChoice::Auto {
+        warnings.push("--method has no effect on the reference engine (Tarjan)".into());
+    }
+    if args.threads.is_some() && (device.is_some() || args.engine == EngineChoice::Reference) {
+        warnings.push("--threads only affects the CPU engine, which does not run here".into());
+    }
+    for w in &warnings {
+        warn(w);
+    }
+    let method = match args.method {
+        MethodChoice::Auto | MethodChoice::Coloring => Method::Coloring,
+        MethodChoice::ForwardBackward => Method::ForwardBackward,
+    };
+    let decomposing = Instant::now();
+    let (mecs, engine, method) = match (&device, args.engine) {
+        (_, EngineChoice::Reference) => (mec::reference(&mdp), "reference".to_string(), None),
+        (Some(device), _) => (
+            mec::gpu(device, &mdp, method)?,
+            format!("gpu ({})", device.description()),
+            Some(method),
+        ),
+        (None, _) => {
+            let threads = match args.threads {
+                Some(n) => usize::from(n),
+                None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            };
+            (
+                mec::cpu(&mdp, method, threads),
+                format!("cpu ({threads} threads)"),
+                Some(method),
+            )
+        }
+    };
+    let decompose_seconds = decomposing.elapsed().as_secs_f64();
+    if let Some(path) = &args.write_mecs {
+        write_mecs(path, &mecs)?;
+    }
+    let report = MecReport {
+        input: args.model.display().to_string(),
+        states: u64::from(mdp.states()),
+        choices: mdp.choices(),
+        transitions: mdp.targets.len() as u64,
+        summary: mecs.summary(),
+        iterations: mecs.iterations,
+        engine,
+        method,
+        load_seconds,
+        decompose_seconds,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        mecs_file: args.write_mecs.as_ref().map(|p| p.display().to_string()),
+        warnings,
+        exit_code: exit::OK,
+    };
+    match cli.format {
+        OutputFormat::Json => emit(&format!(
+            "{:#}\n",
+            serde_json::to_value(&report).map_err(|e| Error::Internal(e.to_string()))?
+        ))?,
+        OutputFormat::Text if !cli.quiet => emit(&text_report(&report))?,
+        OutputFormat::Text => {}
+    }
+    Ok(exit::OK)
+}
+
+/// Reads the MDP of `path`, a `.tra` (plain or gzip; of the type `kind`
+/// when given) or `.umb` file; refuses other names and Markov chains.
+fn load_mdp(path: &Path, kind: Option<ModelType>) -> Result<Mdp, Error> {
+    let name = path.to_string_lossy();
+    let plain = name.strip_suffix(".gz").unwrap_or(&name);
+    let model = if name.ends_with(".umb") {
+        umb::load(path)?.model
+    } else if plain.ends_with(".tra") {
+        prism::load(path, None, kind)?.model
+    } else {
+        return Err(Error::Usage(format!(
+            "{}: mec reads PRISM explicit transitions (.tra, .tra.gz) or UMB archives (.umb)",
+            path.display()
+        )));
+    };
+    match model {
+        ExplicitModel::Mdp(mdp) => Ok(mdp),
+        chain => Err(Error::Model(format!(
+            "{}: the model is a {}, not an MDP; mec decomposes MDPs only (the end \
+             components of a Markov chain are its bottom strongly connected components)",
+            path.display(),
+            match chain.model_type() {
+                ModelType::Dtmc => "DTMC",
+                ModelType::Ctmc => "CTMC",
+                ModelType::Mdp => "MDP",
+            }
+        ))),
+    }
+}
+
+/// The report as `name: value` lines.
+fn text_report(report: &MecReport) -> String {
+    let s = &report.summary;
+    let mut lines = vec![
+        format!(
+            "input: {} ({} states, {} choices, {} transitions)",
+            report.input, report.states, report.choices, report.transitions
+        ),
+        format!("maximal end components: {}", s.mecs),
+        format!("states in MECs: {}", s.states_in_mecs),
+        format!("largest MEC: {} states", s.largest_mec),
+        format!("iterations: {}", report.iterations),
+    ];
+    let method = match report.method {
+        Some(Method::Coloring) => ", colouring",
+        Some(Method::ForwardBackward) => ", forward-backward",
+        None => "",
+    };
+    lines.push(format!("engine: {}{method}", report.engine));
+    lines.push(format!(
+        "time: load {:.3} s, decompose {:.3} s, total {:.3} s",
+        report.load_seconds, report.decompose_seconds, report.elapsed_seconds
+    ));
+    if let Some(file) = &report.mecs_file {
+        lines.push(format!("MECs written to {file}"));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// Writes the MECs of `mecs` to `path`, a line each.
+fn write_mecs(path: &Path, mecs: &Mecs) -> Result<(), Error> {
+    let write_error = |source| Error::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    let file = std::fs::File::create(path).map_err(write_error)?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    mecs.write_lines(&mut out).map_err(write_error)?;
+    out.flush().map_err(write_error)
+}
