@@ -120,7 +120,7 @@ pub fn priority(state: u32) -> u32 {
     x ^ (x >> 16)
 }
 
-/// The seed whose [`priority`] is `label` (not [`NO_LABEL`]).
+/// The seed whose [`priority`] is `label` (not 0, no label).
 pub fn seed_of(label: u32) -> u32 {
     let mut x = label ^ (label >> 16);
     x = x.wrapping_mul(PRIORITY_SECOND_INVERSE);

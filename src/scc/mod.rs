@@ -4,7 +4,7 @@
 //! for two states exactly when they share a component; [`Components`]
 //! turns such labels into the one numbering every engine reports
 //! (components numbered by their smallest state), so results compare
-//! with `==`. [`reference`] is the sequential oracle (iterative Tarjan);
+//! with `==`. [`reference`](mod@reference) is the sequential oracle (iterative Tarjan);
 //! [`cpu`] and [`gpu`] are the fast variants, checked against it.
 //! Knows no file format and no CLI.
 

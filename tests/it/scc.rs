@@ -99,10 +99,7 @@ fn gpu_cases() -> Vec<(String, Csr)> {
         graphs::random_graph(100_000, 150_000, 1),
     ));
     cases.push(("rmat 2^16".into(), graphs::rmat(16, 500_000, 2)));
-    cases.push((
-        "chain 3000x2".into(),
-        graphs::component_chain(3_000, 2, 3),
-    ));
+    cases.push(("chain 3000x2".into(), graphs::component_chain(3_000, 2, 3)));
     cases.push((
         "cycle 10^5 permuted".into(),
         graphs::permuted(&graphs::chain_of_cycles(1, 100_000, false), 4),
