@@ -8,9 +8,9 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 
 use super::engines::{preferred_device, required_device};
-use super::output::{check_output_path, emit, warn};
+use super::output::{check_output_path, warn};
 use super::{
-    Cli, EngineChoice, InputArgs, Interruption, OutputFormat, SearchLimits, cpu_options,
+    Cli, EngineChoice, InputArgs, Interruption, SearchLimits, cpu_options, emit_report,
     load_encoded, search_options,
 };
 use crate::error::{Error, exit};
@@ -247,14 +247,7 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
         warnings,
         exit_code: exit::OK,
     };
-    match cli.format {
-        OutputFormat::Json => emit(&format!(
-            "{:#}\n",
-            serde_json::to_value(&report).map_err(|e| Error::Internal(e.to_string()))?
-        ))?,
-        OutputFormat::Text if !cli.quiet => emit(&text_report(&report))?,
-        OutputFormat::Text => {}
-    }
+    emit_report(cli, &report, text_report)?;
     Ok(exit::OK)
 }
 

@@ -9,8 +9,8 @@ use clap::{Args, ValueEnum};
 
 use super::engines::{preferred_device, required_device};
 use super::graphs::MethodChoice;
-use super::output::{check_output_path, emit, warn};
-use super::{Cli, EngineChoice, OutputFormat};
+use super::output::{check_output_path, warn};
+use super::{Cli, EngineChoice, emit_report};
 use crate::error::{Error, exit};
 use crate::explicit::{ExplicitModel, Mdp, ModelType};
 use crate::explore::cpu::MAX_THREADS;
@@ -164,14 +164,7 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
         warnings,
         exit_code: exit::OK,
     };
-    match cli.format {
-        OutputFormat::Json => emit(&format!(
-            "{:#}\n",
-            serde_json::to_value(&report).map_err(|e| Error::Internal(e.to_string()))?
-        ))?,
-        OutputFormat::Text if !cli.quiet => emit(&text_report(&report))?,
-        OutputFormat::Text => {}
-    }
+    emit_report(cli, &report, text_report)?;
     Ok(exit::OK)
 }
 

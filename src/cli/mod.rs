@@ -809,6 +809,20 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
     Ok(report.exit_code)
 }
 
+/// Prints a command's report: JSON under `--format json`, else the lines
+/// `text` makes of it unless `-q` asks for silence.
+fn emit_report<R: serde::Serialize>(
+    cli: &Cli,
+    report: &R,
+    text: impl FnOnce(&R) -> String,
+) -> Result<(), Error> {
+    match cli.format {
+        OutputFormat::Json => emit(&format!("{}\n", to_json(report)?)),
+        OutputFormat::Text if !cli.quiet => emit(&text(report)),
+        OutputFormat::Text => Ok(()),
+    }
+}
+
 /// `value` as pretty-printed JSON.
 fn to_json(value: &impl serde::Serialize) -> Result<String, Error> {
     serde_json::to_string_pretty(value)
