@@ -64,7 +64,7 @@ pub fn decompose(graph: &Csr, method: Method, threads: usize) -> Components {
 
 /// Each state's component, named by one of its states.
 pub fn representatives(graph: &Csr, method: Method) -> Vec<u32> {
-    let reverse = graph.transpose();
+    let reverse = transpose(graph);
     let mut run = Rounds::new(graph, &reverse);
     while !run.live.is_empty() {
         run.trim();
@@ -83,7 +83,7 @@ pub fn representatives(graph: &Csr, method: Method) -> Vec<u32> {
     }
     let mut representative: Vec<u32> = run
         .representative
-        .into_iter()
+        .into_par_iter()
         .map(AtomicU32::into_inner)
         .collect();
     if !run.live.is_empty() {
@@ -97,6 +97,55 @@ pub fn representatives(graph: &Csr, method: Method) -> Vec<u32> {
         );
     }
     representative
+}
+
+/// The reverse graph, built on the pool's threads: in-degrees counted with
+/// atomics, their prefix sums, then every edge placed through one atomic
+/// cursor per state (each state's predecessors in no particular order,
+/// which no method depends on).
+fn transpose(graph: &Csr) -> Csr {
+    let states = graph.states() as usize;
+    let counts = atomics64(states + 1, 0);
+    (0..graph.states()).into_par_iter().for_each(|state| {
+        for &target in graph.successors(state) {
+            counts[target as usize].fetch_add(1, Relaxed);
+        }
+    });
+    let mut offsets: Vec<u64> = counts.into_iter().map(AtomicU64::into_inner).collect();
+    let mut total = 0;
+    for entry in offsets.iter_mut() {
+        let count = *entry;
+        *entry = total;
+        total += count;
+    }
+    let cursors: Vec<AtomicU64> = offsets.par_iter().map(|&o| AtomicU64::new(o)).collect();
+    let targets = atomics32(graph.targets.len(), 0);
+    (0..graph.states()).into_par_iter().for_each(|state| {
+        for &target in graph.successors(state) {
+            let slot = cursors[target as usize].fetch_add(1, Relaxed);
+            targets[slot as usize].store(state, Relaxed);
+        }
+    });
+    Csr {
+        offsets,
+        targets: targets.into_par_iter().map(AtomicU32::into_inner).collect(),
+    }
+}
+
+/// `len` atomics holding `value`, made on the pool's threads.
+fn atomics32(len: usize, value: u32) -> Vec<AtomicU32> {
+    (0..len)
+        .into_par_iter()
+        .map(|_| AtomicU32::new(value))
+        .collect()
+}
+
+/// `len` atomics holding `value`, made on the pool's threads.
+fn atomics64(len: usize, value: u64) -> Vec<AtomicU64> {
+    (0..len)
+        .into_par_iter()
+        .map(|_| AtomicU64::new(value))
+        .collect()
 }
 
 /// A round that assigns fewer than one live state in this many has
@@ -169,17 +218,16 @@ struct Rounds<'a> {
 impl<'a> Rounds<'a> {
     fn new(graph: &'a Csr, reverse: &'a Csr) -> Rounds<'a> {
         let states = graph.states() as usize;
-        let atomic32 = |value| (0..states).map(|_| AtomicU32::new(value)).collect();
         Rounds {
             graph,
             reverse,
-            partition: (0..states).map(|_| AtomicU64::new(0)).collect(),
-            representative: atomic32(UNASSIGNED),
-            forward: atomic32(NO_LABEL),
-            backward: atomic32(NO_LABEL),
-            queued: [atomic32(0), atomic32(0)],
+            partition: atomics64(states, 0),
+            representative: atomics32(states, UNASSIGNED),
+            forward: atomics32(states, NO_LABEL),
+            backward: atomics32(states, NO_LABEL),
+            queued: [atomics32(states, 0), atomics32(states, 0)],
             passes: 0,
-            live: (0..states as u32).collect(),
+            live: (0..states as u32).into_par_iter().collect(),
             round: 0,
         }
     }
@@ -210,8 +258,12 @@ impl<'a> Rounds<'a> {
     /// Keeps only the live states in the work list.
     fn compact(&mut self) {
         let partition = &self.partition;
-        self.live
-            .retain(|&state| partition[state as usize].load(Relaxed) != ASSIGNED);
+        self.live = self
+            .live
+            .par_iter()
+            .copied()
+            .filter(|&state| partition[state as usize].load(Relaxed) != ASSIGNED)
+            .collect();
     }
 
     /// Up to [`TRIM_PASSES`] passes that make a component of every live

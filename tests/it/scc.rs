@@ -23,6 +23,7 @@ use crate::gpu::with_gpu;
 const METHODS: [Method; 2] = [Method::Coloring, Method::ForwardBackward];
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
     #[test]
     fn the_cpu_methods_give_the_reference_partition(graph in graphs::graph_shapes()) {
         let expected = reference::decompose(&graph);
