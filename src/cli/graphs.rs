@@ -22,6 +22,27 @@ use crate::gpu::Device;
 use crate::scc::cpu::Method;
 use crate::scc::{self, Components, Summary};
 
+/// What `scc --help` says before the options: which inputs are graphs.
+pub const SCC_ABOUT: &str = "\
+Decompose a graph into strongly connected components.
+
+MODEL is a graph file, decomposed whole (states unreachable from its initial
+state included): Aldebaran .aut, PRISM explicit .tra or UMB .umb (the graph of
+a Markov model's moves); text files may be gzip-compressed (.gz). Any other
+model (.net, .exp, .pnml, or --input-format) is explored first and its
+reachable state space decomposed; on the GPU it stays on the device.";
+
+/// The exit codes of `scc` and `mec`, which find no violations.
+pub const DECOMPOSITION_EXIT_CODES: &str = "\
+Exit codes:
+  0    decomposed
+  2    bad input or usage (messages say file:line:column), or --engine gpu
+       without a GPU
+  3    the exploration of a model was incomplete (--max-states, memory limit,
+       --timeout or Ctrl-C): no decomposition
+  4    internal or device failure
+  141  standard output was closed by its reader (as a tool killed by SIGPIPE)";
+
 /// How `scc` finds components after trimming.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MethodChoice {

@@ -83,11 +83,11 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Decompose a graph file or a model's state space into strongly
     /// connected components.
-    #[command(after_help = EXIT_CODES)]
+    #[command(long_about = graphs::SCC_ABOUT, after_help = graphs::DECOMPOSITION_EXIT_CODES)]
     Scc(graphs::SccArgs),
     /// Decompose an MDP (PRISM explicit files or UMB) into maximal end
     /// components.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = graphs::DECOMPOSITION_EXIT_CODES)]
     Mec(mec::MecArgs),
     /// Print a shell completion script (e.g. `warpcheck completions bash >
     /// /etc/bash_completion.d/warpcheck`).
