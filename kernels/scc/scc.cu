@@ -3,10 +3,13 @@
 // trimming, then colouring (every live state a seed) or forward-backward
 // (one pivot per partition the only seed), both spreading the largest seed
 // label forwards along the edges and backwards along the transpose, pass
-// after pass from the states whose label grew. Every kernel loops over the work list of live states; the
-// host launches the passes, reads the change counters, compacts the work
-// list and stops when every state is assigned. Summary passes count the
-// components, the largest, the trivial and the bottom ones on the device.
+// after pass from the states whose label grew. Every kernel loops over the
+// work list of live states or over a frontier; the host launches the
+// passes, reads the frontier lengths, compacts the work list and stops when
+// every state is assigned. Summary passes count the components, the
+// largest, the trivial and the bottom ones on the device.
+//
+// UNASSIGNED, ASSIGNED and NO_LABEL mirror crate::scc::cpu's constants.
 //
 // Counters are zeroed by the host (memsets in stream order) before the
 // passes that write them and read after the stream has run them: no kernel
