@@ -244,6 +244,21 @@ pub fn parse_tra(
         transitions: header_number(count - 1, "the number of transitions", u64::MAX)?,
         choices_at: header_at + found[1].0,
     };
+    // States without transitions take no bytes, but a header may not ask
+    // for more of them than the file could plausibly mean: the arrays are
+    // sized by the states, and a short file must not claim gigabytes.
+    let describable = header.transitions.saturating_add(bytes.len() as u64);
+    if u64::from(states) > describable {
+        return Err(error(
+            header_at + found[0].0,
+            format!(
+                "the header declares {states} states, more than a file of {} bytes with {} \
+                 transitions can describe",
+                bytes.len(),
+                header.transitions
+            ),
+        ));
+    }
     match (kind, mdp) {
         (Some(ModelType::Mdp), false) => {
             return Err(error(
@@ -853,6 +868,10 @@ mod tests {
             (
                 "0 0\n",
                 "m.tra:1:1: the header declares 0 states; a model has at least one",
+            ),
+            (
+                "4294967295 0\n",
+                "m.tra:1:1: the header declares 4294967295 states, more than a file of 13 bytes with 0 transitions can describe",
             ),
             (
                 "2 1\n0 2 1\n",

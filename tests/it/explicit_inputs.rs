@@ -604,13 +604,17 @@ proptest! {
     }
 }
 
-/// The kept inputs of fuzz target `target` (`fuzz/corpus/TARGET/`).
+/// The kept inputs of fuzz target `target`: its corpus and its
+/// regressions (`fuzz/corpus/TARGET/`, `fuzz/regressions/TARGET/`).
 fn fuzz_corpus(target: &str) -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus")
-        .join(target);
-    let mut inputs: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let mut inputs: Vec<Vec<u8>> = std::fs::read_dir(fuzz.join("corpus").join(target))
         .unwrap()
+        .chain(
+            std::fs::read_dir(fuzz.join("regressions").join(target))
+                .into_iter()
+                .flatten(),
+        )
         .map(|entry| std::fs::read(entry.unwrap().path()).unwrap())
         .collect();
     inputs.sort();
