@@ -165,6 +165,25 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     if args.engine == EngineChoice::Reference && args.method != MethodChoice::Auto {
         warnings.push("--method has no effect on the reference engine (Tarjan)".into());
     }
+    if device.is_some() && args.limits.threads.is_some() {
+        warnings.push("--threads has no effect on the GPU engine".into());
+    }
+    let limits = &args.limits;
+    let exploring_limits: Vec<&str> = [
+        (limits.max_states.is_some(), "--max-states"),
+        (limits.memory.is_some(), "--memory"),
+        (limits.timeout.is_some(), "--timeout"),
+    ]
+    .into_iter()
+    .filter_map(|(given, name)| given.then_some(name))
+    .collect();
+    if graph_file(&args.input).is_some() && !exploring_limits.is_empty() {
+        warnings.push(format!(
+            "{} only limit{} the exploration of a model; a graph file is decomposed whole",
+            exploring_limits.join(", "),
+            if exploring_limits.len() == 1 { "s" } else { "" }
+        ));
+    }
     let (graph, load_seconds, explore_seconds) = if let Some(kind) = graph_file(&args.input) {
         let loading = Instant::now();
         let graph = load_graph(&args.input.model, kind)?;

@@ -341,6 +341,27 @@ fn the_command_reports_figures_and_writes_components() {
         String::from_utf8_lossy(&output.stderr),
         "error: exploration incomplete (state-limit); no decomposition\n"
     );
+    // Limits of the exploration do nothing on a graph file: a warning says so.
+    let output = run(&[
+        "--format",
+        "json",
+        "scc",
+        "specs/scc_example.aut",
+        "--engine",
+        "cpu",
+        "--max-states",
+        "3",
+        "--timeout",
+        "5",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["components"], 5);
+    assert_eq!(
+        report["warnings"],
+        serde_json::json!([
+            "--max-states, --timeout only limit the exploration of a model; a graph file is decomposed whole"
+        ])
+    );
     // Edges to states beyond the header are located errors.
     let bad = dir.path().join("bad.aut");
     std::fs::write(&bad, "des (0, 1, 2)\n(0, \"a\", 5)\n").unwrap();
