@@ -64,6 +64,19 @@ pub fn decompose(graph: &Csr, method: Method, threads: usize) -> Components {
 
 /// Each state's component, named by one of its states.
 pub fn representatives(graph: &Csr, method: Method) -> Vec<u32> {
+    rounds(graph, method, true)
+}
+
+/// [`representatives`] by rounds alone, without handing a stalled round
+/// to Tarjan: what the GPU kernels run, so that tests check the rounds
+/// themselves against the reference.
+pub fn representatives_by_rounds(graph: &Csr, method: Method) -> Vec<u32> {
+    rounds(graph, method, false)
+}
+
+/// Rounds until every state is assigned or, with `fall_back`, until one
+/// stalls; then Tarjan on the live states.
+fn rounds(graph: &Csr, method: Method, fall_back: bool) -> Vec<u32> {
     let reverse = transpose(graph);
     let mut run = Rounds::new(graph, &reverse);
     while !run.live.is_empty() {
@@ -72,12 +85,13 @@ pub fn representatives(graph: &Csr, method: Method) -> Vec<u32> {
         if before == 0 {
             break;
         }
+        tracing::debug!(round = run.round, live = before, "SCC round (CPU)");
         match method {
             Method::Coloring => run.coloring_round(),
             Method::ForwardBackward => run.forward_backward_round(),
         }
         run.compact();
-        if (before - run.live.len()) * STALLED_ROUND < before {
+        if fall_back && (before - run.live.len()) * STALLED_ROUND < before {
             break;
         }
     }
@@ -487,6 +501,8 @@ mod tests {
                 for threads in [1, 3] {
                     prop_assert_eq!(&decompose(&graph, method, threads), &expected);
                 }
+                let by_rounds = representatives_by_rounds(&graph, method);
+                prop_assert_eq!(&Components::from_representatives(&by_rounds), &expected);
             }
         }
     }

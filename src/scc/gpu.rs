@@ -215,6 +215,11 @@ pub fn decompose(
             break;
         }
         run.rounds += 1;
+        tracing::debug!(
+            round = run.rounds,
+            live = run.params.live_count,
+            "SCC round (GPU)"
+        );
         match method {
             Method::Coloring => run.coloring_round()?,
             Method::ForwardBackward => run.forward_backward_round()?,

@@ -15,7 +15,7 @@ use warpcheck::frontend::aut;
 use warpcheck::gpu::Device;
 use warpcheck::scc::cpu::Method;
 use warpcheck::scc::gpu::{self, DeviceCsr};
-use warpcheck::scc::{Summary, cpu, reference};
+use warpcheck::scc::{Components, Summary, cpu, reference};
 use warpcheck::testing::{self, graphs};
 
 use crate::gpu::with_gpu;
@@ -31,6 +31,8 @@ proptest! {
             for threads in [1, 2] {
                 prop_assert_eq!(&cpu::decompose(&graph, method, threads), &expected, "{:?}", method);
             }
+            let by_rounds = Components::from_representatives(&cpu::representatives_by_rounds(&graph, method));
+            prop_assert_eq!(&by_rounds, &expected, "{:?} by rounds alone", method);
         }
     }
 }
