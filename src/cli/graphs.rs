@@ -10,8 +10,8 @@ use clap::{Args, ValueEnum};
 use super::engines::{preferred_device, required_device};
 use super::output::{check_output_path, warn};
 use super::{
-    Cli, EngineChoice, InputArgs, Interruption, SearchLimits, cpu_options, emit_report,
-    load_encoded, search_options,
+    Cli, EngineChoice, InputArgs, Interruption, SearchLimits, cpu_options, cpu_threads,
+    emit_report, load_encoded, search_options,
 };
 use crate::error::{Error, exit};
 use crate::explicit::{Csr, LabelledGraphBuilder};
@@ -58,7 +58,7 @@ pub enum MethodChoice {
 
 impl MethodChoice {
     /// The method an engine runs, on the GPU or not.
-    fn method(self, on_gpu: bool) -> Method {
+    pub(super) fn method(self, on_gpu: bool) -> Method {
         match self {
             MethodChoice::Auto if on_gpu => Method::Coloring,
             MethodChoice::Auto => Method::ForwardBackward,
@@ -218,7 +218,6 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     let decomposing = Instant::now();
     let want_partition = args.write_components.is_some();
     let method = args.method.method(device.is_some());
-    let threads = args.limits.threads.map_or(0, usize::from);
     let (summary, components, engine, method) = match (&graph, args.engine, &device) {
         (Graph::Host(graph), EngineChoice::Reference, _) => {
             let components = scc::reference::decompose(graph);
@@ -240,7 +239,7 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
             )
         }
         (Graph::Host(graph), _, None) => {
-            let threads = cpu_threads(threads);
+            let threads = cpu_threads(args.limits.threads);
             let components = scc::cpu::decompose(graph, method, threads);
             let engine = format!("cpu ({threads} threads)");
             (
@@ -325,15 +324,6 @@ fn text_report(report: &SccReport) -> String {
         lines.push(format!("components written to {file}"));
     }
     lines.join("\n") + "\n"
-}
-
-/// The CPU engine's threads: all cores unless `--threads` says.
-fn cpu_threads(requested: usize) -> usize {
-    if requested > 0 {
-        requested
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    }
 }
 
 /// The engine's name in reports.

@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use super::engines::{preferred_device, required_device};
 use super::graphs::MethodChoice;
 use super::output::{check_output_path, warn};
-use super::{Cli, EngineChoice, emit_report};
+use super::{Cli, EngineChoice, cpu_threads, emit_report};
 use crate::error::{Error, exit};
 use crate::explicit::{ExplicitModel, Mdp, ModelType};
 use crate::explore::cpu::MAX_THREADS;
@@ -120,10 +120,7 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
     for w in &warnings {
         warn(w);
     }
-    let method = match args.method {
-        MethodChoice::Auto | MethodChoice::Coloring => Method::Coloring,
-        MethodChoice::ForwardBackward => Method::ForwardBackward,
-    };
+    let method = args.method.method(device.is_some());
     let decomposing = Instant::now();
     let (mecs, engine, method) = match (&device, args.engine) {
         (_, EngineChoice::Reference) => (mec::reference(&mdp), "reference".to_string(), None),
@@ -133,10 +130,7 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
             Some(method),
         ),
         (None, _) => {
-            let threads = match args.threads {
-                Some(n) => usize::from(n),
-                None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            };
+            let threads = cpu_threads(args.threads);
             (
                 mec::cpu(&mdp, method, threads),
                 format!("cpu ({threads} threads)"),

@@ -809,6 +809,14 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
     Ok(report.exit_code)
 }
 
+/// The threads of a multi-core engine: `--threads`, else every core.
+fn cpu_threads(requested: Option<u16>) -> usize {
+    match requested {
+        Some(threads) => usize::from(threads),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
+}
+
 /// Prints a command's report: JSON under `--format json`, else the lines
 /// `text` makes of it unless `-q` asks for silence.
 fn emit_report<R: serde::Serialize>(

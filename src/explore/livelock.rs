@@ -22,9 +22,10 @@
 
 use std::collections::VecDeque;
 
-use super::Trace;
+use super::{Exploration, Trace, outcome};
+use crate::encode::EncodedNetwork;
 use crate::error::Error;
-use crate::explicit::{Csr, LabelledGraph};
+use crate::explicit::{Csr, LabelledGraph, LabelledGraphBuilder};
 use crate::scc::{self, Components};
 
 /// The action names that count as internal: `tau` (mCRL2's spelling,
@@ -56,6 +57,25 @@ pub struct FlatVectors {
     pub words: usize,
     /// The vectors, one after the other.
     pub vectors: Vec<u32>,
+}
+
+/// The state space of an [`initial_error`](super::outcome::initial_error)
+/// search: its one state, whose vector is the initial one, when the
+/// search is complete. Every engine ends such a search this way.
+pub fn alone(
+    net: &EncodedNetwork,
+    exploration: Exploration,
+) -> Result<(Exploration, Option<StateSpace>), Error> {
+    let mut builder = LabelledGraphBuilder::new(net.actions.clone());
+    let exploration = outcome::alone_into(exploration, &mut builder)?;
+    let space = builder.into_graph().map(|graph| StateSpace {
+        graph,
+        vectors: Box::new(FlatVectors {
+            words: net.words(),
+            vectors: net.initial.clone(),
+        }),
+    });
+    Ok((exploration, space))
 }
 
 impl StateVectors for FlatVectors {

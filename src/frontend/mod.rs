@@ -139,6 +139,13 @@ pub const STDIN_NAME: &str = "<stdin>";
 /// are [`LoadError::Io`]. Invalid UTF-8 is a located error at its first
 /// byte.
 pub fn read_file(path: &Path) -> Result<String, LoadError> {
+    let (file, _) = open_model(path)?;
+    read_text(file, path, MAX_MODEL_BYTES)
+}
+
+/// Opens a model file with its metadata; directories and character or
+/// block devices are refused first, as [`LoadError::Io`].
+fn open_model(path: &Path) -> Result<(File, std::fs::Metadata), LoadError> {
     let io_error = |source| LoadError::Io {
         path: path.to_path_buf(),
         source,
@@ -151,7 +158,7 @@ pub fn read_file(path: &Path) -> Result<String, LoadError> {
         )));
     }
     let file = File::open(path).map_err(io_error)?;
-    read_text(file, path, MAX_MODEL_BYTES)
+    Ok((file, metadata))
 }
 
 /// What a file of type `file_type` is, when a model cannot be read from it.
@@ -282,14 +289,7 @@ pub fn read_raw(path: &Path) -> Result<InputBytes, LoadError> {
         path: path.to_path_buf(),
         source,
     };
-    let metadata = std::fs::metadata(path).map_err(io_error)?;
-    if let Some(kind) = unreadable_kind(&metadata.file_type()) {
-        return Err(io_error(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("is {kind}, not a model file"),
-        )));
-    }
-    let mut file = File::open(path).map_err(io_error)?;
+    let (mut file, metadata) = open_model(path)?;
     if metadata.is_file() && metadata.len() > 0 {
         // SAFETY: the map is read-only and private to this process; if the
         // file is changed by another process while it is mapped, the

@@ -28,27 +28,10 @@ pub struct Components {
 }
 
 impl Components {
-    /// The partition given by `labels`, one per state, equal exactly for
-    /// states of one component (any values, e.g. a member state or an
-    /// algorithm's colour), renumbered in the canonical order.
-    pub fn from_labels(labels: &[u32]) -> Components {
-        let mut number_of_label = hashbrown::HashMap::new();
-        let of_state = labels
-            .iter()
-            .map(|&label| {
-                let next = number_of_label.len() as u32;
-                *number_of_label.entry(label).or_insert(next)
-            })
-            .collect();
-        Components {
-            of_state,
-            count: number_of_label.len() as u32,
-        }
-    }
-
     /// The partition given by `representatives`: one state per state, the
-    /// same state for every member of a component. An array instead of a
-    /// hash map makes the renumbering one pass.
+    /// same state for every member of a component (any member: each
+    /// algorithm names components its own way), renumbered in the
+    /// canonical order in one pass.
     pub fn from_representatives(representatives: &[u32]) -> Components {
         const UNNUMBERED: u32 = u32::MAX;
         let mut number = vec![UNNUMBERED; representatives.len()];
@@ -65,16 +48,6 @@ impl Components {
             })
             .collect();
         Components { of_state, count }
-    }
-
-    /// The states of every component, each list sorted, lists in
-    /// component order.
-    pub fn members(&self) -> Vec<Vec<u32>> {
-        let mut members = vec![Vec::new(); self.count as usize];
-        for (state, &component) in self.of_state.iter().enumerate() {
-            members[component as usize].push(state as u32);
-        }
-        members
     }
 
     /// The figures users ask of a decomposition of `graph`.

@@ -383,7 +383,7 @@ fn the_json_report_has_every_field() {
     assert_eq!(report["largest_mec"], 1);
     assert_eq!(report["iterations"], mec::reference(&csma()).iterations);
     assert_eq!(report["engine"], "cpu (2 threads)");
-    assert_eq!(report["method"], "coloring");
+    assert_eq!(report["method"], "forward-backward");
     assert_eq!(report["mecs_file"], serde_json::Value::Null);
     assert_eq!(report["warnings"], serde_json::json!([]));
     assert_eq!(report["exit_code"], 0);

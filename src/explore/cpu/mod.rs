@@ -109,7 +109,7 @@ use std::time::{Duration, Instant};
 
 use parents::{ParentLog, Parents};
 
-use super::livelock::{FlatVectors, StateSpace};
+use super::livelock::{self, StateSpace};
 use super::outcome::{self, Ending};
 use super::{Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace};
 use crate::encode::{EncodedNetwork, SuccessorGenerator, hash_words};
@@ -223,18 +223,10 @@ pub fn explore_space(
 ) -> Result<(Exploration, Option<StateSpace>), Error> {
     let start = Instant::now();
     let team = Team::of(opts);
-    let mut builder = LabelledGraphBuilder::new(net.actions.clone());
     if let Some(exploration) = outcome::initial_error(net, search, team.engine_name(), start) {
-        let exploration = outcome::alone_into(exploration, &mut builder)?;
-        let space = builder.into_graph().map(|graph| StateSpace {
-            graph,
-            vectors: Box::new(FlatVectors {
-                words: net.words(),
-                vectors: net.initial.clone(),
-            }),
-        });
-        return Ok((exploration, space));
+        return livelock::alone(net, exploration);
     }
+    let mut builder = LabelledGraphBuilder::new(net.actions.clone());
     let (exploration, stored) = search_from(net, search, team, INITIAL_SLOTS, start);
     if exploration.completion != Completion::Complete {
         return Ok((exploration, None));

@@ -26,8 +26,8 @@ use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use crate::encode::EncodedNetwork;
 pub use crate::encode::OwnerChoice;
 use crate::error::Error;
-use crate::explicit::{GraphSink, LabelledGraphBuilder};
-use crate::explore::livelock::{FlatVectors, StateSpace, StateVectors};
+use crate::explicit::GraphSink;
+use crate::explore::livelock::{self, StateSpace, StateVectors};
 use crate::explore::{Completion, Exploration, SearchOptions, outcome};
 use crate::gpu::{Device, GpuError};
 pub use graph::DeviceGraph;
@@ -251,15 +251,7 @@ pub fn explore_space(
 ) -> Result<(GpuExploration, Option<StateSpace>), Error> {
     match start(device, net, search, options)? {
         Started::InitialError(exploration) => {
-            let mut builder = LabelledGraphBuilder::new(net.actions.clone());
-            let exploration = outcome::alone_into(exploration, &mut builder)?;
-            let space = builder.into_graph().map(|graph| StateSpace {
-                graph,
-                vectors: Box::new(FlatVectors {
-                    words: net.words(),
-                    vectors: net.initial.clone(),
-                }),
-            });
+            let (exploration, space) = livelock::alone(net, exploration)?;
             Ok((GpuExploration::without_search(exploration), space))
         }
         Started::Searched(result, table) => {
