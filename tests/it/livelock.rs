@@ -8,10 +8,8 @@
 //! available (<reason>)` and pass without a GPU.
 
 use std::collections::VecDeque;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Mutex, OnceLock};
 
 use proptest::prelude::*;
 use warpcheck::encode::EncodedNetwork;
@@ -21,9 +19,11 @@ use warpcheck::explore::gpu::{self, GpuOptions};
 use warpcheck::explore::livelock::{self, Livelock, StateSpace, is_internal};
 use warpcheck::explore::{Completion, Exploration, SearchOptions, reference};
 use warpcheck::frontend::{self, aut, net};
-use warpcheck::gpu::{Device, GpuError};
+use warpcheck::gpu::Device;
 use warpcheck::model::Network;
 use warpcheck::testing;
+
+use crate::gpu::with_gpu;
 
 /// A search for the livelock check: complete, with traces.
 fn whole() -> SearchOptions {
@@ -481,24 +481,6 @@ fn random_networks_have_livelocks_and_none() {
         with >= 40 && without >= 40,
         "{with} with, {without} without"
     );
-}
-
-/// Runs `run` on the first GPU, the tests taking turns on it; without a
-/// GPU, prints `SKIPPED` past the test harness's capture.
-fn with_gpu(run: impl FnOnce(&Device)) {
-    static GPU: OnceLock<Result<Mutex<Device>, String>> = OnceLock::new();
-    let opened = GPU.get_or_init(|| {
-        Device::open(0).map(Mutex::new).map_err(|e| match e {
-            GpuError::Unavailable(reason) => reason,
-            other => other.to_string(),
-        })
-    });
-    match opened {
-        Ok(gpu) => run(&gpu.lock().unwrap_or_else(|e| e.into_inner())),
-        Err(reason) => {
-            let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU available ({reason})");
-        }
-    }
 }
 
 fn gpu_answer(device: &Device, net: &EncodedNetwork) -> Answer {
