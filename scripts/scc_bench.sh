@@ -58,4 +58,4 @@ tail -n +2 "$out/ours.tsv" | while IFS=$'\t' read -r name states edges comps tar
         "$tarjan" "$scipy_s" "${ecl_s:--}" "$cpuall" "$gpu" "$fb" "$(ratio "$tarjan" "$gpu")" \
         "$(ratio "$scipy_s" "$gpu")" "$(ratio "${ecl_s:--}" "$gpu")" "$checked" >> "$out/table.tsv"
 done
-column -t -s $'\t' "$out/table.tsv"
+if command -v column >/dev/null; then column -t -s $'\t' "$out/table.tsv"; else cat "$out/table.tsv"; fi

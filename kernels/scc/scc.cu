@@ -1,13 +1,16 @@
-// Strongly connected components of a CSR graph, in rounds over the live
-// (not yet assigned) states, as src/scc/cpu.rs runs them on CPU threads:
-// trimming, then colouring (every live state a seed) or forward-backward
-// (one pivot per partition the only seed), both spreading the largest seed
-// label forwards along the edges and backwards along the transpose, pass
-// after pass from the states whose label grew. Every kernel loops over the
-// work list of live states or over a frontier; the host launches the
-// passes, reads the frontier lengths, compacts the work list and stops when
-// every state is assigned. Summary passes count the components, the
-// largest, the trivial and the bottom ones on the device.
+// Strongly connected components of a CSR graph, by the two methods of
+// src/scc/cpu.rs, which runs the same rounds on CPU threads:
+// - colouring: two labels per state (the largest priority reaching it and
+//   reached from it), raised edge by edge over a list of edges until none
+//   grows; states whose labels agree are assigned, edges between states
+//   with different label pairs dropped, the rest restarted;
+// - forward-backward, in rounds over the live (not yet assigned) states:
+//   trimming, then one pivot per partition whose label spreads forwards
+//   along the edges and backwards along the transpose, pass after pass
+//   from the states whose label grew.
+// The host launches the passes, reads the counters, compacts the lists
+// and stops when every state is assigned. Summary passes count the
+// components, the largest, the trivial and the bottom ones on the device.
 //
 // UNASSIGNED, ASSIGNED and NO_LABEL mirror crate::scc::cpu's constants.
 //
@@ -58,6 +61,13 @@ struct SccParams {
     unsigned long long pass_count;      // counter slot of their number
     unsigned long long pass_next;       // u32[states]: the next frontier
     unsigned long long pass_next_count; // counter slot of its length
+    unsigned long long signatures;      // u32[2 * states]: colouring's labels
+    unsigned long long edge_list;       // uint2[edges]: colouring's edges
+    unsigned long long edge_count;      // entries of the edge list
+    unsigned long long next_edges;      // uint2[edges]: the kept edges
+    unsigned long long edges;           // edges of the graph
+    unsigned long long state_bits;      // u32[states]: colouring's SELF_LOOP
+                                        // and LEAVES per state, or 0
 };
 
 struct Arrays {
@@ -94,6 +104,22 @@ __device__ __forceinline__ unsigned load_label(const unsigned* labels, unsigned 
 __device__ __forceinline__ void assign(const Arrays& a, unsigned state, unsigned representative) {
     a.representative[state] = representative;
     a.partition[state] = ASSIGNED;
+}
+
+// The state whose row holds edge `edge`: the last state whose first edge
+// is at or before it (edge-parallel passes: a hub's edges spread over many
+// threads instead of one).
+__device__ __forceinline__ unsigned source_of(const unsigned long long* offsets, unsigned long long states,
+                                              unsigned long long edge) {
+    unsigned long long low = 0, high = states;  // offsets[low] <= edge < offsets[high]
+    while (high - low > 1) {
+        const unsigned long long middle = low + (high - low) / 2;
+        if (__ldg(offsets + middle) <= edge)
+            low = middle;
+        else
+            high = middle;
+    }
+    return (unsigned)low;
 }
 
 // The SplitMix64 finaliser, as crate::scc::cpu::mix.
@@ -187,30 +213,161 @@ __device__ __forceinline__ unsigned seed_of(unsigned label) {
     return x * PRIORITY_FIRST_INVERSE - 1;
 }
 
-// Colouring: every live state is a seed, on both frontiers.
-extern "C" __global__ void coloring_start(const SccParams p) {
+// Colouring (crate::scc::cpu::Signatures). signatures[2 s] is `into`,
+// signatures[2 s + 1] is `out_of`; both are read as one uint2, from L2
+// (other blocks raise them during the pass).
+__device__ __forceinline__ uint2 load_signature(const unsigned* signatures, unsigned state) {
+    return __ldcg((const uint2*)signatures + state);
+}
+__device__ __forceinline__ unsigned load_half(const unsigned* signatures, unsigned index) {
+    return __ldcg(signatures + index);
+}
+// Raises signatures[index] to label; whether it grew.
+__device__ __forceinline__ bool raise(unsigned* signatures, unsigned index, unsigned label) {
+    return atomicMax(&signatures[index], label) < label;
+}
+
+// Every state's own priority on both labels, and every state in the work
+// list (next_live, swapped in by the host).
+extern "C" __global__ void signatures_start(const SccParams p) {
     const Arrays a(p);
-    for (unsigned long long i = grid_thread(); i < p.live_count; i += grid_threads()) {
-        const unsigned state = a.live[i];
-        a.forward[state] = priority(state);
-        a.backward[state] = priority(state);
-        a.frontier_forward[i] = state;
-        a.frontier_backward[i] = state;
+    uint2* signatures = (uint2*)p.signatures;
+    for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads()) {
+        const unsigned state = (unsigned)s;
+        signatures[s] = make_uint2(priority(state), priority(state));
+        a.next_live[s] = state;
+        ((unsigned*)p.state_bits)[s] = 0;
     }
 }
 
-// A state whose labels agree joins that label's seed's component; the
-// others split into partitions by their pair of labels.
-extern "C" __global__ void coloring_finish(const SccParams p) {
+// Every edge in the list (self-loops too: the first split drops them),
+// and out_of raised over the successors (after signatures_start).
+extern "C" __global__ void signatures_edges(const SccParams p) {
     const Arrays a(p);
-    for (unsigned long long i = grid_thread(); i < p.live_count; i += grid_threads()) {
-        const unsigned state = a.live[i];
-        const unsigned into = a.forward[state], out_of = a.backward[state];
-        if (into == out_of)
-            assign(a, state, seed_of(into));
-        else
-            a.partition[state] = ((unsigned long long)into << 32) | out_of;
+    unsigned* signatures = (unsigned*)p.signatures;
+    uint2* edges = (uint2*)p.edge_list;
+    for (unsigned long long e = grid_thread(); e < p.edges; e += grid_threads()) {
+        const unsigned state = source_of(a.offsets, p.states, e), next = a.targets[e];
+        edges[e] = make_uint2(state, next);
+        const unsigned label = priority(next);
+        if (load_half(signatures, 2 * state + 1) < label) raise(signatures, 2 * state + 1, label);
     }
+}
+
+// As crate::scc::cpu::Signatures::relax.
+__device__ __forceinline__ bool relax(unsigned* signatures, const uint2 edge) {
+    const unsigned from = edge.x, to = edge.y;
+    const uint2 at_from = load_signature(signatures, from), at_to = load_signature(signatures, to);
+    unsigned reaching = at_from.x, reached = at_to.y;
+    if (reaching != priority(from)) reaching = max(reaching, load_half(signatures, 2 * seed_of(reaching)));
+    if (reached != priority(to)) reached = max(reached, load_half(signatures, 2 * seed_of(reached) + 1));
+    bool grew = false;
+    if (at_from.x < reaching) grew |= raise(signatures, 2 * from, reaching);
+    if (at_to.x < reaching) grew |= raise(signatures, 2 * to, reaching);
+    if (at_from.y < reached) grew |= raise(signatures, 2 * from + 1, reached);
+    if (at_to.y < reached) grew |= raise(signatures, 2 * to + 1, reached);
+    // A state's out_of is at least its own label, and its into too: only
+    // labels below the new value can name a state that still needs it.
+    const unsigned into_labels[2] = {at_from.x, at_to.x};
+    const unsigned out_labels[2] = {at_from.y, at_to.y};
+    for (int k = 0; k < 2; ++k) {
+        if (into_labels[k] < reached && (k == 0 || into_labels[1] != into_labels[0])) {
+            const unsigned index = 2 * seed_of(into_labels[k]) + 1;
+            if (load_half(signatures, index) < reached) grew |= raise(signatures, index, reached);
+        }
+        if (out_labels[k] < reaching && (k == 0 || out_labels[1] != out_labels[0])) {
+            const unsigned index = 2 * seed_of(out_labels[k]);
+            if (load_half(signatures, index) < reaching) grew |= raise(signatures, index, reaching);
+        }
+    }
+    return grew;
+}
+
+// Relaxes the edge list; each block repeats its share until no label in
+// it grows, and counts into counters[SCC_COUNTER_GREW] (zeroed by the
+// host) if any grew: the host repeats the pass until one counts nothing.
+extern "C" __global__ void signatures_propagate(const SccParams p) {
+    const Arrays a(p);
+    unsigned* signatures = (unsigned*)p.signatures;
+    const uint2* edges = (const uint2*)p.edge_list;
+    bool grew_here = false, grew;
+    do {
+        grew = false;
+        for (unsigned long long i = grid_thread(); i < p.edge_count; i += grid_threads())
+            grew |= relax(signatures, edges[i]);
+        grew_here |= grew;
+    } while (__syncthreads_or(grew));
+    if (__syncthreads_or(grew_here) && threadIdx.x == 0) atomicAdd(&a.counters[SCC_COUNTER_GREW], 1ull);
+}
+
+// Appends the items of a warp that keep theirs to list (whose length is
+// counters[slot]) in the warp's order; every lane of the warp calls it.
+template <typename T>
+__device__ __forceinline__ void append(T* list, unsigned long long* length, bool keep, const T item) {
+    const unsigned lanes = __ballot_sync(0xffffffffu, keep);
+    if (!lanes) return;
+    const unsigned lane = threadIdx.x & 31u, leader = __ffs(lanes) - 1;
+    unsigned long long base = 0;
+    if (lane == leader) base = atomicAdd(length, (unsigned long long)__popc(lanes));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (keep) list[base + __popc(lanes & ((1u << lane) - 1u))] = item;
+}
+
+// Keeps, in next_edges, the edges between two live states with the same
+// pair of labels (as crate::scc::cpu::Signatures::joined). Every edge is
+// dropped once, by the split of the round that assigns its source or
+// separates its ends: then its source's state_bits record a self-loop or
+// an edge to another component (ends with different pairs), for the
+// summary.
+extern "C" __global__ void signatures_split(const SccParams p) {
+    const Arrays a(p);
+    const unsigned* signatures = (const unsigned*)p.signatures;
+    const uint2* edges = (const uint2*)p.edge_list;
+    uint2* kept = (uint2*)p.next_edges;
+    unsigned* state_bits = (unsigned*)p.state_bits;
+    const unsigned long long lane = threadIdx.x & 31u;
+    for (unsigned long long first = grid_thread() - lane; first < p.edge_count; first += grid_threads()) {
+        const unsigned long long i = first + lane;
+        bool keep = false;
+        uint2 edge = make_uint2(0, 0);
+        if (i < p.edge_count) {
+            edge = edges[i];
+            const uint2 at_from = load_signature(signatures, edge.x), at_to = load_signature(signatures, edge.y);
+            const bool same = at_from.x == at_to.x && at_from.y == at_to.y;
+            keep = edge.x != edge.y && at_from.x != at_from.y && same;
+            const unsigned bit = edge.x == edge.y ? SELF_LOOP : same ? 0u : LEAVES;
+            if (bit && !(load_label(state_bits, edge.x) & bit)) atomicOr(&state_bits[edge.x], bit);
+        }
+        append(kept, &a.counters[SCC_COUNTER_EDGES], keep, edge);
+    }
+}
+
+// Keeps, in next_live, the states of the work list whose labels differ,
+// each restarted from its own priority (crate::scc::cpu::Signatures::restart).
+extern "C" __global__ void signatures_restart(const SccParams p) {
+    const Arrays a(p);
+    uint2* signatures = (uint2*)p.signatures;
+    const unsigned long long lane = threadIdx.x & 31u;
+    for (unsigned long long first = grid_thread() - lane; first < p.live_count; first += grid_threads()) {
+        const unsigned long long i = first + lane;
+        bool live = false;
+        unsigned state = 0;
+        if (i < p.live_count) {
+            state = a.live[i];
+            const uint2 labels = signatures[state];
+            live = labels.x != labels.y;
+            if (live) signatures[state] = make_uint2(priority(state), priority(state));
+        }
+        append(a.next_live, &a.counters[SCC_COUNTER_LIVE], live, state);
+    }
+}
+
+// Every state's representative: the state its (agreeing) labels name.
+extern "C" __global__ void signatures_finish(const SccParams p) {
+    const Arrays a(p);
+    const uint2* signatures = (const uint2*)p.signatures;
+    for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads())
+        a.representative[s] = seed_of(signatures[s].x);
 }
 
 __device__ __forceinline__ unsigned* pivot_slot(const SccParams& p, const Arrays& a, unsigned long long key) {
@@ -290,13 +447,12 @@ extern "C" __global__ void propagate(const SccParams p) {
 }
 
 // Transpose, first pass: each state's in-degree at reverse_offsets[state]
-// (zeroed by the host, then scanned into offsets).
+// (zeroed by the host, then scanned into offsets). One thread per edge.
 extern "C" __global__ void transpose_count(const SccParams p) {
     const Arrays a(p);
     unsigned long long* reverse_offsets = (unsigned long long*)p.reverse_offsets;
-    for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads())
-        for (unsigned long long e = a.offsets[s]; e < a.offsets[s + 1]; ++e)
-            atomicAdd(&reverse_offsets[a.targets[e]], 1ull);
+    for (unsigned long long e = grid_thread(); e < p.edges; e += grid_threads())
+        atomicAdd(&reverse_offsets[a.targets[e]], 1ull);
 }
 
 // Transpose, last pass (after the host scanned the counts into offsets and
@@ -305,9 +461,8 @@ extern "C" __global__ void transpose_fill(const SccParams p) {
     const Arrays a(p);
     unsigned long long* cursor = a.partition;
     unsigned* reverse_targets = (unsigned*)p.reverse_targets;
-    for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads())
-        for (unsigned long long e = a.offsets[s]; e < a.offsets[s + 1]; ++e)
-            reverse_targets[atomicAdd(&cursor[a.targets[e]], 1ull)] = (unsigned)s;
+    for (unsigned long long e = grid_thread(); e < p.edges; e += grid_threads())
+        reverse_targets[atomicAdd(&cursor[a.targets[e]], 1ull)] = source_of(a.offsets, p.states, e);
 }
 
 // Summary, first pass: sizes (in forward) and bits (in backward) zeroed.
@@ -319,21 +474,35 @@ extern "C" __global__ void summary_clear(const SccParams p) {
     }
 }
 
-// Sizes, self-loops and edges that leave a component, at its representative.
+// Sizes at the representatives, and colouring's state_bits (if any)
+// ORed there; the lanes of a warp that share one add together (a giant
+// component would serialise one atomic per state).
+extern "C" __global__ void summary_sizes(const SccParams p) {
+    const Arrays a(p);
+    const unsigned* state_bits = (const unsigned*)p.state_bits;
+    const unsigned long long lane = threadIdx.x & 31u;
+    for (unsigned long long first = grid_thread() - lane; first < p.states; first += grid_threads()) {
+        const unsigned long long s = first + lane;
+        const bool mine = s < p.states;
+        const unsigned representative = mine ? a.representative[s] : UNASSIGNED;
+        const unsigned same = __match_any_sync(0xffffffffu, representative);
+        const unsigned bits = __reduce_or_sync(same, mine && state_bits ? state_bits[s] : 0u);
+        if (mine && lane == (unsigned)(__ffs(same) - 1)) {
+            atomicAdd(&a.forward[representative], (unsigned)__popc(same));
+            if (bits) atomicOr(&a.backward[representative], bits);
+        }
+    }
+}
+
+// Self-loops and edges that leave a component, at its representative; one
+// thread per edge (when no state_bits recorded them).
 extern "C" __global__ void summary_edges(const SccParams p) {
     const Arrays a(p);
-    for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads()) {
-        const unsigned state = (unsigned)s, mine = a.representative[state];
-        atomicAdd(&a.forward[mine], 1u);
-        unsigned bits = 0;
-        for (unsigned long long e = a.offsets[state]; e < a.offsets[state + 1]; ++e) {
-            const unsigned next = a.targets[e];
-            if (next == state)
-                bits |= SELF_LOOP;
-            else if (a.representative[next] != mine)
-                bits |= LEAVES;
-        }
-        if (bits && (load_label(a.backward, mine) & bits) != bits) atomicOr(&a.backward[mine], bits);
+    for (unsigned long long e = grid_thread(); e < p.edges; e += grid_threads()) {
+        const unsigned state = source_of(a.offsets, p.states, e), next = a.targets[e];
+        const unsigned mine = a.representative[state];
+        const unsigned bit = next == state ? SELF_LOOP : a.representative[next] != mine ? LEAVES : 0u;
+        if (bit && !(load_label(a.backward, mine) & bit)) atomicOr(&a.backward[mine], bit);
     }
 }
 

@@ -43,16 +43,18 @@ Exit codes:
   4    internal or device failure
   141  standard output was closed by its reader (as a tool killed by SIGPIPE)";
 
-/// How `scc` finds components after trimming.
+/// How `scc` finds components.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MethodChoice {
-    /// Colouring on the GPU (no worst case as bad as forward-backward's on
-    /// long chains), forward-backward on the CPU (faster there; a round
-    /// that stalls hands the rest to Tarjan); see docs/SCC.md.
+    /// Colouring on the GPU (faster there, and no worst case as bad as
+    /// forward-backward's on long chains), forward-backward on the CPU
+    /// (faster there; a round that stalls hands the rest to Tarjan); see
+    /// docs/SCC.md.
     Auto,
-    /// Maximum-label propagation both ways.
+    /// Maximum-label propagation both ways over a list of edges.
     Coloring,
-    /// Forward-backward reachability from one pivot per partition.
+    /// Trimming, then forward-backward reachability from one pivot per
+    /// partition.
     ForwardBackward,
 }
 

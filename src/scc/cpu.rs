@@ -1,25 +1,33 @@
-//! Multi-core SCC decomposition: the rounds the GPU kernels run
-//! ([`super::gpu`]), on CPU threads with atomics, so the method is tested
-//! without a GPU and is the default engine without one.
+//! Multi-core SCC decomposition: the methods the GPU kernels run
+//! ([`super::gpu`]), on CPU threads with atomics, so they are tested
+//! without a GPU and are the default engine without one.
 //!
-//! A round works on the states not yet assigned (live), split into
-//! partitions that no component crosses (initially one):
+//! **Colouring** ([`Method::Coloring`]) works on a list of edges, with two
+//! labels per state: the largest [`priority`] of a state that reaches it
+//! (`into`) and of a state it reaches (`out_of`). A round relaxes every
+//! edge until no label grows, then a state whose two labels agree is in
+//! the component of the state that label names; an edge is kept for the
+//! next round only between two states left with the same pair of labels
+//! (two states of one component always have the same pair), and the
+//! states left restart from their own priority. Labels name states, so an
+//! edge also raises the labels of the states its endpoints' labels name
+//! ([`Signatures::relax`]): what reaches a state's `into` state reaches
+//! it, which carries labels across long paths in few passes.
+//!
+//! **Forward-backward** ([`Method::ForwardBackward`]) works on the live
+//! states, split into partitions that no component crosses (initially
+//! one), with the graph's transpose, in rounds of
 //! 1. trimming: a live state with no live predecessor or no live
 //!    successor in its partition is a component of its own;
-//! 2. either colouring: every live state propagates the largest state that
-//!    reaches it forwards and the largest state it reaches backwards; a
-//!    state whose two labels agree is in the component of that state, and
-//!    the others split into partitions by their pair of labels;
-//! 3. or forward-backward: one pivot per partition (chosen by hashing the
-//!    partition's key); the states both reached from the pivot and reaching
-//!    it form its component; the others split into partitions by which of
+//! 2. one pivot per partition (chosen by hashing the partition's key),
+//!    whose label travels along the edges and against them inside the
+//!    partition, pass by pass from the states whose label grew in the
+//!    pass before; the states both reached from the pivot and reaching it
+//!    form its component; the others split into partitions by which of
 //!    the two they are in.
 //!
-//! Both methods spread labels the same way: the largest label travels
-//! along the edges (forward) and against them (backward, on the
-//! transpose) inside each partition, pass by pass, each pass starting only
-//! from the states whose label grew in the one before, so a pass costs
-//! what changed, not the whole graph.
+//! Both methods hand a round that assigns few states (long chains of
+//! small components) to Tarjan.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -28,12 +36,12 @@ use rayon::prelude::*;
 use super::{Components, reference};
 use crate::explicit::Csr;
 
-/// How the rounds after trimming find components.
+/// How the rounds find components.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
-    /// Maximum-label propagation forwards and backwards, every live state
-    /// a seed.
+    /// Maximum-label propagation forwards and backwards over a list of
+    /// edges, every live state a seed (as in Alabandi et al.'s ECL-SCC).
     #[default]
     Coloring,
     /// Forward-backward reachability from one pivot per partition, as in
@@ -74,9 +82,18 @@ pub fn representatives_by_rounds(graph: &Csr, method: Method) -> Vec<u32> {
     rounds(graph, method, false)
 }
 
-/// Rounds until every state is assigned or, with `fall_back`, until one
-/// stalls; then Tarjan on the live states.
+/// The rounds of `method` until every state is assigned or, with
+/// `fall_back`, until one stalls; then Tarjan on the live states.
 fn rounds(graph: &Csr, method: Method, fall_back: bool) -> Vec<u32> {
+    match method {
+        Method::Coloring => Signatures::new(graph).rounds(graph, fall_back),
+        Method::ForwardBackward => forward_backward(graph, fall_back),
+    }
+}
+
+/// Forward-backward rounds until every state is assigned or, with
+/// `fall_back`, until one stalls; then Tarjan on the live states.
+fn forward_backward(graph: &Csr, fall_back: bool) -> Vec<u32> {
     let reverse = transpose(graph);
     let mut run = Rounds::new(graph, &reverse);
     while !run.live.is_empty() {
@@ -86,10 +103,7 @@ fn rounds(graph: &Csr, method: Method, fall_back: bool) -> Vec<u32> {
             break;
         }
         tracing::debug!(round = run.round, live = before, "SCC round (CPU)");
-        match method {
-            Method::Coloring => run.coloring_round(),
-            Method::ForwardBackward => run.forward_backward_round(),
-        }
+        run.forward_backward_round();
         run.compact();
         if fall_back && (before - run.live.len()) * STALLED_ROUND < before {
             break;
@@ -368,29 +382,6 @@ impl<'a> Rounds<'a> {
         }
     }
 
-    /// One colouring round: every live state's labels start as itself;
-    /// then a state whose two labels agree is in that state's component,
-    /// and the others split into partitions by their pair of labels.
-    fn coloring_round(&mut self) {
-        self.live.par_iter().for_each(|&state| {
-            self.forward[state as usize].store(priority(state), Relaxed);
-            self.backward[state as usize].store(priority(state), Relaxed);
-        });
-        self.propagate([self.live.clone(), self.live.clone()]);
-        self.live.par_iter().for_each(|&state| {
-            let (into, out_of) = (
-                self.forward[state as usize].load(Relaxed),
-                self.backward[state as usize].load(Relaxed),
-            );
-            if into == out_of {
-                self.assign(state, seed_of(into));
-            } else {
-                let key = (u64::from(into) << 32) | u64::from(out_of);
-                self.partition[state as usize].store(key, Relaxed);
-            }
-        });
-    }
-
     /// One forward-backward round: one pivot per partition (the largest
     /// state hashed to its key's slot) is the only seed; the states both
     /// reached from it and reaching it form its component, the others
@@ -434,6 +425,201 @@ impl<'a> Rounds<'a> {
                 self.partition[state as usize].store(key, Relaxed);
             }
         });
+    }
+}
+
+/// Edges relaxed by one task before it looks at the others' progress: a
+/// task repeats its slice until no label in it grows, as a GPU block does.
+const EDGES_PER_TASK: usize = 1 << 12;
+
+/// The two labels of every state in colouring: `into[s]` is the largest
+/// [`priority`] of a state known to reach `s`, `out_of[s]` of a state known
+/// to be reached from `s` (each at least `s`'s own), within the part of
+/// the graph the current edge list joins.
+struct Signatures {
+    into: Vec<AtomicU32>,
+    out_of: Vec<AtomicU32>,
+}
+
+impl Signatures {
+    /// Every state's own priority; `out_of` already raised over its
+    /// successors.
+    fn new(graph: &Csr) -> Signatures {
+        let own = |state: u32| priority(state);
+        Signatures {
+            into: (0..graph.states())
+                .into_par_iter()
+                .map(|state| AtomicU32::new(own(state)))
+                .collect(),
+            out_of: (0..graph.states())
+                .into_par_iter()
+                .map(|state| {
+                    let successors = graph.successors(state).iter().map(|&t| own(t));
+                    AtomicU32::new(successors.fold(own(state), u32::max))
+                })
+                .collect(),
+        }
+    }
+
+    /// Rounds until every state is assigned or, with `fall_back`, until
+    /// one stalls (Tarjan then takes the live states); each state's
+    /// representative.
+    fn rounds(self, graph: &Csr, fall_back: bool) -> Vec<u32> {
+        let mut edges: Vec<(u32, u32)> = (0..graph.states())
+            .into_par_iter()
+            .flat_map_iter(|state| {
+                let successors = graph.successors(state).iter();
+                successors
+                    .filter(move |&&next| next != state)
+                    .map(move |&next| (state, next))
+            })
+            .collect();
+        let mut live: Vec<u32> = (0..graph.states()).into_par_iter().collect();
+        let mut round = 0u64;
+        loop {
+            round += 1;
+            tracing::debug!(
+                round,
+                live = live.len(),
+                edges = edges.len(),
+                "SCC colouring round (CPU)"
+            );
+            self.propagate(&edges);
+            edges = edges
+                .into_par_iter()
+                .filter(|&(from, to)| self.joined(from, to))
+                .collect();
+            let before = live.len();
+            live = self.restart(&live);
+            if live.is_empty() || (fall_back && (before - live.len()) * STALLED_ROUND < before) {
+                break;
+            }
+        }
+        let mut representative: Vec<u32> = self
+            .into
+            .par_iter()
+            .map(|label| seed_of(label.load(Relaxed)))
+            .collect();
+        if !live.is_empty() {
+            let mut is_live = vec![false; representative.len()];
+            for &state in &live {
+                is_live[state as usize] = true;
+            }
+            let members = live.iter().copied();
+            let is_member = |state: u32| is_live[state as usize];
+            reference::representatives_among(graph, members, is_member, &mut representative);
+        }
+        representative
+    }
+
+    /// Relaxes `edges` until no label grows: each task repeats its slice
+    /// until it is stable, and the passes repeat until one changes
+    /// nothing anywhere.
+    fn propagate(&self, edges: &[(u32, u32)]) {
+        loop {
+            let grew = edges
+                .par_chunks(EDGES_PER_TASK)
+                .map(|slice| {
+                    let mut grew = false;
+                    while slice
+                        .iter()
+                        .fold(false, |any, &(from, to)| self.relax(from, to) | any)
+                    {
+                        grew = true;
+                    }
+                    grew
+                })
+                .reduce(|| false, |a, b| a | b);
+            if !grew {
+                return;
+            }
+        }
+    }
+
+    /// Raises the labels that the edge `from -> to` shows too small:
+    /// `reaching` (the larger of `from`'s `into` and that label's state's
+    /// `into`) reaches both endpoints, and `reached` (the larger of `to`'s
+    /// `out_of` and that label's state's `out_of`) is reached from both;
+    /// the states that the endpoints' `into` labels name reach `reached`,
+    /// and those their `out_of` labels name are reached from `reaching`.
+    /// Whether a label grew. Mirrored by `relax` in `kernels/scc/scc.cu`.
+    fn relax(&self, from: u32, to: u32) -> bool {
+        let (into, out_of) = (&self.into, &self.out_of);
+        let load = |labels: &[AtomicU32], state: u32| labels[state as usize].load(Relaxed);
+        let raise = |labels: &[AtomicU32], state: u32, label: u32| {
+            labels[state as usize].fetch_max(label, Relaxed) < label
+        };
+        let (from_into, from_out) = (load(into, from), load(out_of, from));
+        let (to_into, to_out) = (load(into, to), load(out_of, to));
+        let mut reaching = from_into;
+        if reaching != priority(from) {
+            reaching = reaching.max(load(into, seed_of(reaching)));
+        }
+        let mut reached = to_out;
+        if reached != priority(to) {
+            reached = reached.max(load(out_of, seed_of(reached)));
+        }
+        let mut grew = false;
+        if from_into < reaching {
+            grew |= raise(into, from, reaching);
+        }
+        if to_into < reaching {
+            grew |= raise(into, to, reaching);
+        }
+        if from_out < reached {
+            grew |= raise(out_of, from, reached);
+        }
+        if to_out < reached {
+            grew |= raise(out_of, to, reached);
+        }
+        // A state's labels are at least its own priority: only a label
+        // below the new value can name a state that still needs it.
+        for (k, label) in [from_into, to_into].into_iter().enumerate() {
+            let state = seed_of(label);
+            if label < reached && (k == 0 || label != from_into) && load(out_of, state) < reached {
+                grew |= raise(out_of, state, reached);
+            }
+        }
+        for (k, label) in [from_out, to_out].into_iter().enumerate() {
+            let state = seed_of(label);
+            if label < reaching && (k == 0 || label != from_out) && load(into, state) < reaching {
+                grew |= raise(into, state, reaching);
+            }
+        }
+        grew
+    }
+
+    /// Whether `from` and `to` are live with the same pair of labels
+    /// (after a round: the edge may lie inside a component still to be
+    /// found).
+    fn joined(&self, from: u32, to: u32) -> bool {
+        let pair = |state: u32| {
+            (
+                self.into[state as usize].load(Relaxed),
+                self.out_of[state as usize].load(Relaxed),
+            )
+        };
+        let (from_pair, to_pair) = (pair(from), pair(to));
+        from_pair.0 != from_pair.1 && from_pair == to_pair
+    }
+
+    /// The states of `live` whose labels differ (not yet assigned), each
+    /// restarted from its own priority; the others keep the label of
+    /// their component.
+    fn restart(&self, live: &[u32]) -> Vec<u32> {
+        live.par_iter()
+            .copied()
+            .filter(|&state| {
+                let index = state as usize;
+                let own = priority(state);
+                let assigned = self.into[index].load(Relaxed) == self.out_of[index].load(Relaxed);
+                if !assigned {
+                    self.into[index].store(own, Relaxed);
+                    self.out_of[index].store(own, Relaxed);
+                }
+                !assigned
+            })
+            .collect()
     }
 }
 

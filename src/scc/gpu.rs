@@ -1,7 +1,7 @@
-//! SCC decomposition on the GPU (`kernels/scc/scc.cu`): the rounds of
-//! [`super::cpu`] (trimming, then colouring or forward-backward), each
-//! pass a kernel over the work list of live states. The graph may come
-//! from the host ([`upload`]) or stay where the GPU explorer built it.
+//! SCC decomposition on the GPU (`kernels/scc/scc.cu`): the methods of
+//! [`super::cpu`], each pass a kernel over the edge list (colouring) or
+//! over the work list of live states (forward-backward). The graph may
+//! come from the host ([`upload`]) or stay where the GPU explorer built it.
 
 use std::time::Instant;
 
@@ -35,6 +35,10 @@ kernel_constants! {
         TRIVIAL = 3;
         /// Bottom components.
         BOTTOM = 4;
+        /// Blocks of a colouring pass in which a label grew.
+        GREW = 5;
+        /// Length of colouring's next edge list.
+        EDGES = 6;
         /// Frontier lengths: direction (0 forward, 1 backward) times two
         /// plus the list's parity.
         FRONTIERS = 8;
@@ -115,6 +119,19 @@ param_block! {
         pub pass_next: u64,
         /// Counter slot of its length.
         pub pass_next_count: u64,
+        /// Device address of colouring's labels (`u32`, two per state).
+        pub signatures: u64,
+        /// Device address of colouring's edge list (`u32` pairs).
+        pub edge_list: u64,
+        /// Entries of the edge list.
+        pub edge_count: u64,
+        /// Device address of the kept edges (`u32` pairs).
+        pub next_edges: u64,
+        /// Edges of the graph.
+        pub edges: u64,
+        /// Device address of colouring's self-loop and leaving-edge bits
+        /// (`u32` per state), or 0: the summary then scans the edges.
+        pub state_bits: u64,
     }
 }
 
@@ -205,28 +222,14 @@ pub fn decompose(
     let started = Instant::now();
     let mut phases = Phases::new(device);
     let mut run = Run::new(device, &graph)?;
-    phases.end("transpose")?;
-    run.launch_over(&run.kernels.start.clone(), graph.states)?;
-    run.swap_lists(graph.states);
-    while run.params.live_count > 0 {
-        run.trim()?;
-        phases.end("trim")?;
-        if run.params.live_count == 0 {
-            break;
+    // Read by the summary.
+    let _state_bits = match method {
+        Method::Coloring => Some(run.by_signatures(&graph, &mut phases)?),
+        Method::ForwardBackward => {
+            run.by_forward_backward(&graph, &mut phases)?;
+            None
         }
-        run.rounds += 1;
-        tracing::debug!(
-            round = run.rounds,
-            live = run.params.live_count,
-            "SCC round (GPU)"
-        );
-        match method {
-            Method::Coloring => run.coloring_round()?,
-            Method::ForwardBackward => run.forward_backward_round()?,
-        }
-        run.compact()?;
-        phases.end("rounds")?;
-    }
+    };
     let summary = run.summary(&graph)?;
     phases.end("summary")?;
     let components = if partition {
@@ -284,8 +287,12 @@ struct Kernels {
     trim_clear: CudaFunction,
     trim_mark: CudaFunction,
     trim_remove: CudaFunction,
-    coloring_start: CudaFunction,
-    coloring_finish: CudaFunction,
+    signatures_start: CudaFunction,
+    signatures_edges: CudaFunction,
+    signatures_propagate: CudaFunction,
+    signatures_split: CudaFunction,
+    signatures_restart: CudaFunction,
+    signatures_finish: CudaFunction,
     pivots_choose: CudaFunction,
     pivots_seed: CudaFunction,
     pivots_finish: CudaFunction,
@@ -293,6 +300,7 @@ struct Kernels {
     transpose_count: CudaFunction,
     transpose_fill: CudaFunction,
     summary_clear: CudaFunction,
+    summary_sizes: CudaFunction,
     summary_edges: CudaFunction,
     summary_count: CudaFunction,
 }
@@ -307,8 +315,12 @@ impl Kernels {
             trim_clear: get("trim_clear")?,
             trim_mark: get("trim_mark")?,
             trim_remove: get("trim_remove")?,
-            coloring_start: get("coloring_start")?,
-            coloring_finish: get("coloring_finish")?,
+            signatures_start: get("signatures_start")?,
+            signatures_edges: get("signatures_edges")?,
+            signatures_propagate: get("signatures_propagate")?,
+            signatures_split: get("signatures_split")?,
+            signatures_restart: get("signatures_restart")?,
+            signatures_finish: get("signatures_finish")?,
             pivots_choose: get("pivots_choose")?,
             pivots_seed: get("pivots_seed")?,
             pivots_finish: get("pivots_finish")?,
@@ -316,6 +328,7 @@ impl Kernels {
             transpose_count: get("transpose_count")?,
             transpose_fill: get("transpose_fill")?,
             summary_clear: get("summary_clear")?,
+            summary_sizes: get("summary_sizes")?,
             summary_edges: get("summary_edges")?,
             summary_count: get("summary_count")?,
         })
@@ -328,59 +341,65 @@ fn frontier_slot(direction: usize, parity: usize) -> usize {
     counter::FRONTIERS + 2 * direction + parity
 }
 
-/// A decomposition in progress: the arrays and the parameter block.
+/// Device memory the kernels fill before they read it.
+fn unset<T: cudarc::driver::DeviceRepr>(
+    device: &Device,
+    len: usize,
+) -> Result<CudaSlice<T>, GpuError> {
+    // SAFETY: every caller's kernels write each entry before reading it
+    // (as each allocation below says).
+    unsafe { device.alloc(len.max(1)) }
+}
+
+/// A decomposition in progress: the parameter block and the arrays both
+/// methods use; each method allocates its own for its rounds and frees
+/// them before the summary.
 struct Run<'d> {
     device: &'d Device,
     kernels: Kernels,
     params: SccParams,
     // The allocations the block's addresses point into: they live as long
     // as the run.
-    partition: CudaSlice<u64>,
+    /// Set for every state by the method's last pass.
     representative: CudaSlice<u32>,
+    /// The work list and the compacted one, set by the method's start.
+    lists: [CudaSlice<u32>; 2],
+    counters: CudaSlice<u64>,
+    rounds: u64,
+    passes: u64,
+}
+
+/// Forward-backward's arrays (set by scc_start, the rounds and the
+/// transpose before they are read).
+struct ForwardBackwardArrays {
+    partition: CudaSlice<u64>,
     labels: [CudaSlice<u32>; 2],
     queued: [CudaSlice<u32>; 2],
-    lists: [CudaSlice<u32>; 2],
     /// Two frontier lists per direction.
     frontiers: [[CudaSlice<u32>; 2]; 2],
     reverse_offsets: CudaSlice<u64>,
     reverse_targets: CudaSlice<u32>,
-    counters: CudaSlice<u64>,
     pivots: CudaSlice<u32>,
-    rounds: u64,
-    passes: u64,
+}
+
+/// Colouring's arrays: the labels (set by signatures_start) and two edge
+/// lists (the first filled by signatures_start, the other by each split
+/// below the count it sets).
+struct SignatureArrays {
+    signatures: CudaSlice<u32>,
+    edge_lists: [CudaSlice<u64>; 2],
 }
 
 impl<'d> Run<'d> {
     fn new(device: &'d Device, graph: &DeviceCsr<'_>) -> Result<Run<'d>, GpuError> {
         let states = graph.states as usize;
-        let pivot_slots = states.next_power_of_two().clamp(1, MAX_PIVOT_SLOTS);
-        /// Device memory the kernels fill before they read it.
-        fn unset<T: cudarc::driver::DeviceRepr>(
-            device: &Device,
-            len: usize,
-        ) -> Result<CudaSlice<T>, GpuError> {
-            // SAFETY: the kernels write each entry before reading it:
-            // scc_start sets partitions, representatives and the work list;
-            // each round sets the labels of the live states and the
-            // frontier entries below the counts it sets; transpose_fill
-            // writes every target of the transpose.
-            unsafe { device.alloc(len) }
-        }
-        let list = || unset::<u32>(device, states);
         let mut run = Run {
             device,
             kernels: Kernels::load(device)?,
             params: SccParams::default(),
-            partition: unset(device, states)?,
-            representative: list()?,
-            labels: [list()?, list()?],
-            queued: [device.alloc_zeroed(states)?, device.alloc_zeroed(states)?],
-            lists: [list()?, list()?],
-            frontiers: [[list()?, list()?], [list()?, list()?]],
-            reverse_offsets: device.alloc_zeroed(states + 1)?,
-            reverse_targets: unset(device, graph.edges as usize)?,
+            representative: unset(device, states)?,
+            lists: [unset(device, states)?, unset(device, states)?],
             counters: device.alloc_zeroed(COUNTERS)?,
-            pivots: device.alloc_zeroed(pivot_slots)?,
             rounds: 0,
             passes: 0,
         };
@@ -388,52 +407,166 @@ impl<'d> Run<'d> {
             offsets: device.address(graph.offsets),
             targets: device.address(graph.targets),
             states: graph.states,
-            partition: device.address_mut(&mut run.partition),
+            edges: graph.edges,
             representative: device.address_mut(&mut run.representative),
-            forward: device.address_mut(&mut run.labels[0]),
-            backward: device.address_mut(&mut run.labels[1]),
             live: device.address_mut(&mut run.lists[0]),
-            live_count: 0,
             next_live: device.address_mut(&mut run.lists[1]),
             counters: device.address_mut(&mut run.counters),
-            pass: 0,
-            pivots: device.address_mut(&mut run.pivots),
-            pivot_mask: pivot_slots as u64 - 1,
-            round: 0,
-            reverse_offsets: device.address_mut(&mut run.reverse_offsets),
-            reverse_targets: device.address_mut(&mut run.reverse_targets),
-            frontier_forward: device.address_mut(&mut run.frontiers[0][0]),
-            frontier_backward: device.address_mut(&mut run.frontiers[1][0]),
-            count_forward_in: frontier_slot(0, 0) as u64,
-            count_backward_in: frontier_slot(1, 0) as u64,
             ..SccParams::default()
         };
-        run.transpose(graph)?;
         Ok(run)
+    }
+
+    /// Colouring: rounds of passes over the edge list until no label
+    /// grows, each followed by the split of the edges and the restart of
+    /// the live states, until none is left. Gives the states' summary
+    /// bits (`state_bits` in the block), which the summary reads.
+    fn by_signatures(
+        &mut self,
+        graph: &DeviceCsr<'_>,
+        phases: &mut Phases<'_>,
+    ) -> Result<CudaSlice<u32>, GpuError> {
+        let (device, kernels) = (self.device, self.kernels.clone());
+        let mut arrays = SignatureArrays {
+            signatures: unset(device, 2 * graph.states as usize)?,
+            edge_lists: [
+                unset(device, graph.edges as usize)?,
+                unset(device, graph.edges as usize)?,
+            ],
+        };
+        // Zeroed by signatures_start.
+        let mut state_bits = unset::<u32>(device, graph.states as usize)?;
+        self.params.state_bits = device.address_mut(&mut state_bits);
+        self.params.signatures = device.address_mut(&mut arrays.signatures);
+        let mut lists = arrays
+            .edge_lists
+            .each_mut()
+            .map(|list| device.address_mut(list));
+        self.params.edge_list = lists[0];
+        self.params.next_edges = lists[1];
+        self.launch_over(&kernels.signatures_start, graph.states)?;
+        self.launch_over(&kernels.signatures_edges, graph.edges)?;
+        self.swap_lists(graph.states);
+        self.params.edge_count = graph.edges;
+        phases.end("set-up")?;
+        // As many threads as the device keeps resident: a block repeats
+        // its share of the edges, so all of them should run at once.
+        let resident = self.device.multiprocessors() as u64 * 2048;
+        while self.params.live_count > 0 {
+            self.rounds += 1;
+            tracing::debug!(
+                round = self.rounds,
+                live = self.params.live_count,
+                edges = self.params.edge_count,
+                "SCC colouring round (GPU)"
+            );
+            while self.params.edge_count > 0 {
+                self.passes += 1;
+                self.clear_counter(counter::GREW)?;
+                let threads = self.params.edge_count.min(resident);
+                self.launch_over(&kernels.signatures_propagate, threads)?;
+                if self.read_counters()?[counter::GREW] == 0 {
+                    break;
+                }
+            }
+            self.clear_counter(counter::EDGES)?;
+            self.clear_counter(counter::LIVE)?;
+            self.launch_over(&kernels.signatures_split, self.params.edge_count)?;
+            self.launch(&kernels.signatures_restart)?;
+            let counters = self.read_counters()?;
+            lists.swap(0, 1);
+            self.params.edge_list = lists[0];
+            self.params.next_edges = lists[1];
+            self.params.edge_count = counters[counter::EDGES];
+            self.swap_lists(counters[counter::LIVE]);
+            phases.end("rounds")?;
+        }
+        self.launch_over(&kernels.signatures_finish, graph.states)?;
+        Ok(state_bits)
+    }
+
+    /// Forward-backward: the transpose, then rounds of trimming and one
+    /// pivot per partition until every state is assigned.
+    fn by_forward_backward(
+        &mut self,
+        graph: &DeviceCsr<'_>,
+        phases: &mut Phases<'_>,
+    ) -> Result<(), GpuError> {
+        let device = self.device;
+        let states = graph.states as usize;
+        let pivot_slots = states.next_power_of_two().clamp(1, MAX_PIVOT_SLOTS);
+        let list = || unset::<u32>(device, states);
+        let mut arrays = ForwardBackwardArrays {
+            partition: unset(device, states)?,
+            labels: [list()?, list()?],
+            queued: [device.alloc_zeroed(states)?, device.alloc_zeroed(states)?],
+            frontiers: [[list()?, list()?], [list()?, list()?]],
+            reverse_offsets: device.alloc_zeroed(states + 1)?,
+            reverse_targets: unset(device, graph.edges as usize)?,
+            pivots: device.alloc_zeroed(pivot_slots)?,
+        };
+        self.params = SccParams {
+            partition: device.address_mut(&mut arrays.partition),
+            forward: device.address_mut(&mut arrays.labels[0]),
+            backward: device.address_mut(&mut arrays.labels[1]),
+            pivots: device.address_mut(&mut arrays.pivots),
+            pivot_mask: pivot_slots as u64 - 1,
+            reverse_offsets: device.address_mut(&mut arrays.reverse_offsets),
+            reverse_targets: device.address_mut(&mut arrays.reverse_targets),
+            frontier_forward: device.address_mut(&mut arrays.frontiers[0][0]),
+            frontier_backward: device.address_mut(&mut arrays.frontiers[1][0]),
+            count_forward_in: frontier_slot(0, 0) as u64,
+            count_backward_in: frontier_slot(1, 0) as u64,
+            ..self.params
+        };
+        self.transpose(graph, &mut arrays)?;
+        phases.end("transpose")?;
+        self.launch_over(&self.kernels.start.clone(), graph.states)?;
+        self.swap_lists(graph.states);
+        while self.params.live_count > 0 {
+            self.trim()?;
+            phases.end("trim")?;
+            if self.params.live_count == 0 {
+                break;
+            }
+            self.rounds += 1;
+            tracing::debug!(
+                round = self.rounds,
+                live = self.params.live_count,
+                "SCC forward-backward round (GPU)"
+            );
+            self.forward_backward_round(&mut arrays)?;
+            self.compact()?;
+            phases.end("rounds")?;
+        }
+        Ok(())
     }
 
     /// Builds the transpose: in-degrees, their prefix sums, then the edges
     /// placed through one cursor per state (kept in the partition array,
     /// which scc_start sets afterwards).
-    fn transpose(&mut self, graph: &DeviceCsr<'_>) -> Result<(), GpuError> {
+    fn transpose(
+        &mut self,
+        graph: &DeviceCsr<'_>,
+        arrays: &mut ForwardBackwardArrays,
+    ) -> Result<(), GpuError> {
         let kernels = self.kernels.clone();
-        self.launch_over(&kernels.transpose_count, graph.states)?;
+        self.launch_over(&kernels.transpose_count, graph.edges)?;
         scan::exclusive_scan(
             self.device,
-            &mut self.reverse_offsets,
+            &mut arrays.reverse_offsets,
             graph.states as usize + 1,
         )?;
         let states = graph.states as usize;
         self.device
             .stream()
             .memcpy_dtod(
-                &self.reverse_offsets.slice(..states.max(1)),
-                &mut self.partition,
+                &arrays.reverse_offsets.slice(..states.max(1)),
+                &mut arrays.partition,
             )
             .map_err(GpuError::driver(DURING))?;
-        self.launch_over(&kernels.transpose_fill, graph.states)
+        self.launch_over(&kernels.transpose_fill, graph.edges)
     }
-
     /// Launches `kernel` with enough threads for `items` work items.
     fn launch_over(&self, kernel: &CudaFunction, items: u64) -> Result<(), GpuError> {
         let wanted = items.div_ceil(THREADS as u64).max(1);
@@ -463,12 +596,6 @@ impl<'d> Run<'d> {
             .stream()
             .memset_zeros(&mut self.counters.slice_mut(slot..slot + 1))
             .map_err(GpuError::driver(DURING))
-    }
-
-    /// Sets counter `slot` to `value`.
-    fn set_counter(&mut self, slot: usize, value: u64) -> Result<(), GpuError> {
-        self.device
-            .write(&[value], &mut self.counters.slice_mut(slot..slot + 1))
     }
 
     /// Zeroes every counter.
@@ -519,7 +646,7 @@ impl<'d> Run<'d> {
 
     /// Propagation passes from the seed frontiers (list 0 of each
     /// direction, lengths in their counter slots) until both are empty.
-    fn propagate(&mut self) -> Result<(), GpuError> {
+    fn propagate(&mut self, arrays: &mut ForwardBackwardArrays) -> Result<(), GpuError> {
         let propagate = self.kernels.propagate.clone();
         let (forward, backward) = (self.params.forward, self.params.backward);
         let graphs = [
@@ -530,12 +657,12 @@ impl<'d> Run<'d> {
                 backward,
             ),
         ];
-        let queued = [
-            self.device.address_mut(&mut self.queued[0]),
-            self.device.address_mut(&mut self.queued[1]),
-        ];
+        let queued = arrays
+            .queued
+            .each_mut()
+            .map(|marks| self.device.address_mut(marks));
         let mut lists = [[0u64; 2]; 2];
-        for (direction, pair) in self.frontiers.iter_mut().enumerate() {
+        for (direction, pair) in arrays.frontiers.iter_mut().enumerate() {
             for (parity, list) in pair.iter_mut().enumerate() {
                 lists[direction][parity] = self.device.address_mut(list);
             }
@@ -571,36 +698,41 @@ impl<'d> Run<'d> {
         }
     }
 
-    fn coloring_round(&mut self) -> Result<(), GpuError> {
-        let kernels = self.kernels.clone();
-        self.launch(&kernels.coloring_start)?;
-        let live = self.params.live_count;
-        self.set_counter(frontier_slot(0, 0), live)?;
-        self.set_counter(frontier_slot(1, 0), live)?;
-        self.propagate()?;
-        self.launch(&kernels.coloring_finish)
-    }
-
-    fn forward_backward_round(&mut self) -> Result<(), GpuError> {
+    fn forward_backward_round(
+        &mut self,
+        arrays: &mut ForwardBackwardArrays,
+    ) -> Result<(), GpuError> {
         let kernels = self.kernels.clone();
         self.params.round += 1;
         self.device
             .stream()
-            .memset_zeros(&mut self.pivots)
+            .memset_zeros(&mut arrays.pivots)
             .map_err(GpuError::driver(DURING))?;
         self.clear_counter(frontier_slot(0, 0))?;
         self.clear_counter(frontier_slot(1, 0))?;
         self.launch(&kernels.pivots_choose)?;
         self.launch(&kernels.pivots_seed)?;
-        self.propagate()?;
+        self.propagate(arrays)?;
         self.launch(&kernels.pivots_finish)
     }
-    /// The figures of the finished partition, counted on the device.
+
+    /// The figures of the finished partition, counted on the device (in
+    /// two arrays of its own: sizes and bits of each component).
     fn summary(&mut self, graph: &DeviceCsr<'_>) -> Result<Summary, GpuError> {
         let kernels = self.kernels.clone();
+        // Set by summary_clear.
+        let mut scratch = [
+            unset::<u32>(self.device, graph.states as usize)?,
+            unset::<u32>(self.device, graph.states as usize)?,
+        ];
+        self.params.forward = self.device.address_mut(&mut scratch[0]);
+        self.params.backward = self.device.address_mut(&mut scratch[1]);
         self.clear_counters()?;
         self.launch_over(&kernels.summary_clear, graph.states)?;
-        self.launch_over(&kernels.summary_edges, graph.states)?;
+        self.launch_over(&kernels.summary_sizes, graph.states)?;
+        if self.params.state_bits == 0 {
+            self.launch_over(&kernels.summary_edges, graph.edges)?;
+        }
         self.launch_over(&kernels.summary_count, graph.states)?;
         let counters = self.read_counters()?;
         Ok(Summary {
