@@ -19,7 +19,7 @@ use crate::explore::gpu::{self as gpu_explore, GpuOptions};
 use crate::explore::{Completion, Exploration, SearchOptions, cpu as cpu_explore, reference};
 use crate::frontend;
 use crate::gpu::Device;
-use crate::scc::cpu::Method;
+use crate::scc::cpu::{Finisher, Method};
 use crate::scc::{self, Components, Summary};
 
 /// What `scc --help` says before the options: which inputs are graphs.
@@ -104,6 +104,8 @@ struct SccReport {
     summary: Summary,
     engine: String,
     method: Option<Method>,
+    /// The CPU engine's race: which side finished first.
+    finished_by: Option<Finisher>,
     load_seconds: f64,
     explore_seconds: Option<f64>,
     decompose_seconds: f64,
@@ -218,6 +220,7 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
         warn(w);
     }
     let decomposing = Instant::now();
+    let mut finished_by = None;
     let want_partition = args.write_components.is_some();
     let method = args.method.method(device.is_some());
     let (summary, components, engine, method) = match (&graph, args.engine, &device) {
@@ -242,14 +245,12 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
         }
         (Graph::Host(graph), _, None) => {
             let threads = cpu_threads(args.limits.threads);
-            let components = scc::cpu::decompose(graph, method, threads);
+            let (components, finisher) = scc::cpu::race(graph, method, threads);
+            finished_by = Some(finisher);
             let engine = format!("cpu ({threads} threads)");
-            (
-                components.summary(graph),
-                Some(components),
-                engine,
-                Some(method),
-            )
+            // One thread runs Tarjan alone, no method.
+            let method = (threads > 1).then_some(method);
+            (components.summary(graph), Some(components), engine, method)
         }
         (Graph::Explored { device, graph }, _, _) => {
             let view = scc::gpu::DeviceCsr {
@@ -276,6 +277,7 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
         summary,
         engine,
         method,
+        finished_by,
         load_seconds: load_seconds.as_secs_f64(),
         explore_seconds: explore_seconds.map(|d| d.as_secs_f64()),
         decompose_seconds,
@@ -312,7 +314,13 @@ fn text_report(report: &SccReport) -> String {
             Method::ForwardBackward => ", forward-backward",
         })
         .unwrap_or("");
-    lines.push(format!("engine: {}{method}", report.engine));
+    let race = match (report.finished_by, report.method) {
+        (Some(Finisher::Tarjan), None) => ", Tarjan",
+        (Some(Finisher::Tarjan), Some(_)) => " racing Tarjan, which finished first",
+        (Some(Finisher::Rounds), _) => " racing Tarjan, finished first",
+        (None, _) => "",
+    };
+    lines.push(format!("engine: {}{method}{race}", report.engine));
     let mut time = format!("time: load {:.3} s", report.load_seconds);
     if let Some(explore) = report.explore_seconds {
         time.push_str(&format!(", explore {explore:.3} s"));

@@ -29,7 +29,7 @@
 //! Both methods hand a round that assigns few states (long chains of
 //! small components) to Tarjan.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -59,46 +59,99 @@ pub const ASSIGNED: u64 = u64::MAX;
 /// pay for a pass over the live states.
 pub const TRIM_PASSES: usize = 8;
 
-/// The strongly connected components of `graph`, on `threads` threads
-/// (at least 1), by `method`.
-pub fn decompose(graph: &Csr, method: Method, threads: usize) -> Components {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .expect("a thread pool of at least one thread");
-    let representatives = pool.install(|| representatives(graph, method));
-    Components::from_representatives(&representatives)
+/// Which side of a [`race`] gave the partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Finisher {
+    /// Tarjan's algorithm, on one thread.
+    Tarjan,
+    /// The rounds of the method, on the other threads.
+    Rounds,
 }
 
-/// Each state's component, named by one of its states.
+/// The strongly connected components of `graph` on `threads` threads, and
+/// which algorithm gave them: on one thread Tarjan's algorithm; on more,
+/// Tarjan on one thread races the rounds of `method` on the others, and
+/// the first to finish stops the other. The rounds win where they spread
+/// well over the threads (large random graphs); Tarjan, which is linear and
+/// touches each edge once, wins where the rounds need many passes. Memory:
+/// both algorithms' arrays at once.
+pub fn race(graph: &Csr, method: Method, threads: usize) -> (Components, Finisher) {
+    if threads <= 1 {
+        return (reference::decompose(graph), Finisher::Tarjan);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads - 1)
+        .build()
+        .expect("a thread pool of at least one thread");
+    let stop = AtomicBool::new(false);
+    let (rounds, tarjan) = std::thread::scope(|scope| {
+        let tarjan = scope.spawn(|| {
+            let found = reference::representatives_unless(graph, &stop);
+            stop.store(true, Relaxed);
+            found
+        });
+        let rounds = pool.install(|| self::rounds(graph, method, true, &stop));
+        stop.store(true, Relaxed);
+        (
+            rounds,
+            tarjan.join().expect("the Tarjan thread does not panic"),
+        )
+    });
+    match (rounds, tarjan) {
+        (Some(found), _) => (Components::from_representatives(&found), Finisher::Rounds),
+        (None, Some(found)) => (Components::from_representatives(&found), Finisher::Tarjan),
+        (None, None) => unreachable!("the side that stops the other has finished"),
+    }
+}
+
+/// The strongly connected components of `graph` on `threads` threads (at
+/// least 1), as [`race`] finds them.
+pub fn decompose(graph: &Csr, method: Method, threads: usize) -> Components {
+    race(graph, method, threads).0
+}
+
+/// Each state's component, named by one of its states, by the rounds of
+/// `method` on the current thread pool (a stalled round hands the rest to
+/// Tarjan).
 pub fn representatives(graph: &Csr, method: Method) -> Vec<u32> {
-    rounds(graph, method, true)
+    let never = AtomicBool::new(false);
+    rounds(graph, method, true, &never).expect("never stopped")
 }
 
 /// [`representatives`] by rounds alone, without handing a stalled round
 /// to Tarjan: what the GPU kernels run, so that tests check the rounds
 /// themselves against the reference.
 pub fn representatives_by_rounds(graph: &Csr, method: Method) -> Vec<u32> {
-    rounds(graph, method, false)
+    let never = AtomicBool::new(false);
+    rounds(graph, method, false, &never).expect("never stopped")
 }
 
 /// The rounds of `method` until every state is assigned or, with
-/// `fall_back`, until one stalls; then Tarjan on the live states.
-fn rounds(graph: &Csr, method: Method, fall_back: bool) -> Vec<u32> {
+/// `fall_back`, until one stalls; then Tarjan on the live states. `None`
+/// once `stop` is seen set (between passes).
+fn rounds(graph: &Csr, method: Method, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>> {
     match method {
-        Method::Coloring => Signatures::new(graph).rounds(graph, fall_back),
-        Method::ForwardBackward => forward_backward(graph, fall_back),
+        Method::Coloring => Signatures::new(graph).rounds(graph, fall_back, stop),
+        Method::ForwardBackward => forward_backward(graph, fall_back, stop),
     }
 }
 
 /// Forward-backward rounds until every state is assigned or, with
-/// `fall_back`, until one stalls; then Tarjan on the live states.
-fn forward_backward(graph: &Csr, fall_back: bool) -> Vec<u32> {
+/// `fall_back`, until one stalls; then Tarjan on the live states. `None`
+/// once `stop` is seen set.
+fn forward_backward(graph: &Csr, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>> {
     let reverse = transpose(graph);
-    let mut run = Rounds::new(graph, &reverse);
+    if stop.load(Relaxed) {
+        return None;
+    }
+    let mut run = Rounds::new(graph, &reverse, stop);
     while !run.live.is_empty() {
         run.trim();
         let before = run.live.len();
+        if stop.load(Relaxed) {
+            return None;
+        }
         if before == 0 {
             break;
         }
@@ -109,6 +162,9 @@ fn forward_backward(graph: &Csr, fall_back: bool) -> Vec<u32> {
             break;
         }
     }
+    if stop.load(Relaxed) {
+        return None;
+    }
     let mut representative: Vec<u32> = run
         .representative
         .into_par_iter()
@@ -117,14 +173,18 @@ fn forward_backward(graph: &Csr, fall_back: bool) -> Vec<u32> {
     if !run.live.is_empty() {
         let partition = &run.partition;
         let is_live = |state: u32| partition[state as usize].load(Relaxed) != ASSIGNED;
-        reference::representatives_among(
+        let members = run.live.iter().copied();
+        if !reference::representatives_among_unless(
             graph,
-            run.live.iter().copied(),
+            members,
             is_live,
             &mut representative,
-        );
+            stop,
+        ) {
+            return None;
+        }
     }
-    representative
+    Some(representative)
 }
 
 /// The reverse graph, built on the pool's threads: in-degrees counted with
@@ -241,10 +301,12 @@ struct Rounds<'a> {
     live: Vec<u32>,
     /// Rounds run, salting forward-backward's partition keys.
     round: u64,
+    /// Set when the run is to stop (checked between passes).
+    stop: &'a AtomicBool,
 }
 
 impl<'a> Rounds<'a> {
-    fn new(graph: &'a Csr, reverse: &'a Csr) -> Rounds<'a> {
+    fn new(graph: &'a Csr, reverse: &'a Csr, stop: &'a AtomicBool) -> Rounds<'a> {
         let states = graph.states() as usize;
         Rounds {
             graph,
@@ -257,6 +319,7 @@ impl<'a> Rounds<'a> {
             passes: 0,
             live: (0..states as u32).into_par_iter().collect(),
             round: 0,
+            stop,
         }
     }
 
@@ -299,6 +362,9 @@ impl<'a> Rounds<'a> {
     /// while a pass removes at least one live state in a hundred.
     fn trim(&mut self) {
         for _ in 0..TRIM_PASSES {
+            if self.stop.load(Relaxed) {
+                return;
+            }
             let has_predecessor = &self.forward;
             self.live
                 .par_iter()
@@ -330,7 +396,7 @@ impl<'a> Rounds<'a> {
     /// against them (backward labels) inside each partition, from the
     /// states of the two frontiers, until no label grows.
     fn propagate(&mut self, mut frontiers: [Vec<u32>; 2]) {
-        while frontiers.iter().any(|f| !f.is_empty()) {
+        while frontiers.iter().any(|f| !f.is_empty()) && !self.stop.load(Relaxed) {
             self.passes += 1;
             let stamp = self.passes;
             let run = &*self;
@@ -463,8 +529,8 @@ impl Signatures {
 
     /// Rounds until every state is assigned or, with `fall_back`, until
     /// one stalls (Tarjan then takes the live states); each state's
-    /// representative.
-    fn rounds(self, graph: &Csr, fall_back: bool) -> Vec<u32> {
+    /// representative, or `None` once `stop` is seen set.
+    fn rounds(self, graph: &Csr, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>> {
         let mut edges: Vec<(u32, u32)> = (0..graph.states())
             .into_par_iter()
             .flat_map_iter(|state| {
@@ -476,7 +542,7 @@ impl Signatures {
             .collect();
         let mut live: Vec<u32> = (0..graph.states()).into_par_iter().collect();
         let mut round = 0u64;
-        loop {
+        while !stop.load(Relaxed) {
             round += 1;
             tracing::debug!(
                 round,
@@ -484,7 +550,10 @@ impl Signatures {
                 edges = edges.len(),
                 "SCC colouring round (CPU)"
             );
-            self.propagate(&edges);
+            self.propagate(&edges, stop);
+            if stop.load(Relaxed) {
+                return None;
+            }
             edges = edges
                 .into_par_iter()
                 .filter(|&(from, to)| self.joined(from, to))
@@ -494,6 +563,9 @@ impl Signatures {
             if live.is_empty() || (fall_back && (before - live.len()) * STALLED_ROUND < before) {
                 break;
             }
+        }
+        if stop.load(Relaxed) {
+            return None;
         }
         let mut representative: Vec<u32> = self
             .into
@@ -507,16 +579,24 @@ impl Signatures {
             }
             let members = live.iter().copied();
             let is_member = |state: u32| is_live[state as usize];
-            reference::representatives_among(graph, members, is_member, &mut representative);
+            if !reference::representatives_among_unless(
+                graph,
+                members,
+                is_member,
+                &mut representative,
+                stop,
+            ) {
+                return None;
+            }
         }
-        representative
+        Some(representative)
     }
 
     /// Relaxes `edges` until no label grows: each task repeats its slice
     /// until it is stable, and the passes repeat until one changes
-    /// nothing anywhere.
-    fn propagate(&self, edges: &[(u32, u32)]) {
-        loop {
+    /// nothing anywhere (or `stop` is set).
+    fn propagate(&self, edges: &[(u32, u32)], stop: &AtomicBool) {
+        while !stop.load(Relaxed) {
             let grew = edges
                 .par_chunks(EDGES_PER_TASK)
                 .map(|slice| {
@@ -652,6 +732,26 @@ mod tests {
         })
     }
 
+    /// A race gives the reference partition whichever side wins, and a
+    /// side that sees the stop flag gives nothing.
+    #[test]
+    fn a_race_gives_the_reference_and_stops_the_loser() {
+        let chain = crate::testing::graphs::component_chain(20_000, 3, 6);
+        for method in [Method::Coloring, Method::ForwardBackward] {
+            for threads in [1, 2, 4] {
+                assert_eq!(
+                    race(&chain, method, threads).0,
+                    reference::decompose(&chain)
+                );
+            }
+            let stopped = AtomicBool::new(true);
+            assert_eq!(rounds(&chain, method, true, &stopped), None);
+        }
+        assert_eq!(race(&chain, Method::Coloring, 1).1, Finisher::Tarjan);
+        let stopped = AtomicBool::new(true);
+        assert_eq!(reference::representatives_unless(&chain, &stopped), None);
+    }
+
     #[test]
     fn priorities_are_a_bijection_that_seeds_invert() {
         let mut rng = crate::scc::cpu::tests::Lcg(1);
@@ -685,10 +785,13 @@ mod tests {
             let expected = reference::decompose(&graph);
             for method in [Method::Coloring, Method::ForwardBackward] {
                 for threads in [1, 3] {
-                    prop_assert_eq!(&decompose(&graph, method, threads), &expected);
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                    let found = pool.install(|| representatives(&graph, method));
+                    prop_assert_eq!(&Components::from_representatives(&found), &expected);
                 }
                 let by_rounds = representatives_by_rounds(&graph, method);
                 prop_assert_eq!(&Components::from_representatives(&by_rounds), &expected);
+                prop_assert_eq!(&decompose(&graph, method, 3), &expected);
             }
         }
     }

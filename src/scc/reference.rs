@@ -2,6 +2,8 @@
 //! so that graphs of 10^8 states and chains as long do not overflow the
 //! thread's stack.
 
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
 use super::Components;
 use crate::explicit::Csr;
 
@@ -31,12 +33,40 @@ pub fn representatives_among(
     is_member: impl Fn(u32) -> bool,
     representative: &mut [u32],
 ) {
+    let never = AtomicBool::new(false);
+    representatives_among_unless(graph, members, is_member, representative, &never);
+}
+
+/// [`representatives`], unless `stop` is set before it ends (checked
+/// every [`STEPS_BETWEEN_CHECKS`] steps): then `None`. What races the
+/// parallel rounds in [`super::cpu::race`].
+pub fn representatives_unless(graph: &Csr, stop: &AtomicBool) -> Option<Vec<u32>> {
+    let mut representative = vec![0; graph.states() as usize];
+    let states = 0..graph.states();
+    representatives_among_unless(graph, states, |_| true, &mut representative, stop)
+        .then_some(representative)
+}
+
+/// Search steps between two looks at a stop flag.
+pub const STEPS_BETWEEN_CHECKS: u64 = 1 << 16;
+
+/// [`representatives_among`] until `stop` is set; whether it finished.
+pub fn representatives_among_unless(
+    graph: &Csr,
+    members: impl IntoIterator<Item = u32>,
+    is_member: impl Fn(u32) -> bool,
+    representative: &mut [u32],
+    stop: &AtomicBool,
+) -> bool {
     let mut search = Search::new(graph.states() as usize);
     for root in members {
-        if search.order[root as usize] == UNVISITED {
-            search.from(graph, root, &is_member, representative);
+        if search.order[root as usize] == UNVISITED
+            && !search.from(graph, root, &is_member, representative, stop)
+        {
+            return false;
         }
     }
+    true
 }
 
 /// The state of one Tarjan search over a graph.
@@ -78,16 +108,23 @@ impl Search {
     }
 
     /// Finishes every component reachable from `root`, an unvisited
-    /// member, through members, naming each by its root in `representative`.
+    /// member, through members, naming each by its root in
+    /// `representative`; false if `stop` was seen set first.
     fn from(
         &mut self,
         graph: &Csr,
         root: u32,
         is_member: &impl Fn(u32) -> bool,
         representative: &mut [u32],
-    ) {
+        stop: &AtomicBool,
+    ) -> bool {
         self.enter(graph, root);
+        let mut steps = 0u64;
         while let Some(&(state, next)) = self.calls.last() {
+            steps += 1;
+            if steps.is_multiple_of(STEPS_BETWEEN_CHECKS) && stop.load(Relaxed) {
+                return false;
+            }
             if next < graph.offsets[state as usize + 1] {
                 let target = graph.targets[next as usize];
                 self.calls.last_mut().expect("a call is running").1 += 1;
@@ -122,6 +159,7 @@ impl Search {
                 }
             }
         }
+        true
     }
 }
 
