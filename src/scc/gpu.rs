@@ -8,10 +8,10 @@ use std::time::Instant;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::cpu::{
-    MAX_PIVOT_SLOTS, Method, PRIORITY_FIRST, PRIORITY_FIRST_INVERSE, PRIORITY_SECOND,
-    PRIORITY_SECOND_INVERSE, TRIM_PASSES,
+    ASSIGNED, MAX_PIVOT_SLOTS, Method, PRIORITY_FIRST, PRIORITY_FIRST_INVERSE, PRIORITY_SECOND,
+    PRIORITY_SECOND_INVERSE, STALLED_ROUND, TRIM_PASSES,
 };
-use super::{Components, Summary};
+use super::{Components, Summary, reference};
 use crate::explicit::Csr;
 use crate::gpu::{Build, Device, GpuError, KernelSource, scan};
 use crate::{kernel_constants, kernel_file, param_block};
@@ -535,10 +535,43 @@ impl<'d> Run<'d> {
                 live = self.params.live_count,
                 "SCC forward-backward round (GPU)"
             );
+            let before = self.params.live_count;
             self.forward_backward_round(&mut arrays)?;
             self.compact()?;
             phases.end("rounds")?;
+            let assigned = before - self.params.live_count;
+            if self.params.live_count > 0 && assigned * (STALLED_ROUND as u64) < before {
+                self.finish_with_tarjan(graph, &arrays)?;
+                phases.end("Tarjan on the host")?;
+            }
         }
+        Ok(())
+    }
+
+    /// Hands the live states of a stalled forward-backward round (long
+    /// chains of small components, where each round finishes a few) to
+    /// Tarjan on the host, as the CPU engine does: the graph, the
+    /// partition keys and the representatives go to the host, and the
+    /// completed representatives come back.
+    fn finish_with_tarjan(
+        &mut self,
+        graph: &DeviceCsr<'_>,
+        arrays: &ForwardBackwardArrays,
+    ) -> Result<(), GpuError> {
+        let states = graph.states as usize;
+        let mut offsets = self.device.download(graph.offsets)?;
+        offsets.truncate(states + 1);
+        let mut targets = self.device.download(graph.targets)?;
+        targets.truncate(graph.edges as usize);
+        let host = Csr { offsets, targets };
+        let partition = self.device.download(&arrays.partition)?;
+        let mut representative = self.device.download(&self.representative)?;
+        let is_live = |state: u32| partition[state as usize] != ASSIGNED;
+        let live = (0..graph.states as u32).filter(|&state| is_live(state));
+        reference::representatives_among(&host, live, is_live, &mut representative);
+        self.device
+            .write(&representative, &mut self.representative)?;
+        self.params.live_count = 0;
         Ok(())
     }
 
