@@ -32,9 +32,11 @@
 use std::convert::Infallible;
 use std::io::{self, Write};
 
+use rayon::prelude::*;
+
 use crate::explicit::{Csr, Mdp};
 use crate::gpu::{Device, GpuError};
-use crate::scc::{self, Components, cpu::Method};
+use crate::scc::{self, cpu::Method};
 
 /// [`Mecs::of_state`] of a state that is in no MEC.
 pub const NO_MEC: u32 = u32::MAX;
@@ -120,30 +122,98 @@ impl Mecs {
 }
 
 /// The MECs of `mdp`, with `scc` as the SCC engine; its errors are passed
-/// on. `mdp` must be valid ([`Mdp::validate`]).
+/// on. `scc` labels each state of the graph it is given with a number
+/// below the graph's state count, the same number exactly for the states
+/// of one component (representatives or component numbers both do).
+/// `mdp` must be valid ([`Mdp::validate`]).
+///
+/// Each iteration decomposes only the candidate states: at first every
+/// live state, later the live states of the components that lost a
+/// choice or a state in the iteration before (see the module doc). The
+/// graph, the split and the sorting of the components run on the current
+/// rayon pool.
 pub fn decompose<E>(
     mdp: &Mdp,
-    mut scc: impl FnMut(&Csr) -> Result<Components, E>,
+    mut scc: impl FnMut(&Csr) -> Result<Vec<u32>, E>,
 ) -> Result<Mecs, E> {
+    let mut run = Pruning::new(mdp);
+    let states = mdp.states() as usize;
+    let mut candidates: Vec<u32> = (0..mdp.states())
+        .into_par_iter()
+        .filter(|&state| run.live(state))
+        .collect();
+    // Each candidate's index in `candidates`; stale for other states,
+    // which no candidate's enabled choice leads to.
+    let mut local_of = vec![0u32; states];
+    // For the states of MECs found so far, the smallest state of their MEC.
+    let mut mec_label = vec![NO_MEC; states];
+    let mut iterations = 0;
+    loop {
+        iterations += 1;
+        number_candidates(&candidates, &mut local_of);
+        let component = if candidates.is_empty() {
+            Vec::new()
+        } else {
+            scc(&run.graph_of(&candidates, &local_of))?
+        };
+        let in_component = |state: u32| component[local_of[state as usize] as usize];
+        run.split_candidates(&candidates, in_component);
+        let mut lost = vec![false; candidates.len()];
+        for state in run.take_losers() {
+            debug_assert_eq!(candidates[local_of[state as usize] as usize], state);
+            lost[in_component(state) as usize] = true;
+        }
+        let mut smallest = vec![NO_MEC; candidates.len()];
+        let mut next = Vec::new();
+        for &state in &candidates {
+            if !run.live(state) {
+                continue;
+            }
+            let own = in_component(state) as usize;
+            if lost[own] {
+                next.push(state);
+            } else {
+                if smallest[own] == NO_MEC {
+                    smallest[own] = state;
+                }
+                mec_label[state as usize] = smallest[own];
+            }
+        }
+        if next.is_empty() {
+            return Ok(Mecs::from_labels(&mec_label, iterations));
+        }
+        candidates = next;
+    }
+}
+
+/// Writes each candidate's index in `candidates` at it in `local_of`.
+fn number_candidates(candidates: &[u32], local_of: &mut [u32]) {
+    for (local, &state) in candidates.iter().enumerate() {
+        local_of[state as usize] = local as u32;
+    }
+}
+
+/// The MECs of `mdp` by the sequential reference: the textbook loop, each
+/// iteration Tarjan's SCCs of the whole graph of the enabled choices.
+pub fn reference(mdp: &Mdp) -> Mecs {
     let mut run = Pruning::new(mdp);
     let mut iterations = 0;
     loop {
         iterations += 1;
-        let graph = run.graph();
-        let components = scc(&graph)?;
-        if !run.split(&components.of_state) {
-            return Ok(run.mecs(&components.of_state, iterations));
+        let component = scc::reference::representatives(&run.whole_graph());
+        run.split_whole(&component);
+        if run.take_losers().is_empty() {
+            let labels: Vec<u32> = (0..mdp.states())
+                .map(|state| {
+                    if run.live(state) {
+                        component[state as usize]
+                    } else {
+                        NO_MEC
+                    }
+                })
+                .collect();
+            return Mecs::from_labels(&labels, iterations);
         }
-    }
-}
-
-/// The MECs of `mdp` by the sequential reference: Tarjan's SCCs.
-pub fn reference(mdp: &Mdp) -> Mecs {
-    let never: Result<Mecs, Infallible> =
-        decompose(mdp, |graph| Ok(scc::reference::decompose(graph)));
-    match never {
-        Ok(mecs) => mecs,
-        Err(never) => match never {},
     }
 }
 
@@ -154,13 +224,8 @@ pub fn cpu(mdp: &Mdp, method: Method, threads: usize) -> Mecs {
         .num_threads(threads.max(1))
         .build()
         .expect("a thread pool of at least one thread");
-    let never: Result<Mecs, Infallible> = pool.install(|| {
-        decompose(mdp, |graph| {
-            Ok(Components::from_representatives(
-                &scc::cpu::representatives(graph, method),
-            ))
-        })
-    });
+    let never: Result<Mecs, Infallible> =
+        pool.install(|| decompose(mdp, |graph| Ok(scc::cpu::representatives(graph, method))));
     match never {
         Ok(mecs) => mecs,
         Err(never) => match never {},
@@ -168,21 +233,55 @@ pub fn cpu(mdp: &Mdp, method: Method, threads: usize) -> Mecs {
 }
 
 /// The MECs of `mdp` with the GPU SCC engine by `method` on `device`:
-/// each iteration's graph is built on the host, uploaded and decomposed
-/// there, and its partition copied back.
+/// each iteration's graph of the candidate states is built on the host,
+/// uploaded and decomposed there, and its partition copied back.
 pub fn gpu(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, GpuError> {
     decompose(mdp, |graph| {
         let uploaded = scc::gpu::upload(device, graph)?;
         let result = scc::gpu::decompose(device, uploaded.view(), method, true)?;
-        result.components.ok_or_else(|| GpuError::Inconsistent {
-            during: "MEC decomposition",
-            detail: "the SCC partition was not copied back".to_string(),
-        })
+        match result.components {
+            Some(components) => Ok(components.of_state),
+            None => Err(GpuError::Inconsistent {
+                during: "MEC decomposition",
+                detail: "the SCC partition was not copied back".to_string(),
+            }),
+        }
     })
 }
 
-/// The state of the loop of [`decompose`]: which choices are enabled and
-/// which states live.
+impl Mecs {
+    /// The MECs given by `labels`: for every state the same label as the
+    /// other states of its MEC, or [`NO_MEC`]; numbered in the order of
+    /// their smallest state. Labels are below the number of states.
+    fn from_labels(labels: &[u32], iterations: u32) -> Mecs {
+        let mut number = vec![NO_MEC; labels.len()];
+        let mut of_state = vec![NO_MEC; labels.len()];
+        let mut mecs: Vec<Vec<u32>> = Vec::new();
+        for (state, &label) in labels.iter().enumerate() {
+            if label == NO_MEC {
+                continue;
+            }
+            let slot = &mut number[label as usize];
+            if *slot == NO_MEC {
+                *slot = mecs.len() as u32;
+                mecs.push(Vec::new());
+            }
+            of_state[state] = *slot;
+            mecs[*slot as usize].push(state as u32);
+        }
+        Mecs {
+            of_state,
+            mecs,
+            iterations,
+        }
+    }
+}
+
+/// Candidate states per task of the parallel passes.
+const CHUNK: usize = 1 << 12;
+
+/// The state of the loop: which choices are enabled and which states
+/// live.
 struct Pruning<'a> {
     mdp: &'a Mdp,
     /// The state every choice belongs to.
@@ -199,6 +298,9 @@ struct Pruning<'a> {
     /// States that died and whose entering choices are still to be
     /// disabled.
     dying: Vec<u32>,
+    /// The owner of every choice disabled since [`Pruning::take_losers`]
+    /// (once per choice).
+    losers: Vec<u32>,
 }
 
 impl<'a> Pruning<'a> {
@@ -244,8 +346,10 @@ impl<'a> Pruning<'a> {
             enabled: vec![true; choices],
             enabled_count,
             dying,
+            losers: Vec::new(),
         };
         run.remove_dying();
+        run.losers.clear();
         run
     }
 
@@ -259,6 +363,7 @@ impl<'a> Pruning<'a> {
     fn disable(&mut self, choice: u64) {
         self.enabled[choice as usize] = false;
         let state = self.owner[choice as usize];
+        self.losers.push(state);
         let count = &mut self.enabled_count[state as usize];
         *count -= 1;
         if *count == 0 {
@@ -281,10 +386,26 @@ impl<'a> Pruning<'a> {
         }
     }
 
-    /// The graph of the enabled choices of live states: each edge once,
-    /// each state's successors in the order of its choices' branches.
-    /// Dead states have no edges (and no enabled choice leads to them).
-    fn graph(&self) -> Csr {
+    /// The owners of the choices disabled since the last call.
+    fn take_losers(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.losers)
+    }
+
+    /// Whether enabled `choice` has a branch to a state for which
+    /// `in_component` differs from `own`.
+    fn leaves(&self, choice: u64, own: u32, in_component: impl Fn(u32) -> u32) -> bool {
+        self.mdp
+            .branches_of(choice)
+            .0
+            .iter()
+            .any(|&target| in_component(target) != own)
+    }
+
+    /// The graph of the enabled choices of live states, on all states:
+    /// each edge once, each state's successors in the order of its
+    /// choices' branches. Dead states have no edges (and no enabled choice
+    /// leads to them).
+    fn whole_graph(&self) -> Csr {
         let states = self.mdp.states();
         let mut offsets = Vec::with_capacity(states as usize + 1);
         offsets.push(0);
@@ -311,9 +432,8 @@ impl<'a> Pruning<'a> {
 
     /// Disables every enabled choice with a branch outside its state's
     /// component (`component` gives each state's), and what the deaths
-    /// that follow disable; whether anything was disabled.
-    fn split(&mut self, component: &[u32]) -> bool {
-        let mut changed = false;
+    /// that follow disable, one state after the other.
+    fn split_whole(&mut self, component: &[u32]) {
         for state in 0..self.mdp.states() {
             if !self.live(state) {
                 continue;
@@ -321,47 +441,89 @@ impl<'a> Pruning<'a> {
             let own = component[state as usize];
             for choice in self.mdp.choices_of(state) {
                 if self.enabled[choice as usize]
-                    && self
-                        .mdp
-                        .branches_of(choice)
-                        .0
-                        .iter()
-                        .any(|&target| component[target as usize] != own)
+                    && self.leaves(choice, own, |target| component[target as usize])
                 {
                     self.disable(choice);
-                    changed = true;
                 }
             }
         }
         self.remove_dying();
-        changed
     }
 
-    /// The MECs once nothing more is disabled: the components of the live
-    /// states, numbered by their smallest state.
-    fn mecs(&self, component: &[u32], iterations: u32) -> Mecs {
-        let states = self.mdp.states();
-        let mut number = vec![NO_MEC; component.len()];
-        let mut of_state = vec![NO_MEC; states as usize];
-        let mut mecs: Vec<Vec<u32>> = Vec::new();
-        for state in 0..states {
-            if !self.live(state) {
-                continue;
-            }
-            let slot = &mut number[component[state as usize] as usize];
-            if *slot == NO_MEC {
-                *slot = mecs.len() as u32;
-                mecs.push(Vec::new());
-            }
-            of_state[state as usize] = *slot;
-            mecs[*slot as usize].push(state);
+    /// The graph of the enabled choices of `candidates` (live, ascending,
+    /// closed under the enabled choices' branches), state `i` standing
+    /// for `candidates[i]` (`local_of` maps back): each edge once, each
+    /// state's successors ascending. Built in parallel, a chunk of
+    /// candidates per task.
+    fn graph_of(&self, candidates: &[u32], local_of: &[u32]) -> Csr {
+        let pieces: Vec<(Vec<u64>, Vec<u32>)> = candidates
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut ends = Vec::with_capacity(chunk.len());
+                let mut targets = Vec::new();
+                for &state in chunk {
+                    let start = targets.len();
+                    for choice in self.mdp.choices_of(state) {
+                        if self.enabled[choice as usize] {
+                            let branches = self.mdp.branches_of(choice).0;
+                            targets.extend(branches.iter().map(|&t| local_of[t as usize]));
+                        }
+                    }
+                    targets[start..].sort_unstable();
+                    let kept = start + dedup_sorted(&mut targets[start..]);
+                    targets.truncate(kept);
+                    ends.push(targets.len() as u64);
+                }
+                (ends, targets)
+            })
+            .collect();
+        let edges = pieces.iter().map(|(_, piece)| piece.len()).sum();
+        let mut offsets = Vec::with_capacity(candidates.len() + 1);
+        offsets.push(0);
+        let mut targets = Vec::with_capacity(edges);
+        for (ends, piece) in pieces {
+            let base = targets.len() as u64;
+            offsets.extend(ends.iter().map(|end| base + end));
+            targets.extend_from_slice(&piece);
         }
-        Mecs {
-            of_state,
-            mecs,
-            iterations,
+        Csr { offsets, targets }
+    }
+
+    /// [`Pruning::split_whole`] on the candidates only (`in_component`
+    /// gives their components): the choices that leave are found in
+    /// parallel, then disabled with what the deaths that follow disable.
+    fn split_candidates(&mut self, candidates: &[u32], in_component: impl Fn(u32) -> u32 + Sync) {
+        let leaving: Vec<u64> = candidates
+            .par_chunks(CHUNK)
+            .flat_map_iter(|chunk| {
+                let mut leaving = Vec::new();
+                for &state in chunk {
+                    let own = in_component(state);
+                    leaving.extend(self.mdp.choices_of(state).filter(|&choice| {
+                        self.enabled[choice as usize] && self.leaves(choice, own, &in_component)
+                    }));
+                }
+                leaving
+            })
+            .collect();
+        for choice in leaving {
+            self.disable(choice);
+        }
+        self.remove_dying();
+    }
+}
+
+/// Moves the distinct values of the ascending `values` to its front;
+/// returns how many there are.
+fn dedup_sorted(values: &mut [u32]) -> usize {
+    let mut kept = 0;
+    for i in 0..values.len() {
+        if kept == 0 || values[i] != values[kept - 1] {
+            values[kept] = values[i];
+            kept += 1;
         }
     }
+    kept
 }
 
 #[cfg(test)]
@@ -384,7 +546,12 @@ mod tests {
         assert_eq!(mecs.mecs, [vec![0], vec![2]]);
         assert_eq!(mecs.of_state, [0, NO_MEC, 1]);
         assert_eq!(mecs.iterations, 3);
-        assert_eq!(cpu(&example, Method::Coloring, 2), mecs);
+        // The candidates of the second iteration are {u, v}; it splits
+        // them and v dies, so no component that lost something keeps a
+        // live state: the third, confirming decomposition is not run.
+        let fast = cpu(&example, Method::Coloring, 2);
+        assert_eq!((&fast.mecs, &fast.of_state), (&mecs.mecs, &mecs.of_state));
+        assert_eq!(fast.iterations, 2);
         assert_eq!(mecs.to_lines(), "0\n2\n");
     }
 
