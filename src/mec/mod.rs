@@ -3,19 +3,41 @@
 //! An end component is a set of states together with, for each of them,
 //! a non-empty set of its choices whose branches all stay in the set,
 //! such that the graph of those choices' branches is strongly connected
-//! on the set. The maximal ones are disjoint; [`decompose`] finds them
-//! all by repeated SCC decomposition, the SCC engine given as a
-//! parameter, so the same loop runs on Tarjan ([`reference()`]), the
-//! multi-core engine ([`cpu()`]) and the GPU ([`gpu()`]):
+//! on the set. The maximal ones are disjoint. Two loops find them, both
+//! by repeated SCC decomposition of the graph of the choices still
+//! enabled (an edge `s -> t` for every enabled choice of `s` with a
+//! branch to `t`):
 //!
-//! 1. every choice starts enabled; a state without choices is dead;
-//! 2. the graph has an edge `s -> t` for every enabled choice of a live
-//!    state `s` with a branch to `t`; its SCCs are computed;
-//! 3. a choice with a branch to another SCC is disabled; a state left
-//!    without an enabled choice dies, which disables every choice with a
-//!    branch to it, and so on;
-//! 4. steps 2 and 3 repeat until step 3 disables nothing. The SCCs of the
-//!    live states are then the MECs.
+//! - [`reference()`], the textbook loop, sequential, on Tarjan's SCCs:
+//!   every choice starts enabled, a state without choices is dead; each
+//!   iteration decomposes the whole graph, disables every choice with a
+//!   branch to another SCC, and removes the states left without an
+//!   enabled choice together with every choice that can reach them (and
+//!   so on); it stops when an iteration disables nothing. The SCCs of the
+//!   live states are then the MECs.
+//! - [`decompose`], with the SCC engine as a parameter ([`cpu()`],
+//!   [`gpu()`]), decomposes only a candidate set J that shrinks from one
+//!   iteration to the next. J starts as the states that have a choice.
+//!   After the SCCs of J's graph are known, a choice of a candidate is
+//!   disabled when a branch leads to another SCC or out of J (a state
+//!   that died, or was never live); an SCC none of whose states lost a
+//!   choice in this iteration is final, a MEC, and leaves J; the states of
+//!   the other SCCs that still have an enabled choice form the next J.
+//!   Deaths need no search of their own: a choice into a dead state is
+//!   disabled when the next iteration finds its target outside J. An
+//!   enabled choice only ever leads into the SCC of its state, so J's
+//!   graph never has an edge between two SCCs of the iteration before:
+//!   each SCC that lost something is decomposed alone, and the work per
+//!   iteration is what is still undecided, not the whole MDP.
+//!
+//! Both loops only disable choices that no end component uses (each end
+//! component lies inside one SCC of the enabled choices and never loses
+//! its choices), and both stop when every remaining SCC keeps all its
+//! enabled choices inside, which makes it an end component; so both find
+//! the same MECs. Their iteration counts can differ: J's loop stops as
+//! soon as no SCC that lost something keeps a live state, where the
+//! textbook runs one more decomposition to see nothing change, and its
+//! deaths take effect one iteration later.
 //!
 //! The SCCs are always those of the enabled choices only. Splitting the
 //! components of the whole graph once and then only trimming states (as
@@ -24,13 +46,12 @@
 //! `u: a -> {v, x}, b -> {u}` and `v: c -> {u}`, the SCC `{u, v}` loses
 //! `a`, but `{u, v}` is no end component, since `v`'s only way back is
 //! through `u`, which can no longer reach `v`; the MEC is `{u}`.
-//!
-//! An iteration costs a pass over the choices and branches plus the SCC
-//! call; the number of iterations is at most the number of choices plus
-//! one, and small on the models measured.
 
 use std::convert::Infallible;
 use std::io::{self, Write};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -127,69 +148,49 @@ impl Mecs {
 /// of one component (representatives or component numbers both do).
 /// `mdp` must be valid ([`Mdp::validate`]).
 ///
-/// Each iteration decomposes only the candidate states: at first every
-/// live state, later the live states of the components that lost a
-/// choice or a state in the iteration before (see the module doc). The
-/// graph, the split and the sorting of the components run on the current
-/// rayon pool.
+/// Each iteration decomposes only the candidate set J (see the module
+/// doc); every pass over the candidates runs on the current rayon pool.
 pub fn decompose<E>(
     mdp: &Mdp,
     mut scc: impl FnMut(&Csr) -> Result<Vec<u32>, E>,
 ) -> Result<Mecs, E> {
-    let mut run = Pruning::new(mdp);
-    let states = mdp.states() as usize;
-    let mut candidates: Vec<u32> = (0..mdp.states())
-        .into_par_iter()
-        .filter(|&state| run.live(state))
-        .collect();
-    // Each candidate's index in `candidates`; stale for other states,
-    // which no candidate's enabled choice leads to.
-    let mut local_of = vec![0u32; states];
-    // For the states of MECs found so far, the smallest state of their MEC.
-    let mut mec_label = vec![NO_MEC; states];
+    let setting_up = Instant::now();
+    let run = Shrinking::new(mdp);
+    let mut candidates = run.live_states();
+    tracing::debug!(seconds = setting_up.elapsed().as_secs_f64(), "MEC set-up");
     let mut iterations = 0;
     loop {
         iterations += 1;
-        number_candidates(&candidates, &mut local_of);
+        let mut phases = Phases::new();
+        run.number(&candidates);
+        let graph = run.graph_of(&candidates);
+        phases.end("graph");
         let component = if candidates.is_empty() {
             Vec::new()
         } else {
-            scc(&run.graph_of(&candidates, &local_of))?
+            scc(&graph)?
         };
-        let in_component = |state: u32| component[local_of[state as usize] as usize];
-        run.split_candidates(&candidates, in_component);
-        let mut lost = vec![false; candidates.len()];
-        for state in run.take_losers() {
-            debug_assert_eq!(candidates[local_of[state as usize] as usize], state);
-            lost[in_component(state) as usize] = true;
-        }
-        let mut smallest = vec![NO_MEC; candidates.len()];
-        let mut next = Vec::new();
-        for &state in &candidates {
-            if !run.live(state) {
-                continue;
-            }
-            let own = in_component(state) as usize;
-            if lost[own] {
-                next.push(state);
-            } else {
-                if smallest[own] == NO_MEC {
-                    smallest[own] = state;
-                }
-                mec_label[state as usize] = smallest[own];
-            }
-        }
+        phases.end("scc");
+        let next = run.split(&candidates, &component);
+        phases.end("split");
+        tracing::debug!(
+            iteration = iterations,
+            candidates = candidates.len(),
+            edges = graph.targets.len(),
+            left = next.len(),
+            phases = %phases,
+            "MEC iteration"
+        );
         if next.is_empty() {
-            return Ok(Mecs::from_labels(&mec_label, iterations));
+            let labels: Vec<u32> = run
+                .mec_label
+                .into_iter()
+                .map(AtomicU32::into_inner)
+                .collect();
+            return Ok(Mecs::from_labels(&labels, iterations));
         }
+        run.unnumber(&candidates);
         candidates = next;
-    }
-}
-
-/// Writes each candidate's index in `candidates` at it in `local_of`.
-fn number_candidates(candidates: &[u32], local_of: &mut [u32]) {
-    for (local, &state) in candidates.iter().enumerate() {
-        local_of[state as usize] = local as u32;
     }
 }
 
@@ -200,9 +201,8 @@ pub fn reference(mdp: &Mdp) -> Mecs {
     let mut iterations = 0;
     loop {
         iterations += 1;
-        let component = scc::reference::representatives(&run.whole_graph());
-        run.split_whole(&component);
-        if run.take_losers().is_empty() {
+        let component = scc::reference::representatives(&run.graph());
+        if !run.split(&component) {
             let labels: Vec<u32> = (0..mdp.states())
                 .map(|state| {
                     if run.live(state) {
@@ -233,7 +233,7 @@ pub fn cpu(mdp: &Mdp, method: Method, threads: usize) -> Mecs {
 }
 
 /// The MECs of `mdp` with the GPU SCC engine by `method` on `device`:
-/// each iteration's graph of the candidate states is built on the host,
+/// each iteration's graph of the candidates is built on the host,
 /// uploaded and decomposed there, and its partition copied back.
 pub fn gpu(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, GpuError> {
     decompose(mdp, |graph| {
@@ -277,11 +277,346 @@ impl Mecs {
     }
 }
 
-/// Candidate states per task of the parallel passes.
+/// Seconds per phase of an iteration, for the debug log.
+struct Phases {
+    since: Instant,
+    seconds: Vec<(&'static str, f64)>,
+}
+
+impl Phases {
+    fn new() -> Phases {
+        Phases {
+            since: Instant::now(),
+            seconds: Vec::new(),
+        }
+    }
+
+    /// Closes the phase `name`, which began when the last one ended.
+    fn end(&mut self, name: &'static str) {
+        self.seconds
+            .push((name, self.since.elapsed().as_secs_f64()));
+        self.since = Instant::now();
+    }
+}
+
+impl std::fmt::Display for Phases {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (name, seconds)) in self.seconds.iter().enumerate() {
+            let separator = if i == 0 { "" } else { " " };
+            write!(f, "{separator}{name} {seconds:.4}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Candidates per task of the parallel passes.
 const CHUNK: usize = 1 << 12;
 
-/// The state of the loop: which choices are enabled and which states
-/// live.
+/// The index of a state that is no candidate, in [`Shrinking::local`].
+const NOT_CANDIDATE: u32 = u32::MAX;
+
+/// The state of the loop of [`decompose`], shared by the threads of its
+/// passes: which choices are enabled, which states live, where the
+/// candidates stand, and the MECs found so far.
+struct Shrinking<'a> {
+    mdp: &'a Mdp,
+    /// Whether each choice is still enabled.
+    enabled: Vec<AtomicBool>,
+    /// Enabled choices of every state; a state is live while it has one.
+    enabled_count: Vec<AtomicU32>,
+    /// Each candidate's index in the candidates of the iteration;
+    /// [`NOT_CANDIDATE`] for other states.
+    local: Vec<AtomicU32>,
+    /// For the states of the MECs found so far, the smallest state of
+    /// their MEC; [`NO_MEC`] for the others.
+    mec_label: Vec<AtomicU32>,
+    /// Built when the first state dies.
+    entering: OnceLock<Entering>,
+}
+
+impl<'a> Shrinking<'a> {
+    /// All choices enabled; states without choices dead, with what that
+    /// disables; no candidate, no MEC.
+    fn new(mdp: &'a Mdp) -> Shrinking<'a> {
+        let filled = |length: usize, value: u32| -> Vec<AtomicU32> {
+            (0..length)
+                .into_par_iter()
+                .map(|_| AtomicU32::new(value))
+                .collect()
+        };
+        let run = Shrinking {
+            mdp,
+            enabled: (0..mdp.choices())
+                .into_par_iter()
+                .map(|_| AtomicBool::new(true))
+                .collect(),
+            enabled_count: (0..mdp.states())
+                .into_par_iter()
+                .map(|state| AtomicU32::new(mdp.choices_of(state).count() as u32))
+                .collect(),
+            local: filled(mdp.states() as usize, NOT_CANDIDATE),
+            mec_label: filled(mdp.states() as usize, NO_MEC),
+            entering: OnceLock::new(),
+        };
+        let dead = (0..mdp.states())
+            .into_par_iter()
+            .filter(|&state| !run.live(state))
+            .collect();
+        run.remove_dying(dead, |_| {});
+        run
+    }
+
+    /// Whether `state` is live.
+    fn live(&self, state: u32) -> bool {
+        self.enabled_count[state as usize].load(Relaxed) > 0
+    }
+
+    /// The live states, ascending.
+    fn live_states(&self) -> Vec<u32> {
+        (0..self.mdp.states())
+            .into_par_iter()
+            .filter(|&state| self.live(state))
+            .collect()
+    }
+
+    /// Gives every state of `candidates` its index there.
+    fn number(&self, candidates: &[u32]) {
+        candidates
+            .par_iter()
+            .enumerate()
+            .for_each(|(local, &state)| self.local[state as usize].store(local as u32, Relaxed));
+    }
+
+    /// Undoes [`Shrinking::number`].
+    fn unnumber(&self, candidates: &[u32]) {
+        candidates
+            .par_iter()
+            .for_each(|&state| self.local[state as usize].store(NOT_CANDIDATE, Relaxed));
+    }
+
+    /// The candidate index of `state`, which must be a candidate.
+    fn local(&self, state: u32) -> usize {
+        let local = self.local[state as usize].load(Relaxed);
+        debug_assert_ne!(local, NOT_CANDIDATE, "state {state} is no candidate");
+        local as usize
+    }
+
+    /// The graph of the enabled choices of `candidates` (ascending, just
+    /// numbered; every enabled choice of a candidate leads to candidates
+    /// only), state `i` standing for `candidates[i]`: each edge once,
+    /// each state's successors ascending. Built a chunk of candidates per
+    /// task.
+    fn graph_of(&self, candidates: &[u32]) -> Csr {
+        let pieces: Vec<(Vec<u64>, Vec<u32>)> = candidates
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut ends = Vec::with_capacity(chunk.len());
+                let mut targets = Vec::new();
+                for &state in chunk {
+                    let start = targets.len();
+                    for choice in self.mdp.choices_of(state) {
+                        if self.enabled[choice as usize].load(Relaxed) {
+                            let branches = self.mdp.branches_of(choice).0;
+                            targets.extend(branches.iter().map(|&t| self.local(t) as u32));
+                        }
+                    }
+                    targets[start..].sort_unstable();
+                    let kept = start + dedup_sorted(&mut targets[start..]);
+                    targets.truncate(kept);
+                    ends.push(targets.len() as u64);
+                }
+                (ends, targets)
+            })
+            .collect();
+        let edges = pieces.iter().map(|(_, piece)| piece.len()).sum();
+        let mut offsets = Vec::with_capacity(candidates.len() + 1);
+        offsets.push(0);
+        let mut targets = Vec::with_capacity(edges);
+        for (ends, piece) in pieces {
+            let base = targets.len() as u64;
+            offsets.extend(ends.iter().map(|end| base + end));
+            targets.extend_from_slice(&piece);
+        }
+        Csr { offsets, targets }
+    }
+
+    /// Given each candidate's component (`component`, by candidate
+    /// index), disables every enabled choice of a candidate with a branch
+    /// to another component, and what the deaths that follow disable;
+    /// records the states of every component that lost nothing as a MEC;
+    /// returns the next candidates: the live states of the components
+    /// that lost a choice.
+    fn split(&self, candidates: &[u32], component: &[u32]) -> Vec<u32> {
+        let lost: Vec<AtomicBool> = (0..candidates.len())
+            .into_par_iter()
+            .map(|_| AtomicBool::new(false))
+            .collect();
+        let dying: Vec<u32> = candidates
+            .par_iter()
+            .zip(component)
+            .filter_map(|(&state, &own)| {
+                let mut disabled = 0;
+                for choice in self.mdp.choices_of(state) {
+                    if self.enabled[choice as usize].load(Relaxed)
+                        && self
+                            .mdp
+                            .branches_of(choice)
+                            .0
+                            .iter()
+                            .any(|&target| component[self.local(target)] != own)
+                    {
+                        self.enabled[choice as usize].store(false, Relaxed);
+                        disabled += 1;
+                    }
+                }
+                if disabled == 0 {
+                    return None;
+                }
+                lost[own as usize].store(true, Relaxed);
+                let count = &self.enabled_count[state as usize];
+                (count.fetch_sub(disabled, Relaxed) == disabled).then_some(state)
+            })
+            .collect();
+        self.remove_dying(dying, |owner| {
+            lost[component[self.local(owner)] as usize].store(true, Relaxed);
+        });
+        // The smallest state of every component that lost nothing.
+        let smallest: Vec<AtomicU32> = (0..candidates.len())
+            .into_par_iter()
+            .map(|_| AtomicU32::new(NO_MEC))
+            .collect();
+        candidates
+            .par_iter()
+            .zip(component)
+            .for_each(|(&state, &own)| {
+                if !lost[own as usize].load(Relaxed) {
+                    smallest[own as usize].fetch_min(state, Relaxed);
+                }
+            });
+        candidates
+            .par_iter()
+            .zip(component)
+            .filter_map(|(&state, &own)| {
+                if !lost[own as usize].load(Relaxed) {
+                    let label = smallest[own as usize].load(Relaxed);
+                    self.mec_label[state as usize].store(label, Relaxed);
+                    None
+                } else {
+                    self.live(state).then_some(state)
+                }
+            })
+            .collect()
+    }
+
+    /// Disables every enabled choice with a branch to a state of `dying`
+    /// (states just left without an enabled choice), then every one into
+    /// a state that this leaves without one, and so on, a wave of states
+    /// at a time; `lost` is told the state of every choice disabled.
+    fn remove_dying(&self, mut dying: Vec<u32>, lost: impl Fn(u32) + Sync) {
+        if dying.is_empty() {
+            return;
+        }
+        let entering = self.entering.get_or_init(|| {
+            let building = Instant::now();
+            let entering = Entering::new(self.mdp);
+            let seconds = building.elapsed().as_secs_f64();
+            tracing::debug!(seconds, "MEC index of entering choices");
+            entering
+        });
+        while !dying.is_empty() {
+            dying = dying
+                .par_iter()
+                .flat_map_iter(|&state| entering.choices_to(state))
+                .filter_map(|&choice| {
+                    if !self.enabled[choice as usize].swap(false, Relaxed) {
+                        return None;
+                    }
+                    let owner = entering.owner[choice as usize];
+                    lost(owner);
+                    let count = &self.enabled_count[owner as usize];
+                    (count.fetch_sub(1, Relaxed) == 1).then_some(owner)
+                })
+                .collect();
+        }
+    }
+}
+
+/// The choices with a branch to each state, and the state of every
+/// choice: what disabling the choices into a dead state needs. Built in
+/// parallel, the first time a state dies.
+struct Entering {
+    /// For every state, its entering choices (a choice once per branch to
+    /// it), as offsets into `choices`.
+    offsets: Vec<u64>,
+    /// See `offsets`.
+    choices: Vec<u64>,
+    /// The state every choice belongs to.
+    owner: Vec<u32>,
+}
+
+impl Entering {
+    fn new(mdp: &Mdp) -> Entering {
+        let atomics = |length: usize| -> Vec<AtomicU64> {
+            (0..length)
+                .into_par_iter()
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        };
+        let counts = atomics(mdp.states() as usize + 1);
+        mdp.targets
+            .par_iter()
+            .for_each(|&target| _ = counts[target as usize].fetch_add(1, Relaxed));
+        let mut offsets: Vec<u64> = counts.into_iter().map(AtomicU64::into_inner).collect();
+        let mut total = 0;
+        for entry in offsets.iter_mut() {
+            let count = *entry;
+            *entry = total;
+            total += count;
+        }
+        let cursors: Vec<AtomicU64> = offsets.par_iter().map(|&o| AtomicU64::new(o)).collect();
+        let choices = atomics(mdp.targets.len());
+        let owner: Vec<AtomicU32> = (0..mdp.choices())
+            .into_par_iter()
+            .map(|_| AtomicU32::new(0))
+            .collect();
+        (0..mdp.states()).into_par_iter().for_each(|state| {
+            for choice in mdp.choices_of(state) {
+                owner[choice as usize].store(state, Relaxed);
+                for &target in mdp.branches_of(choice).0 {
+                    let slot = cursors[target as usize].fetch_add(1, Relaxed);
+                    choices[slot as usize].store(choice, Relaxed);
+                }
+            }
+        });
+        Entering {
+            offsets,
+            choices: choices.into_par_iter().map(AtomicU64::into_inner).collect(),
+            owner: owner.into_par_iter().map(AtomicU32::into_inner).collect(),
+        }
+    }
+
+    /// The choices with a branch to `state`.
+    fn choices_to(&self, state: u32) -> &[u64] {
+        let state = state as usize;
+        &self.choices[self.offsets[state] as usize..self.offsets[state + 1] as usize]
+    }
+}
+
+/// Moves the distinct values of the ascending `values` to its front;
+/// returns how many there are.
+fn dedup_sorted(values: &mut [u32]) -> usize {
+    let mut kept = 0;
+    for i in 0..values.len() {
+        if kept == 0 || values[i] != values[kept - 1] {
+            values[kept] = values[i];
+            kept += 1;
+        }
+    }
+    kept
+}
+
+/// The state of the textbook loop of [`reference()`]: which choices are
+/// enabled and which states live.
 struct Pruning<'a> {
     mdp: &'a Mdp,
     /// The state every choice belongs to.
@@ -298,9 +633,6 @@ struct Pruning<'a> {
     /// States that died and whose entering choices are still to be
     /// disabled.
     dying: Vec<u32>,
-    /// The owner of every choice disabled since [`Pruning::take_losers`]
-    /// (once per choice).
-    losers: Vec<u32>,
 }
 
 impl<'a> Pruning<'a> {
@@ -346,10 +678,8 @@ impl<'a> Pruning<'a> {
             enabled: vec![true; choices],
             enabled_count,
             dying,
-            losers: Vec::new(),
         };
         run.remove_dying();
-        run.losers.clear();
         run
     }
 
@@ -363,7 +693,6 @@ impl<'a> Pruning<'a> {
     fn disable(&mut self, choice: u64) {
         self.enabled[choice as usize] = false;
         let state = self.owner[choice as usize];
-        self.losers.push(state);
         let count = &mut self.enabled_count[state as usize];
         *count -= 1;
         if *count == 0 {
@@ -386,26 +715,10 @@ impl<'a> Pruning<'a> {
         }
     }
 
-    /// The owners of the choices disabled since the last call.
-    fn take_losers(&mut self) -> Vec<u32> {
-        std::mem::take(&mut self.losers)
-    }
-
-    /// Whether enabled `choice` has a branch to a state for which
-    /// `in_component` differs from `own`.
-    fn leaves(&self, choice: u64, own: u32, in_component: impl Fn(u32) -> u32) -> bool {
-        self.mdp
-            .branches_of(choice)
-            .0
-            .iter()
-            .any(|&target| in_component(target) != own)
-    }
-
-    /// The graph of the enabled choices of live states, on all states:
-    /// each edge once, each state's successors in the order of its
-    /// choices' branches. Dead states have no edges (and no enabled choice
-    /// leads to them).
-    fn whole_graph(&self) -> Csr {
+    /// The graph of the enabled choices of live states: each edge once,
+    /// each state's successors in the order of its choices' branches.
+    /// Dead states have no edges (and no enabled choice leads to them).
+    fn graph(&self) -> Csr {
         let states = self.mdp.states();
         let mut offsets = Vec::with_capacity(states as usize + 1);
         offsets.push(0);
@@ -432,8 +745,9 @@ impl<'a> Pruning<'a> {
 
     /// Disables every enabled choice with a branch outside its state's
     /// component (`component` gives each state's), and what the deaths
-    /// that follow disable, one state after the other.
-    fn split_whole(&mut self, component: &[u32]) {
+    /// that follow disable; whether anything was disabled.
+    fn split(&mut self, component: &[u32]) -> bool {
+        let mut changed = false;
         for state in 0..self.mdp.states() {
             if !self.live(state) {
                 continue;
@@ -441,89 +755,21 @@ impl<'a> Pruning<'a> {
             let own = component[state as usize];
             for choice in self.mdp.choices_of(state) {
                 if self.enabled[choice as usize]
-                    && self.leaves(choice, own, |target| component[target as usize])
+                    && self
+                        .mdp
+                        .branches_of(choice)
+                        .0
+                        .iter()
+                        .any(|&target| component[target as usize] != own)
                 {
                     self.disable(choice);
+                    changed = true;
                 }
             }
         }
         self.remove_dying();
+        changed
     }
-
-    /// The graph of the enabled choices of `candidates` (live, ascending,
-    /// closed under the enabled choices' branches), state `i` standing
-    /// for `candidates[i]` (`local_of` maps back): each edge once, each
-    /// state's successors ascending. Built in parallel, a chunk of
-    /// candidates per task.
-    fn graph_of(&self, candidates: &[u32], local_of: &[u32]) -> Csr {
-        let pieces: Vec<(Vec<u64>, Vec<u32>)> = candidates
-            .par_chunks(CHUNK)
-            .map(|chunk| {
-                let mut ends = Vec::with_capacity(chunk.len());
-                let mut targets = Vec::new();
-                for &state in chunk {
-                    let start = targets.len();
-                    for choice in self.mdp.choices_of(state) {
-                        if self.enabled[choice as usize] {
-                            let branches = self.mdp.branches_of(choice).0;
-                            targets.extend(branches.iter().map(|&t| local_of[t as usize]));
-                        }
-                    }
-                    targets[start..].sort_unstable();
-                    let kept = start + dedup_sorted(&mut targets[start..]);
-                    targets.truncate(kept);
-                    ends.push(targets.len() as u64);
-                }
-                (ends, targets)
-            })
-            .collect();
-        let edges = pieces.iter().map(|(_, piece)| piece.len()).sum();
-        let mut offsets = Vec::with_capacity(candidates.len() + 1);
-        offsets.push(0);
-        let mut targets = Vec::with_capacity(edges);
-        for (ends, piece) in pieces {
-            let base = targets.len() as u64;
-            offsets.extend(ends.iter().map(|end| base + end));
-            targets.extend_from_slice(&piece);
-        }
-        Csr { offsets, targets }
-    }
-
-    /// [`Pruning::split_whole`] on the candidates only (`in_component`
-    /// gives their components): the choices that leave are found in
-    /// parallel, then disabled with what the deaths that follow disable.
-    fn split_candidates(&mut self, candidates: &[u32], in_component: impl Fn(u32) -> u32 + Sync) {
-        let leaving: Vec<u64> = candidates
-            .par_chunks(CHUNK)
-            .flat_map_iter(|chunk| {
-                let mut leaving = Vec::new();
-                for &state in chunk {
-                    let own = in_component(state);
-                    leaving.extend(self.mdp.choices_of(state).filter(|&choice| {
-                        self.enabled[choice as usize] && self.leaves(choice, own, &in_component)
-                    }));
-                }
-                leaving
-            })
-            .collect();
-        for choice in leaving {
-            self.disable(choice);
-        }
-        self.remove_dying();
-    }
-}
-
-/// Moves the distinct values of the ascending `values` to its front;
-/// returns how many there are.
-fn dedup_sorted(values: &mut [u32]) -> usize {
-    let mut kept = 0;
-    for i in 0..values.len() {
-        if kept == 0 || values[i] != values[kept - 1] {
-            values[kept] = values[i];
-            kept += 1;
-        }
-    }
-    kept
 }
 
 #[cfg(test)]
