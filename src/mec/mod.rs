@@ -312,6 +312,10 @@ impl std::fmt::Display for Phases {
 /// Candidates per task of the parallel passes.
 const CHUNK: usize = 1 << 12;
 
+/// Dying states from which on the choices into them are disabled in
+/// parallel.
+const PARALLEL_WAVE: usize = 1 << 12;
+
 /// The index of a state that is no candidate, in [`Shrinking::local`].
 const NOT_CANDIDATE: u32 = u32::MAX;
 
@@ -362,7 +366,7 @@ impl<'a> Shrinking<'a> {
             .into_par_iter()
             .filter(|&state| !run.live(state))
             .collect();
-        run.remove_dying(dead, |_| {});
+        run.remove_dying(dead);
         run
     }
 
@@ -477,9 +481,10 @@ impl<'a> Shrinking<'a> {
                 (count.fetch_sub(disabled, Relaxed) == disabled).then_some(state)
             })
             .collect();
-        self.remove_dying(dying, |owner| {
-            lost[component[self.local(owner)] as usize].store(true, Relaxed);
-        });
+        // A choice disabled by a death leads into its own component, where
+        // the state that died first lost a choice already: `lost` is
+        // complete.
+        self.remove_dying(dying);
         // The smallest state of every component that lost nothing.
         let smallest: Vec<AtomicU32> = (0..candidates.len())
             .into_par_iter()
@@ -511,8 +516,8 @@ impl<'a> Shrinking<'a> {
     /// Disables every enabled choice with a branch to a state of `dying`
     /// (states just left without an enabled choice), then every one into
     /// a state that this leaves without one, and so on, a wave of states
-    /// at a time; `lost` is told the state of every choice disabled.
-    fn remove_dying(&self, mut dying: Vec<u32>, lost: impl Fn(u32) + Sync) {
+    /// at a time (in parallel while waves are large).
+    fn remove_dying(&self, mut dying: Vec<u32>) {
         if dying.is_empty() {
             return;
         }
@@ -523,30 +528,39 @@ impl<'a> Shrinking<'a> {
             tracing::debug!(seconds, "MEC index of entering choices");
             entering
         });
+        let disable = |&choice: &u64| -> Option<u32> {
+            let enabled = &self.enabled[choice as usize];
+            if !enabled.load(Relaxed) || !enabled.swap(false, Relaxed) {
+                return None;
+            }
+            let owner = entering.owner[choice as usize];
+            let count = &self.enabled_count[owner as usize];
+            (count.fetch_sub(1, Relaxed) == 1).then_some(owner)
+        };
         while !dying.is_empty() {
-            dying = dying
-                .par_iter()
-                .flat_map_iter(|&state| entering.choices_to(state))
-                .filter_map(|&choice| {
-                    if !self.enabled[choice as usize].swap(false, Relaxed) {
-                        return None;
-                    }
-                    let owner = entering.owner[choice as usize];
-                    lost(owner);
-                    let count = &self.enabled_count[owner as usize];
-                    (count.fetch_sub(1, Relaxed) == 1).then_some(owner)
-                })
-                .collect();
+            dying = if dying.len() >= PARALLEL_WAVE {
+                dying
+                    .par_iter()
+                    .flat_map_iter(|&dead| entering.choices_to(dead))
+                    .filter_map(disable)
+                    .collect()
+            } else {
+                dying
+                    .iter()
+                    .flat_map(|&dead| entering.choices_to(dead))
+                    .filter_map(disable)
+                    .collect()
+            };
         }
     }
 }
 
-/// The choices with a branch to each state, and the state of every
-/// choice: what disabling the choices into a dead state needs. Built in
-/// parallel, the first time a state dies.
+/// For every state, the choices with a branch to it (a choice once per
+/// such branch), and the state of every choice: what disabling the
+/// choices into a dead state needs. Built in parallel, the first time a
+/// state dies.
 struct Entering {
-    /// For every state, its entering choices (a choice once per branch to
-    /// it), as offsets into `choices`.
+    /// Offsets into `choices`, per state.
     offsets: Vec<u64>,
     /// See `offsets`.
     choices: Vec<u64>,
