@@ -249,6 +249,12 @@ pub fn gpu(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, GpuError>
     })
 }
 
+/// Compiles the kernels [`gpu()`] runs for `device` (or takes them from
+/// the cache), so that a timing of [`gpu()`] can leave that out.
+pub fn prepare_gpu(device: &Device) -> Result<(), GpuError> {
+    device.function(&scc::gpu::build(), "scc_start").map(drop)
+}
+
 impl Mecs {
     /// The MECs given by `labels`: for every state the same label as the
     /// other states of its MEC, or [`NO_MEC`]; numbered in the order of

@@ -387,6 +387,7 @@ fn the_json_report_has_every_field() {
             "exit_code",
             "input",
             "iterations",
+            "kernel_seconds",
             "largest_mec",
             "load_seconds",
             "mecs",
@@ -412,6 +413,7 @@ fn the_json_report_has_every_field() {
     assert_eq!(report["engine"], "cpu (2 threads)");
     assert_eq!(report["method"], "forward-backward");
     assert_eq!(report["mecs_file"], serde_json::Value::Null);
+    assert_eq!(report["kernel_seconds"], serde_json::Value::Null);
     assert_eq!(report["warnings"], serde_json::json!([]));
     assert_eq!(report["exit_code"], 0);
     assert!(report["elapsed_seconds"].as_f64().unwrap() >= 0.0);
