@@ -32,9 +32,19 @@ for packed in "$wheels"/*.whl.tar.xz; do
         rm -rf "$out/unpacked"
     fi
 done
-if [[ ! -x "$out/venv/bin/python" ]]; then
-    python3 -m venv "$out/venv"
-    "$out/venv/bin/pip" install --quiet --no-index --find-links "$out/wheels" stormpy
+# A virtual environment where python3 has venv, else a target folder.
+if [[ -x "$out/venv/bin/python" ]] || python3 -m venv "$out/venv" 2>/dev/null; then
+    python=$out/venv/bin/python
+else
+    python=python3
+    export PYTHONPATH="$out/site${PYTHONPATH:+:$PYTHONPATH}"
 fi
-"$out/venv/bin/python" "$(dirname "$0")/mec_bench.py" --qvbs "$qvbs" --work "$out/models" \
+if ! "$python" -c 'import stormpy' 2>/dev/null; then
+    if [[ $python == python3 ]]; then
+        python3 -m pip install --quiet --no-index --find-links "$out/wheels" --target "$out/site" stormpy
+    else
+        "$python" -m pip install --quiet --no-index --find-links "$out/wheels" stormpy
+    fi
+fi
+"$python" "$(dirname "$0")/mec_bench.py" --qvbs "$qvbs" --work "$out/models" \
     --warpcheck "$warpcheck" --json "$out/rows.json" "$@" | tee "$out/table.md"
