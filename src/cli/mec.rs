@@ -72,6 +72,7 @@ struct MecReport {
     engine: String,
     method: Option<Method>,
     load_seconds: f64,
+    kernel_seconds: Option<f64>,
     decompose_seconds: f64,
     elapsed_seconds: f64,
     mecs_file: Option<String>,
@@ -121,6 +122,14 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
         warn(w);
     }
     let method = args.method.method(device.is_some());
+    let kernel_seconds = match &device {
+        Some(device) => {
+            let compiling = Instant::now();
+            mec::prepare_gpu(device)?;
+            Some(compiling.elapsed().as_secs_f64())
+        }
+        None => None,
+    };
     let decomposing = Instant::now();
     let (mecs, engine, method) = match (&device, args.engine) {
         (_, EngineChoice::Reference) => (mec::reference(&mdp), "reference".to_string(), None),
@@ -152,6 +161,7 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
         engine,
         method,
         load_seconds,
+        kernel_seconds,
         decompose_seconds,
         elapsed_seconds: started.elapsed().as_secs_f64(),
         mecs_file: args.write_mecs.as_ref().map(|p| p.display().to_string()),
@@ -211,8 +221,12 @@ fn text_report(report: &MecReport) -> String {
         None => "",
     };
     lines.push(format!("engine: {}{method}", report.engine));
+    let kernels = match report.kernel_seconds {
+        Some(seconds) => format!(", GPU kernels {seconds:.3} s"),
+        None => String::new(),
+    };
     lines.push(format!(
-        "time: load {:.3} s, decompose {:.3} s, total {:.3} s",
+        "time: load {:.3} s{kernels}, decompose {:.3} s, total {:.3} s",
         report.load_seconds, report.decompose_seconds, report.elapsed_seconds
     ));
     if let Some(file) = &report.mecs_file {
