@@ -11,7 +11,7 @@
 //! (two states of one component always have the same pair), and the
 //! states left restart from their own priority. Labels name states, so an
 //! edge also raises the labels of the states its endpoints' labels name
-//! ([`Signatures::relax`]): what reaches a state's `into` state reaches
+//! (`Signatures::relax`): what reaches a state's `into` state reaches
 //! it, which carries labels across long paths in few passes.
 //!
 //! **Forward-backward** ([`Method::ForwardBackward`]) works on the live
