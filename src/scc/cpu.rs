@@ -146,21 +146,21 @@ fn forward_backward(graph: &Csr, fall_back: bool, stop: &AtomicBool) -> Option<V
         return None;
     }
     let mut run = Rounds::new(graph, &reverse, stop);
+    // Live states when the last round started (see [`stalled`]).
+    let mut last_round_start = None;
     while !run.live.is_empty() {
         run.trim();
-        let before = run.live.len();
+        let live = run.live.len() as u64;
         if stop.load(Relaxed) {
             return None;
         }
-        if before == 0 {
+        if live == 0 || (fall_back && last_round_start.is_some_and(|start| stalled(start, live))) {
             break;
         }
-        tracing::debug!(round = run.round, live = before, "SCC round (CPU)");
+        tracing::debug!(round = run.round, live, "SCC round (CPU)");
+        last_round_start = Some(live);
         run.forward_backward_round();
         run.compact();
-        if fall_back && (before - run.live.len()) * STALLED_ROUND < before {
-            break;
-        }
     }
     if stop.load(Relaxed) {
         return None;
@@ -239,7 +239,14 @@ fn atomics64(len: usize, value: u64) -> Vec<AtomicU64> {
 /// A round that assigns fewer than one live state in this many has
 /// stalled (long chains of small components, where each round finishes a
 /// few): the rest then goes to the sequential reference, which is linear.
-pub const STALLED_ROUND: usize = 10;
+pub const STALLED_ROUND: u64 = 10;
+
+/// Whether a round that started with `start` live states and left `live`
+/// (after forward-backward, the trimming that follows it counted) has
+/// stalled.
+pub fn stalled(start: u64, live: u64) -> bool {
+    (start - live) * STALLED_ROUND < start
+}
 
 /// The label of a state that has none (forward-backward: not reached).
 const NO_LABEL: u32 = 0;
@@ -558,9 +565,9 @@ impl Signatures {
                 .into_par_iter()
                 .filter(|&(from, to)| self.joined(from, to))
                 .collect();
-            let before = live.len();
+            let before = live.len() as u64;
             live = self.restart(&live);
-            if live.is_empty() || (fall_back && (before - live.len()) * STALLED_ROUND < before) {
+            if live.is_empty() || (fall_back && stalled(before, live.len() as u64)) {
                 break;
             }
         }

@@ -9,7 +9,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::cpu::{
     ASSIGNED, MAX_PIVOT_SLOTS, Method, PRIORITY_FIRST, PRIORITY_FIRST_INVERSE, PRIORITY_SECOND,
-    PRIORITY_SECOND_INVERSE, STALLED_ROUND, TRIM_PASSES,
+    PRIORITY_SECOND_INVERSE, TRIM_PASSES, stalled,
 };
 use super::{Components, Summary, reference};
 use crate::explicit::Csr;
@@ -523,27 +523,32 @@ impl<'d> Run<'d> {
         phases.end("transpose")?;
         self.launch_over(&self.kernels.start.clone(), graph.states)?;
         self.swap_lists(graph.states);
+        // Live states when the last round started: a round that, with
+        // the trimming after it, assigns less than a tenth of them has
+        // stalled.
+        let mut last_round_start = None;
         while self.params.live_count > 0 {
             self.trim()?;
             phases.end("trim")?;
-            if self.params.live_count == 0 {
+            let live = self.params.live_count;
+            if live == 0 {
+                break;
+            }
+            if last_round_start.is_some_and(|start| stalled(start, live)) {
+                self.finish_with_tarjan(graph, &arrays)?;
+                phases.end("Tarjan on the host")?;
                 break;
             }
             self.rounds += 1;
             tracing::debug!(
                 round = self.rounds,
-                live = self.params.live_count,
+                live,
                 "SCC forward-backward round (GPU)"
             );
-            let before = self.params.live_count;
+            last_round_start = Some(live);
             self.forward_backward_round(&mut arrays)?;
             self.compact()?;
             phases.end("rounds")?;
-            let assigned = before - self.params.live_count;
-            if self.params.live_count > 0 && assigned * (STALLED_ROUND as u64) < before {
-                self.finish_with_tarjan(graph, &arrays)?;
-                phases.end("Tarjan on the host")?;
-            }
         }
         Ok(())
     }
