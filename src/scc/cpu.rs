@@ -132,7 +132,7 @@ pub fn representatives_by_rounds(graph: &Csr, method: Method) -> Vec<u32> {
 /// once `stop` is seen set (between passes).
 fn rounds(graph: &Csr, method: Method, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>> {
     match method {
-        Method::Coloring => Signatures::new(graph).rounds(graph, fall_back, stop),
+        Method::Coloring => Signatures::new(graph, stop).rounds(graph, fall_back, stop),
         Method::ForwardBackward => forward_backward(graph, fall_back, stop),
     }
 }
@@ -141,7 +141,7 @@ fn rounds(graph: &Csr, method: Method, fall_back: bool, stop: &AtomicBool) -> Op
 /// `fall_back`, until one stalls; then Tarjan on the live states. `None`
 /// once `stop` is seen set.
 fn forward_backward(graph: &Csr, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>> {
-    let reverse = transpose(graph);
+    let reverse = transpose(graph, stop);
     if stop.load(Relaxed) {
         return None;
     }
@@ -190,11 +190,15 @@ fn forward_backward(graph: &Csr, fall_back: bool, stop: &AtomicBool) -> Option<V
 /// The reverse graph, built on the pool's threads: in-degrees counted with
 /// atomics, their prefix sums, then every edge placed through one atomic
 /// cursor per state (each state's predecessors in no particular order,
-/// which no method depends on).
-fn transpose(graph: &Csr) -> Csr {
+/// which no method depends on). Once `stop` is set the states left are
+/// skipped, and the result is not a transpose.
+fn transpose(graph: &Csr, stop: &AtomicBool) -> Csr {
     let states = graph.states() as usize;
     let counts = atomics64(states + 1, 0);
     (0..graph.states()).into_par_iter().for_each(|state| {
+        if stop.load(Relaxed) {
+            return;
+        }
         for &target in graph.successors(state) {
             counts[target as usize].fetch_add(1, Relaxed);
         }
@@ -209,6 +213,9 @@ fn transpose(graph: &Csr) -> Csr {
     let cursors: Vec<AtomicU64> = offsets.par_iter().map(|&o| AtomicU64::new(o)).collect();
     let targets = atomics32(graph.targets.len(), 0);
     (0..graph.states()).into_par_iter().for_each(|state| {
+        if stop.load(Relaxed) {
+            return;
+        }
         for &target in graph.successors(state) {
             let slot = cursors[target as usize].fetch_add(1, Relaxed);
             targets[slot as usize].store(state, Relaxed);
@@ -516,8 +523,8 @@ struct Signatures {
 
 impl Signatures {
     /// Every state's own priority; `out_of` already raised over its
-    /// successors.
-    fn new(graph: &Csr) -> Signatures {
+    /// successors (unless `stop` is set).
+    fn new(graph: &Csr, stop: &AtomicBool) -> Signatures {
         let own = |state: u32| priority(state);
         Signatures {
             into: (0..graph.states())
@@ -527,7 +534,12 @@ impl Signatures {
             out_of: (0..graph.states())
                 .into_par_iter()
                 .map(|state| {
-                    let successors = graph.successors(state).iter().map(|&t| own(t));
+                    // Once stopped, the labels are never read.
+                    let successors = graph
+                        .successors(state)
+                        .iter()
+                        .take_while(|_| !stop.load(Relaxed));
+                    let successors = successors.map(|&t| own(t));
                     AtomicU32::new(successors.fold(own(state), u32::max))
                 })
                 .collect(),
@@ -541,7 +553,12 @@ impl Signatures {
         let mut edges: Vec<(u32, u32)> = (0..graph.states())
             .into_par_iter()
             .flat_map_iter(|state| {
-                let successors = graph.successors(state).iter();
+                // Once stopped, the list is never read.
+                let successors = if stop.load(Relaxed) {
+                    [].iter()
+                } else {
+                    graph.successors(state).iter()
+                };
                 successors
                     .filter(move |&&next| next != state)
                     .map(move |&next| (state, next))
@@ -608,9 +625,10 @@ impl Signatures {
                 .par_chunks(EDGES_PER_TASK)
                 .map(|slice| {
                     let mut grew = false;
-                    while slice
-                        .iter()
-                        .fold(false, |any, &(from, to)| self.relax(from, to) | any)
+                    while !stop.load(Relaxed)
+                        && slice
+                            .iter()
+                            .fold(false, |any, &(from, to)| self.relax(from, to) | any)
                     {
                         grew = true;
                     }
