@@ -219,11 +219,15 @@ __device__ __forceinline__ unsigned seed_of(unsigned label) {
 __device__ __forceinline__ uint2 load_signature(const unsigned* signatures, unsigned state) {
     return __ldcg((const uint2*)signatures + state);
 }
-__device__ __forceinline__ unsigned load_half(const unsigned* signatures, unsigned index) {
+// The slots of a state's two labels (64-bit: twice a state number
+// overflows 32 bits beyond 2^31 states).
+__device__ __forceinline__ unsigned long long into_slot(unsigned state) { return 2ull * state; }
+__device__ __forceinline__ unsigned long long out_slot(unsigned state) { return 2ull * state + 1; }
+__device__ __forceinline__ unsigned load_half(const unsigned* signatures, unsigned long long index) {
     return __ldcg(signatures + index);
 }
 // Raises signatures[index] to label; whether it grew.
-__device__ __forceinline__ bool raise(unsigned* signatures, unsigned index, unsigned label) {
+__device__ __forceinline__ bool raise(unsigned* signatures, unsigned long long index, unsigned label) {
     return atomicMax(&signatures[index], label) < label;
 }
 
@@ -250,7 +254,7 @@ extern "C" __global__ void signatures_edges(const SccParams p) {
         const unsigned state = source_of(a.offsets, p.states, e), next = a.targets[e];
         edges[e] = make_uint2(state, next);
         const unsigned label = priority(next);
-        if (load_half(signatures, 2 * state + 1) < label) raise(signatures, 2 * state + 1, label);
+        if (load_half(signatures, out_slot(state)) < label) raise(signatures, out_slot(state), label);
     }
 }
 
@@ -259,24 +263,24 @@ __device__ __forceinline__ bool relax(unsigned* signatures, const uint2 edge) {
     const unsigned from = edge.x, to = edge.y;
     const uint2 at_from = load_signature(signatures, from), at_to = load_signature(signatures, to);
     unsigned reaching = at_from.x, reached = at_to.y;
-    if (reaching != priority(from)) reaching = max(reaching, load_half(signatures, 2 * seed_of(reaching)));
-    if (reached != priority(to)) reached = max(reached, load_half(signatures, 2 * seed_of(reached) + 1));
+    if (reaching != priority(from)) reaching = max(reaching, load_half(signatures, into_slot(seed_of(reaching))));
+    if (reached != priority(to)) reached = max(reached, load_half(signatures, out_slot(seed_of(reached))));
     bool grew = false;
-    if (at_from.x < reaching) grew |= raise(signatures, 2 * from, reaching);
-    if (at_to.x < reaching) grew |= raise(signatures, 2 * to, reaching);
-    if (at_from.y < reached) grew |= raise(signatures, 2 * from + 1, reached);
-    if (at_to.y < reached) grew |= raise(signatures, 2 * to + 1, reached);
+    if (at_from.x < reaching) grew |= raise(signatures, into_slot(from), reaching);
+    if (at_to.x < reaching) grew |= raise(signatures, into_slot(to), reaching);
+    if (at_from.y < reached) grew |= raise(signatures, out_slot(from), reached);
+    if (at_to.y < reached) grew |= raise(signatures, out_slot(to), reached);
     // A state's out_of is at least its own label, and its into too: only
     // labels below the new value can name a state that still needs it.
     const unsigned into_labels[2] = {at_from.x, at_to.x};
     const unsigned out_labels[2] = {at_from.y, at_to.y};
     for (int k = 0; k < 2; ++k) {
         if (into_labels[k] < reached && (k == 0 || into_labels[1] != into_labels[0])) {
-            const unsigned index = 2 * seed_of(into_labels[k]) + 1;
+            const unsigned long long index = out_slot(seed_of(into_labels[k]));
             if (load_half(signatures, index) < reached) grew |= raise(signatures, index, reached);
         }
         if (out_labels[k] < reaching && (k == 0 || out_labels[1] != out_labels[0])) {
-            const unsigned index = 2 * seed_of(out_labels[k]);
+            const unsigned long long index = into_slot(seed_of(out_labels[k]));
             if (load_half(signatures, index) < reaching) grew |= raise(signatures, index, reaching);
         }
     }

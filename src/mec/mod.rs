@@ -57,7 +57,8 @@ use rayon::prelude::*;
 
 use crate::explicit::{Csr, Mdp};
 use crate::gpu::{Device, GpuError};
-use crate::scc::{self, cpu::Method};
+use crate::scc;
+use crate::scc::cpu::{Method, atomics64, offsets_and_cursors};
 
 /// [`Mecs::of_state`] of a state that is in no MEC.
 pub const NO_MEC: u32 = u32::MAX;
@@ -576,25 +577,12 @@ struct Entering {
 
 impl Entering {
     fn new(mdp: &Mdp) -> Entering {
-        let atomics = |length: usize| -> Vec<AtomicU64> {
-            (0..length)
-                .into_par_iter()
-                .map(|_| AtomicU64::new(0))
-                .collect()
-        };
-        let counts = atomics(mdp.states() as usize + 1);
+        let counts = atomics64(mdp.states() as usize + 1, 0);
         mdp.targets
             .par_iter()
             .for_each(|&target| _ = counts[target as usize].fetch_add(1, Relaxed));
-        let mut offsets: Vec<u64> = counts.into_iter().map(AtomicU64::into_inner).collect();
-        let mut total = 0;
-        for entry in offsets.iter_mut() {
-            let count = *entry;
-            *entry = total;
-            total += count;
-        }
-        let cursors: Vec<AtomicU64> = offsets.par_iter().map(|&o| AtomicU64::new(o)).collect();
-        let choices = atomics(mdp.targets.len());
+        let (offsets, cursors) = offsets_and_cursors(counts);
+        let choices = atomics64(mdp.targets.len(), 0);
         let owner: Vec<AtomicU32> = (0..mdp.choices())
             .into_par_iter()
             .map(|_| AtomicU32::new(0))

@@ -203,14 +203,7 @@ fn transpose(graph: &Csr, stop: &AtomicBool) -> Csr {
             counts[target as usize].fetch_add(1, Relaxed);
         }
     });
-    let mut offsets: Vec<u64> = counts.into_iter().map(AtomicU64::into_inner).collect();
-    let mut total = 0;
-    for entry in offsets.iter_mut() {
-        let count = *entry;
-        *entry = total;
-        total += count;
-    }
-    let cursors: Vec<AtomicU64> = offsets.par_iter().map(|&o| AtomicU64::new(o)).collect();
+    let (offsets, cursors) = offsets_and_cursors(counts);
     let targets = atomics32(graph.targets.len(), 0);
     (0..graph.states()).into_par_iter().for_each(|state| {
         if stop.load(Relaxed) {
@@ -227,6 +220,22 @@ fn transpose(graph: &Csr, stop: &AtomicBool) -> Csr {
     }
 }
 
+/// The middle of a parallel counting sort: the exclusive prefix sums of
+/// per-bucket `counts` (the buckets' offsets, then the total), and one
+/// atomic cursor per bucket starting at its offset, through which the
+/// items are then placed.
+pub fn offsets_and_cursors(counts: Vec<AtomicU64>) -> (Vec<u64>, Vec<AtomicU64>) {
+    let mut offsets: Vec<u64> = counts.into_iter().map(AtomicU64::into_inner).collect();
+    let mut total = 0;
+    for entry in offsets.iter_mut() {
+        let count = *entry;
+        *entry = total;
+        total += count;
+    }
+    let cursors = offsets.par_iter().map(|&o| AtomicU64::new(o)).collect();
+    (offsets, cursors)
+}
+
 /// `len` atomics holding `value`, made on the pool's threads.
 fn atomics32(len: usize, value: u32) -> Vec<AtomicU32> {
     (0..len)
@@ -236,7 +245,7 @@ fn atomics32(len: usize, value: u32) -> Vec<AtomicU32> {
 }
 
 /// `len` atomics holding `value`, made on the pool's threads.
-fn atomics64(len: usize, value: u64) -> Vec<AtomicU64> {
+pub fn atomics64(len: usize, value: u64) -> Vec<AtomicU64> {
     (0..len)
         .into_par_iter()
         .map(|_| AtomicU64::new(value))
