@@ -201,13 +201,17 @@ pub struct GpuComponents {
     pub summary: Summary,
     /// The partition, when it was asked for (it is copied to the host).
     pub components: Option<Components>,
-    /// Rounds after the first trimming.
+    /// Rounds: colouring's, or forward-backward's after the first
+    /// trimming.
     pub rounds: u64,
-    /// Kernel passes over the work list.
+    /// Propagation passes: over the edge list (colouring) or over the
+    /// frontiers (forward-backward).
     pub passes: u64,
     /// Seconds on the device, from the first kernel to the summary.
     pub seconds: f64,
-    /// Seconds per phase (transpose, trim, rounds, summary), for tuning.
+    /// Seconds per phase (colouring: set-up, rounds; forward-backward:
+    /// transpose, trim, rounds, Tarjan on the host; then the summary),
+    /// for tuning.
     pub phases: Vec<(&'static str, f64)>,
 }
 
