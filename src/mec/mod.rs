@@ -219,14 +219,19 @@ pub fn reference(mdp: &Mdp) -> Mecs {
 }
 
 /// The MECs of `mdp` with the multi-core SCC engine by `method`, on
-/// `threads` threads (at least 1).
+/// `threads` threads (at least 1): the host passes on all of them, each
+/// SCC decomposition as [`scc::cpu::race`] runs it (Tarjan against the
+/// method's rounds).
 pub fn cpu(mdp: &Mdp, method: Method, threads: usize) -> Mecs {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()
         .expect("a thread pool of at least one thread");
-    let never: Result<Mecs, Infallible> =
-        pool.install(|| decompose(mdp, |graph| Ok(scc::cpu::representatives(graph, method))));
+    let never: Result<Mecs, Infallible> = pool.install(|| {
+        decompose(mdp, |graph| {
+            Ok(scc::cpu::race(graph, method, threads).0.of_state)
+        })
+    });
     match never {
         Ok(mecs) => mecs,
         Err(never) => match never {},
