@@ -1,6 +1,7 @@
 //! Side-by-side SCC timings on one machine: the sequential reference
-//! (Tarjan), the multi-core CPU engine at 1, 2 and all threads, and both
-//! GPU methods, on generated graphs and on explored MCC state spaces;
+//! (Tarjan), the CPU engine's forward-backward rounds alone at 1 and 2
+//! threads (columns `cpu1_s`, `cpu2_s`), the CPU engine on all threads
+//! (`cpu_all_s`: Tarjan racing the rounds), and both GPU methods, on generated graphs and on explored MCC state spaces;
 //! every partition is checked against Tarjan's. Writes each graph for the
 //! peers (`NAME.egr`, ECL-SCC's binary CSR; `NAME.offsets` / `NAME.targets`,
 //! raw little-endian u64 / u32 arrays for SciPy) into OUT_DIR, and prints
@@ -19,7 +20,7 @@ use warpcheck::explore::gpu::{self as gpu_explore, GpuOptions};
 use warpcheck::gpu::Device;
 use warpcheck::scc::cpu::Method;
 use warpcheck::scc::gpu::{self, DeviceCsr, GpuComponents};
-use warpcheck::scc::{cpu, reference};
+use warpcheck::scc::{Components, cpu, reference};
 use warpcheck::testing::{self, graphs};
 
 /// Makes one benchmark graph.
@@ -140,16 +141,23 @@ fn bench(
     write_peer_files(out, name, graph);
     let (expected, tarjan) = seconds(|| reference::decompose(graph));
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let cpu_time = |threads: usize| {
-        let (components, time) =
-            seconds(|| cpu::decompose(graph, Method::ForwardBackward, threads));
-        assert_eq!(components, expected, "{name}: CPU at {threads} threads");
+    // The rounds alone (how they scale), then the engine (its race).
+    let rounds_time = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let method = Method::ForwardBackward;
+        let (found, time) = seconds(|| pool.install(|| cpu::representatives(graph, method)));
+        let found = Components::from_representatives(&found);
+        assert_eq!(found, expected, "{name}: CPU rounds at {threads} threads");
         time
     };
     let small = graph.edge_count() <= MAX_EDGES_SINGLE_THREAD;
-    let cpu1 = small.then(|| cpu_time(1));
-    let cpu2 = small.then(|| cpu_time(2));
-    let cpu_all = cpu_time(threads);
+    let cpu1 = small.then(|| rounds_time(1));
+    let cpu2 = small.then(|| rounds_time(2));
+    let (components, cpu_all) = seconds(|| cpu::decompose(graph, Method::ForwardBackward, threads));
+    assert_eq!(components, expected, "{name}: the CPU engine");
     let mut results = Vec::new();
     let mut checked = true;
     if let Some(device) = device {

@@ -58,7 +58,7 @@ use rayon::prelude::*;
 use crate::explicit::{Csr, Mdp};
 use crate::gpu::{Device, GpuError};
 use crate::scc;
-use crate::scc::cpu::{Method, atomics64, offsets_and_cursors};
+use crate::scc::cpu::{Method, atomics32, atomics64, offsets_and_cursors};
 
 /// [`Mecs::of_state`] of a state that is in no MEC.
 pub const NO_MEC: u32 = u32::MAX;
@@ -354,12 +354,6 @@ impl<'a> Shrinking<'a> {
     /// All choices enabled; states without choices dead, with what that
     /// disables; no candidate, no MEC.
     fn new(mdp: &'a Mdp) -> Shrinking<'a> {
-        let filled = |length: usize, value: u32| -> Vec<AtomicU32> {
-            (0..length)
-                .into_par_iter()
-                .map(|_| AtomicU32::new(value))
-                .collect()
-        };
         let run = Shrinking {
             mdp,
             enabled: (0..mdp.choices())
@@ -370,8 +364,8 @@ impl<'a> Shrinking<'a> {
                 .into_par_iter()
                 .map(|state| AtomicU32::new(mdp.choices_of(state).count() as u32))
                 .collect(),
-            local: filled(mdp.states() as usize, NOT_CANDIDATE),
-            mec_label: filled(mdp.states() as usize, NO_MEC),
+            local: atomics32(mdp.states() as usize, NOT_CANDIDATE),
+            mec_label: atomics32(mdp.states() as usize, NO_MEC),
             entering: OnceLock::new(),
         };
         let dead = (0..mdp.states())
@@ -498,10 +492,7 @@ impl<'a> Shrinking<'a> {
         // complete.
         self.remove_dying(dying);
         // The smallest state of every component that lost nothing.
-        let smallest: Vec<AtomicU32> = (0..candidates.len())
-            .into_par_iter()
-            .map(|_| AtomicU32::new(NO_MEC))
-            .collect();
+        let smallest = atomics32(candidates.len(), NO_MEC);
         candidates
             .par_iter()
             .zip(component)
@@ -588,10 +579,7 @@ impl Entering {
             .for_each(|&target| _ = counts[target as usize].fetch_add(1, Relaxed));
         let (offsets, cursors) = offsets_and_cursors(counts);
         let choices = atomics64(mdp.targets.len(), 0);
-        let owner: Vec<AtomicU32> = (0..mdp.choices())
-            .into_par_iter()
-            .map(|_| AtomicU32::new(0))
-            .collect();
+        let owner = atomics32(mdp.choices() as usize, 0);
         (0..mdp.states()).into_par_iter().for_each(|state| {
             for choice in mdp.choices_of(state) {
                 owner[choice as usize].store(state, Relaxed);

@@ -120,8 +120,8 @@ pub fn representatives(graph: &Csr, method: Method) -> Vec<u32> {
 }
 
 /// [`representatives`] by rounds alone, without handing a stalled round
-/// to Tarjan: what the GPU kernels run, so that tests check the rounds
-/// themselves against the reference.
+/// to Tarjan (as the GPU's colouring runs them), so that tests check the
+/// rounds themselves against the reference.
 pub fn representatives_by_rounds(graph: &Csr, method: Method) -> Vec<u32> {
     let never = AtomicBool::new(false);
     rounds(graph, method, false, &never).expect("never stopped")
@@ -165,26 +165,36 @@ fn forward_backward(graph: &Csr, fall_back: bool, stop: &AtomicBool) -> Option<V
     if stop.load(Relaxed) {
         return None;
     }
-    let mut representative: Vec<u32> = run
+    let representative = run
         .representative
         .into_par_iter()
         .map(AtomicU32::into_inner)
         .collect();
-    if !run.live.is_empty() {
-        let partition = &run.partition;
-        let is_live = |state: u32| partition[state as usize].load(Relaxed) != ASSIGNED;
-        let members = run.live.iter().copied();
-        if !reference::representatives_among_unless(
+    let partition = &run.partition;
+    let is_live = |state: u32| partition[state as usize].load(Relaxed) != ASSIGNED;
+    finish_with_tarjan(graph, &run.live, is_live, representative, stop)
+}
+
+/// `representative` with the components of the states of `live` (those
+/// `is_live` accepts) filled in by Tarjan on the subgraph they induce, or
+/// `None` once `stop` is seen set.
+fn finish_with_tarjan(
+    graph: &Csr,
+    live: &[u32],
+    is_live: impl Fn(u32) -> bool,
+    mut representative: Vec<u32>,
+    stop: &AtomicBool,
+) -> Option<Vec<u32>> {
+    let members = live.iter().copied();
+    let finished = live.is_empty()
+        || reference::representatives_among_unless(
             graph,
             members,
             is_live,
             &mut representative,
             stop,
-        ) {
-            return None;
-        }
-    }
-    Some(representative)
+        );
+    finished.then_some(representative)
 }
 
 /// The reverse graph, built on the pool's threads: in-degrees counted with
@@ -237,7 +247,7 @@ pub fn offsets_and_cursors(counts: Vec<AtomicU64>) -> (Vec<u64>, Vec<AtomicU64>)
 }
 
 /// `len` atomics holding `value`, made on the pool's threads.
-fn atomics32(len: usize, value: u32) -> Vec<AtomicU32> {
+pub fn atomics32(len: usize, value: u32) -> Vec<AtomicU32> {
     (0..len)
         .into_par_iter()
         .map(|_| AtomicU32::new(value))
@@ -600,29 +610,17 @@ impl Signatures {
         if stop.load(Relaxed) {
             return None;
         }
-        let mut representative: Vec<u32> = self
+        let representative: Vec<u32> = self
             .into
             .par_iter()
             .map(|label| seed_of(label.load(Relaxed)))
             .collect();
-        if !live.is_empty() {
-            let mut is_live = vec![false; representative.len()];
-            for &state in &live {
-                is_live[state as usize] = true;
-            }
-            let members = live.iter().copied();
-            let is_member = |state: u32| is_live[state as usize];
-            if !reference::representatives_among_unless(
-                graph,
-                members,
-                is_member,
-                &mut representative,
-                stop,
-            ) {
-                return None;
-            }
+        let mut is_live = vec![false; representative.len()];
+        for &state in &live {
+            is_live[state as usize] = true;
         }
-        Some(representative)
+        let is_live = |state: u32| is_live[state as usize];
+        finish_with_tarjan(graph, &live, is_live, representative, stop)
     }
 
     /// Relaxes `edges` until no label grows: each task repeats its slice
