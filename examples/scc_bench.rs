@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use warpcheck::explicit::Csr;
 use warpcheck::explore::SearchOptions;
-use warpcheck::explore::gpu::{self as gpu_explore, GpuOptions};
+use warpcheck::explore::gpu::{self as gpu_explore, GpuOptions, SpaceOnDevice};
 use warpcheck::gpu::Device;
 use warpcheck::scc::cpu::Method;
 use warpcheck::scc::gpu::{self, DeviceCsr, GpuComponents};
@@ -74,7 +74,7 @@ fn main() {
         let name = model.file_name().unwrap().to_string_lossy().into_owned();
         let net = testing::load_mcc_model(model);
         let started = Instant::now();
-        let (_, explored) = gpu_explore::explore_graph(
+        let (_, space) = gpu_explore::explore_on_device(
             &device,
             &net,
             &SearchOptions::default(),
@@ -82,7 +82,19 @@ fn main() {
         )
         .unwrap();
         let explore_seconds = started.elapsed().as_secs_f64();
-        let explored = explored.expect("a complete exploration");
+        // Colouring over edges generated from the table, then stored.
+        let explored = match space.expect("a complete exploration") {
+            SpaceOnDevice::InTable(table) => {
+                let generated =
+                    best_of(|| gpu::decompose_generated(&device, &*table, false).unwrap());
+                eprintln!(
+                    "{name}: colouring over generated edges in {:.4} s ({} rounds, {} passes)",
+                    generated.seconds, generated.rounds, generated.passes
+                );
+                table.store().unwrap()
+            }
+            SpaceOnDevice::Stored(graph) => graph,
+        };
         let free_after_graph = device.free_memory().unwrap();
         // Decomposed where the explorer left it, then on a host copy.
         let view = || DeviceCsr {
@@ -99,7 +111,11 @@ fn main() {
             in_place.seconds,
             free_after_graph as f64 / (1u64 << 30) as f64
         );
-        let host = explored.download(&device, Vec::new()).unwrap().edges;
+        let host = Csr {
+            offsets: device.download(&explored.offsets).unwrap(),
+            targets: device.download(&explored.targets).unwrap()[..explored.edges as usize]
+                .to_vec(),
+        };
         drop(explored);
         bench(
             Some(&device),

@@ -2,16 +2,20 @@
 // numbered graph on the device: number the occupied slots densely (the
 // initial state first), count each state's transitions, and write them as
 // a CSR graph (offsets by state, then target state and action per edge),
-// whole or a range of states at a time. Read-only on the table: no slot is
-// being written after a complete search, so every head is final.
+// whole or a range of states at a time; or, where the edges would not fit
+// in device memory, SCC colouring's passes over the successors generated
+// again in every pass. Read-only on the table: no slot is being written
+// after a complete search, so every head is final.
 //
-// Macros from the host: those of network.cuh and table.cuh (src/explore/gpu/kernel.rs).
+// Macros from the host: those of network.cuh and table.cuh (src/explore/gpu/kernel.rs),
+// and colouring's PRIORITY_* (src/scc/gpu.rs).
 
 #include "common/grid.cuh"
 #include "common/hash.cuh"
 #include "common/warp.cuh"
 #include "explore/network.cuh"
 #include "explore/table.cuh"
+#include "scc/coloring.cuh"
 
 
 // The lanes of this thread's vector group, which share a state.
@@ -70,6 +74,27 @@ __device__ __forceinline__ void load_state(const GraphParams& p, unsigned long l
     for (int i = 0; i < VEC_WORDS; ++i) vec[i] = stored[i];
 }
 
+// Calls visit(target, label) for each successor of `vec` that this lane
+// generates (error states have none, as the search does not expand them):
+// the target's state number, or NO_SLOT (counted in p.missing) if the
+// table lacks it, and the action's id.
+template <typename Visit>
+__device__ __forceinline__ void for_each_successor(const GraphParams& p, const Net& net, const unsigned* vec,
+                                                   unsigned group_lane, Visit visit) {
+    if (first_error(net, vec) < net.errors) return;
+    unsigned out[VEC_WORDS];
+    Generator gen;
+    generator_start<false>(gen, net, vec, group_lane);
+    unsigned blocked = 0, label = 0;
+    bool error;
+    while (generator_next<true, false>(gen, net, vec, out, error, blocked, label)) {
+        const unsigned slot = table_find(p.table, p.buckets, out, hash_words<VEC_WORDS>(out));
+        if (slot == NO_SLOT) atomicAdd(p.missing, 1ull);
+        visit(slot == NO_SLOT ? NO_SLOT : state_number(p, slot),
+              (label & INDEPENDENT) ? label & ~INDEPENDENT : __ldg(&p.rule_actions[label]));
+    }
+}
+
 // offsets[s] = the number of transitions of state s, for every state; a
 // vector group of GROUP_THREADS lanes a state.
 extern "C" __global__ void count_edges(const GraphParams p) {
@@ -93,7 +118,7 @@ extern "C" __global__ void fill_edges(const GraphParams p) {
     const unsigned group_lane = threadIdx.x % GROUP_THREADS;
     const unsigned mask = group_mask();
     const unsigned long long base = p.offsets[p.first_state];
-    unsigned vec[VEC_WORDS], out[VEC_WORDS];
+    unsigned vec[VEC_WORDS];
     for (unsigned long long s = p.first_state + grid_thread() / GROUP_THREADS; s < p.end_state;
          s += grid_threads() / GROUP_THREADS) {
         load_state(p, s, vec);
@@ -105,17 +130,52 @@ extern "C" __global__ void fill_edges(const GraphParams p) {
         }
         if (mine == 0) continue;
         unsigned long long at = p.offsets[s] - base + before - mine;
-        Generator gen;
-        generator_start<false>(gen, net, vec, group_lane);
-        unsigned blocked = 0, label = 0;
-        bool error;
-        while (generator_next<true, false>(gen, net, vec, out, error, blocked, label)) {
-            const unsigned target = table_find(p.table, p.buckets, out, hash_words<VEC_WORDS>(out));
-            if (target == NO_SLOT) atomicAdd(p.missing, 1ull);
-            p.targets[at] = target == NO_SLOT ? NO_SLOT : state_number(p, target);
-            p.labels[at] = (label & INDEPENDENT) ? label & ~INDEPENDENT : __ldg(&p.rule_actions[label]);
+        for_each_successor(p, net, vec, group_lane, [&](unsigned target, unsigned action) {
+            p.targets[at] = target;
+            if (p.labels) p.labels[at] = action;
             ++at;
-        }
+        });
+    }
+}
+
+// SCC colouring over generated edges (crate::scc::cpu::representatives_by_keyed_rounds):
+// relaxes every edge between two live states with the same key, and counts
+// into *p.grew (zeroed by the host) the blocks in which a label grew. One
+// sweep a launch: unlike over an edge list, repeating a block's share
+// would cost a generation of its successors each time.
+extern "C" __global__ void coloring_generated(const GraphParams p) {
+    const Net net = network_of(p.net, nullptr);
+    const unsigned group_lane = threadIdx.x % GROUP_THREADS;
+    bool grew = false;
+    unsigned vec[VEC_WORDS];
+    for (unsigned long long s = grid_thread() / GROUP_THREADS; s < p.states; s += grid_threads() / GROUP_THREADS) {
+        const unsigned long long key = p.keys[s];
+        if (key == ASSIGNED) continue;
+        if (group_lane == 0) grew |= jump(p.signatures, (unsigned)s);
+        load_state(p, s, vec);
+        for_each_successor(p, net, vec, group_lane, [&](unsigned next, unsigned) {
+            if (next != NO_SLOT && next != s && p.keys[next] == key)
+                grew |= relax(p.signatures, make_uint2((unsigned)s, next));
+        });
+    }
+    if (__syncthreads_or(grew) && threadIdx.x == 0) atomicAdd(p.grew, 1ull);
+}
+
+// The summary bits of the components over generated edges: a self-loop, or
+// an edge to another component, ORed into component_bits at the
+// representative.
+extern "C" __global__ void summary_generated(const GraphParams p) {
+    const Net net = network_of(p.net, nullptr);
+    const unsigned group_lane = threadIdx.x % GROUP_THREADS;
+    unsigned vec[VEC_WORDS];
+    for (unsigned long long s = grid_thread() / GROUP_THREADS; s < p.states; s += grid_threads() / GROUP_THREADS) {
+        const unsigned mine = p.representative[s];
+        load_state(p, s, vec);
+        for_each_successor(p, net, vec, group_lane, [&](unsigned next, unsigned) {
+            if (next == NO_SLOT) return;
+            const unsigned bit = next == s ? SELF_LOOP : p.representative[next] != mine ? LEAVES : 0u;
+            if (bit && !(*((volatile unsigned*)p.component_bits + mine) & bit)) atomicOr(&p.component_bits[mine], bit);
+        });
     }
 }
 

@@ -57,4 +57,10 @@ struct GraphParams {
     unsigned long long end_state;
     unsigned initial_slot;
     unsigned initial_rank;            // rank of initial_slot among the occupied slots
+    // SCC colouring over the successors the passes generate (no edge stored):
+    unsigned* signatures;             // labels, two per state (scc/coloring.cuh)
+    const unsigned long long* keys;   // each state's key, ASSIGNED once assigned
+    const unsigned* representative;   // the summary: each state's component
+    unsigned* component_bits;         // SELF_LOOP and LEAVES at each representative
+    unsigned long long* grew;         // blocks of a pass in which a label grew
 };

@@ -12,19 +12,17 @@
 // and stops when every state is assigned. Summary passes count the
 // components, the largest, the trivial and the bottom ones on the device.
 //
-// UNASSIGNED, ASSIGNED and NO_LABEL mirror crate::scc::cpu's constants.
+// UNASSIGNED, and ASSIGNED and NO_LABEL (scc/coloring.cuh), mirror
+// crate::scc::cpu's constants.
 //
 // Counters are zeroed by the host (memsets in stream order) before the
 // passes that write them and read after the stream has run them: no kernel
 // resets a flag or count that another block may still be using.
 
 #include "common/grid.cuh"
+#include "scc/coloring.cuh"
 
 #define UNASSIGNED 0xffffffffu
-#define ASSIGNED 0xffffffffffffffffull
-#define NO_LABEL 0u
-#define SELF_LOOP 1u
-#define LEAVES 2u
 
 // Counter slots (SCC_COUNTER_*, from src/scc/gpu.rs): the compacted work
 // list's length, the summary figures, and the frontier lengths of the
@@ -198,39 +196,6 @@ extern "C" __global__ void trim_remove(const SccParams p) {
     }
 }
 
-// The label a seed spreads: its number plus one, scrambled by a bijection
-// that keeps 0 at 0 (crate::scc::cpu::priority); and its inverse.
-__device__ __forceinline__ unsigned priority(unsigned state) {
-    unsigned x = (state + 1) * PRIORITY_FIRST;
-    x ^= x >> 16;
-    x *= PRIORITY_SECOND;
-    return x ^ (x >> 16);
-}
-__device__ __forceinline__ unsigned seed_of(unsigned label) {
-    unsigned x = label ^ (label >> 16);
-    x *= PRIORITY_SECOND_INVERSE;
-    x ^= x >> 16;
-    return x * PRIORITY_FIRST_INVERSE - 1;
-}
-
-// Colouring (crate::scc::cpu::Signatures). signatures[2 s] is `into`,
-// signatures[2 s + 1] is `out_of`; both are read as one uint2, from L2
-// (other blocks raise them during the pass).
-__device__ __forceinline__ uint2 load_signature(const unsigned* signatures, unsigned state) {
-    return __ldcg((const uint2*)signatures + state);
-}
-// The slots of a state's two labels (64-bit: twice a state number
-// overflows 32 bits beyond 2^31 states).
-__device__ __forceinline__ unsigned long long into_slot(unsigned state) { return 2ull * state; }
-__device__ __forceinline__ unsigned long long out_slot(unsigned state) { return 2ull * state + 1; }
-__device__ __forceinline__ unsigned load_half(const unsigned* signatures, unsigned long long index) {
-    return __ldcg(signatures + index);
-}
-// Raises signatures[index] to label; whether it grew.
-__device__ __forceinline__ bool raise(unsigned* signatures, unsigned long long index, unsigned label) {
-    return atomicMax(&signatures[index], label) < label;
-}
-
 // Every state's own priority on both labels, and every state in the work
 // list (next_live, swapped in by the host).
 extern "C" __global__ void signatures_start(const SccParams p) {
@@ -238,7 +203,7 @@ extern "C" __global__ void signatures_start(const SccParams p) {
     uint2* signatures = (uint2*)p.signatures;
     for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads()) {
         const unsigned state = (unsigned)s;
-        signatures[s] = make_uint2(priority(state), priority(state));
+        signatures[s] = own_labels(state);
         a.next_live[s] = state;
         ((unsigned*)p.state_bits)[s] = 0;
     }
@@ -256,35 +221,6 @@ extern "C" __global__ void signatures_edges(const SccParams p) {
         const unsigned label = priority(next);
         if (load_half(signatures, out_slot(state)) < label) raise(signatures, out_slot(state), label);
     }
-}
-
-// As crate::scc::cpu::Signatures::relax.
-__device__ __forceinline__ bool relax(unsigned* signatures, const uint2 edge) {
-    const unsigned from = edge.x, to = edge.y;
-    const uint2 at_from = load_signature(signatures, from), at_to = load_signature(signatures, to);
-    unsigned reaching = at_from.x, reached = at_to.y;
-    if (reaching != priority(from)) reaching = max(reaching, load_half(signatures, into_slot(seed_of(reaching))));
-    if (reached != priority(to)) reached = max(reached, load_half(signatures, out_slot(seed_of(reached))));
-    bool grew = false;
-    if (at_from.x < reaching) grew |= raise(signatures, into_slot(from), reaching);
-    if (at_to.x < reaching) grew |= raise(signatures, into_slot(to), reaching);
-    if (at_from.y < reached) grew |= raise(signatures, out_slot(from), reached);
-    if (at_to.y < reached) grew |= raise(signatures, out_slot(to), reached);
-    // A state's out_of is at least its own label, and its into too: only
-    // labels below the new value can name a state that still needs it.
-    const unsigned into_labels[2] = {at_from.x, at_to.x};
-    const unsigned out_labels[2] = {at_from.y, at_to.y};
-    for (int k = 0; k < 2; ++k) {
-        if (into_labels[k] < reached && (k == 0 || into_labels[1] != into_labels[0])) {
-            const unsigned long long index = out_slot(seed_of(into_labels[k]));
-            if (load_half(signatures, index) < reached) grew |= raise(signatures, index, reached);
-        }
-        if (out_labels[k] < reaching && (k == 0 || out_labels[1] != out_labels[0])) {
-            const unsigned long long index = into_slot(seed_of(out_labels[k]));
-            if (load_half(signatures, index) < reaching) grew |= raise(signatures, index, reaching);
-        }
-    }
-    return grew;
 }
 
 // Relaxes the edge list; each block repeats its share until no label in
@@ -360,9 +296,42 @@ extern "C" __global__ void signatures_restart(const SccParams p) {
             state = a.live[i];
             const uint2 labels = signatures[state];
             live = labels.x != labels.y;
-            if (live) signatures[state] = make_uint2(priority(state), priority(state));
+            if (live) signatures[state] = own_labels(state);
         }
         append(a.next_live, &a.counters[SCC_COUNTER_LIVE], live, state);
+    }
+}
+
+// Colouring over generated edges (crate::scc::cpu::representatives_by_keyed_rounds;
+// the relaxing pass is the explorer's, kernels/explore/graph.cu): every
+// state's own priority on both labels, and every state live with key 0.
+extern "C" __global__ void keyed_start(const SccParams p) {
+    const Arrays a(p);
+    uint2* signatures = (uint2*)p.signatures;
+    for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads()) {
+        signatures[s] = own_labels((unsigned)s);
+        a.partition[s] = 0;
+    }
+}
+
+// After a round's passes: a live state whose labels agree is assigned
+// (key ASSIGNED); the others take their pair as their key and restart
+// from their own priority. Counts the live ones in counters[SCC_COUNTER_LIVE].
+extern "C" __global__ void keyed_split(const SccParams p) {
+    const Arrays a(p);
+    uint2* signatures = (uint2*)p.signatures;
+    const unsigned long long lane = threadIdx.x & 31u;
+    for (unsigned long long first = grid_thread() - lane; first < p.states; first += grid_threads()) {
+        const unsigned long long s = first + lane;
+        bool live = false;
+        if (s < p.states && a.partition[s] != ASSIGNED) {
+            const uint2 labels = signatures[s];
+            live = labels.x != labels.y;
+            a.partition[s] = live ? pair_key(labels) : ASSIGNED;
+            if (live) signatures[s] = own_labels((unsigned)s);
+        }
+        const unsigned lanes = __ballot_sync(0xffffffffu, live);
+        if (lane == 0 && lanes) atomicAdd(&a.counters[SCC_COUNTER_LIVE], (unsigned long long)__popc(lanes));
     }
 }
 

@@ -20,6 +20,7 @@ use crate::explore::{Completion, Exploration, SearchOptions, cpu as cpu_explore,
 use crate::frontend;
 use crate::gpu::Device;
 use crate::scc::cpu::{Finisher, Method};
+use crate::scc::gpu::GeneratedGraph;
 use crate::scc::{self, Components, Summary};
 
 /// What `scc --help` says before the options: which inputs are graphs.
@@ -70,6 +71,22 @@ impl MethodChoice {
     }
 }
 
+/// Where the GPU keeps an explored model's edges while it decomposes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EdgesChoice {
+    /// Stored when they and the method's arrays fit in device memory,
+    /// else generated.
+    Auto,
+    /// Written as a CSR graph (4 bytes an edge), then the explorer's
+    /// table is freed.
+    Stored,
+    /// Not stored: each colouring pass generates every state's successors
+    /// again from the explorer's table (20 bytes a state beside the table;
+    /// colouring only; slower, for state spaces whose edges do not fit).
+    Generated,
+}
+
 /// Arguments of `scc`.
 #[derive(Debug, Args)]
 pub struct SccArgs {
@@ -87,6 +104,12 @@ pub struct SccArgs {
     /// Method of the GPU and CPU engines.
     #[arg(long, value_enum, default_value_t = MethodChoice::Auto)]
     pub method: MethodChoice,
+    /// Where the GPU keeps an explored model's edges (graph files are
+    /// always stored). On the GPU the exploration takes at most half the
+    /// free device memory unless --memory says otherwise: the rest holds
+    /// the graph and the decomposition.
+    #[arg(long, value_enum, default_value_t = EdgesChoice::Auto)]
+    pub edges: EdgesChoice,
     /// Write `state component` per line, for every state, components
     /// numbered from 0 in the order of their smallest state.
     #[arg(long, value_name = "FILE")]
@@ -106,6 +129,11 @@ struct SccReport {
     method: Option<Method>,
     /// The CPU engine's race: which side finished first.
     finished_by: Option<Finisher>,
+    /// How the GPU kept an explored model's edges.
+    edges_kept: Option<EdgesChoice>,
+    /// The most device memory in use (all processes) where the explorer
+    /// and the decomposition allocated the most.
+    device_memory_peak_bytes: Option<u64>,
     load_seconds: f64,
     explore_seconds: Option<f64>,
     decompose_seconds: f64,
@@ -121,7 +149,7 @@ enum Graph {
     Host(Csr),
     Explored {
         device: Device,
-        graph: gpu_explore::DeviceGraph,
+        space: gpu_explore::SpaceOnDevice,
     },
 }
 
@@ -157,6 +185,13 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     if let Some(path) = &args.write_components {
         check_output_path(path, &args.input.model, "--write-components")?;
     }
+    if args.edges == EdgesChoice::Generated && args.method == MethodChoice::ForwardBackward {
+        return Err(Error::Usage(
+            "--edges generated runs colouring only: forward-backward needs the stored edges \
+             and their transpose"
+                .into(),
+        ));
+    }
     let device = match args.engine {
         EngineChoice::Gpu => Some(required_device(args.limits.device.unwrap_or(0))?),
         EngineChoice::Auto => preferred_device(args.limits.device.unwrap_or(0), cli.quiet),
@@ -171,6 +206,17 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     }
     if device.is_some() && args.limits.threads.is_some() {
         warnings.push("--threads has no effect on the GPU engine".into());
+    }
+    if args.edges != EdgesChoice::Auto
+        && (device.is_none()
+            || args.engine == EngineChoice::Reference
+            || graph_file(&args.input).is_some())
+    {
+        warnings.push(
+            "--edges only affects a model explored on the GPU; a graph file or a CPU \
+             exploration stores its edges"
+                .into(),
+        );
     }
     let limits = &args.limits;
     let exploring_limits: Vec<&str> = [
@@ -196,11 +242,14 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
         let loaded = load_encoded(&args.input, None)?;
         warnings.extend(loaded.warnings.iter().cloned());
         let interruption = Interruption::arm(args.limits.timeout, cli.quiet);
-        let search = SearchOptions {
+        let mut search = SearchOptions {
             keep_going: true,
             no_trace: true,
             ..search_options(&args.limits, &interruption.stop)
         };
+        if let Some(device) = device.as_ref().filter(|_| search.memory_bytes.is_none()) {
+            search.memory_bytes = Some(device.free_memory()? / 2);
+        }
         let exploring = Instant::now();
         match explore(args, &loaded.encoded, &search, device.as_ref())? {
             Ok(graph) => (graph, loaded.load_time, Some(exploring.elapsed())),
@@ -221,20 +270,21 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     }
     let decomposing = Instant::now();
     let mut finished_by = None;
+    let mut edges_kept = None;
     let want_partition = args.write_components.is_some();
     let method = args.method.method(device.is_some());
-    let (summary, components, engine, method) = match (&graph, args.engine, &device) {
+    let (summary, components, engine, method) = match (graph, args.engine, &device) {
         (Graph::Host(graph), EngineChoice::Reference, _) => {
-            let components = scc::reference::decompose(graph);
+            let components = scc::reference::decompose(&graph);
             (
-                components.summary(graph),
+                components.summary(&graph),
                 Some(components),
                 "reference".to_string(),
                 None,
             )
         }
         (Graph::Host(graph), _, Some(device)) => {
-            let uploaded = scc::gpu::upload(device, graph)?;
+            let uploaded = scc::gpu::upload(device, &graph)?;
             let result = scc::gpu::decompose(device, uploaded.view(), method, want_partition)?;
             (
                 result.summary,
@@ -245,25 +295,20 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
         }
         (Graph::Host(graph), _, None) => {
             let threads = cpu_threads(args.limits.threads);
-            let (components, finisher) = scc::cpu::race(graph, method, threads);
+            let (components, finisher) = scc::cpu::race(&graph, method, threads);
             finished_by = Some(finisher);
             let engine = format!("cpu ({threads} threads)");
             // One thread runs Tarjan alone, no method.
             let method = (threads > 1).then_some(method);
-            (components.summary(graph), Some(components), engine, method)
+            (components.summary(&graph), Some(components), engine, method)
         }
-        (Graph::Explored { device, graph }, _, _) => {
-            let view = scc::gpu::DeviceCsr {
-                states: graph.states,
-                edges: graph.edges,
-                offsets: &graph.offsets,
-                targets: &graph.targets,
-            };
-            let result = scc::gpu::decompose(device, view, method, want_partition)?;
+        (Graph::Explored { device, space }, _, _) => {
+            let (result, kept) = decompose_explored(&device, space, method, args, want_partition)?;
+            edges_kept = Some(kept);
             (
                 result.summary,
                 result.components,
-                gpu_name(device),
+                gpu_name(&device),
                 Some(method),
             )
         }
@@ -278,6 +323,8 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
         engine,
         method,
         finished_by,
+        edges_kept,
+        device_memory_peak_bytes: device.as_ref().map(Device::peak_memory_use),
         load_seconds: load_seconds.as_secs_f64(),
         explore_seconds: explore_seconds.map(|d| d.as_secs_f64()),
         decompose_seconds,
@@ -320,7 +367,18 @@ fn text_report(report: &SccReport) -> String {
         (Some(Finisher::Rounds), _) => " racing Tarjan, finished first",
         (None, _) => "",
     };
-    lines.push(format!("engine: {}{method}{race}", report.engine));
+    let edges = match report.edges_kept {
+        Some(EdgesChoice::Generated) => ", edges generated again in each pass",
+        Some(_) => ", edges stored",
+        None => "",
+    };
+    lines.push(format!("engine: {}{method}{race}{edges}", report.engine));
+    if let Some(bytes) = report.device_memory_peak_bytes {
+        lines.push(format!(
+            "device memory: at most {:.2} GiB in use",
+            bytes as f64 / (1u64 << 30) as f64
+        ));
+    }
     let mut time = format!("time: load {:.3} s", report.load_seconds);
     if let Some(explore) = report.explore_seconds {
         time.push_str(&format!(", explore {explore:.3} s"));
@@ -334,6 +392,67 @@ fn text_report(report: &SccReport) -> String {
         lines.push(format!("components written to {file}"));
     }
     lines.join("\n") + "\n"
+}
+
+/// Decomposes a state space the GPU explorer left on `device`, its edges
+/// stored or generated as `args.edges` says (`auto`: stored where they and
+/// the method's arrays fit in the memory free once the table is given
+/// back); also says which.
+fn decompose_explored(
+    device: &Device,
+    space: gpu_explore::SpaceOnDevice,
+    method: Method,
+    args: &SccArgs,
+    want_partition: bool,
+) -> Result<(scc::gpu::GpuComponents, EdgesChoice), Error> {
+    let table = match space {
+        gpu_explore::SpaceOnDevice::Stored(graph) => {
+            return Ok((
+                decompose_stored(device, &graph, method, want_partition)?,
+                EdgesChoice::Stored,
+            ));
+        }
+        gpu_explore::SpaceOnDevice::InTable(table) => table,
+    };
+    let store = match args.edges {
+        EdgesChoice::Stored => true,
+        EdgesChoice::Generated => false,
+        // Forward-backward asked for: only stored edges have a transpose.
+        EdgesChoice::Auto if method == Method::ForwardBackward => true,
+        EdgesChoice::Auto => {
+            let free = device.free_memory()?;
+            let margin = free / 20 + (256 << 20);
+            let after = (free + table.table_bytes()).saturating_sub(table.stored_bytes());
+            let needed = scc::gpu::stored_bytes(method, table.states(), table.edges());
+            table.stored_bytes() + margin <= free && needed + margin <= after
+        }
+    };
+    if store {
+        let graph = table.store()?;
+        Ok((
+            decompose_stored(device, &graph, method, want_partition)?,
+            EdgesChoice::Stored,
+        ))
+    } else {
+        let result = scc::gpu::decompose_generated(device, &*table, want_partition)?;
+        Ok((result, EdgesChoice::Generated))
+    }
+}
+
+/// Decomposes a stored state space on `device`.
+fn decompose_stored(
+    device: &Device,
+    graph: &gpu_explore::DeviceGraph,
+    method: Method,
+    want_partition: bool,
+) -> Result<scc::gpu::GpuComponents, Error> {
+    let view = scc::gpu::DeviceCsr {
+        states: graph.states,
+        edges: graph.edges,
+        offsets: &graph.offsets,
+        targets: &graph.targets,
+    };
+    Ok(scc::gpu::decompose(device, view, method, want_partition)?)
 }
 
 /// The engine's name in reports.
@@ -351,12 +470,12 @@ fn explore(
     device: Option<&Device>,
 ) -> Result<Result<Graph, Exploration>, Error> {
     if let Some(device) = device.filter(|_| args.engine != EngineChoice::Reference) {
-        let (result, graph) =
-            gpu_explore::explore_graph(device, net, search, &GpuOptions::default())?;
-        return Ok(match graph {
-            Some(graph) => Ok(Graph::Explored {
+        let (result, space) =
+            gpu_explore::explore_on_device(device, net, search, &GpuOptions::default())?;
+        return Ok(match space {
+            Some(space) => Ok(Graph::Explored {
                 device: device.clone(),
-                graph,
+                space,
             }),
             None => Err(result.exploration),
         });

@@ -11,6 +11,7 @@ mod error;
 pub mod scan;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
@@ -39,6 +40,8 @@ struct Inner {
     compute_capability: (i32, i32),
     multiprocessors: u32,
     total_memory: u64,
+    /// The most device memory in use that [`Device::note_memory_use`] saw.
+    peak_memory_use: AtomicU64,
     /// Compiled modules by architecture and [`Build`] key.
     modules: Mutex<HashMap<String, Arc<CudaModule>>>,
 }
@@ -87,6 +90,7 @@ impl Device {
             total_memory: context.total_mem().map_err(unavailable)? as u64,
             stream: context.default_stream(),
             context,
+            peak_memory_use: AtomicU64::new(0),
             modules: Mutex::new(HashMap::new()),
         };
         Ok(Device {
@@ -150,6 +154,28 @@ impl Device {
             .mem_get_info()
             .map(|(free, _)| free as u64)
             .map_err(GpuError::driver("querying free memory"))
+    }
+
+    /// Device memory in use now (by every process: the device's total
+    /// less its free memory), also kept as the peak if it is the most seen
+    /// so far. Algorithms call it where their allocations are largest, so
+    /// that [`Device::peak_memory_use`] reports what a run needed.
+    pub fn note_memory_use(&self) -> Result<u64, GpuError> {
+        let used = self.inner.total_memory.saturating_sub(self.free_memory()?);
+        self.inner
+            .peak_memory_use
+            .fetch_max(used, Ordering::Relaxed);
+        Ok(used)
+    }
+
+    /// The most device memory in use at any [`Device::note_memory_use`].
+    pub fn peak_memory_use(&self) -> u64 {
+        self.inner.peak_memory_use.load(Ordering::Relaxed)
+    }
+
+    /// Device memory in all, in bytes.
+    pub fn total_memory(&self) -> u64 {
+        self.inner.total_memory
     }
 
     /// Kernel `name` of `build`, compiled for this device (from the

@@ -127,6 +127,33 @@ pub fn representatives_by_rounds(graph: &Csr, method: Method) -> Vec<u32> {
     rounds(graph, method, false, &never).expect("never stopped")
 }
 
+/// Colouring's rounds without an edge list, as the GPU runs them where it
+/// regenerates each state's successors in every pass instead of storing
+/// the edges (`kernels/explore/graph.cu`): a state keeps, as its key, its
+/// pair of labels from the round before, and an edge joins two states only
+/// while both are live with the same key. Each state's representative; the
+/// executable specification of those kernels.
+pub fn representatives_by_keyed_rounds(graph: &Csr) -> Vec<u32> {
+    let never = AtomicBool::new(false);
+    let signatures = Signatures::new(graph, &never);
+    // Every state starts live in one part (no pair of labels is 0).
+    let keys = atomics64(graph.states() as usize, 0);
+    let mut round = 0u64;
+    loop {
+        round += 1;
+        tracing::debug!(round, "SCC keyed colouring round (CPU)");
+        signatures.propagate_keyed(graph, &keys);
+        if signatures.split_keys(&keys) == 0 {
+            break;
+        }
+    }
+    signatures
+        .into
+        .par_iter()
+        .map(|label| seed_of(label.load(Relaxed)))
+        .collect()
+}
+
 /// The rounds of `method` until every state is assigned or, with
 /// `fall_back`, until one stalls; then Tarjan on the live states. `None`
 /// once `stop` is seen set (between passes).
@@ -648,13 +675,88 @@ impl Signatures {
         }
     }
 
+    /// [`Self::propagate`] over the edges between live states with equal
+    /// keys, found from each state's successors: sweeps over all states
+    /// until one changes no label (the GPU's passes over generated edges
+    /// do not repeat a block's share, which would generate its successors
+    /// again).
+    fn propagate_keyed(&self, graph: &Csr, keys: &[AtomicU64]) {
+        let relax_from = |state: u32| {
+            let key = keys[state as usize].load(Relaxed);
+            if key == ASSIGNED {
+                return false;
+            }
+            let jumped = self.jump(state);
+            graph.successors(state).iter().fold(jumped, |grew, &next| {
+                let joined = next != state && keys[next as usize].load(Relaxed) == key;
+                (joined && self.relax(state, next)) | grew
+            })
+        };
+        while (0..graph.states())
+            .into_par_iter()
+            .map(relax_from)
+            .reduce(|| false, |a, b| a | b)
+        {}
+    }
+
+    /// Raises `state`'s labels along the chain of the states they name,
+    /// up to [`MAX_JUMPS`] steps: what reaches the state that `into` names
+    /// reaches `state`, what the state that `out_of` names reaches is
+    /// reached from it. Whether a label grew. Mirrored by `jump` in
+    /// `kernels/scc/coloring.cuh`; where every pass generates the
+    /// successors again, a few memory reads that save passes pay.
+    fn jump(&self, state: u32) -> bool {
+        let mut grew = false;
+        for labels in [&self.into, &self.out_of] {
+            let own = labels[state as usize].load(Relaxed);
+            let mut label = own;
+            for _ in 0..MAX_JUMPS {
+                let named = labels[seed_of(label) as usize].load(Relaxed);
+                if named <= label {
+                    break;
+                }
+                label = named;
+            }
+            if label > own {
+                grew |= labels[state as usize].fetch_max(label, Relaxed) < label;
+            }
+        }
+        grew
+    }
+
+    /// After a keyed round: a live state whose labels agree is assigned
+    /// (its key [`ASSIGNED`]); the others take their pair of labels as
+    /// their key and restart from their own priority. The live states
+    /// left.
+    fn split_keys(&self, keys: &[AtomicU64]) -> usize {
+        keys.par_iter()
+            .enumerate()
+            .filter(|(state, key)| {
+                if key.load(Relaxed) == ASSIGNED {
+                    return false;
+                }
+                let (into, out_of) = (&self.into[*state], &self.out_of[*state]);
+                let pair = (into.load(Relaxed), out_of.load(Relaxed));
+                if pair.0 == pair.1 {
+                    key.store(ASSIGNED, Relaxed);
+                    return false;
+                }
+                key.store(u64::from(pair.0) << 32 | u64::from(pair.1), Relaxed);
+                let own = priority(*state as u32);
+                into.store(own, Relaxed);
+                out_of.store(own, Relaxed);
+                true
+            })
+            .count()
+    }
+
     /// Raises the labels that the edge `from -> to` shows too small:
     /// `reaching` (the larger of `from`'s `into` and that label's state's
     /// `into`) reaches both endpoints, and `reached` (the larger of `to`'s
     /// `out_of` and that label's state's `out_of`) is reached from both;
     /// the states that the endpoints' `into` labels name reach `reached`,
     /// and those their `out_of` labels name are reached from `reaching`.
-    /// Whether a label grew. Mirrored by `relax` in `kernels/scc/scc.cu`.
+    /// Whether a label grew. Mirrored by `relax` in `kernels/scc/coloring.cuh`.
     fn relax(&self, from: u32, to: u32) -> bool {
         let (into, out_of) = (&self.into, &self.out_of);
         let load = |labels: &[AtomicU32], state: u32| labels[state as usize].load(Relaxed);
@@ -734,6 +836,10 @@ impl Signatures {
             .collect()
     }
 }
+
+/// Steps along the chain of named states that a colouring jump takes
+/// at most (the kernels' `MAX_JUMPS`).
+pub const MAX_JUMPS: u32 = 16;
 
 /// A 64-bit mixing function (the finaliser of SplitMix64): pivot slots
 /// and split partition keys from keys.
@@ -825,6 +931,8 @@ mod tests {
                 prop_assert_eq!(&Components::from_representatives(&by_rounds), &expected);
                 prop_assert_eq!(&decompose(&graph, method, 3), &expected);
             }
+            let keyed = representatives_by_keyed_rounds(&graph);
+            prop_assert_eq!(&Components::from_representatives(&keyed), &expected);
         }
     }
 }

@@ -8,19 +8,35 @@ use std::time::Instant;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::cpu::{
-    ASSIGNED, MAX_PIVOT_SLOTS, Method, PRIORITY_FIRST, PRIORITY_FIRST_INVERSE, PRIORITY_SECOND,
-    PRIORITY_SECOND_INVERSE, TRIM_PASSES, stalled,
+    ASSIGNED, MAX_JUMPS, MAX_PIVOT_SLOTS, Method, PRIORITY_FIRST, PRIORITY_FIRST_INVERSE,
+    PRIORITY_SECOND, PRIORITY_SECOND_INVERSE, TRIM_PASSES, stalled,
 };
 use super::{Components, Summary, reference};
 use crate::explicit::Csr;
-use crate::gpu::{Build, Device, GpuError, KernelSource, scan};
+use crate::gpu::{Build, Device, GpuError, KernelFile, KernelSource, scan};
 use crate::{kernel_constants, kernel_file, param_block};
+
+/// Colouring's labels and edge rule, which the explorer's passes over
+/// generated edges share.
+pub const COLORING_HEADER: KernelFile = kernel_file!("scc/coloring.cuh");
 
 /// The SCC kernels.
 pub const SOURCE: KernelSource = KernelSource {
     main: kernel_file!("scc/scc.cu"),
-    headers: &[],
+    headers: &[COLORING_HEADER],
 };
+
+/// The defines [`COLORING_HEADER`] needs: the chain steps of a jump and
+/// the priority bijection's factors.
+pub fn coloring_defines() -> [(&'static str, i64); 5] {
+    [
+        ("MAX_JUMPS", MAX_JUMPS as i64),
+        ("PRIORITY_FIRST", PRIORITY_FIRST as i64),
+        ("PRIORITY_SECOND", PRIORITY_SECOND as i64),
+        ("PRIORITY_FIRST_INVERSE", PRIORITY_FIRST_INVERSE as i64),
+        ("PRIORITY_SECOND_INVERSE", PRIORITY_SECOND_INVERSE as i64),
+    ]
+}
 
 kernel_constants! {
     /// Slots of the kernels' `u64` counters.
@@ -139,13 +155,8 @@ param_block! {
 pub fn build() -> Build {
     Build::new(SOURCE)
         .defines(counter::DEFINES)
-        .defines(&[
-            ("SCC_COUNTERS", COUNTERS as i64),
-            ("PRIORITY_FIRST", PRIORITY_FIRST as i64),
-            ("PRIORITY_SECOND", PRIORITY_SECOND as i64),
-            ("PRIORITY_FIRST_INVERSE", PRIORITY_FIRST_INVERSE as i64),
-            ("PRIORITY_SECOND_INVERSE", PRIORITY_SECOND_INVERSE as i64),
-        ])
+        .defines(&[("SCC_COUNTERS", COUNTERS as i64)])
+        .defines(&coloring_defines())
         .check_layout::<SccParams>()
 }
 
@@ -194,6 +205,73 @@ pub fn upload(device: &Device, graph: &Csr) -> Result<UploadedCsr, GpuError> {
     })
 }
 
+/// Which pass over generated edges a [`GeneratedGraph`] launches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GeneratedPass {
+    /// Colouring: relax every edge between two live states with the same
+    /// key once, and count at `grew` the blocks in which a label grew.
+    Relax,
+    /// The summary: OR the bits of a self-loop (1) and of an edge that
+    /// leaves the component (2) into `component_bits` at each state's
+    /// representative.
+    Summary,
+}
+
+/// Device addresses of the arrays a pass over generated edges reads and
+/// writes (0 where the pass uses none).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GeneratedArrays {
+    /// Colouring's labels, two `u32` per state.
+    pub signatures: u64,
+    /// Each state's key (`u64`, [`ASSIGNED`] once assigned).
+    pub keys: u64,
+    /// Each state's representative (`u32`).
+    pub representative: u64,
+    /// The summary bits at each representative (`u32`).
+    pub component_bits: u64,
+    /// A `u64` counter of the blocks in which a label grew.
+    pub grew: u64,
+}
+
+/// A graph whose edges are not stored but generated again by each pass
+/// (the GPU explorer's table: `kernels/explore/graph.cu`), so that a state
+/// space whose edges would not fit in device memory is still decomposed
+/// there. Only colouring runs on it, keyed as
+/// [`super::cpu::representatives_by_keyed_rounds`] specifies: forward-backward
+/// needs predecessors.
+pub trait GeneratedGraph {
+    /// States.
+    fn states(&self) -> u64;
+    /// Edges.
+    fn edges(&self) -> u64;
+    /// Launches `pass` over every state's successors on the device's
+    /// stream.
+    fn launch(&self, pass: GeneratedPass, arrays: GeneratedArrays) -> Result<(), GpuError>;
+    /// Fails when a pass generated a successor that is not a state of the
+    /// graph.
+    fn check(&self) -> Result<(), GpuError>;
+}
+
+/// Bytes of device memory a decomposition of a stored graph of `states`
+/// and `edges` by `method` allocates at its peak (the graph itself not
+/// counted).
+pub fn stored_bytes(method: Method, states: u64, edges: u64) -> u64 {
+    match method {
+        // Representative, two work lists, labels, summary bits; two edge
+        // lists.
+        Method::Coloring => 24 * states + 16 * edges,
+        // Representative, two work lists, keys, labels, marks, four
+        // frontiers, the transpose.
+        Method::ForwardBackward => 60 * states + 4 * edges,
+    }
+}
+
+/// Bytes of device memory a decomposition of a [`GeneratedGraph`] of
+/// `states` allocates at its peak: labels, keys and representatives.
+pub fn generated_bytes(states: u64) -> u64 {
+    20 * states
+}
+
 /// What a decomposition on the GPU gives.
 #[derive(Debug, Clone)]
 pub struct GpuComponents {
@@ -225,32 +303,37 @@ pub fn decompose(
 ) -> Result<GpuComponents, GpuError> {
     let started = Instant::now();
     let mut phases = Phases::new(device);
-    let mut run = Run::new(device, &graph)?;
+    let mut run = Run::new(device, graph.states, graph.edges)?;
+    run.params.offsets = device.address(graph.offsets);
+    run.params.targets = device.address(graph.targets);
     // Read by the summary.
     let _state_bits = match method {
-        Method::Coloring => Some(run.by_signatures(&graph, &mut phases)?),
+        Method::Coloring => Some(run.by_signatures(&mut phases)?),
         Method::ForwardBackward => {
             run.by_forward_backward(&graph, &mut phases)?;
             None
         }
     };
-    let summary = run.summary(&graph)?;
+    let summary = run.summary(None)?;
     phases.end("summary")?;
-    let components = if partition {
-        let mut representatives = device.download(&run.representative)?;
-        representatives.truncate(graph.states as usize);
-        Some(Components::from_representatives(&representatives))
-    } else {
-        None
-    };
-    Ok(GpuComponents {
-        summary,
-        components,
-        rounds: run.rounds,
-        passes: run.passes,
-        seconds: started.elapsed().as_secs_f64(),
-        phases: phases.seconds,
-    })
+    run.finish(summary, partition, started, phases)
+}
+
+/// Decomposes `graph`, whose edges each pass generates, on `device` by
+/// colouring; copies the partition back when `partition` is set.
+pub fn decompose_generated(
+    device: &Device,
+    graph: &dyn GeneratedGraph,
+    partition: bool,
+) -> Result<GpuComponents, GpuError> {
+    let started = Instant::now();
+    let mut phases = Phases::new(device);
+    let mut run = Run::new(device, graph.states(), graph.edges())?;
+    run.by_generated(graph, &mut phases)?;
+    let summary = run.summary(Some(graph))?;
+    graph.check()?;
+    phases.end("summary")?;
+    run.finish(summary, partition, started, phases)
 }
 
 /// Seconds spent in each phase of a decomposition, summed over rounds.
@@ -297,6 +380,8 @@ struct Kernels {
     signatures_split: CudaFunction,
     signatures_restart: CudaFunction,
     signatures_finish: CudaFunction,
+    keyed_start: CudaFunction,
+    keyed_split: CudaFunction,
     pivots_choose: CudaFunction,
     pivots_seed: CudaFunction,
     pivots_finish: CudaFunction,
@@ -325,6 +410,8 @@ impl Kernels {
             signatures_split: get("signatures_split")?,
             signatures_restart: get("signatures_restart")?,
             signatures_finish: get("signatures_finish")?,
+            keyed_start: get("keyed_start")?,
+            keyed_split: get("keyed_split")?,
             pivots_choose: get("pivots_choose")?,
             pivots_seed: get("pivots_seed")?,
             pivots_finish: get("pivots_finish")?,
@@ -366,8 +453,9 @@ struct Run<'d> {
     // as the run.
     /// Set for every state by the method's last pass.
     representative: CudaSlice<u32>,
-    /// The work list and the compacted one, set by the method's start.
-    lists: [CudaSlice<u32>; 2],
+    /// The work list and the compacted one, for the methods that keep one
+    /// ([`Run::allocate_work_lists`]; set by the method's start).
+    lists: Vec<CudaSlice<u32>>,
     counters: CudaSlice<u64>,
     rounds: u64,
     passes: u64,
@@ -395,51 +483,139 @@ struct SignatureArrays {
 }
 
 impl<'d> Run<'d> {
-    fn new(device: &'d Device, graph: &DeviceCsr<'_>) -> Result<Run<'d>, GpuError> {
-        let states = graph.states as usize;
+    fn new(device: &'d Device, states: u64, edges: u64) -> Result<Run<'d>, GpuError> {
         let mut run = Run {
             device,
             kernels: Kernels::load(device)?,
             params: SccParams::default(),
-            representative: unset(device, states)?,
-            lists: [unset(device, states)?, unset(device, states)?],
+            representative: unset(device, states as usize)?,
+            lists: Vec::new(),
             counters: device.alloc_zeroed(COUNTERS)?,
             rounds: 0,
             passes: 0,
         };
         run.params = SccParams {
-            offsets: device.address(graph.offsets),
-            targets: device.address(graph.targets),
-            states: graph.states,
-            edges: graph.edges,
+            states,
+            edges,
             representative: device.address_mut(&mut run.representative),
-            live: device.address_mut(&mut run.lists[0]),
-            next_live: device.address_mut(&mut run.lists[1]),
             counters: device.address_mut(&mut run.counters),
             ..SccParams::default()
         };
         Ok(run)
     }
 
+    /// Allocates the work list and the compacted one.
+    fn allocate_work_lists(&mut self) -> Result<(), GpuError> {
+        let states = self.params.states as usize;
+        self.lists = vec![unset(self.device, states)?, unset(self.device, states)?];
+        self.params.live = self.device.address_mut(&mut self.lists[0]);
+        self.params.next_live = self.device.address_mut(&mut self.lists[1]);
+        Ok(())
+    }
+
+    /// The figures and, with `partition`, the partition copied back.
+    fn finish(
+        self,
+        summary: Summary,
+        partition: bool,
+        started: Instant,
+        phases: Phases<'_>,
+    ) -> Result<GpuComponents, GpuError> {
+        let components = if partition {
+            let mut representatives = self.device.download(&self.representative)?;
+            representatives.truncate(self.params.states as usize);
+            Some(Components::from_representatives(&representatives))
+        } else {
+            None
+        };
+        Ok(GpuComponents {
+            summary,
+            components,
+            rounds: self.rounds,
+            passes: self.passes,
+            seconds: started.elapsed().as_secs_f64(),
+            phases: phases.seconds,
+        })
+    }
+
+    /// Colouring over generated edges: rounds of passes until no label
+    /// grows, each followed by the split of the states by their pairs of
+    /// labels, until none is live.
+    fn by_generated(
+        &mut self,
+        graph: &dyn GeneratedGraph,
+        phases: &mut Phases<'_>,
+    ) -> Result<(), GpuError> {
+        let (device, kernels) = (self.device, self.kernels.clone());
+        let states = graph.states();
+        // Both set by keyed_start.
+        let mut signatures = unset::<u32>(device, 2 * states as usize)?;
+        let mut keys = unset::<u64>(device, states as usize)?;
+        self.params.signatures = device.address_mut(&mut signatures);
+        self.params.partition = device.address_mut(&mut keys);
+        let arrays = GeneratedArrays {
+            signatures: self.params.signatures,
+            keys: self.params.partition,
+            grew: self.params.counters + 8 * counter::GREW as u64,
+            ..GeneratedArrays::default()
+        };
+        device.note_memory_use()?;
+        self.launch_over(&kernels.keyed_start, states)?;
+        phases.end("set-up")?;
+        let mut live = states;
+        while live > 0 {
+            self.rounds += 1;
+            tracing::debug!(
+                round = self.rounds,
+                live,
+                "SCC colouring round over generated edges (GPU)"
+            );
+            loop {
+                self.passes += 1;
+                self.clear_counter(counter::GREW)?;
+                let pass = Instant::now();
+                graph.launch(GeneratedPass::Relax, arrays)?;
+                let grew = self.read_counters()?[counter::GREW];
+                tracing::debug!(
+                    pass = self.passes,
+                    blocks_grew = grew,
+                    seconds = pass.elapsed().as_secs_f64(),
+                    "SCC colouring pass over generated edges (GPU)"
+                );
+                if grew == 0 {
+                    break;
+                }
+            }
+            self.clear_counter(counter::LIVE)?;
+            self.launch_over(&kernels.keyed_split, states)?;
+            live = self.read_counters()?[counter::LIVE];
+            phases.end("rounds")?;
+        }
+        self.launch_over(&kernels.signatures_finish, states)?;
+        // Freed as this returns.
+        self.params.signatures = 0;
+        self.params.partition = 0;
+        Ok(())
+    }
+
     /// Colouring: rounds of passes over the edge list until no label
     /// grows, each followed by the split of the edges and the restart of
     /// the live states, until none is left. Gives the states' summary
     /// bits (`state_bits` in the block), which the summary reads.
-    fn by_signatures(
-        &mut self,
-        graph: &DeviceCsr<'_>,
-        phases: &mut Phases<'_>,
-    ) -> Result<CudaSlice<u32>, GpuError> {
+    fn by_signatures(&mut self, phases: &mut Phases<'_>) -> Result<CudaSlice<u32>, GpuError> {
         let (device, kernels) = (self.device, self.kernels.clone());
+        let (states, edges) = (self.params.states, self.params.edges);
+        self.allocate_work_lists()?;
         let mut arrays = SignatureArrays {
-            signatures: unset(device, 2 * graph.states as usize)?,
+            signatures: unset(device, 2 * states as usize)?,
             edge_lists: [
-                unset(device, graph.edges as usize)?,
-                unset(device, graph.edges as usize)?,
+                unset(device, edges as usize)?,
+                unset(device, edges as usize)?,
             ],
         };
         // Zeroed by signatures_start.
-        let mut state_bits = unset::<u32>(device, graph.states as usize)?;
+        let mut state_bits = unset::<u32>(device, states as usize)?;
+        device.note_memory_use()?;
         self.params.state_bits = device.address_mut(&mut state_bits);
         self.params.signatures = device.address_mut(&mut arrays.signatures);
         let mut lists = arrays
@@ -448,10 +624,10 @@ impl<'d> Run<'d> {
             .map(|list| device.address_mut(list));
         self.params.edge_list = lists[0];
         self.params.next_edges = lists[1];
-        self.launch_over(&kernels.signatures_start, graph.states)?;
-        self.launch_over(&kernels.signatures_edges, graph.edges)?;
-        self.swap_lists(graph.states);
-        self.params.edge_count = graph.edges;
+        self.launch_over(&kernels.signatures_start, states)?;
+        self.launch_over(&kernels.signatures_edges, edges)?;
+        self.swap_lists(states);
+        self.params.edge_count = edges;
         phases.end("set-up")?;
         // As many threads as the device keeps resident: a block repeats
         // its share of the edges, so all of them should run at once.
@@ -485,7 +661,7 @@ impl<'d> Run<'d> {
             self.swap_lists(counters[counter::LIVE]);
             phases.end("rounds")?;
         }
-        self.launch_over(&kernels.signatures_finish, graph.states)?;
+        self.launch_over(&kernels.signatures_finish, states)?;
         Ok(state_bits)
     }
 
@@ -498,6 +674,7 @@ impl<'d> Run<'d> {
     ) -> Result<(), GpuError> {
         let device = self.device;
         let states = graph.states as usize;
+        self.allocate_work_lists()?;
         let pivot_slots = states.next_power_of_two().clamp(1, MAX_PIVOT_SLOTS);
         let list = || unset::<u32>(device, states);
         let mut arrays = ForwardBackwardArrays {
@@ -524,6 +701,7 @@ impl<'d> Run<'d> {
             ..self.params
         };
         self.transpose(graph, &mut arrays)?;
+        device.note_memory_use()?;
         phases.end("transpose")?;
         self.launch_over(&self.kernels.start.clone(), graph.states)?;
         self.swap_lists(graph.states);
@@ -759,27 +937,42 @@ impl<'d> Run<'d> {
     }
 
     /// The figures of the finished partition, counted on the device (in
-    /// two arrays of its own: sizes and bits of each component).
-    fn summary(&mut self, graph: &DeviceCsr<'_>) -> Result<Summary, GpuError> {
+    /// two arrays of its own: sizes and bits of each component); the bits
+    /// come from colouring's `state_bits`, or a pass over the edges
+    /// (`generated` by that graph's passes, if given).
+    fn summary(&mut self, generated: Option<&dyn GeneratedGraph>) -> Result<Summary, GpuError> {
         let kernels = self.kernels.clone();
+        let (states, edges) = (self.params.states, self.params.edges);
         // Set by summary_clear.
         let mut scratch = [
-            unset::<u32>(self.device, graph.states as usize)?,
-            unset::<u32>(self.device, graph.states as usize)?,
+            unset::<u32>(self.device, states as usize)?,
+            unset::<u32>(self.device, states as usize)?,
         ];
         self.params.forward = self.device.address_mut(&mut scratch[0]);
         self.params.backward = self.device.address_mut(&mut scratch[1]);
+        self.device.note_memory_use()?;
         self.clear_counters()?;
-        self.launch_over(&kernels.summary_clear, graph.states)?;
-        self.launch_over(&kernels.summary_sizes, graph.states)?;
-        if self.params.state_bits == 0 {
-            self.launch_over(&kernels.summary_edges, graph.edges)?;
+        self.launch_over(&kernels.summary_clear, states)?;
+        self.launch_over(&kernels.summary_sizes, states)?;
+        match generated {
+            Some(graph) => graph.launch(
+                GeneratedPass::Summary,
+                GeneratedArrays {
+                    representative: self.params.representative,
+                    component_bits: self.params.backward,
+                    ..GeneratedArrays::default()
+                },
+            )?,
+            None if self.params.state_bits == 0 => {
+                self.launch_over(&kernels.summary_edges, edges)?
+            }
+            None => {}
         }
-        self.launch_over(&kernels.summary_count, graph.states)?;
+        self.launch_over(&kernels.summary_count, states)?;
         let counters = self.read_counters()?;
         Ok(Summary {
-            states: graph.states,
-            edges: graph.edges,
+            states,
+            edges,
             components: counters[counter::COMPONENTS],
             largest_component: counters[counter::LARGEST],
             trivial_components: counters[counter::TRIVIAL],

@@ -16,7 +16,7 @@ use std::sync::{Mutex, OnceLock};
 
 use warpcheck::encode::EncodedNetwork;
 use warpcheck::encode::{HASH_GOLDEN, hash_words};
-use warpcheck::explicit::LabelledGraphBuilder;
+use warpcheck::explicit::{Csr, LabelledGraphBuilder};
 use warpcheck::explore::gpu::{
     self, Frontier, GpuOptions, OwnerChoice, ReadOnlyPath, SyncCombination,
 };
@@ -565,13 +565,22 @@ fn the_graph_left_on_the_device_is_the_exported_one() {
             let network = warpcheck::frontend::load(model).unwrap();
             let net = EncodedNetwork::new(&network).unwrap();
             let options = GpuOptions::default();
-            let (explored, graph) =
-                gpu::explore_graph(device, &net, &small(search.clone()), &options).unwrap();
-            let graph = graph
-                .unwrap_or_else(|| panic!("{what}: no graph"))
-                .download(device, net.actions.clone())
-                .unwrap();
+            let (explored, space) =
+                gpu::explore_space(device, &net, &small(search.clone()), &options).unwrap();
+            let graph = space.unwrap_or_else(|| panic!("{what}: no graph")).graph;
             graph.validate().unwrap();
+            // The same edges stored on the device, unlabelled.
+            let (_, space) =
+                gpu::explore_on_device(device, &net, &small(search.clone()), &options).unwrap();
+            let stored = match space.unwrap_or_else(|| panic!("{what}: no space")) {
+                gpu::SpaceOnDevice::InTable(table) => table.store().unwrap(),
+                gpu::SpaceOnDevice::Stored(graph) => graph,
+            };
+            let stored = Csr {
+                offsets: device.download(&stored.offsets).unwrap(),
+                targets: device.download(&stored.targets).unwrap()[..stored.edges as usize]
+                    .to_vec(),
+            };
             // The same graph pushed into a sink a few states at a time.
             let batches = GpuOptions {
                 graph_batch_edges: Some(1000),
@@ -600,6 +609,11 @@ fn the_graph_left_on_the_device_is_the_exported_one() {
             // Each search places states in its own slots, so the GPU's
             // numberings differ from run to run and from the reference's:
             // compare what does not depend on them.
+            assert_eq!(
+                testing::bfs_level_sizes(&stored),
+                testing::bfs_level_sizes(&by_reference.edges),
+                "{what}: stored"
+            );
             for (name, gpu_graph) in [("device", &graph), ("pushed", &pushed)] {
                 assert_eq!(
                     testing::bfs_level_sizes(&gpu_graph.edges),
@@ -618,7 +632,7 @@ fn the_graph_left_on_the_device_is_the_exported_one() {
 
 /// The `warpcheck` binary: `$WARPCHECK_BIN` (on the GPU machine, where the
 /// build's path does not exist), else the one cargo built.
-fn binary() -> PathBuf {
+pub(crate) fn binary() -> PathBuf {
     std::env::var_os("WARPCHECK_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_warpcheck")))

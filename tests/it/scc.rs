@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use warpcheck::explicit::Csr;
 use warpcheck::explore::SearchOptions;
-use warpcheck::explore::gpu::{self as gpu_explore, GpuOptions};
+use warpcheck::explore::gpu::{self as gpu_explore, GpuOptions, SpaceOnDevice};
 use warpcheck::frontend::aut;
 use warpcheck::gpu::Device;
 use warpcheck::scc::cpu::Method;
@@ -34,6 +34,8 @@ proptest! {
             let by_rounds = Components::from_representatives(&cpu::representatives_by_rounds(&graph, method));
             prop_assert_eq!(&by_rounds, &expected, "{:?} by rounds alone", method);
         }
+        let keyed = Components::from_representatives(&cpu::representatives_by_keyed_rounds(&graph));
+        prop_assert_eq!(&keyed, &expected, "keyed colouring rounds");
     }
 }
 
@@ -122,8 +124,10 @@ fn the_gpu_methods_give_the_reference_partition() {
     });
 }
 
-/// The state spaces of the bundled MCC models, built and decomposed on the
-/// device without leaving it, against Tarjan on a host copy.
+/// The state spaces of the bundled MCC models, decomposed on the device
+/// without leaving it (by colouring over edges generated from the
+/// explorer's table, then stored, by both methods), against Tarjan on a
+/// host copy.
 #[test]
 fn explored_state_spaces_decompose_on_the_device() {
     let models = testing::mcc_models(Path::new("tests/data/mcc"));
@@ -133,29 +137,45 @@ fn explored_state_spaces_decompose_on_the_device() {
         for model in models {
             let net = testing::load_mcc_model(&model);
             let name = model.file_name().unwrap().to_string_lossy().into_owned();
-            let (_, graph) = gpu_explore::explore_graph(
+            let (_, space) = gpu_explore::explore_on_device(
                 device,
                 &net,
                 &SearchOptions::default(),
                 &GpuOptions::default(),
             )
             .unwrap();
-            let graph = graph.expect("a complete search");
-            let host = graph.download(device, Vec::new()).unwrap().edges;
+            let (generated, graph) = match space.expect("a complete search") {
+                SpaceOnDevice::InTable(table) => {
+                    let generated = gpu::decompose_generated(device, &*table, true).unwrap();
+                    (Some(generated), table.store().unwrap())
+                }
+                SpaceOnDevice::Stored(graph) => (None, graph),
+            };
+            let host = Csr {
+                offsets: device.download(&graph.offsets).unwrap(),
+                targets: device.download(&graph.targets).unwrap()[..graph.edges as usize].to_vec(),
+            };
             let expected = reference::decompose(&host);
-            for method in METHODS {
-                let view = DeviceCsr {
-                    states: graph.states,
-                    edges: graph.edges,
-                    offsets: &graph.offsets,
-                    targets: &graph.targets,
-                };
-                let result = gpu::decompose(device, view, method, true).unwrap();
+            let view = || DeviceCsr {
+                states: graph.states,
+                edges: graph.edges,
+                offsets: &graph.offsets,
+                targets: &graph.targets,
+            };
+            let results = METHODS.map(|method| {
+                (
+                    format!("{method:?}"),
+                    gpu::decompose(device, view(), method, true).unwrap(),
+                )
+            });
+            let generated =
+                generated.map(|result| ("colouring over generated edges".to_string(), result));
+            for (what, result) in results.into_iter().chain(generated) {
                 if result.components.as_ref() != Some(&expected)
                     || result.summary != expected.summary(&host)
                 {
                     failures.push(format!(
-                        "{name} {method:?}: {:?} vs {:?}",
+                        "{name} {what}: {:?} vs {:?}",
                         result.summary,
                         expected.summary(&host)
                     ));
@@ -266,26 +286,14 @@ fn gpu_graphs_have_the_figures_scipy_computed() {
 fn the_command_reports_figures_and_writes_components() {
     let dir = tempfile::tempdir().unwrap();
     let components = dir.path().join("components.txt");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_warpcheck"))
-        .args([
-            "--format",
-            "json",
-            "scc",
-            "tests/data/graphs/tiny-10.aut",
-            "--engine",
-            "cpu",
-        ])
-        .arg("--write-components")
-        .arg(&components)
-        .output()
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = json_report(&[
+        "scc",
+        "tests/data/graphs/tiny-10.aut",
+        "--engine",
+        "cpu",
+        "--write-components",
+        components.to_str().unwrap(),
+    ]);
     for (field, value) in [
         ("states", 10),
         ("edges", 12),
@@ -316,37 +324,32 @@ fn the_command_reports_figures_and_writes_components() {
             .unwrap()
     };
     // A model is explored first: philosophers3 has 14 states in 2 components.
-    let output = run(&[
-        "--format",
-        "json",
-        "scc",
-        "specs/philosophers3.net",
-        "--engine",
-        "reference",
-    ]);
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = json_report(&["scc", "specs/philosophers3.net", "--engine", "reference"]);
     assert_eq!(
         (report["states"].as_u64(), report["components"].as_u64()),
         (Some(14), Some(2))
     );
+    // `args` fail with exit `code` and message `stderr`.
+    let fails = |args: &[&str], code: i32, stderr: &str| {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(code), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stderr), stderr, "{args:?}");
+    };
     // An exploration cut short has no decomposition: exit 3.
-    let output = run(&[
-        "scc",
-        "specs/philosophers3.net",
-        "--engine",
-        "cpu",
-        "--max-states",
-        "3",
-    ]);
-    assert_eq!(output.status.code(), Some(3));
-    assert_eq!(
-        String::from_utf8_lossy(&output.stderr),
-        "error: exploration incomplete (state-limit); no decomposition\n"
+    fails(
+        &[
+            "scc",
+            "specs/philosophers3.net",
+            "--engine",
+            "cpu",
+            "--max-states",
+            "3",
+        ],
+        3,
+        "error: exploration incomplete (state-limit); no decomposition\n",
     );
     // Limits of the exploration do nothing on a graph file: a warning says so.
-    let output = run(&[
-        "--format",
-        "json",
+    let report = json_report(&[
         "scc",
         "specs/scc_example.aut",
         "--engine",
@@ -356,7 +359,6 @@ fn the_command_reports_figures_and_writes_components() {
         "--timeout",
         "5",
     ]);
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["components"], 5);
     assert_eq!(
         report["warnings"],
@@ -374,4 +376,87 @@ fn the_command_reports_figures_and_writes_components() {
         stderr.starts_with(&format!("error: {}:2:", bad.display())),
         "{stderr}"
     );
+    // Forward-backward needs stored edges.
+    fails(
+        &[
+            "scc",
+            "specs/philosophers3.net",
+            "--edges",
+            "generated",
+            "--method",
+            "forward-backward",
+        ],
+        2,
+        "error: --edges generated runs colouring only: forward-backward needs the stored \
+         edges and their transpose\n",
+    );
+    // Where edges are kept matters only to the GPU explorer.
+    let report = json_report(&[
+        "scc",
+        "specs/philosophers3.net",
+        "--engine",
+        "cpu",
+        "--edges",
+        "stored",
+    ]);
+    assert_eq!(
+        report["warnings"],
+        serde_json::json!([
+            "--edges only affects a model explored on the GPU; a graph file or a CPU \
+             exploration stores its edges"
+        ])
+    );
+    assert_eq!(report["edges_kept"], serde_json::Value::Null);
+}
+
+/// `warpcheck scc` on the GPU keeps an explored model's edges as `--edges`
+/// says, with the same figures, and reports the device memory it needed.
+#[test]
+fn the_command_stores_or_generates_edges_on_the_gpu() {
+    with_gpu(|_| {
+        let mut figures = Vec::new();
+        for edges in ["stored", "generated", "auto"] {
+            let report = json_report(&[
+                "scc",
+                "tests/data/mcc/Peterson-PT-2/model.pnml",
+                "--engine",
+                "gpu",
+                "--edges",
+                edges,
+            ]);
+            let kept = if edges == "auto" { "stored" } else { edges };
+            assert_eq!(report["edges_kept"], kept);
+            assert!(report["device_memory_peak_bytes"].as_u64().unwrap() > 0);
+            let keys = [
+                "states",
+                "edges",
+                "components",
+                "largest_component",
+                "trivial_components",
+                "bottom_components",
+            ];
+            figures.push(keys.map(|key| report[key].clone()));
+        }
+        assert!(
+            figures.windows(2).all(|pair| pair[0] == pair[1]),
+            "{figures:?}"
+        );
+    });
+}
+
+/// The JSON report of `warpcheck --format json ARGS` (the binary of
+/// [`crate::gpu::binary`]), which must exit 0.
+fn json_report(args: &[&str]) -> serde_json::Value {
+    let output = std::process::Command::new(crate::gpu::binary())
+        .args(["--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
 }

@@ -3,9 +3,11 @@
 //! occupied slots are numbered densely (the initial state 0, the others in
 //! slot order), each state's transitions are counted and the counts
 //! scanned into CSR offsets, and the edges (target state, action) are
-//! written for all states at once ([`build`]) or a range of states at a
-//! time, which then go to a [`GraphSink`] ([`push_edges`]). Every count
-//! must equal the search's.
+//! written for all states at once ([`TableGraph::store`],
+//! [`download_numbered`]) or a range of states at a time, which then go to
+//! a [`GraphSink`] ([`push_edges`]); or SCC colouring's passes generate
+//! the edges again each time ([`TableGraph`]). Every count must equal the
+//! search's.
 
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
@@ -16,6 +18,7 @@ use crate::error::Error;
 use crate::explicit::{Csr, Edge, GraphSink, LabelledGraph};
 use crate::explore::Exploration;
 use crate::gpu::{Build, Device, GpuError, scan};
+use crate::scc::gpu::{GeneratedArrays, GeneratedGraph, GeneratedPass};
 
 /// Threads per block of the passes.
 const THREADS: u32 = 256;
@@ -26,8 +29,8 @@ const EDGES_PER_BATCH: u64 = 1 << 24;
 const DURING: &str = "building the state-space graph";
 
 /// A state space as a CSR graph in device memory: the edges of state `s`
-/// are `offsets[s]..offsets[s + 1]` of `targets` and `labels`. States are
-/// numbered densely, 0 being the initial state.
+/// are `offsets[s]..offsets[s + 1]` of `targets`. States are numbered
+/// densely, 0 being the initial state.
 pub struct DeviceGraph {
     /// States.
     pub states: u64,
@@ -38,8 +41,6 @@ pub struct DeviceGraph {
     pub offsets: CudaSlice<u64>,
     /// Target state of each edge (at least one entry, even without edges).
     pub targets: CudaSlice<u32>,
-    /// Action id of each edge (at least one entry, even without edges).
-    pub labels: CudaSlice<u32>,
 }
 
 impl DeviceGraph {
@@ -50,59 +51,140 @@ impl DeviceGraph {
             edges: 0,
             offsets: device.alloc_zeroed(2)?,
             targets: device.alloc_zeroed(1)?,
-            labels: device.alloc_zeroed(1)?,
         })
     }
+}
 
-    /// A host copy, with the network's action names `actions`.
-    pub fn download(
-        &self,
+/// The state space of a complete search, still in the search's table and
+/// numbered (as [`super::explore_into`] numbers it), its edges not yet
+/// written: [`TableGraph::store`] writes them as a [`DeviceGraph`]; where
+/// they would not fit in device memory, SCC colouring runs on the table
+/// itself, each pass generating the successors again
+/// ([`crate::scc::gpu::GeneratedGraph`]).
+pub struct TableGraph {
+    table: Box<SearchTable>,
+    passes: Passes,
+    /// Edges, as the search counted them.
+    edges: u64,
+}
+
+impl TableGraph {
+    /// Numbers the states of a complete search's `table` and counts their
+    /// edges (which must equal the search's).
+    pub(super) fn new(
         device: &Device,
-        actions: Vec<String>,
-    ) -> Result<LabelledGraph, GpuError> {
-        let edges = self.edges as usize;
-        Ok(LabelledGraph {
-            edges: Csr {
-                offsets: device.download(&self.offsets)?,
-                targets: device.download(&self.targets.slice(..edges))?,
-            },
-            labels: device.download(&self.labels.slice(..edges))?,
-            actions,
-            initial: 0,
+        table: Box<SearchTable>,
+        exploration: &Exploration,
+    ) -> Result<TableGraph, Error> {
+        let passes = Passes::new(device, &table, exploration)?;
+        device.note_memory_use()?;
+        Ok(TableGraph {
+            table,
+            passes,
+            edges: exploration.transitions,
+        })
+    }
+
+    /// Bytes the stored edges take ([`TableGraph::store`]).
+    pub fn stored_bytes(&self) -> u64 {
+        4 * self.edges.max(1)
+    }
+
+    /// Bytes given back when the edges are stored: the table and the
+    /// numbering.
+    pub fn table_bytes(&self) -> u64 {
+        let numbering: u64 = self
+            .passes
+            .numbering
+            .iter()
+            .map(|a| 4 * a.len() as u64)
+            .sum();
+        4 * self.table.table.len() as u64 + numbering
+    }
+
+    /// Writes the edges as a CSR graph and gives the table back.
+    pub fn store(self) -> Result<DeviceGraph, Error> {
+        let TableGraph {
+            mut passes, edges, ..
+        } = self;
+        let states = passes.params.states;
+        let mut targets = passes.device.alloc_zeroed::<u32>(edges as usize)?;
+        passes.fill(0..states, &mut targets, None)?;
+        passes.check_missing()?;
+        passes.device.note_memory_use()?;
+        Ok(DeviceGraph {
+            states,
+            edges,
+            offsets: passes.offsets,
+            targets,
         })
     }
 }
 
-/// The state space of a complete search, whole, on the device.
-pub(super) fn build(
-    device: &Device,
-    table: &SearchTable,
-    exploration: &Exploration,
-) -> Result<DeviceGraph, Error> {
-    Ok(build_numbered(device, table, exploration)?.0)
+impl GeneratedGraph for TableGraph {
+    fn states(&self) -> u64 {
+        self.passes.params.states
+    }
+
+    fn edges(&self) -> u64 {
+        self.edges
+    }
+
+    fn launch(&self, pass: GeneratedPass, arrays: GeneratedArrays) -> Result<(), GpuError> {
+        let params = GraphParams {
+            signatures: arrays.signatures,
+            keys: arrays.keys,
+            representative: arrays.representative,
+            component_bits: arrays.component_bits,
+            grew: arrays.grew,
+            ..self.passes.params
+        };
+        let kernel = match pass {
+            GeneratedPass::Relax => "coloring_generated",
+            GeneratedPass::Summary => "summary_generated",
+        };
+        launch(
+            &self.passes.device,
+            &self.passes.build,
+            kernel,
+            &params,
+            self.passes.config,
+        )
+    }
+
+    fn check(&self) -> Result<(), GpuError> {
+        self.passes.check_missing().map_err(|error| match error {
+            Error::Gpu(error) => error,
+            other => GpuError::Invalid(other.to_string()),
+        })
+    }
 }
 
-/// [`build`], and the table slot of every state number (`slot_of`), which
-/// the vectors of numbered states are read through.
-pub(super) fn build_numbered(
+/// The state space of a complete search, labelled, copied to the host,
+/// and the table slot of every state number (`slot_of`), which the vectors
+/// of numbered states are read through.
+pub(super) fn download_numbered(
     device: &Device,
     table: &SearchTable,
     exploration: &Exploration,
-) -> Result<(DeviceGraph, CudaSlice<u32>), Error> {
+    actions: Vec<String>,
+) -> Result<(LabelledGraph, CudaSlice<u32>), Error> {
     let mut passes = Passes::new(device, table, exploration)?;
     let (states, edges) = (passes.params.states, exploration.transitions);
-    let mut targets = device.alloc_zeroed::<u32>(edges as usize)?;
-    let mut labels = device.alloc_zeroed::<u32>(edges as usize)?;
-    passes.fill(0..states, &mut targets, &mut labels)?;
+    let mut targets = device.alloc_zeroed::<u32>(edges.max(1) as usize)?;
+    let mut labels = device.alloc_zeroed::<u32>(edges.max(1) as usize)?;
+    passes.fill(0..states, &mut targets, Some(&mut labels))?;
     passes.check_missing()?;
-    let [_, _, slot_of] = passes.numbering;
-    let graph = DeviceGraph {
-        states,
-        edges,
-        offsets: passes.offsets,
-        targets,
-        labels,
+    let graph = LabelledGraph {
+        edges: Csr {
+            offsets: device.download(&passes.offsets)?,
+            targets: device.download(&targets.slice(..edges as usize))?,
+        },
+        labels: device.download(&labels.slice(..edges as usize))?,
+        actions,
+        initial: 0,
     };
+    let [_, _, slot_of] = passes.numbering;
     Ok((graph, slot_of))
 }
 
@@ -133,7 +215,7 @@ pub(super) fn push_edges(
         let limit = offsets[first as usize] + capacity;
         let end = (offsets.partition_point(|&offset| offset <= limit) as u64 - 1)
             .clamp(first + 1, states);
-        passes.fill(first..end, &mut targets, &mut labels)?;
+        passes.fill(first..end, &mut targets, Some(&mut labels))?;
         let count = (offsets[end as usize] - offsets[first as usize]) as usize;
         let target_states = device.download(&targets.slice(..count))?;
         let actions = device.download(&labels.slice(..count))?;
@@ -156,8 +238,8 @@ pub(super) fn push_edges(
 
 /// The numbering and the CSR offsets of a search's table, and what the
 /// passes over it need.
-struct Passes<'a> {
-    device: &'a Device,
+struct Passes {
+    device: Device,
     build: Build,
     params: GraphParams,
     config: LaunchConfig,
@@ -168,14 +250,14 @@ struct Passes<'a> {
     missing: CudaSlice<u64>,
 }
 
-impl<'a> Passes<'a> {
+impl Passes {
     /// Numbers the states of `table` and counts their transitions into
     /// CSR offsets; counts that differ from `exploration`'s are an error.
     fn new(
-        device: &'a Device,
+        device: &Device,
         table: &SearchTable,
         exploration: &Exploration,
-    ) -> Result<Passes<'a>, Error> {
+    ) -> Result<Passes, Error> {
         let geometry = &table.geometry;
         let slots = geometry.slots();
         let words = slots.div_ceil(32) as usize;
@@ -232,7 +314,7 @@ impl<'a> Passes<'a> {
             )));
         }
         Ok(Passes {
-            device,
+            device: device.clone(),
             build,
             params,
             config,
@@ -242,22 +324,28 @@ impl<'a> Passes<'a> {
         })
     }
 
-    /// Writes the edges of `states` into `targets` and `labels`, from
-    /// their start.
+    /// Writes the edges of `states` into `targets` and `labels` (if
+    /// given), from their start.
     fn fill(
         &mut self,
         states: std::ops::Range<u64>,
         targets: &mut CudaSlice<u32>,
-        labels: &mut CudaSlice<u32>,
+        labels: Option<&mut CudaSlice<u32>>,
     ) -> Result<(), GpuError> {
         let params = GraphParams {
             targets: self.device.address_mut(targets),
-            labels: self.device.address_mut(labels),
+            labels: labels.map_or(0, |labels| self.device.address_mut(labels)),
             first_state: states.start,
             end_state: states.end,
             ..self.params
         };
-        launch(self.device, &self.build, "fill_edges", &params, self.config)
+        launch(
+            &self.device,
+            &self.build,
+            "fill_edges",
+            &params,
+            self.config,
+        )
     }
 
     /// Fails when a successor generated by a pass was not in the table.

@@ -21,10 +21,17 @@ pub const SEARCH_SOURCE: KernelSource = KernelSource {
     headers: HEADERS,
 };
 
-/// The passes that number a finished search's states and build its graph.
+/// The passes that number a finished search's states and build its graph
+/// (or decompose it into SCCs without storing its edges).
 pub const GRAPH_SOURCE: KernelSource = KernelSource {
     main: kernel_file!("explore/graph.cu"),
-    headers: HEADERS,
+    headers: &[
+        HEADERS[0],
+        HEADERS[1],
+        HEADERS[2],
+        HEADERS[3],
+        crate::scc::gpu::COLORING_HEADER,
+    ],
 };
 
 /// A test kernel that hashes vectors with the kernels' hash, so that a
@@ -208,6 +215,16 @@ param_block! {
         pub initial_slot: u32,
         /// Rank of that slot among the occupied ones.
         pub initial_rank: u32,
+        /// SCC colouring over generated edges: the labels, two per state.
+        pub signatures: u64,
+        /// Each state's key (`ASSIGNED` once assigned).
+        pub keys: u64,
+        /// The summary: each state's component.
+        pub representative: u64,
+        /// The summary bits at each representative.
+        pub component_bits: u64,
+        /// Blocks of a colouring pass in which a label grew.
+        pub grew: u64,
     }
 }
 
@@ -258,6 +275,7 @@ impl NetworkKernel {
         Build::new(GRAPH_SOURCE)
             .defines(&self.defines())
             .defines(&[("SYNC_BUFFERS", 0), ("MAX_OFFERS", 1)])
+            .defines(&crate::scc::gpu::coloring_defines())
             .check_layout::<NetworkParams>()
             .check_layout::<GraphParams>()
     }

@@ -10,7 +10,7 @@
 //! traces are on), and the winner of each insertion appends the new slot to
 //! the next frontier. After a complete search, read-only passes over the
 //! table number the states and build the state space as a CSR graph on the
-//! device ([`explore_graph`]), or push it into a sink ([`explore_into`]).
+//! device ([`explore_on_device`]), or push it into a sink ([`explore_into`]).
 //! See `docs/GPU.md` for the design and the reasoning about insertion races.
 
 mod device_net;
@@ -30,7 +30,7 @@ use crate::explicit::GraphSink;
 use crate::explore::livelock::{self, StateSpace, StateVectors};
 use crate::explore::{Completion, Exploration, SearchOptions, outcome};
 use crate::gpu::{Device, GpuError};
-pub use graph::DeviceGraph;
+pub use graph::{DeviceGraph, TableGraph};
 
 /// How the kernels read the encoded network. Textures are the default:
 /// they took less search time than `__ldg` on every model measured
@@ -210,32 +210,38 @@ pub fn explore_into(
     }
 }
 
+/// A complete search's state space, left on the device.
+pub enum SpaceOnDevice {
+    /// Stored as a CSR graph (a search that ended at its initial state).
+    Stored(DeviceGraph),
+    /// Numbered in the search's table, the edges not yet written.
+    InTable(Box<TableGraph>),
+}
+
 /// Explores `net` on `device` (as [`explore`] does) and, after a complete
-/// search, builds its state space as a CSR graph that stays on the device
-/// (`None` for an incomplete search), numbered as [`explore_into`] numbers it.
-pub fn explore_graph(
+/// search, keeps its state space on the device, numbered as
+/// [`explore_into`] numbers it (`None` for an incomplete search).
+pub fn explore_on_device(
     device: &Device,
     net: &EncodedNetwork,
     search: &SearchOptions,
     options: &GpuOptions,
-) -> Result<(GpuExploration, Option<DeviceGraph>), Error> {
-    let (result, graph) = match start(device, net, search, options)? {
+) -> Result<(GpuExploration, Option<SpaceOnDevice>), Error> {
+    Ok(match start(device, net, search, options)? {
         Started::InitialError(exploration) => {
             let complete = exploration.completion == Completion::Complete;
             let graph = complete.then(|| DeviceGraph::single_state(device));
-            (
-                GpuExploration::without_search(exploration),
-                graph.transpose()?,
-            )
+            let space = graph.transpose()?.map(SpaceOnDevice::Stored);
+            (GpuExploration::without_search(exploration), space)
         }
         Started::Searched(result, table) => {
-            let graph = (result.exploration.completion == Completion::Complete)
-                .then(|| graph::build(device, &table, &result.exploration))
-                .transpose()?;
-            (result, graph)
+            let space = (result.exploration.completion == Completion::Complete)
+                .then(|| TableGraph::new(device, table, &result.exploration))
+                .transpose()?
+                .map(|table| SpaceOnDevice::InTable(Box::new(table)));
+            (result, space)
         }
-    };
-    Ok((result, graph))
+    })
 }
 
 /// Explores `net` on `device` (as [`explore`] does) and, after a complete
@@ -258,8 +264,8 @@ pub fn explore_space(
             if result.exploration.completion != Completion::Complete {
                 return Ok((result, None));
             }
-            let (graph, slot_of) = graph::build_numbered(device, &table, &result.exploration)?;
-            let graph = graph.download(device, net.actions.clone())?;
+            let (graph, slot_of) =
+                graph::download_numbered(device, &table, &result.exploration, net.actions.clone())?;
             let vectors = TableVectors {
                 device: device.clone(),
                 table,

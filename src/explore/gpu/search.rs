@@ -290,6 +290,7 @@ pub(super) fn run(
         }
         .map_err(GpuError::driver("clearing the table"))?;
     }
+    device.note_memory_use()?;
 
     // The initial state: slot 0 of its home bucket, the only state of level 0.
     let home = geometry.home_bucket(hash_words(&net.initial));
