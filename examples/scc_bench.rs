@@ -86,7 +86,7 @@ fn main() {
         let explored = match space.expect("a complete exploration") {
             SpaceOnDevice::InTable(table) => {
                 let generated =
-                    best_of(|| gpu::decompose_generated(&device, &*table, false).unwrap());
+                    best_of(|| gpu::decompose_generated(&device, &*table, false, &|_| {}).unwrap());
                 eprintln!(
                     "{name}: colouring over generated edges in {:.4} s ({} rounds, {} passes)",
                     generated.seconds, generated.rounds, generated.passes

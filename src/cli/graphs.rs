@@ -1,7 +1,7 @@
 //! `warpcheck scc`: strongly connected components of a graph file or of
 //! a model's state space, by the engine the user picks.
 
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -11,7 +11,7 @@ use super::engines::{preferred_device, required_device};
 use super::output::{check_output_path, warn};
 use super::{
     Cli, EngineChoice, InputArgs, Interruption, SearchLimits, cpu_options, cpu_threads,
-    emit_report, load_encoded, search_options,
+    emit_report, load_encoded, progress_line, search_options, spinner,
 };
 use crate::error::{Error, exit};
 use crate::explicit::{Csr, LabelledGraphBuilder};
@@ -234,6 +234,8 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
             if exploring_limits.len() == 1 { "s" } else { "" }
         ));
     }
+    // Live progress lines on stderr (a terminal, not --quiet).
+    let progress = !cli.quiet && std::io::stderr().is_terminal();
     let (graph, load_seconds, explore_seconds) = if let Some(kind) = graph_file(&args.input) {
         let loading = Instant::now();
         let graph = load_graph(&args.input.model, kind)?;
@@ -242,16 +244,22 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
         let loaded = load_encoded(&args.input, None)?;
         warnings.extend(loaded.warnings.iter().cloned());
         let interruption = Interruption::arm(args.limits.timeout, cli.quiet);
+        let exploring_progress = progress.then(progress_line);
         let mut search = SearchOptions {
             keep_going: true,
             no_trace: true,
+            progress: exploring_progress.as_ref().map(|(_, f)| f.clone()),
             ..search_options(&args.limits, &interruption.stop)
         };
         if let Some(device) = device.as_ref().filter(|_| search.memory_bytes.is_none()) {
             search.memory_bytes = Some(device.free_memory()? / 2);
         }
         let exploring = Instant::now();
-        match explore(args, &loaded.encoded, &search, device.as_ref())? {
+        let explored = explore(args, &loaded.encoded, &search, device.as_ref())?;
+        if let Some((bar, _)) = exploring_progress {
+            bar.finish_and_clear();
+        }
+        match explored {
             Ok(graph) => (graph, loaded.load_time, Some(exploring.elapsed())),
             Err(exploration) => {
                 for w in &warnings {
@@ -303,7 +311,8 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
             (components.summary(&graph), Some(components), engine, method)
         }
         (Graph::Explored { device, space }, _, _) => {
-            let (result, kept) = decompose_explored(&device, space, method, args, want_partition)?;
+            let (result, kept) =
+                decompose_explored(&device, space, method, args, want_partition, progress)?;
             edges_kept = Some(kept);
             (
                 result.summary,
@@ -404,6 +413,7 @@ fn decompose_explored(
     method: Method,
     args: &SccArgs,
     want_partition: bool,
+    progress: bool,
 ) -> Result<(scc::gpu::GpuComponents, EdgesChoice), Error> {
     let table = match space {
         gpu_explore::SpaceOnDevice::Stored(graph) => {
@@ -434,7 +444,20 @@ fn decompose_explored(
             EdgesChoice::Stored,
         ))
     } else {
-        let result = scc::gpu::decompose_generated(device, &*table, want_partition)?;
+        let bar = progress.then(spinner);
+        let report = |at: scc::gpu::RoundProgress| {
+            if let Some(bar) = &bar {
+                bar.set_message(format!(
+                    "decomposing over generated edges: round {}, {} live states, {} passes",
+                    at.round, at.live, at.passes
+                ));
+                bar.tick();
+            }
+        };
+        let result = scc::gpu::decompose_generated(device, &*table, want_partition, &report)?;
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
         Ok((result, EdgesChoice::Generated))
     }
 }

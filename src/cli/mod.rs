@@ -912,10 +912,17 @@ fn check_report(
     }
 }
 
-/// A live progress line on stderr, and the callback that updates it.
-fn progress_line() -> (indicatif::ProgressBar, crate::explore::ProgressFn) {
+/// A live line on stderr, whose message the caller sets.
+fn spinner() -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    bar
+}
+
+/// A live progress line of a search on stderr, and the callback that
+/// updates it.
+fn progress_line() -> (indicatif::ProgressBar, crate::explore::ProgressFn) {
+    let bar = spinner();
     let shown = bar.clone();
     let callback = Arc::new(move |p: &Progress| {
         let secs = p.elapsed.as_secs_f64().max(1e-9);

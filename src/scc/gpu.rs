@@ -319,17 +319,30 @@ pub fn decompose(
     run.finish(summary, partition, started, phases)
 }
 
+/// Where a decomposition over generated edges stands, after a pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoundProgress {
+    /// The current round (from 1).
+    pub round: u64,
+    /// Passes so far, over all rounds.
+    pub passes: u64,
+    /// States still unassigned when the round started.
+    pub live: u64,
+}
+
 /// Decomposes `graph`, whose edges each pass generates, on `device` by
-/// colouring; copies the partition back when `partition` is set.
+/// colouring; copies the partition back when `partition` is set. Calls
+/// `progress` after every pass (each pass takes seconds on 10^9 states).
 pub fn decompose_generated(
     device: &Device,
     graph: &dyn GeneratedGraph,
     partition: bool,
+    progress: &dyn Fn(RoundProgress),
 ) -> Result<GpuComponents, GpuError> {
     let started = Instant::now();
     let mut phases = Phases::new(device);
     let mut run = Run::new(device, graph.states(), graph.edges())?;
-    run.by_generated(graph, &mut phases)?;
+    run.by_generated(graph, &mut phases, progress)?;
     let summary = run.summary(Some(graph))?;
     graph.check()?;
     phases.end("summary")?;
@@ -545,6 +558,7 @@ impl<'d> Run<'d> {
         &mut self,
         graph: &dyn GeneratedGraph,
         phases: &mut Phases<'_>,
+        progress: &dyn Fn(RoundProgress),
     ) -> Result<(), GpuError> {
         let (device, kernels) = (self.device, self.kernels.clone());
         let states = graph.states();
@@ -582,6 +596,11 @@ impl<'d> Run<'d> {
                     seconds = pass.elapsed().as_secs_f64(),
                     "SCC colouring pass over generated edges (GPU)"
                 );
+                progress(RoundProgress {
+                    round: self.rounds,
+                    passes: self.passes,
+                    live,
+                });
                 if grew == 0 {
                     break;
                 }

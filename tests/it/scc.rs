@@ -146,7 +146,28 @@ fn explored_state_spaces_decompose_on_the_device() {
             .unwrap();
             let (generated, graph) = match space.expect("a complete search") {
                 SpaceOnDevice::InTable(table) => {
-                    let generated = gpu::decompose_generated(device, &*table, true).unwrap();
+                    let reports = std::sync::Mutex::new(Vec::new());
+                    let progress = |report| reports.lock().unwrap().push(report);
+                    let generated =
+                        gpu::decompose_generated(device, &*table, true, &progress).unwrap();
+                    // One report a pass, in order, the last one the result's.
+                    let reports = reports.into_inner().unwrap();
+                    let last = reports.last().expect("at least one pass");
+                    assert_eq!(
+                        (last.round, last.passes),
+                        (generated.rounds, generated.passes),
+                        "{name}"
+                    );
+                    assert!(
+                        reports
+                            .windows(2)
+                            .all(|w| w[1].passes == w[0].passes + 1 && w[1].round >= w[0].round)
+                    );
+                    assert_eq!(
+                        reports[0].live,
+                        gpu::GeneratedGraph::states(&*table),
+                        "{name}"
+                    );
                     (Some(generated), table.store().unwrap())
                 }
                 SpaceOnDevice::Stored(graph) => (None, graph),
