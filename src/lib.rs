@@ -16,6 +16,7 @@ pub mod generate;
 pub mod gpu;
 pub mod mec;
 pub mod model;
+pub mod numeric;
 pub mod report;
 pub mod scc;
 #[cfg(feature = "testing")]

@@ -5,6 +5,7 @@ mod engines;
 mod graphs;
 mod mec;
 mod output;
+mod prob;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -89,12 +90,26 @@ pub enum Command {
     /// components.
     #[command(after_help = graphs::DECOMPOSITION_EXIT_CODES)]
     Mec(mec::MecArgs),
+    /// Compute probabilistic properties (PRISM syntax) of a DTMC or MDP
+    /// read from PRISM explicit files or UMB, with a guaranteed error bound.
+    #[command(after_help = PROB_EXIT_CODES)]
+    Prob(prob::ProbArgs),
     /// Print a shell completion script (e.g. `warpcheck completions bash >
     /// /etc/bash_completion.d/warpcheck`).
     Completions(CompletionsArgs),
     /// Print the manual page (roff), e.g. `warpcheck man | man -l -`.
     Man(ManArgs),
 }
+
+/// The exit codes of `prob`.
+const PROB_EXIT_CODES: &str = "\
+Exit codes:
+  0    every property computed within the precision
+  2    bad input or usage (messages say file:line:column; a property's errors
+       say its column)
+  3    a property did not reach the precision within --max-iterations or
+       --timeout: its value is printed with the bound actually reached
+  141  standard output was closed by its reader (as a tool killed by SIGPIPE)";
 
 /// The model a command reads.
 #[derive(Debug, Args)]
@@ -434,6 +449,7 @@ pub fn main() -> i32 {
         Command::Generate(args) => generate(&cli, args),
         Command::Scc(args) => graphs::scc(&cli, args),
         Command::Mec(args) => mec::mec(&cli, args),
+        Command::Prob(args) => prob::prob(&cli, args),
         Command::Completions(args) => completions(args),
         Command::Man(args) => man(&cli, args),
     };

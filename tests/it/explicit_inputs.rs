@@ -10,14 +10,14 @@ use warpcheck::explicit::{ExplicitModel, ModelType};
 use warpcheck::frontend::{aut, prism, umb};
 
 /// A folder of `tests/data`.
-fn data(folder: &str) -> PathBuf {
+pub(crate) fn data(folder: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
         .join(folder)
 }
 
 /// A folder of the project's shared data, when it is present.
-fn shared(folder: &str) -> Option<PathBuf> {
+pub(crate) fn shared(folder: &str) -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared")
         .join(folder);
@@ -26,7 +26,7 @@ fn shared(folder: &str) -> Option<PathBuf> {
 
 /// The rows of a tab-separated oracle file, the header row left out, as
 /// maps from column name to field.
-fn oracle_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+pub(crate) fn oracle_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
     let columns: Vec<&str> = lines.next().unwrap().split('\t').collect();

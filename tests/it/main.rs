@@ -19,6 +19,7 @@ mod livelock;
 mod mcc;
 mod mec;
 mod pnml;
+mod prob;
 mod reference;
 mod scale;
 mod scc;

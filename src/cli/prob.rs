@@ -1,0 +1,292 @@
+//! `warpcheck prob`: the value of probabilistic properties in the initial
+//! state of a DTMC or MDP read from PRISM explicit files or a UMB archive,
+//! with the error bound the method guarantees.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use super::mec::TypeChoice;
+use super::output::{check_output_path, warn};
+use super::{Cli, emit_report};
+use crate::error::{Error, exit};
+use crate::explicit::{ModelType, ProbModel};
+use crate::frontend::{self, LoadError, prism, umb};
+use crate::numeric::property::{self, Property};
+use crate::numeric::{self, Precision, SolveOptions};
+
+/// Arguments of `prob`.
+#[derive(Debug, Args)]
+pub struct ProbArgs {
+    /// The model: PRISM explicit transitions (`.tra`, or `.tra.gz`; labels
+    /// from the `.lab` beside it or --lab) or a UMB archive (`.umb`).
+    pub model: PathBuf,
+    /// A property in PRISM syntax over the model's labels, e.g.
+    /// `P=? [ F "goal" ]`, `Pmax=? [ "a" U<=10 "b" ]` (repeatable).
+    #[arg(long, value_name = "PROPERTY")]
+    pub property: Vec<String>,
+    /// A file of properties, one a line (`//` starts a comment line).
+    #[arg(long, value_name = "FILE")]
+    pub properties: Option<PathBuf>,
+    /// The labels of a `.tra` model (default: the `.lab` beside it).
+    #[arg(long, value_name = "FILE")]
+    pub lab: Option<PathBuf>,
+    /// The model's type, where a `.tra` file leaves it open.
+    #[arg(long = "type", value_enum, value_name = "TYPE")]
+    pub model_type: Option<TypeChoice>,
+    /// The largest error allowed in every state's value (absolute, or
+    /// relative with --relative).
+    #[arg(long, value_name = "EPSILON", default_value_t = 1e-6)]
+    pub precision: f64,
+    /// Read --precision as relative to the value.
+    #[arg(long)]
+    pub relative: bool,
+    /// Plain value iteration: faster, but it stops when an iteration
+    /// changes no value by more than the precision, which can be far from
+    /// the answer; no error bound is reported.
+    #[arg(long)]
+    pub unsound: bool,
+    /// Iterations at most per property; a property that has not reached
+    /// the precision by then gets its value with the bound reached (exit 3).
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub max_iterations: u64,
+    /// Seconds per property at most, as for --max-iterations.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Write every state's value of each property: `state value` lines,
+    /// one block per property headed by `# PROPERTY`.
+    #[arg(long, value_name = "FILE")]
+    pub write_values: Option<PathBuf>,
+}
+
+/// One property's result.
+#[derive(Debug, serde::Serialize)]
+struct PropertyResult {
+    property: String,
+    /// The value in the initial state.
+    value: f64,
+    /// The guaranteed bound on its error; null for --unsound.
+    error_bound: Option<f64>,
+    /// Whether the precision was reached.
+    converged: bool,
+    iterations: u64,
+    elapsed_seconds: f64,
+}
+
+/// What `prob` computed.
+#[derive(Debug, serde::Serialize)]
+struct ProbReport {
+    input: String,
+    model_type: &'static str,
+    states: u64,
+    choices: u64,
+    transitions: u64,
+    engine: &'static str,
+    sound: bool,
+    precision: f64,
+    relative: bool,
+    load_seconds: f64,
+    results: Vec<PropertyResult>,
+    elapsed_seconds: f64,
+    values_file: Option<String>,
+    warnings: Vec<String>,
+    exit_code: i32,
+}
+
+/// Runs `prob`.
+pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
+    let started = Instant::now();
+    if !(args.precision > 0.0 && args.precision < 1.0) {
+        return Err(Error::Usage(format!(
+            "--precision {}: give a number between 0 and 1 (exclusive)",
+            args.precision
+        )));
+    }
+    if let Some(path) = &args.write_values {
+        check_output_path(path, &args.model, "--write-values")?;
+    }
+    let properties = properties(args)?;
+    let loading = Instant::now();
+    let model = load(args)?;
+    let load_seconds = loading.elapsed().as_secs_f64();
+    let mut warnings = Vec::new();
+    if args.unsound {
+        warnings.push(
+            "--unsound: plain value iteration can stop far from the answer; no error bound \
+             is known"
+                .to_string(),
+        );
+    }
+    for w in &warnings {
+        warn(w);
+    }
+    let mut results = Vec::new();
+    let mut all_values = Vec::new();
+    for property in &properties {
+        let checking = Instant::now();
+        let options = SolveOptions {
+            precision: Precision {
+                epsilon: args.precision,
+                relative: args.relative,
+            },
+            sound: !args.unsound,
+            max_iterations: args.max_iterations,
+            deadline: args
+                .timeout
+                .map(|seconds| Instant::now() + Duration::from_secs_f64(seconds.max(0.0))),
+        };
+        let outcome = numeric::check(&model, property, &options)
+            .map_err(|e| Error::Usage(format!("property `{}`: {e}", property.text)))?;
+        let initial = model.model.initial() as usize;
+        results.push(PropertyResult {
+            property: property.text.clone(),
+            value: outcome.values[initial],
+            error_bound: outcome.error_bounds.as_ref().map(|bounds| bounds[initial]),
+            converged: outcome.converged,
+            iterations: outcome.iterations,
+            elapsed_seconds: checking.elapsed().as_secs_f64(),
+        });
+        if args.write_values.is_some() {
+            all_values.push((property.text.clone(), outcome.values));
+        }
+    }
+    if let Some(path) = &args.write_values {
+        write_values(path, &all_values)?;
+    }
+    let incomplete = results.iter().any(|r| !r.converged);
+    let exit_code = if incomplete {
+        exit::INCOMPLETE
+    } else {
+        exit::OK
+    };
+    let report = ProbReport {
+        input: args.model.display().to_string(),
+        model_type: model.model.model_type().name(),
+        states: u64::from(model.model.states()),
+        choices: model.model.choices(),
+        transitions: model.model.transitions(),
+        engine: "reference",
+        sound: !args.unsound,
+        precision: args.precision,
+        relative: args.relative,
+        load_seconds,
+        results,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        values_file: args.write_values.as_ref().map(|p| p.display().to_string()),
+        warnings,
+        exit_code,
+    };
+    emit_report(cli, &report, text_report)?;
+    Ok(exit_code)
+}
+
+/// The properties of --property and --properties, parsed; at least one.
+fn properties(args: &ProbArgs) -> Result<Vec<Property>, Error> {
+    let mut parsed = Vec::new();
+    for text in &args.property {
+        parsed.push(
+            property::parse(text)
+                .map_err(|e| Error::Usage(format!("--property `{}`: {e}", text.trim())))?,
+        );
+    }
+    if let Some(path) = &args.properties {
+        let text = frontend::read_file(path)?;
+        let from_file = property::parse_file(&text).map_err(|(line, e)| LoadError::At {
+            path: path.clone(),
+            line,
+            column: e.column,
+            message: e.message,
+        })?;
+        parsed.extend(from_file);
+    }
+    if parsed.is_empty() {
+        return Err(Error::Usage(
+            "no property: give --property 'P=? [ F \"label\" ]' or --properties FILE".into(),
+        ));
+    }
+    Ok(parsed)
+}
+
+/// Reads the model of `args`: a `.tra` (plain or gzip) or `.umb` file.
+fn load(args: &ProbArgs) -> Result<ProbModel, Error> {
+    let name = args.model.to_string_lossy();
+    let plain = name.strip_suffix(".gz").unwrap_or(&name);
+    let kind = args.model_type.map(|t| match t {
+        TypeChoice::Mdp => ModelType::Mdp,
+        TypeChoice::Dtmc => ModelType::Dtmc,
+        TypeChoice::Ctmc => ModelType::Ctmc,
+    });
+    if name.ends_with(".umb") {
+        if args.lab.is_some() {
+            return Err(Error::Usage(
+                "--lab only applies to a .tra model; a UMB archive holds its labels".into(),
+            ));
+        }
+        Ok(umb::load(&args.model)?)
+    } else if plain.ends_with(".tra") {
+        Ok(prism::load(&args.model, args.lab.as_deref(), kind)?)
+    } else {
+        Err(Error::Usage(format!(
+            "{}: prob reads PRISM explicit transitions (.tra, .tra.gz) or UMB archives (.umb)",
+            args.model.display()
+        )))
+    }
+}
+
+/// Writes `# PROPERTY` and then `state value` for every state, per
+/// property.
+fn write_values(path: &Path, all: &[(String, Vec<f64>)]) -> Result<(), Error> {
+    let write_error = |source| Error::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    let file = std::fs::File::create(path).map_err(write_error)?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    for (property, values) in all {
+        writeln!(out, "# {property}").map_err(write_error)?;
+        for (state, value) in values.iter().enumerate() {
+            writeln!(out, "{state} {value:e}").map_err(write_error)?;
+        }
+    }
+    out.flush().map_err(write_error)
+}
+
+/// The report as `name: value` lines.
+fn text_report(report: &ProbReport) -> String {
+    let mut lines = vec![format!(
+        "input: {} ({}, {} states, {} choices, {} transitions)",
+        report.input, report.model_type, report.states, report.choices, report.transitions
+    )];
+    for result in &report.results {
+        let bound = match result.error_bound {
+            Some(bound) => format!(" ± {bound:.3e}"),
+            None => " (no error bound: --unsound)".to_string(),
+        };
+        let reached = if result.converged {
+            ""
+        } else {
+            " — precision NOT reached"
+        };
+        lines.push(format!(
+            "{}: {}{bound}{reached} ({} iterations, {:.3} s)",
+            result.property, result.value, result.iterations, result.elapsed_seconds
+        ));
+    }
+    lines.push(format!(
+        "engine: {}, {}; time: load {:.3} s, total {:.3} s",
+        report.engine,
+        if report.sound {
+            "interval iteration (sound)"
+        } else {
+            "value iteration (unsound)"
+        },
+        report.load_seconds,
+        report.elapsed_seconds
+    ));
+    if let Some(file) = &report.values_file {
+        lines.push(format!("values written to {file}"));
+    }
+    lines.join("\n") + "\n"
+}

@@ -1,0 +1,234 @@
+//! Probabilistic model checking of explicit DTMCs, CTMCs and MDPs
+//! (`warpcheck prob`): the property language ([`property`]), the graph
+//! precomputations that settle probabilities 0 and 1 ([`qualitative`]),
+//! and the sequential reference engine ([`mod@reference`]). It knows the
+//! explicit models of [`crate::explicit`], never the files they came from.
+
+pub mod property;
+pub mod qualitative;
+pub mod reference;
+
+use std::time::Instant;
+
+use crate::explicit::{ExplicitModel, MarkovChain, Mdp, ProbModel};
+pub use property::Optimum;
+use property::{Bound, PathFormula, Property, Query};
+
+/// How close a computed value must be to the true one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Precision {
+    /// The largest error allowed.
+    pub epsilon: f64,
+    /// Whether `epsilon` is relative to the value (else absolute).
+    pub relative: bool,
+}
+
+/// How the iterations run and when they stop.
+#[derive(Debug, Clone)]
+pub struct SolveOptions {
+    /// The precision to reach.
+    pub precision: Precision,
+    /// Sound (interval iteration: the error bound is guaranteed), or
+    /// plain value iteration, which stops when an iteration changes no
+    /// value by more than the precision and can stop far from the answer.
+    pub sound: bool,
+    /// Iterations at most.
+    pub max_iterations: u64,
+    /// When to give up, if ever.
+    pub deadline: Option<Instant>,
+}
+
+/// What an engine computed for one property.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The value of every state (the midpoint of its interval when the
+    /// method is sound).
+    pub values: Vec<f64>,
+    /// The guaranteed bound on the error of each value (0 where exact up
+    /// to rounding), or `None` where the method guarantees none.
+    pub error_bounds: Option<Vec<f64>>,
+    /// Iterations (steps for a bounded property).
+    pub iterations: u64,
+    /// Whether the precision was reached (always for exact methods).
+    pub converged: bool,
+}
+
+impl Outcome {
+    /// The midpoints of `[lower, upper]` and their half widths.
+    pub fn from_bounds(
+        lower: Vec<f64>,
+        upper: Vec<f64>,
+        iterations: u64,
+        converged: bool,
+    ) -> Outcome {
+        let values = lower
+            .iter()
+            .zip(&upper)
+            .map(|(l, u)| (l + u) / 2.0)
+            .collect();
+        let bounds = lower
+            .iter()
+            .zip(&upper)
+            .map(|(l, u)| ((u - l) / 2.0).max(0.0))
+            .collect();
+        Outcome {
+            values,
+            error_bounds: Some(bounds),
+            iterations,
+            converged,
+        }
+    }
+
+    /// Values of plain value iteration: no bound is known.
+    pub fn unsound(values: Vec<f64>, iterations: u64, converged: bool) -> Outcome {
+        Outcome {
+            values,
+            error_bounds: None,
+            iterations,
+            converged,
+        }
+    }
+
+    /// Values exact up to rounding (bounded properties).
+    pub fn exact(values: Vec<f64>, iterations: u64) -> Outcome {
+        let bounds = vec![0.0; values.len()];
+        Outcome {
+            values,
+            error_bounds: Some(bounds),
+            iterations,
+            converged: true,
+        }
+    }
+}
+
+/// A DTMC as an MDP with one choice per state that has a transition (its
+/// row), so that one set of algorithms serves both.
+pub fn as_mdp(chain: &MarkovChain) -> Mdp {
+    let mut choice_offsets = Vec::with_capacity(chain.offsets.len());
+    let mut branch_offsets = vec![0];
+    choice_offsets.push(0);
+    for state in 0..chain.states() {
+        let (targets, _) = chain.row(state);
+        if !targets.is_empty() {
+            branch_offsets.push(chain.offsets[state as usize + 1]);
+        }
+        choice_offsets.push(branch_offsets.len() as u64 - 1);
+    }
+    Mdp {
+        choice_offsets,
+        branch_offsets,
+        targets: chain.targets.clone(),
+        probabilities: chain.values.clone(),
+        choice_labels: None,
+        initial: chain.initial,
+    }
+}
+
+/// Why a property cannot be computed on a model.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CheckError {
+    /// A label the model lacks, with its column.
+    #[error(transparent)]
+    Property(#[from] property::PropertyError),
+    /// A property that does not fit the model's type.
+    #[error("{0}")]
+    Mismatch(String),
+    /// A property the engines do not compute yet.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// The value of `property` in every state of `model` by the reference
+/// engine, within `options`.
+pub fn check(
+    model: &ProbModel,
+    property: &Property,
+    options: &SolveOptions,
+) -> Result<Outcome, CheckError> {
+    let states = model.model.states();
+    let chain_as_mdp;
+    let (mdp, is_mdp) = match &model.model {
+        ExplicitModel::Dtmc(chain) => {
+            chain_as_mdp = as_mdp(chain);
+            (&chain_as_mdp, false)
+        }
+        ExplicitModel::Mdp(mdp) => (mdp, true),
+        ExplicitModel::Ctmc(_) => {
+            return Err(CheckError::Unsupported(
+                "properties of CTMCs are not computed yet (DTMCs and MDPs are)".into(),
+            ));
+        }
+    };
+    let Query::Probability {
+        optimum,
+        path: PathFormula::Until { left, right, bound },
+    } = &property.query
+    else {
+        return Err(CheckError::Unsupported(
+            "reward (R) and long-run (S) properties are not computed yet (P, Pmin and Pmax are)"
+                .into(),
+        ));
+    };
+    match (is_mdp, optimum) {
+        (true, None) => {
+            return Err(CheckError::Mismatch(
+                "the model is an MDP: ask for Pmin=? or Pmax=?".into(),
+            ));
+        }
+        (false, Some(_)) => {
+            return Err(CheckError::Mismatch(
+                "the model is a DTMC: Pmin and Pmax apply to MDPs; ask for P=?".into(),
+            ));
+        }
+        _ => {}
+    }
+    let left = left.states(&model.labels, states)?;
+    let right = right.states(&model.labels, states)?;
+    Ok(match bound {
+        None => reference::until(mdp, &left, &right, *optimum, options),
+        Some(Bound {
+            value,
+            integral: true,
+        }) => reference::bounded_until(mdp, &left, &right, *value as u64, *optimum),
+        Some(Bound { value, .. }) => {
+            return Err(CheckError::Mismatch(format!(
+                "a step bound of a DTMC or MDP is a whole number of steps, not {value}"
+            )));
+        }
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// State 0: choice a → {1: 0.5, 2: 0.5}, choice b → {0} (an end
+    /// component that never reaches the goal); 1: the goal (self-loop);
+    /// 2: a trap (self-loop); 3: → {0: 0.5, 1: 0.5}.
+    pub fn end_component_mdp() -> Mdp {
+        Mdp::from_choices(
+            0,
+            vec![
+                vec![vec![(1, 0.5), (2, 0.5)], vec![(0, 1.0)]],
+                vec![vec![(1, 1.0)]],
+                vec![vec![(2, 1.0)]],
+                vec![vec![(0, 0.5), (1, 0.5)]],
+            ],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_dtmc_is_an_mdp_of_one_choice_per_state_with_a_row() {
+        let chain = MarkovChain {
+            offsets: vec![0, 2, 2, 3],
+            targets: vec![1, 2, 2],
+            values: vec![0.25, 0.75, 1.0],
+            initial: 0,
+        };
+        let mdp = as_mdp(&chain);
+        mdp.validate().unwrap();
+        assert_eq!(mdp.choice_offsets, [0, 1, 1, 2]);
+        assert_eq!(mdp.branches_of(1), (&[2u32][..], &[1.0][..]));
+    }
+}

@@ -1,0 +1,221 @@
+//! Graph analyses that settle the states whose probability of `left U
+//! right` is exactly 0 or 1 before any numeric iteration (the
+//! precomputations of PRISM and Storm): `prob0`/`prob1` of a DTMC, and for
+//! MDPs the four combinations of "some scheduler" (E) and "every
+//! scheduler" (A). A DTMC is an MDP with one choice a state
+//! ([`super::as_mdp`]), where E and A coincide. They look only at which
+//! probabilities are positive, never at their values.
+
+use std::collections::VecDeque;
+
+use crate::explicit::Mdp;
+
+/// For every state, the choices of other states with a branch into it
+/// (each choice once per target state): what the backward searches follow.
+pub struct Predecessors {
+    offsets: Vec<u64>,
+    choices: Vec<u64>,
+    /// The state each choice belongs to.
+    owner: Vec<u32>,
+}
+
+impl Predecessors {
+    /// The predecessor choices of every state of `mdp`.
+    pub fn of(mdp: &Mdp) -> Predecessors {
+        let states = mdp.states() as usize;
+        let mut owner = vec![0u32; mdp.choices() as usize];
+        let mut counts = vec![0u64; states + 1];
+        let each_branch = |visit: &mut dyn FnMut(u64, u32)| {
+            for state in 0..mdp.states() {
+                for choice in mdp.choices_of(state) {
+                    let (targets, probabilities) = mdp.branches_of(choice);
+                    for (i, (&target, &probability)) in
+                        targets.iter().zip(probabilities).enumerate()
+                    {
+                        // Once per target of the choice, positive branches only.
+                        if probability > 0.0 && !targets[..i].contains(&target) {
+                            visit(choice, target);
+                        }
+                    }
+                }
+            }
+        };
+        each_branch(&mut |_, target| counts[target as usize + 1] += 1);
+        for i in 0..states {
+            counts[i + 1] += counts[i];
+        }
+        let mut cursor = counts.clone();
+        let mut choices = vec![0u64; counts[states] as usize];
+        each_branch(&mut |choice, target| {
+            choices[cursor[target as usize] as usize] = choice;
+            cursor[target as usize] += 1;
+        });
+        for state in 0..mdp.states() {
+            for choice in mdp.choices_of(state) {
+                owner[choice as usize] = state;
+            }
+        }
+        Predecessors {
+            offsets: counts,
+            choices,
+            owner,
+        }
+    }
+
+    /// The choices with a branch into `state`, and the state of each.
+    fn of_state(&self, state: u32) -> impl Iterator<Item = (u64, u32)> + '_ {
+        let range =
+            self.offsets[state as usize] as usize..self.offsets[state as usize + 1] as usize;
+        self.choices[range]
+            .iter()
+            .map(|&choice| (choice, self.owner[choice as usize]))
+    }
+}
+
+/// The states from which some path through `left` states reaches a
+/// `right` state with positive probability under some scheduler (for a
+/// DTMC: P > 0; for an MDP: Pmax > 0).
+pub fn exists_reach(predecessors: &Predecessors, left: &[bool], right: &[bool]) -> Vec<bool> {
+    let mut found = right.to_vec();
+    let mut queue: VecDeque<u32> = (0..right.len() as u32)
+        .filter(|&s| right[s as usize])
+        .collect();
+    while let Some(state) = queue.pop_front() {
+        for (_, owner) in predecessors.of_state(state) {
+            if left[owner as usize] && !found[owner as usize] {
+                found[owner as usize] = true;
+                queue.push_back(owner);
+            }
+        }
+    }
+    found
+}
+
+/// The states from which every scheduler reaches a `right` state through
+/// `left` states with positive probability (Pmin > 0): the least set
+/// holding `right` and every `left` state with at least one choice, all of
+/// whose choices have a branch into the set.
+pub fn forall_reach(
+    mdp: &Mdp,
+    predecessors: &Predecessors,
+    left: &[bool],
+    right: &[bool],
+) -> Vec<bool> {
+    let mut found = right.to_vec();
+    let mut choice_hits = vec![false; mdp.choices() as usize];
+    let mut choices_left: Vec<u64> = (0..mdp.states())
+        .map(|state| mdp.choices_of(state).count() as u64)
+        .collect();
+    let mut queue: VecDeque<u32> = (0..right.len() as u32)
+        .filter(|&s| right[s as usize])
+        .collect();
+    while let Some(state) = queue.pop_front() {
+        for (choice, owner) in predecessors.of_state(state) {
+            if choice_hits[choice as usize] {
+                continue;
+            }
+            choice_hits[choice as usize] = true;
+            let remaining = &mut choices_left[owner as usize];
+            *remaining -= 1;
+            if *remaining == 0 && left[owner as usize] && !found[owner as usize] {
+                found[owner as usize] = true;
+                queue.push_back(owner);
+            }
+        }
+    }
+    found
+}
+
+/// The states from which some scheduler reaches `right` through `left`
+/// states with probability 1 (Pmax = 1; for a DTMC, P = 1): the greatest
+/// set `U` such that the `right` states, and the `left` states with a
+/// choice that stays in `U` and has a branch closer to `right`, reach
+/// `right` inside `U`.
+pub fn exists_almost_surely(
+    mdp: &Mdp,
+    predecessors: &Predecessors,
+    left: &[bool],
+    right: &[bool],
+) -> Vec<bool> {
+    let states = mdp.states() as usize;
+    let mut inside = vec![true; states];
+    loop {
+        // Within `inside`: the states that can move closer to `right`
+        // with a choice whose branches all stay inside.
+        let mut reached = right.to_vec();
+        let mut queue: VecDeque<u32> = (0..states as u32).filter(|&s| right[s as usize]).collect();
+        while let Some(state) = queue.pop_front() {
+            for (choice, owner) in predecessors.of_state(state) {
+                if reached[owner as usize] || !left[owner as usize] || !inside[owner as usize] {
+                    continue;
+                }
+                let (targets, probabilities) = mdp.branches_of(choice);
+                let stays = targets
+                    .iter()
+                    .zip(probabilities)
+                    .all(|(&t, &p)| p <= 0.0 || inside[t as usize]);
+                if stays {
+                    reached[owner as usize] = true;
+                    queue.push_back(owner);
+                }
+            }
+        }
+        if reached == inside {
+            return reached;
+        }
+        inside = reached;
+    }
+}
+
+/// The states from which every scheduler reaches `right` through `left`
+/// states with probability 1 (Pmin = 1): those from which no scheduler can
+/// reach, through `left` states that are not `right`, a state where some
+/// scheduler avoids `right` for ever (`not_forall_reach`, the complement of
+/// [`forall_reach`]).
+pub fn forall_almost_surely(
+    predecessors: &Predecessors,
+    left: &[bool],
+    right: &[bool],
+    not_forall_reach: &[bool],
+) -> Vec<bool> {
+    let between: Vec<bool> = left.iter().zip(right).map(|(&l, &r)| l && !r).collect();
+    let escapes = exists_reach(predecessors, &between, not_forall_reach);
+    escapes.iter().map(|&e| !e).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::tests::end_component_mdp;
+
+    #[test]
+    fn the_four_analyses_on_a_small_mdp() {
+        let mdp = end_component_mdp();
+        let predecessors = Predecessors::of(&mdp);
+        let all = vec![true; 4];
+        let goal = vec![false, true, false, false];
+        assert_eq!(
+            exists_reach(&predecessors, &all, &goal),
+            [true, true, false, true]
+        );
+        // State 0 can loop on b for ever: Pmin = 0 there, and from 3 with 0.5.
+        let forall = forall_reach(&mdp, &predecessors, &all, &goal);
+        assert_eq!(forall, [false, true, false, true]);
+        // No scheduler reaches the goal surely from 0 (a risks the trap).
+        assert_eq!(
+            exists_almost_surely(&mdp, &predecessors, &all, &goal),
+            [false, true, false, false]
+        );
+        let not_forall: Vec<bool> = forall.iter().map(|&f| !f).collect();
+        assert_eq!(
+            forall_almost_surely(&predecessors, &all, &goal, &not_forall),
+            [false, true, false, false]
+        );
+        // Until: through state 3 only, 0 and 2 are not `left`.
+        let left = vec![false, false, false, true];
+        assert_eq!(
+            exists_reach(&predecessors, &left, &goal),
+            [false, true, false, true]
+        );
+    }
+}

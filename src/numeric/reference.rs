@@ -1,0 +1,422 @@
+//! The sequential reference of `warpcheck prob`: the probability of `left
+//! U right` (bounded or not) in a DTMC or an MDP, after the graph
+//! precomputations of [`super::qualitative`], by interval iteration
+//! (Haddad and Monmege; Baier et al., CAV 2017): a lower sequence from 0
+//! and an upper one from 1 close in on the value from both sides, so the
+//! half distance between them bounds the error of their midpoint. For
+//! maximal probabilities the end components among the undecided states
+//! are collapsed first, or the upper sequence could stay at 1.
+
+use super::qualitative::{self, Predecessors};
+use super::{Optimum, Outcome, Precision, SolveOptions};
+use crate::explicit::Mdp;
+use crate::mec;
+
+/// The undecided part of `left U right` once the precomputations have
+/// settled the states of probability 0 and 1, with a lower and an upper
+/// bound of every state's value: what the iterations refine (here, or on
+/// the GPU).
+pub struct Iteration {
+    /// Lower bounds: the settled values, and 0 where undecided.
+    pub lower: Vec<f64>,
+    /// Upper bounds: the settled values, and 1 where undecided.
+    pub upper: Vec<f64>,
+    /// The undecided states, grouped into the classes that share a value.
+    pub classes: Classes,
+    /// Which scheduler (`None` for a DTMC).
+    pub optimum: Option<Optimum>,
+}
+
+/// The precomputations of `left U right` in `mdp` (a DTMC as
+/// [`super::as_mdp`] gives it, with `optimum` `None`).
+pub fn prepare(mdp: &Mdp, left: &[bool], right: &[bool], optimum: Option<Optimum>) -> Iteration {
+    let predecessors = Predecessors::of(mdp);
+    // States settled at 0 and at 1.
+    let (zero, one) = match optimum {
+        None | Some(Optimum::Max) => {
+            let positive = qualitative::exists_reach(&predecessors, left, right);
+            let one = qualitative::exists_almost_surely(mdp, &predecessors, left, right);
+            (positive.iter().map(|&p| !p).collect::<Vec<_>>(), one)
+        }
+        Some(Optimum::Min) => {
+            let positive = qualitative::forall_reach(mdp, &predecessors, left, right);
+            let zero: Vec<bool> = positive.iter().map(|&p| !p).collect();
+            let one = qualitative::forall_almost_surely(&predecessors, left, right, &zero);
+            (zero, one)
+        }
+    };
+    let undecided: Vec<bool> = zero.iter().zip(&one).map(|(&z, &o)| !z && !o).collect();
+    let classes = match optimum {
+        Some(Optimum::Max) => Classes::collapsing_end_components(mdp, &undecided),
+        _ => Classes::identity(mdp, &undecided),
+    };
+    let settled = |state: usize| if one[state] { 1.0 } else { 0.0 };
+    Iteration {
+        lower: (0..zero.len()).map(settled).collect(),
+        upper: (0..zero.len())
+            .map(|s| if undecided[s] { 1.0 } else { settled(s) })
+            .collect(),
+        classes,
+        optimum,
+    }
+}
+
+/// The probability of `left U right` in every state of `mdp` (a DTMC as
+/// [`super::as_mdp`] gives it, with `optimum` `None`), optimised by
+/// `optimum`, within `options`.
+pub fn until(
+    mdp: &Mdp,
+    left: &[bool],
+    right: &[bool],
+    optimum: Option<Optimum>,
+    options: &SolveOptions,
+) -> Outcome {
+    iterate(mdp, prepare(mdp, left, right, optimum), options)
+}
+
+/// Refines `iteration` on one thread, Gauss-Seidel style (each update
+/// reads the newest bounds), until every undecided state's interval is
+/// within the precision (plain value iteration: until no lower bound moves
+/// by more than it), or the iteration or time limit.
+pub fn iterate(mdp: &Mdp, iteration: Iteration, options: &SolveOptions) -> Outcome {
+    let Iteration {
+        mut lower,
+        mut upper,
+        classes,
+        optimum,
+    } = iteration;
+    let pick = |a: f64, b: f64| match optimum {
+        Some(Optimum::Min) => a.min(b),
+        _ => a.max(b),
+    };
+    let sound = options.sound;
+    let mut iterations = 0u64;
+    let mut converged = classes.count() == 0;
+    while !converged && iterations < options.max_iterations {
+        iterations += 1;
+        // The unsound mode stops when no lower value moved by more than
+        // the precision.
+        let mut settled = true;
+        for class in 0..classes.count() {
+            let mut best: Option<(f64, f64)> = None;
+            for &choice in classes.choices(class) {
+                let (targets, probabilities) = mdp.branches_of(choice);
+                let (mut low, mut high) = (0.0, 0.0);
+                for (&target, &probability) in targets.iter().zip(probabilities) {
+                    low += probability * lower[target as usize];
+                    high += probability * upper[target as usize];
+                }
+                best = Some(match best {
+                    None => (low, high),
+                    Some((l, h)) => (pick(l, low), pick(h, high)),
+                });
+            }
+            // A class without a choice out of it can only stay: value 0.
+            let (low, high) = best.unwrap_or((0.0, 0.0));
+            for &state in classes.states(class) {
+                let state = state as usize;
+                // Both sequences are monotone: never below the last lower
+                // value, never above the last upper one.
+                let before = lower[state];
+                lower[state] = before.max(low);
+                upper[state] = upper[state].min(high);
+                settled &= options.precision.close(before, lower[state]);
+            }
+        }
+        converged = if sound {
+            classes.members.iter().all(|&s| {
+                options
+                    .precision
+                    .reached(lower[s as usize], upper[s as usize])
+            })
+        } else {
+            settled
+        };
+        if options
+            .deadline
+            .is_some_and(|deadline| std::time::Instant::now() >= deadline)
+        {
+            break;
+        }
+    }
+    if sound {
+        Outcome::from_bounds(lower, upper, iterations, converged)
+    } else {
+        Outcome::unsound(lower, iterations, converged)
+    }
+}
+
+/// The probability of reaching `right` within `steps` steps through
+/// `left` states, optimised by `optimum`: `steps` rounds of the Bellman
+/// update from the indicator of `right` (exact up to rounding).
+pub fn bounded_until(
+    mdp: &Mdp,
+    left: &[bool],
+    right: &[bool],
+    steps: u64,
+    optimum: Option<Optimum>,
+) -> Outcome {
+    let states = mdp.states() as usize;
+    let mut values: Vec<f64> = right.iter().map(|&r| if r { 1.0 } else { 0.0 }).collect();
+    let mut next = values.clone();
+    for _ in 0..steps {
+        for state in 0..states {
+            if right[state] || !left[state] {
+                continue;
+            }
+            let sums = mdp.choices_of(state as u32).map(|choice| {
+                let (targets, probabilities) = mdp.branches_of(choice);
+                targets
+                    .iter()
+                    .zip(probabilities)
+                    .map(|(&t, &p)| p * values[t as usize])
+                    .sum::<f64>()
+            });
+            next[state] = match optimum {
+                Some(Optimum::Min) => sums.fold(f64::INFINITY, f64::min),
+                _ => sums.fold(f64::NEG_INFINITY, f64::max),
+            };
+            if !next[state].is_finite() {
+                // No choice: the state stays where it is.
+                next[state] = 0.0;
+            }
+        }
+        std::mem::swap(&mut values, &mut next);
+    }
+    Outcome::exact(values, steps)
+}
+
+/// The states the iteration updates, grouped: each class is one state, or
+/// (for maximal probabilities) a maximal end component of the undecided
+/// states, all of whose states share one value; its choices are those of
+/// its states that can leave it.
+pub struct Classes {
+    /// The undecided states, class by class.
+    pub members: Vec<u32>,
+    /// Where each class's states start in `members`, then their count.
+    pub member_offsets: Vec<u64>,
+    /// The choices of each class, class by class.
+    pub choices: Vec<u64>,
+    /// Where each class's choices start in `choices`, then their count.
+    pub choice_offsets: Vec<u64>,
+}
+
+impl Classes {
+    /// One class per undecided state, with all its choices.
+    fn identity(mdp: &Mdp, undecided: &[bool]) -> Classes {
+        let groups = (0..mdp.states())
+            .filter(|&s| undecided[s as usize])
+            .map(|s| vec![s]);
+        Classes::of_groups(mdp, groups, |_, _| true)
+    }
+
+    /// The undecided states with every maximal end component among them
+    /// (of the MDP restricted to them) as one class, whose choices are
+    /// those that do not stay inside it.
+    fn collapsing_end_components(mdp: &Mdp, undecided: &[bool]) -> Classes {
+        if !undecided.contains(&true) {
+            return Classes::identity(mdp, undecided);
+        }
+        let (inner, original) = restrict(mdp, undecided);
+        let mecs = mec::reference(&inner);
+        let mut groups: Vec<Vec<u32>> = mecs
+            .mecs
+            .iter()
+            .map(|mec| mec.iter().map(|&s| original[s as usize]).collect())
+            .collect();
+        groups.extend(
+            (0..inner.states())
+                .filter(|&s| mecs.of_state[s as usize] == mec::NO_MEC)
+                .map(|s| vec![original[s as usize]]),
+        );
+        let mut class_of = vec![u32::MAX; mdp.states() as usize];
+        for (class, group) in groups.iter().enumerate() {
+            for &state in group {
+                class_of[state as usize] = class as u32;
+            }
+        }
+        Classes::of_groups(mdp, groups.into_iter(), |state, choice| {
+            let (targets, probabilities) = mdp.branches_of(choice);
+            let class = class_of[state as usize];
+            // A choice that stays inside its end component leads nowhere new.
+            !targets
+                .iter()
+                .zip(probabilities)
+                .all(|(&t, &p)| p <= 0.0 || class_of[t as usize] == class)
+        })
+    }
+
+    fn of_groups(
+        mdp: &Mdp,
+        groups: impl Iterator<Item = Vec<u32>>,
+        keep: impl Fn(u32, u64) -> bool,
+    ) -> Classes {
+        let mut classes = Classes {
+            members: Vec::new(),
+            member_offsets: vec![0],
+            choices: Vec::new(),
+            choice_offsets: vec![0],
+        };
+        for group in groups {
+            for &state in &group {
+                classes
+                    .choices
+                    .extend(mdp.choices_of(state).filter(|&c| keep(state, c)));
+            }
+            classes.members.extend(group);
+            classes.member_offsets.push(classes.members.len() as u64);
+            classes.choice_offsets.push(classes.choices.len() as u64);
+        }
+        classes
+    }
+
+    /// Number of classes.
+    pub fn count(&self) -> usize {
+        self.member_offsets.len() - 1
+    }
+
+    fn states(&self, class: usize) -> &[u32] {
+        &self.members[self.member_offsets[class] as usize..self.member_offsets[class + 1] as usize]
+    }
+
+    fn choices(&self, class: usize) -> &[u64] {
+        &self.choices[self.choice_offsets[class] as usize..self.choice_offsets[class + 1] as usize]
+    }
+}
+
+/// The MDP restricted to the `keep` states, renumbered densely, with only
+/// the choices whose positive branches all stay among them; and the
+/// original number of each kept state.
+fn restrict(mdp: &Mdp, keep: &[bool]) -> (Mdp, Vec<u32>) {
+    let original: Vec<u32> = (0..mdp.states()).filter(|&s| keep[s as usize]).collect();
+    let mut renumbered = vec![u32::MAX; mdp.states() as usize];
+    for (new, &old) in original.iter().enumerate() {
+        renumbered[old as usize] = new as u32;
+    }
+    let choices = original
+        .iter()
+        .map(|&state| {
+            mdp.choices_of(state)
+                .filter_map(|choice| {
+                    let (targets, probabilities) = mdp.branches_of(choice);
+                    let positive = targets.iter().zip(probabilities).filter(|&(_, &p)| p > 0.0);
+                    positive
+                        .map(|(&t, &p)| {
+                            (renumbered[t as usize] != u32::MAX)
+                                .then(|| (renumbered[t as usize], p))
+                        })
+                        .collect::<Option<Vec<_>>>()
+                })
+                .collect()
+        })
+        .collect();
+    // Whole choices of a valid MDP, so still valid.
+    let restricted = Mdp::from_choices(0, choices).expect("a restriction of a valid MDP");
+    (restricted, original)
+}
+
+impl Precision {
+    /// Whether a value known to lie in `[lower, upper]` is pinned down by
+    /// their midpoint: half their distance within the precision (of the
+    /// lower bound, so of the value too, when relative).
+    pub fn reached(self, lower: f64, upper: f64) -> bool {
+        let half = (upper - lower) / 2.0;
+        half <= 0.0 || half <= self.epsilon * if self.relative { lower } else { 1.0 }
+    }
+
+    /// The unsound stopping rule of plain value iteration: the value moved
+    /// from `old` to `new` by at most the precision.
+    pub fn close(self, old: f64, new: f64) -> bool {
+        (new - old).abs() <= self.epsilon * if self.relative { new.abs() } else { 1.0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::tests::end_component_mdp as mdp;
+
+    fn options(sound: bool) -> SolveOptions {
+        SolveOptions {
+            precision: Precision {
+                epsilon: 1e-9,
+                relative: false,
+            },
+            sound,
+            max_iterations: 10_000,
+            deadline: None,
+        }
+    }
+
+    #[test]
+    fn maximal_and_minimal_reachability_with_an_end_component() {
+        let (all, goal) = (vec![true; 4], vec![false, true, false, false]);
+        // Without collapsing {0}'s loop the upper bound would stay at 1.
+        let max = until(&mdp(), &all, &goal, Some(Optimum::Max), &options(true));
+        assert!(max.converged);
+        assert_eq!(max.values, [0.5, 1.0, 0.0, 0.75]);
+        let min = until(&mdp(), &all, &goal, Some(Optimum::Min), &options(true));
+        assert!(min.converged);
+        assert_eq!(min.values, [0.0, 1.0, 0.0, 0.5]);
+        // Bounded: one step from 3 reaches the goal with 0.5; two steps
+        // add 0.5 · 0.5 through state 0's choice a.
+        assert_eq!(
+            bounded_until(&mdp(), &all, &goal, 1, Some(Optimum::Max)).values[3],
+            0.5
+        );
+        assert_eq!(
+            bounded_until(&mdp(), &all, &goal, 2, Some(Optimum::Max)).values[3],
+            0.75
+        );
+        assert_eq!(
+            bounded_until(&mdp(), &all, &goal, 2, Some(Optimum::Min)).values[3],
+            0.5
+        );
+    }
+
+    /// A DTMC where the answer needs many iterations: a random walk on
+    /// 0..=20 moving up with 0.4, down with 0.6, absorbed at both ends;
+    /// P(reach 20 from 10) = (1 - r^10) / (1 - r^20) with r = 1.5.
+    #[test]
+    fn interval_iteration_brackets_the_gamblers_ruin() {
+        let n = 20u32;
+        let choices = (0..=n)
+            .map(|s| {
+                if s == 0 || s == n {
+                    vec![vec![(s, 1.0)]]
+                } else {
+                    vec![vec![(s + 1, 0.4), (s - 1, 0.6)]]
+                }
+            })
+            .collect();
+        let walk = Mdp::from_choices(10, choices).unwrap();
+        let goal: Vec<bool> = (0..=n).map(|s| s == n).collect();
+        let all = vec![true; n as usize + 1];
+        let exact = (1.0 - 1.5f64.powi(10)) / (1.0 - 1.5f64.powi(20));
+        let sound = until(&walk, &all, &goal, None, &options(true));
+        let bound = sound.error_bounds.as_ref().unwrap()[10];
+        assert!(sound.converged && bound <= 1e-9);
+        assert!(
+            (sound.values[10] - exact).abs() <= bound + 1e-15,
+            "{} vs {exact}",
+            sound.values[10]
+        );
+        let plain = until(&walk, &all, &goal, None, &options(false));
+        assert!(plain.converged && plain.error_bounds.is_none());
+        assert!(plain.values[10] <= exact);
+        // Cut short, the sound method says so and still brackets the value.
+        let short = until(
+            &walk,
+            &all,
+            &goal,
+            None,
+            &SolveOptions {
+                max_iterations: 5,
+                ..options(true)
+            },
+        );
+        assert!(!short.converged);
+        let bound = short.error_bounds.as_ref().unwrap()[10];
+        assert!((short.values[10] - exact).abs() <= bound && bound > 1e-3);
+    }
+}

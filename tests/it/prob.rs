@@ -1,0 +1,250 @@
+//! `warpcheck prob`: every probability of `../shared/prob/oracles.tsv`
+//! that the engines compute (DTMC `P=?`, MDP `Pmin=?`/`Pmax=?`, bounded
+//! or not) reproduced within the error bound reported, on the bundled
+//! models always and on the others when the shared folder is present;
+//! the command's report and its errors.
+
+use std::path::{Path, PathBuf};
+
+use warpcheck::explicit::ProbModel;
+use warpcheck::frontend::{prism, umb};
+use warpcheck::numeric::{self, Precision, SolveOptions, property};
+
+use crate::explicit_inputs::{data, oracle_rows, shared};
+
+/// The model of instance `name` in `dir`: its `.tra` (with the `.lab`
+/// beside it), else its `.umb` archive.
+fn model_in(dir: &Path, name: &str) -> Option<ProbModel> {
+    for tra in [format!("{name}.tra"), format!("{name}.tra.gz")] {
+        if dir.join(&tra).is_file() {
+            return Some(prism::load(&dir.join(tra), None, None).unwrap());
+        }
+    }
+    let archive = dir.join(format!("{name}.umb"));
+    archive.is_file().then(|| umb::load(&archive).unwrap())
+}
+
+/// Checks every computable oracle row whose model is in one of `dirs`
+/// (first found wins); the rows checked.
+fn check_oracles(dirs: &[PathBuf]) -> usize {
+    let options = SolveOptions {
+        precision: Precision {
+            epsilon: 1e-9,
+            relative: true,
+        },
+        sound: true,
+        max_iterations: 10_000_000,
+        deadline: None,
+    };
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for row in oracle_rows(&data("prob").join("oracles.tsv")) {
+        let (name, text) = (&row["instance"], &row["property"]);
+        let computable = matches!(row["type"].as_str(), "dtmc" | "mdp") && text.starts_with('P');
+        let Some(model) = computable
+            .then(|| dirs.iter().find_map(|dir| model_in(dir, name)))
+            .flatten()
+        else {
+            continue;
+        };
+        let property = property::parse(text).unwrap();
+        let outcome = numeric::check(&model, &property, &options).unwrap();
+        let initial = model.model.initial() as usize;
+        let (value, bound) = (
+            outcome.values[initial],
+            outcome.error_bounds.unwrap()[initial],
+        );
+        let expected: f64 = row["value"].parse().unwrap();
+        // The oracle is itself rounded (17 digits) or within 1e-10.
+        let slack = 1e-10 * expected.abs() + 1e-15;
+        if !outcome.converged || (value - expected).abs() > bound + slack || bound > 1e-9 * expected
+        {
+            failures.push(format!("{name} {text}: {value} ± {bound} vs {expected}"));
+        }
+        checked += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    checked
+}
+
+#[test]
+fn bundled_models_give_the_oracles_values() {
+    assert_eq!(check_oracles(&[data("prob")]), 14);
+}
+
+#[test]
+fn shared_models_give_the_oracles_values() {
+    let Some(dir) = shared("prob") else {
+        println!("SKIPPED: ../shared/prob is not present");
+        return;
+    };
+    assert_eq!(check_oracles(&[data("prob"), dir]), 22);
+}
+
+/// The exit code and JSON report of `warpcheck --format json prob
+/// specs/die.tra ARGS`.
+fn die_report(args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let output = warpcheck(&[&["--format", "json", "prob", "specs/die.tra"], args].concat());
+    let report = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code(), report)
+}
+
+/// Runs `warpcheck ARGS`.
+fn warpcheck(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+/// The bundled example (Knuth and Yao's die from coin flips): the JSON
+/// report, a value within its bound, exact bounded values, and every
+/// state's values written.
+#[test]
+fn the_command_reports_values_bounds_and_writes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let values = dir.path().join("values.txt");
+    let (code, report) = die_report(&[
+        "--property",
+        "P=? [ F \"six\" ]",
+        "--property",
+        "P=? [ F<=3 \"six\" ]",
+        "--precision",
+        "1e-12",
+        "--write-values",
+        values.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0));
+    assert_eq!(report["model_type"], "dtmc");
+    assert_eq!(
+        (report["states"].as_u64(), report["transitions"].as_u64()),
+        (Some(13), Some(20))
+    );
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results[0]["property"], "P=? [ F \"six\" ]");
+    let (value, bound) = (
+        results[0]["value"].as_f64().unwrap(),
+        results[0]["error_bound"].as_f64().unwrap(),
+    );
+    assert!(
+        bound <= 1e-12 && (value - 1.0 / 6.0).abs() <= bound,
+        "{value} ± {bound}"
+    );
+    assert_eq!(
+        (
+            results[1]["value"].as_f64(),
+            results[1]["error_bound"].as_f64()
+        ),
+        (Some(0.125), Some(0.0))
+    );
+    assert_eq!(results[1]["iterations"], 3);
+    let written = std::fs::read_to_string(&values).unwrap();
+    let blocks: Vec<&str> = written.split("# ").filter(|b| !b.is_empty()).collect();
+    assert_eq!(blocks.len(), 2);
+    assert!(
+        blocks[1].starts_with("P=? [ F<=3 \"six\" ]\n0 1.25e-1\n"),
+        "{}",
+        blocks[1]
+    );
+    assert!(blocks[1].contains("\n12 1e0\n") && blocks[1].contains("\n7 0e0\n"));
+}
+
+/// Errors: exit 2 with the property's column, the model's type, the file
+/// and line of a properties file; exit 3 with the bound reached when the
+/// precision is not.
+#[test]
+fn the_command_says_what_is_wrong() {
+    let fails = |args: &[&str], code: i32, stderr: &str| {
+        let output = warpcheck(args);
+        assert_eq!(output.status.code(), Some(code), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stderr), stderr, "{args:?}");
+    };
+    fails(
+        &["prob", "specs/die.tra", "--property", "P=? [ F \"seven\" ]"],
+        2,
+        "error: property `P=? [ F \"seven\" ]`: column 9: unknown label \"seven\" (the model has: \
+         \"init\", \"deadlock\", \"done\", \"six\")\n",
+    );
+    fails(
+        &[
+            "prob",
+            "specs/die.tra",
+            "--property",
+            "Pmax=? [ F \"six\" ]",
+        ],
+        2,
+        "error: property `Pmax=? [ F \"six\" ]`: the model is a DTMC: Pmin and Pmax apply to \
+         MDPs; ask for P=?\n",
+    );
+    fails(
+        &[
+            "prob",
+            "specs/mec_example.tra",
+            "--property",
+            "P=? [ F \"goal\" ]",
+        ],
+        2,
+        "error: property `P=? [ F \"goal\" ]`: the model is an MDP: ask for Pmin=? or Pmax=?\n",
+    );
+    fails(
+        &[
+            "prob",
+            "specs/die.tra",
+            "--property",
+            "P=? [ F<=2.5 \"six\" ]",
+        ],
+        2,
+        "error: property `P=? [ F<=2.5 \"six\" ]`: a step bound of a DTMC or MDP is a whole \
+         number of steps, not 2.5\n",
+    );
+    fails(
+        &["prob", "specs/die.tra"],
+        2,
+        "error: no property: give --property 'P=? [ F \"label\" ]' or --properties FILE\n",
+    );
+    fails(
+        &[
+            "prob",
+            "specs/die.tra",
+            "--property",
+            "P=? [ F \"six\" ]",
+            "--precision",
+            "2",
+        ],
+        2,
+        "error: --precision 2: give a number between 0 and 1 (exclusive)\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("props.txt");
+    std::fs::write(&file, "// the die\nP=? [ F \"six\" ]\nP=? [ F \"six\" \n").unwrap();
+    let output = warpcheck(&[
+        "prob",
+        "specs/die.tra",
+        "--properties",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!("error: {}:3:", file.display())),
+        "{stderr}"
+    );
+    // Cut short: the value with the bound reached, exit 3.
+    let (code, report) = die_report(&["--property", "P=? [ F \"six\" ]", "--max-iterations", "2"]);
+    assert_eq!(code, Some(3));
+    let result = &report["results"][0];
+    assert_eq!(
+        (result["converged"].as_bool(), result["iterations"].as_u64()),
+        (Some(false), Some(2))
+    );
+    let (value, bound) = (
+        result["value"].as_f64().unwrap(),
+        result["error_bound"].as_f64().unwrap(),
+    );
+    assert!(
+        bound > 1e-3 && (value - 1.0 / 6.0).abs() <= bound,
+        "{value} ± {bound}"
+    );
+}
