@@ -64,7 +64,7 @@ pub fn run(
         })),
         EngineChoice::Cpu => cpu(),
         EngineChoice::Gpu => run_gpu(&required_device(ordinal)?, args, net, search, keep_space),
-        EngineChoice::Auto => match preferred_device(ordinal, quiet) {
+        EngineChoice::Auto => match preferred_device(ordinal, quiet, CPU_ENGINE) {
             Some(device) => run_gpu(&device, args, net, search, keep_space),
             None => cpu(),
         },
@@ -77,14 +77,17 @@ pub(super) fn required_device(ordinal: usize) -> Result<Device, Error> {
     Device::open(ordinal).map_err(|e| Error::Usage(format!("--engine gpu: {e}")))
 }
 
+/// What `auto` falls back to without a GPU, in notes.
+pub(super) const CPU_ENGINE: &str = "the CPU engine";
+
 /// Opens GPU `ordinal` for `--engine auto`; when none can be opened, says
-/// on stderr (unless `quiet`) that the CPU engine runs instead.
-pub(super) fn preferred_device(ordinal: usize, quiet: bool) -> Option<Device> {
+/// on stderr (unless `quiet`) why, and that `instead` runs.
+pub(super) fn preferred_device(ordinal: usize, quiet: bool, instead: &str) -> Option<Device> {
     Device::open(ordinal)
         .map_err(|e| {
             if !quiet {
                 note(&format!(
-                    "note: no GPU could be opened ({e}); using the CPU engine"
+                    "note: no GPU could be opened ({e}); using {instead}"
                 ));
             }
         })

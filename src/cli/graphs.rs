@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 
-use super::engines::{preferred_device, required_device};
+use super::engines::{CPU_ENGINE, preferred_device, required_device};
 use super::output::{check_output_path, warn};
 use super::{
     Cli, EngineChoice, InputArgs, Interruption, SearchLimits, cpu_options, cpu_threads,
@@ -194,7 +194,9 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     }
     let device = match args.engine {
         EngineChoice::Gpu => Some(required_device(args.limits.device.unwrap_or(0))?),
-        EngineChoice::Auto => preferred_device(args.limits.device.unwrap_or(0), cli.quiet),
+        EngineChoice::Auto => {
+            preferred_device(args.limits.device.unwrap_or(0), cli.quiet, CPU_ENGINE)
+        }
         EngineChoice::Cpu | EngineChoice::Reference => None,
     };
     let mut warnings = Vec::new();

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 
-use super::engines::{preferred_device, required_device};
+use super::engines::{CPU_ENGINE, preferred_device, required_device};
 use super::graphs::MethodChoice;
 use super::output::{check_output_path, warn};
 use super::{Cli, EngineChoice, cpu_threads, emit_report};
@@ -106,7 +106,7 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
     let mut warnings: Vec<String> = Vec::new();
     let device = match args.engine {
         EngineChoice::Gpu => Some(required_device(args.device.unwrap_or(0))?),
-        EngineChoice::Auto => preferred_device(args.device.unwrap_or(0), cli.quiet),
+        EngineChoice::Auto => preferred_device(args.device.unwrap_or(0), cli.quiet, CPU_ENGINE),
         EngineChoice::Cpu | EngineChoice::Reference => None,
     };
     if device.is_none() && args.device.is_some() {

@@ -8,14 +8,15 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
+use super::engines::{preferred_device, required_device};
 use super::mec::TypeChoice;
 use super::output::{check_output_path, warn};
-use super::{Cli, emit_report};
+use super::{Cli, EngineChoice, emit_report};
 use crate::error::{Error, exit};
 use crate::explicit::{ModelType, ProbModel};
 use crate::frontend::{self, LoadError, prism, umb};
 use crate::numeric::property::{self, Property};
-use crate::numeric::{self, Precision, SolveOptions};
+use crate::numeric::{self, CheckError, Precision, SolveOptions};
 
 /// Arguments of `prob`.
 #[derive(Debug, Args)]
@@ -30,6 +31,15 @@ pub struct ProbArgs {
     /// A file of properties, one a line (`//` starts a comment line).
     #[arg(long, value_name = "FILE")]
     pub properties: Option<PathBuf>,
+    /// Engine of the iterations: the GPU (`auto` uses it when one can be
+    /// opened) or the sequential reference; the graph precomputations and
+    /// step-bounded properties run on the host. (No multi-core CPU engine
+    /// yet.)
+    #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
+    pub engine: EngineChoice,
+    /// GPU to use, as CUDA numbers the visible devices (default 0).
+    #[arg(long, value_name = "N")]
+    pub device: Option<usize>,
     /// The labels of a `.tra` model (default: the `.lab` beside it).
     #[arg(long, value_name = "FILE")]
     pub lab: Option<PathBuf>,
@@ -83,7 +93,7 @@ struct ProbReport {
     states: u64,
     choices: u64,
     transitions: u64,
-    engine: &'static str,
+    engine: String,
     sound: bool,
     precision: f64,
     relative: bool,
@@ -107,6 +117,11 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
     if let Some(path) = &args.write_values {
         check_output_path(path, &args.model, "--write-values")?;
     }
+    if args.engine == EngineChoice::Cpu {
+        return Err(Error::Usage(
+            "prob has no multi-core CPU engine yet: use --engine reference or gpu".into(),
+        ));
+    }
     let properties = properties(args)?;
     let loading = Instant::now();
     let model = load(args)?;
@@ -119,9 +134,23 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
                 .to_string(),
         );
     }
+    let device = match args.engine {
+        EngineChoice::Gpu => Some(required_device(args.device.unwrap_or(0))?),
+        EngineChoice::Auto => {
+            preferred_device(args.device.unwrap_or(0), cli.quiet, "the reference engine")
+        }
+        EngineChoice::Cpu | EngineChoice::Reference => None,
+    };
+    if device.is_none() && args.device.is_some() {
+        warnings.push("--device only affects the GPU engine, which does not run here".into());
+    }
     for w in &warnings {
         warn(w);
     }
+    let engine = match &device {
+        Some(device) => format!("gpu ({})", device.description()),
+        None => "reference".to_string(),
+    };
     let mut results = Vec::new();
     let mut all_values = Vec::new();
     for property in &properties {
@@ -137,8 +166,16 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
                 .timeout
                 .map(|seconds| Instant::now() + Duration::from_secs_f64(seconds.max(0.0))),
         };
-        let outcome = numeric::check(&model, property, &options)
-            .map_err(|e| Error::Usage(format!("property `{}`: {e}", property.text)))?;
+        let outcome = match numeric::check(&model, property, &options, device.as_ref()) {
+            Ok(outcome) => outcome,
+            Err(CheckError::Gpu(error)) => return Err(error.into()),
+            Err(error) => {
+                return Err(Error::Usage(format!(
+                    "property `{}`: {error}",
+                    property.text
+                )));
+            }
+        };
         let initial = model.model.initial() as usize;
         results.push(PropertyResult {
             property: property.text.clone(),
@@ -167,7 +204,7 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
         states: u64::from(model.model.states()),
         choices: model.model.choices(),
         transitions: model.model.transitions(),
-        engine: "reference",
+        engine,
         sound: !args.unsound,
         precision: args.precision,
         relative: args.relative,

@@ -1,9 +1,11 @@
 //! Probabilistic model checking of explicit DTMCs, CTMCs and MDPs
 //! (`warpcheck prob`): the property language ([`property`]), the graph
 //! precomputations that settle probabilities 0 and 1 ([`qualitative`]),
-//! and the sequential reference engine ([`mod@reference`]). It knows the
+//! the sequential reference engine ([`mod@reference`]) and the GPU's
+//! iteration ([`gpu`]). It knows the
 //! explicit models of [`crate::explicit`], never the files they came from.
 
+pub mod gpu;
 pub mod property;
 pub mod qualitative;
 pub mod reference;
@@ -11,6 +13,7 @@ pub mod reference;
 use std::time::Instant;
 
 use crate::explicit::{ExplicitModel, MarkovChain, Mdp, ProbModel};
+use crate::gpu::{Device, GpuError};
 pub use property::Optimum;
 use property::{Bound, PathFormula, Property, Query};
 
@@ -125,7 +128,7 @@ pub fn as_mdp(chain: &MarkovChain) -> Mdp {
 }
 
 /// Why a property cannot be computed on a model.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum CheckError {
     /// A label the model lacks, with its column.
     #[error(transparent)]
@@ -136,14 +139,19 @@ pub enum CheckError {
     /// A property the engines do not compute yet.
     #[error("{0}")]
     Unsupported(String),
+    /// The GPU failed.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
 }
 
-/// The value of `property` in every state of `model` by the reference
-/// engine, within `options`.
+/// The value of `property` in every state of `model` within `options`:
+/// the precomputations and step-bounded properties on the host, the
+/// iterations on `device` when given, else by the sequential reference.
 pub fn check(
     model: &ProbModel,
     property: &Property,
     options: &SolveOptions,
+    device: Option<&Device>,
 ) -> Result<Outcome, CheckError> {
     let states = model.model.states();
     let chain_as_mdp;
@@ -185,7 +193,13 @@ pub fn check(
     let left = left.states(&model.labels, states)?;
     let right = right.states(&model.labels, states)?;
     Ok(match bound {
-        None => reference::until(mdp, &left, &right, *optimum, options),
+        None => {
+            let iteration = reference::prepare(mdp, &left, &right, *optimum);
+            match device {
+                Some(device) => gpu::iterate(device, mdp, iteration, options)?,
+                None => reference::iterate(mdp, iteration, options),
+            }
+        }
         Some(Bound {
             value,
             integral: true,

@@ -11,6 +11,8 @@ use warpcheck::frontend::{prism, umb};
 use warpcheck::numeric::{self, Precision, SolveOptions, property};
 
 use crate::explicit_inputs::{data, oracle_rows, shared};
+use crate::gpu::with_gpu;
+use warpcheck::gpu::Device;
 
 /// The model of instance `name` in `dir`: its `.tra` (with the `.lab`
 /// beside it), else its `.umb` archive.
@@ -25,8 +27,8 @@ fn model_in(dir: &Path, name: &str) -> Option<ProbModel> {
 }
 
 /// Checks every computable oracle row whose model is in one of `dirs`
-/// (first found wins); the rows checked.
-fn check_oracles(dirs: &[PathBuf]) -> usize {
+/// (first found wins), iterating on `device` if given; the rows checked.
+fn check_oracles(dirs: &[PathBuf], device: Option<&Device>) -> usize {
     let options = SolveOptions {
         precision: Precision {
             epsilon: 1e-9,
@@ -48,7 +50,7 @@ fn check_oracles(dirs: &[PathBuf]) -> usize {
             continue;
         };
         let property = property::parse(text).unwrap();
-        let outcome = numeric::check(&model, &property, &options).unwrap();
+        let outcome = numeric::check(&model, &property, &options, device).unwrap();
         let initial = model.model.initial() as usize;
         let (value, bound) = (
             outcome.values[initial],
@@ -69,7 +71,7 @@ fn check_oracles(dirs: &[PathBuf]) -> usize {
 
 #[test]
 fn bundled_models_give_the_oracles_values() {
-    assert_eq!(check_oracles(&[data("prob")]), 14);
+    assert_eq!(check_oracles(&[data("prob")], None), 14);
 }
 
 #[test]
@@ -78,7 +80,19 @@ fn shared_models_give_the_oracles_values() {
         println!("SKIPPED: ../shared/prob is not present");
         return;
     };
-    assert_eq!(check_oracles(&[data("prob"), dir]), 22);
+    assert_eq!(check_oracles(&[data("prob"), dir], None), 22);
+}
+
+/// The GPU's iterations give the oracles' values within the bounds they
+/// report, on the bundled models and, when present, the shared ones.
+#[test]
+fn the_gpu_gives_the_oracles_values() {
+    with_gpu(|device| {
+        let mut dirs = vec![data("prob")];
+        dirs.extend(shared("prob"));
+        let expected = if dirs.len() == 2 { 22 } else { 14 };
+        assert_eq!(check_oracles(&dirs, Some(device)), expected);
+    });
 }
 
 /// The exit code and JSON report of `warpcheck --format json prob
@@ -157,7 +171,7 @@ fn the_command_reports_values_bounds_and_writes_them() {
 #[test]
 fn the_command_says_what_is_wrong() {
     let fails = |args: &[&str], code: i32, stderr: &str| {
-        let output = warpcheck(args);
+        let output = warpcheck(&[args, &["--engine", "reference"]].concat());
         assert_eq!(output.status.code(), Some(code), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&output.stderr), stderr, "{args:?}");
     };

@@ -517,6 +517,7 @@ mod tests {
             scan::build(),
             hash_check_build(3),
             crate::scc::gpu::build(),
+            crate::numeric::gpu::build(),
         ];
         builds.extend(variants.iter().skip(1).map(SearchKernel::build));
         builds.extend(networks.iter().skip(1).map(NetworkKernel::graph_build));
