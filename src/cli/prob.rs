@@ -8,15 +8,16 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::engines::{preferred_device, required_device};
+use super::engines::{CPU_ENGINE, preferred_device, required_device};
 use super::mec::TypeChoice;
 use super::output::{check_output_path, warn};
-use super::{Cli, EngineChoice, emit_report};
+use super::{Cli, EngineChoice, cpu_threads, emit_report};
 use crate::error::{Error, exit};
 use crate::explicit::{ModelType, ProbModel};
+use crate::explore::cpu::MAX_THREADS;
 use crate::frontend::{self, LoadError, prism, umb};
 use crate::numeric::property::{self, Property};
-use crate::numeric::{self, CheckError, Precision, SolveOptions};
+use crate::numeric::{self, CheckError, Engine, Precision, SolveOptions};
 
 /// Arguments of `prob`.
 #[derive(Debug, Args)]
@@ -32,11 +33,13 @@ pub struct ProbArgs {
     #[arg(long, value_name = "FILE")]
     pub properties: Option<PathBuf>,
     /// Engine of the iterations: the GPU (`auto` uses it when one can be
-    /// opened) or the sequential reference; the graph precomputations and
-    /// step-bounded properties run on the host. (No multi-core CPU engine
-    /// yet.)
+    /// opened), the multi-core CPU engine, or the sequential reference; the
+    /// graph precomputations and step-bounded properties run on the host.
     #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
     pub engine: EngineChoice,
+    /// Worker threads of the CPU engine (default: all cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
+    pub threads: Option<u16>,
     /// GPU to use, as CUDA numbers the visible devices (default 0).
     #[arg(long, value_name = "N")]
     pub device: Option<usize>,
@@ -117,11 +120,6 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
     if let Some(path) = &args.write_values {
         check_output_path(path, &args.model, "--write-values")?;
     }
-    if args.engine == EngineChoice::Cpu {
-        return Err(Error::Usage(
-            "prob has no multi-core CPU engine yet: use --engine reference or gpu".into(),
-        ));
-    }
     let properties = properties(args)?;
     let loading = Instant::now();
     let model = load(args)?;
@@ -136,20 +134,26 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
     }
     let device = match args.engine {
         EngineChoice::Gpu => Some(required_device(args.device.unwrap_or(0))?),
-        EngineChoice::Auto => {
-            preferred_device(args.device.unwrap_or(0), cli.quiet, "the reference engine")
-        }
+        EngineChoice::Auto => preferred_device(args.device.unwrap_or(0), cli.quiet, CPU_ENGINE),
         EngineChoice::Cpu | EngineChoice::Reference => None,
     };
     if device.is_none() && args.device.is_some() {
         warnings.push("--device only affects the GPU engine, which does not run here".into());
     }
+    if args.threads.is_some() && (device.is_some() || args.engine == EngineChoice::Reference) {
+        warnings.push("--threads only affects the CPU engine, which does not run here".into());
+    }
     for w in &warnings {
         warn(w);
     }
-    let engine = match &device {
-        Some(device) => format!("gpu ({})", device.description()),
-        None => "reference".to_string(),
+    let threads = cpu_threads(args.threads);
+    let (engine, name) = match (&device, args.engine) {
+        (Some(device), _) => (
+            Engine::Gpu(device),
+            format!("gpu ({})", device.description()),
+        ),
+        (None, EngineChoice::Reference) => (Engine::Reference, "reference".to_string()),
+        (None, _) => (Engine::Cpu(threads), format!("cpu ({threads} threads)")),
     };
     let mut results = Vec::new();
     let mut all_values = Vec::new();
@@ -166,7 +170,7 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
                 .timeout
                 .map(|seconds| Instant::now() + Duration::from_secs_f64(seconds.max(0.0))),
         };
-        let outcome = match numeric::check(&model, property, &options, device.as_ref()) {
+        let outcome = match numeric::check(&model, property, &options, engine) {
             Ok(outcome) => outcome,
             Err(CheckError::Gpu(error)) => return Err(error.into()),
             Err(error) => {
@@ -204,7 +208,7 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
         states: u64::from(model.model.states()),
         choices: model.model.choices(),
         transitions: model.model.transitions(),
-        engine,
+        engine: name,
         sound: !args.unsound,
         precision: args.precision,
         relative: args.relative,

@@ -1,10 +1,11 @@
 //! Probabilistic model checking of explicit DTMCs, CTMCs and MDPs
 //! (`warpcheck prob`): the property language ([`property`]), the graph
 //! precomputations that settle probabilities 0 and 1 ([`qualitative`]),
-//! the sequential reference engine ([`mod@reference`]) and the GPU's
-//! iteration ([`gpu`]). It knows the
+//! the sequential reference engine ([`mod@reference`]), and the iterations
+//! on CPU threads ([`cpu`]) and on the GPU ([`gpu`]). It knows the
 //! explicit models of [`crate::explicit`], never the files they came from.
 
+pub mod cpu;
 pub mod gpu;
 pub mod property;
 pub mod qualitative;
@@ -144,14 +145,25 @@ pub enum CheckError {
     Gpu(#[from] GpuError),
 }
 
+/// Where the iterations run.
+#[derive(Debug, Clone, Copy)]
+pub enum Engine<'a> {
+    /// The sequential reference.
+    Reference,
+    /// The multi-core engine, on this many threads.
+    Cpu(usize),
+    /// The GPU.
+    Gpu(&'a Device),
+}
+
 /// The value of `property` in every state of `model` within `options`:
 /// the precomputations and step-bounded properties on the host, the
-/// iterations on `device` when given, else by the sequential reference.
+/// iterations by `engine`.
 pub fn check(
     model: &ProbModel,
     property: &Property,
     options: &SolveOptions,
-    device: Option<&Device>,
+    engine: Engine<'_>,
 ) -> Result<Outcome, CheckError> {
     let states = model.model.states();
     let chain_as_mdp;
@@ -195,9 +207,10 @@ pub fn check(
     Ok(match bound {
         None => {
             let iteration = reference::prepare(mdp, &left, &right, *optimum);
-            match device {
-                Some(device) => gpu::iterate(device, mdp, iteration, options)?,
-                None => reference::iterate(mdp, iteration, options),
+            match engine {
+                Engine::Gpu(device) => gpu::iterate(device, mdp, iteration, options)?,
+                Engine::Cpu(threads) => cpu::iterate(mdp, iteration, options, threads),
+                Engine::Reference => reference::iterate(mdp, iteration, options),
             }
         }
         Some(Bound {

@@ -7,6 +7,8 @@
 //! maximal probabilities the end components among the undecided states
 //! are collapsed first, or the upper sequence could stay at 1.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
 use super::qualitative::{self, Predecessors};
 use super::{Optimum, Outcome, Precision, SolveOptions};
 use crate::explicit::Mdp;
@@ -79,59 +81,100 @@ pub fn until(
 /// within the precision (plain value iteration: until no lower bound moves
 /// by more than it), or the iteration or time limit.
 pub fn iterate(mdp: &Mdp, iteration: Iteration, options: &SolveOptions) -> Outcome {
-    let Iteration {
-        mut lower,
-        mut upper,
-        classes,
-        optimum,
-    } = iteration;
-    let pick = |a: f64, b: f64| match optimum {
-        Some(Optimum::Min) => a.min(b),
-        _ => a.max(b),
+    sweep_until_precise(iteration, options, |bounds, classes, optimum| {
+        (0..classes.count())
+            .filter(|&class| !bounds.update(mdp, classes, class, optimum, options))
+            .count()
+    })
+}
+
+/// The bounds of every state as the bits of `f64`s, so that threads of
+/// [`super::cpu`] can update them while others read them (a stale read is
+/// still a valid bound: both sequences are monotone).
+pub struct SharedBounds {
+    lower: Vec<AtomicU64>,
+    upper: Vec<AtomicU64>,
+}
+
+impl SharedBounds {
+    fn of(values: &[f64]) -> Vec<AtomicU64> {
+        values.iter().map(|v| AtomicU64::new(v.to_bits())).collect()
+    }
+
+    fn get(values: &[AtomicU64], state: u32) -> f64 {
+        f64::from_bits(values[state as usize].load(Relaxed))
+    }
+
+    fn set(values: &[AtomicU64], state: u32, value: f64) {
+        values[state as usize].store(value.to_bits(), Relaxed);
+    }
+
+    /// One update of `class`: the best over its choices of the expected
+    /// bounds of its successors, kept where it improves its states' last
+    /// bounds. Whether all its states are now within the precision (in
+    /// the unsound mode: whether no lower bound moved by more than it).
+    pub fn update(
+        &self,
+        mdp: &Mdp,
+        classes: &Classes,
+        class: usize,
+        optimum: Option<Optimum>,
+        options: &SolveOptions,
+    ) -> bool {
+        let pick = |a: f64, b: f64| match optimum {
+            Some(Optimum::Min) => a.min(b),
+            _ => a.max(b),
+        };
+        let mut best: Option<(f64, f64)> = None;
+        for &choice in classes.choices(class) {
+            let (targets, probabilities) = mdp.branches_of(choice);
+            let (mut low, mut high) = (0.0, 0.0);
+            for (&target, &probability) in targets.iter().zip(probabilities) {
+                low += probability * Self::get(&self.lower, target);
+                high += probability * Self::get(&self.upper, target);
+            }
+            best = Some(match best {
+                None => (low, high),
+                Some((l, h)) => (pick(l, low), pick(h, high)),
+            });
+        }
+        // A class without a choice out of it can only stay: value 0.
+        let (low, high) = best.unwrap_or((0.0, 0.0));
+        let mut precise = true;
+        for &state in classes.states(class) {
+            // Both sequences are monotone: never below the last lower
+            // bound, never above the last upper one.
+            let before = Self::get(&self.lower, state);
+            let (lower, upper) = (before.max(low), Self::get(&self.upper, state).min(high));
+            Self::set(&self.lower, state, lower);
+            Self::set(&self.upper, state, upper);
+            precise &= if options.sound {
+                options.precision.reached(lower, upper)
+            } else {
+                options.precision.close(before, lower)
+            };
+        }
+        precise
+    }
+}
+
+/// Runs `sweep` (which updates every class once and gives the number not
+/// yet precise) until none is, or the iteration or time limit; the
+/// outcome of the bounds reached.
+pub fn sweep_until_precise(
+    iteration: Iteration,
+    options: &SolveOptions,
+    sweep: impl Fn(&SharedBounds, &Classes, Option<Optimum>) -> usize,
+) -> Outcome {
+    let bounds = SharedBounds {
+        lower: SharedBounds::of(&iteration.lower),
+        upper: SharedBounds::of(&iteration.upper),
     };
-    let sound = options.sound;
     let mut iterations = 0u64;
-    let mut converged = classes.count() == 0;
+    let mut converged = iteration.classes.count() == 0;
     while !converged && iterations < options.max_iterations {
         iterations += 1;
-        // The unsound mode stops when no lower value moved by more than
-        // the precision.
-        let mut settled = true;
-        for class in 0..classes.count() {
-            let mut best: Option<(f64, f64)> = None;
-            for &choice in classes.choices(class) {
-                let (targets, probabilities) = mdp.branches_of(choice);
-                let (mut low, mut high) = (0.0, 0.0);
-                for (&target, &probability) in targets.iter().zip(probabilities) {
-                    low += probability * lower[target as usize];
-                    high += probability * upper[target as usize];
-                }
-                best = Some(match best {
-                    None => (low, high),
-                    Some((l, h)) => (pick(l, low), pick(h, high)),
-                });
-            }
-            // A class without a choice out of it can only stay: value 0.
-            let (low, high) = best.unwrap_or((0.0, 0.0));
-            for &state in classes.states(class) {
-                let state = state as usize;
-                // Both sequences are monotone: never below the last lower
-                // value, never above the last upper one.
-                let before = lower[state];
-                lower[state] = before.max(low);
-                upper[state] = upper[state].min(high);
-                settled &= options.precision.close(before, lower[state]);
-            }
-        }
-        converged = if sound {
-            classes.members.iter().all(|&s| {
-                options
-                    .precision
-                    .reached(lower[s as usize], upper[s as usize])
-            })
-        } else {
-            settled
-        };
+        converged = sweep(&bounds, &iteration.classes, iteration.optimum) == 0;
         if options
             .deadline
             .is_some_and(|deadline| std::time::Instant::now() >= deadline)
@@ -139,7 +182,14 @@ pub fn iterate(mdp: &Mdp, iteration: Iteration, options: &SolveOptions) -> Outco
             break;
         }
     }
-    if sound {
+    let plain = |values: Vec<AtomicU64>| -> Vec<f64> {
+        values
+            .into_iter()
+            .map(|v| f64::from_bits(v.into_inner()))
+            .collect()
+    };
+    let (lower, upper) = (plain(bounds.lower), plain(bounds.upper));
+    if options.sound {
         Outcome::from_bounds(lower, upper, iterations, converged)
     } else {
         Outcome::unsound(lower, iterations, converged)

@@ -201,7 +201,7 @@ fn random_mdp(seed: usize) -> Mdp {
 
 /// MDPs of 1 to `max_states` states, 0 to 3 choices a state, 1 to 3
 /// branches a choice, to any state, with equal probabilities.
-fn small_mdps(max_states: u32) -> impl Strategy<Value = Mdp> {
+pub(crate) fn small_mdps(max_states: u32) -> impl Strategy<Value = Mdp> {
     (1..=max_states)
         .prop_flat_map(|states| {
             prop::collection::vec(

@@ -6,13 +6,13 @@
 
 use std::path::{Path, PathBuf};
 
+use warpcheck::explicit::Mdp;
 use warpcheck::explicit::ProbModel;
 use warpcheck::frontend::{prism, umb};
-use warpcheck::numeric::{self, Precision, SolveOptions, property};
+use warpcheck::numeric::{self, Engine, Optimum, Precision, SolveOptions, property};
 
 use crate::explicit_inputs::{data, oracle_rows, shared};
 use crate::gpu::with_gpu;
-use warpcheck::gpu::Device;
 
 /// The model of instance `name` in `dir`: its `.tra` (with the `.lab`
 /// beside it), else its `.umb` archive.
@@ -27,8 +27,8 @@ fn model_in(dir: &Path, name: &str) -> Option<ProbModel> {
 }
 
 /// Checks every computable oracle row whose model is in one of `dirs`
-/// (first found wins), iterating on `device` if given; the rows checked.
-fn check_oracles(dirs: &[PathBuf], device: Option<&Device>) -> usize {
+/// (first found wins) with `engine`; the rows checked.
+fn check_oracles(dirs: &[PathBuf], engine: Engine<'_>) -> usize {
     let options = SolveOptions {
         precision: Precision {
             epsilon: 1e-9,
@@ -50,7 +50,7 @@ fn check_oracles(dirs: &[PathBuf], device: Option<&Device>) -> usize {
             continue;
         };
         let property = property::parse(text).unwrap();
-        let outcome = numeric::check(&model, &property, &options, device).unwrap();
+        let outcome = numeric::check(&model, &property, &options, engine).unwrap();
         let initial = model.model.initial() as usize;
         let (value, bound) = (
             outcome.values[initial],
@@ -71,7 +71,9 @@ fn check_oracles(dirs: &[PathBuf], device: Option<&Device>) -> usize {
 
 #[test]
 fn bundled_models_give_the_oracles_values() {
-    assert_eq!(check_oracles(&[data("prob")], None), 14);
+    for engine in [Engine::Reference, Engine::Cpu(3)] {
+        assert_eq!(check_oracles(&[data("prob")], engine), 14);
+    }
 }
 
 #[test]
@@ -80,7 +82,9 @@ fn shared_models_give_the_oracles_values() {
         println!("SKIPPED: ../shared/prob is not present");
         return;
     };
-    assert_eq!(check_oracles(&[data("prob"), dir], None), 22);
+    for engine in [Engine::Reference, Engine::Cpu(3)] {
+        assert_eq!(check_oracles(&[data("prob"), dir.clone()], engine), 22);
+    }
 }
 
 /// The GPU's iterations give the oracles' values within the bounds they
@@ -91,7 +95,7 @@ fn the_gpu_gives_the_oracles_values() {
         let mut dirs = vec![data("prob")];
         dirs.extend(shared("prob"));
         let expected = if dirs.len() == 2 { 22 } else { 14 };
-        assert_eq!(check_oracles(&dirs, Some(device)), expected);
+        assert_eq!(check_oracles(&dirs, Engine::Gpu(device)), expected);
     });
 }
 
@@ -261,4 +265,134 @@ fn the_command_says_what_is_wrong() {
         bound > 1e-3 && (value - 1.0 / 6.0).abs() <= bound,
         "{value} ± {bound}"
     );
+}
+
+/// The optimal probability of `left U right` in every state of a small
+/// MDP, by brute force: every memoryless deterministic scheduler (they
+/// suffice for reachability), each induced chain solved exactly enough by
+/// Gaussian elimination on the states that reach `right` with positive
+/// probability. A state without a choice stays where it is.
+fn brute_force(mdp: &Mdp, left: &[bool], right: &[bool], maximise: bool) -> Vec<f64> {
+    let n = mdp.states() as usize;
+    let counts: Vec<u64> = (0..n as u32)
+        .map(|s| mdp.choices_of(s).count() as u64)
+        .collect();
+    let schedulers: u64 = counts.iter().map(|&c| c.max(1)).product();
+    let mut best = vec![
+        if maximise {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+        n
+    ];
+    for mut code in 0..schedulers {
+        // The chain this scheduler induces: row s = its choice's branches.
+        let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+        for s in 0..n {
+            if counts[s] == 0 {
+                continue;
+            }
+            let choice = mdp.choices_of(s as u32).start + code % counts[s];
+            code /= counts[s];
+            let (targets, probabilities) = mdp.branches_of(choice);
+            rows[s] = targets
+                .iter()
+                .map(|&t| t as usize)
+                .zip(probabilities.iter().copied())
+                .collect();
+        }
+        // States that reach `right` through `left` with positive probability.
+        let mut reach = right.to_vec();
+        loop {
+            let grown: Vec<bool> = (0..n)
+                .map(|s| reach[s] || (left[s] && rows[s].iter().any(|&(t, p)| p > 0.0 && reach[t])))
+                .collect();
+            if grown == reach {
+                break;
+            }
+            reach = grown;
+        }
+        let unknown: Vec<usize> = (0..n).filter(|&s| reach[s] && !right[s]).collect();
+        let index = |s: usize| unknown.iter().position(|&u| u == s);
+        // (I - P) x = b on the unknown states.
+        let m = unknown.len();
+        let mut a = vec![vec![0.0; m + 1]; m];
+        for (i, &s) in unknown.iter().enumerate() {
+            a[i][i] += 1.0;
+            for &(t, p) in &rows[s] {
+                match index(t) {
+                    Some(j) => a[i][j] -= p,
+                    None if right[t] => a[i][m] += p,
+                    None => {}
+                }
+            }
+        }
+        for col in 0..m {
+            let pivot = (col..m)
+                .max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))
+                .unwrap();
+            a.swap(col, pivot);
+            let pivot_row = a[col].clone();
+            for (row, entries) in a.iter_mut().enumerate() {
+                if row != col {
+                    let factor = entries[col] / pivot_row[col];
+                    for (entry, pivot) in entries[col..].iter_mut().zip(&pivot_row[col..]) {
+                        *entry -= factor * pivot;
+                    }
+                }
+            }
+        }
+        for s in 0..n {
+            let value = if right[s] {
+                1.0
+            } else {
+                index(s).map_or(0.0, |i| a[i][m] / a[i][i])
+            };
+            best[s] = if maximise {
+                best[s].max(value)
+            } else {
+                best[s].min(value)
+            };
+        }
+    }
+    best
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+    /// On random MDPs, every engine's interval contains the brute-force
+    /// optimum, and is as narrow as asked.
+    #[test]
+    fn mdp_intervals_contain_the_brute_force_optimum(
+        mdp in crate::mec::small_mdps(6),
+        sets in proptest::collection::vec((proptest::bool::ANY, proptest::bool::weighted(0.25)), 6),
+    ) {
+        let n = mdp.states() as usize;
+        let left: Vec<bool> = sets[..n].iter().map(|&(l, _)| l).collect();
+        let right: Vec<bool> = sets[..n].iter().map(|&(_, r)| r).collect();
+        let options = SolveOptions {
+            precision: Precision { epsilon: 1e-9, relative: false },
+            sound: true,
+            max_iterations: 1_000_000,
+            deadline: None,
+        };
+        for (optimum, maximise) in [(Optimum::Max, true), (Optimum::Min, false)] {
+            let expected = brute_force(&mdp, &left, &right, maximise);
+            for outcome in [
+                numeric::reference::until(&mdp, &left, &right, Some(optimum), &options),
+                numeric::cpu::iterate(&mdp, numeric::reference::prepare(&mdp, &left, &right, Some(optimum)), &options, 2),
+            ] {
+                proptest::prop_assert!(outcome.converged);
+                let bounds = outcome.error_bounds.unwrap();
+                for s in 0..n {
+                    proptest::prop_assert!(bounds[s] <= 1e-9);
+                    proptest::prop_assert!(
+                        (outcome.values[s] - expected[s]).abs() <= bounds[s] + 1e-12,
+                        "{:?} state {}: {} ± {} vs {}", optimum, s, outcome.values[s], bounds[s], expected[s]
+                    );
+                }
+            }
+        }
+    }
 }
