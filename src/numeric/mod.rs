@@ -105,6 +105,36 @@ impl Outcome {
     }
 }
 
+/// Whether `query` is `P=? [ φ U ψ ]` or `P=? [ F ψ ]` without a bound.
+fn is_untimed_probability(query: &Query) -> bool {
+    matches!(
+        query,
+        Query::Probability {
+            optimum: None,
+            path: PathFormula::Until { bound: None, .. },
+        }
+    )
+}
+
+/// The embedded DTMC of a CTMC: each state's rates divided by their sum
+/// (the probability of each move when the state is left; a state without
+/// transitions keeps none).
+pub fn embedded(chain: &MarkovChain) -> MarkovChain {
+    let mut values = chain.values.clone();
+    for state in 0..chain.states() {
+        let row =
+            chain.offsets[state as usize] as usize..chain.offsets[state as usize + 1] as usize;
+        let exit: f64 = values[row.clone()].iter().sum();
+        for value in &mut values[row] {
+            *value /= exit;
+        }
+    }
+    MarkovChain {
+        values,
+        ..chain.clone()
+    }
+}
+
 /// A DTMC as an MDP with one choice per state that has a transition (its
 /// row), so that one set of algorithms serves both.
 pub fn as_mdp(chain: &MarkovChain) -> Mdp {
@@ -173,9 +203,17 @@ pub fn check(
             (&chain_as_mdp, false)
         }
         ExplicitModel::Mdp(mdp) => (mdp, true),
+        // Which states a CTMC's paths visit, in order, is its embedded
+        // DTMC's: untimed probabilities are that chain's.
+        ExplicitModel::Ctmc(chain) if is_untimed_probability(&property.query) => {
+            chain_as_mdp = as_mdp(&embedded(chain));
+            (&chain_as_mdp, false)
+        }
         ExplicitModel::Ctmc(_) => {
             return Err(CheckError::Unsupported(
-                "properties of CTMCs are not computed yet (DTMCs and MDPs are)".into(),
+                "of CTMC properties only untimed probabilities (P=? [ F φ ], [ φ U ψ ]) are \
+                 computed yet"
+                    .into(),
             ));
         }
     };

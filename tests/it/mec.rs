@@ -168,7 +168,7 @@ fn the_gpu_engine_gives_storms_mecs() {
 /// An MDP of up to 300 states from `seed` by a fixed linear congruential
 /// generator: a few choices per state, most to nearby states, so that
 /// end components of several sizes form.
-fn random_mdp(seed: usize) -> Mdp {
+pub(crate) fn random_mdp(seed: usize) -> Mdp {
     let mut x = (seed as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let mut next = |bound: u64| {
         x = x
