@@ -125,8 +125,11 @@ pub fn embedded(chain: &MarkovChain) -> MarkovChain {
         let row =
             chain.offsets[state as usize] as usize..chain.offsets[state as usize + 1] as usize;
         let exit: f64 = values[row.clone()].iter().sum();
-        for value in &mut values[row] {
-            *value /= exit;
+        // A row of zero rates never fires: it stays as it is (0).
+        if exit > 0.0 {
+            for value in &mut values[row] {
+                *value /= exit;
+            }
         }
     }
     MarkovChain {
@@ -254,7 +257,7 @@ pub fn check(
         Some(Bound {
             value,
             integral: true,
-        }) => reference::bounded_until(mdp, &left, &right, *value as u64, *optimum),
+        }) => reference::bounded_until(mdp, &left, &right, *value as u64, *optimum, options),
         Some(Bound { value, .. }) => {
             return Err(CheckError::Mismatch(format!(
                 "a step bound of a DTMC or MDP is a whole number of steps, not {value}"

@@ -198,18 +198,29 @@ pub fn sweep_until_precise(
 
 /// The probability of reaching `right` within `steps` steps through
 /// `left` states, optimised by `optimum`: `steps` rounds of the Bellman
-/// update from the indicator of `right` (exact up to rounding).
+/// update from the indicator of `right` (exact up to rounding). Stopped
+/// by the iteration or time limit of `options` after `i` rounds, each
+/// value lies between the probability within `i` steps and 1, and the
+/// outcome says so.
 pub fn bounded_until(
     mdp: &Mdp,
     left: &[bool],
     right: &[bool],
     steps: u64,
     optimum: Option<Optimum>,
+    options: &SolveOptions,
 ) -> Outcome {
     let states = mdp.states() as usize;
     let mut values: Vec<f64> = right.iter().map(|&r| if r { 1.0 } else { 0.0 }).collect();
     let mut next = values.clone();
-    for _ in 0..steps {
+    for done in 0..steps {
+        let out_of_time = options
+            .deadline
+            .is_some_and(|deadline| std::time::Instant::now() >= deadline);
+        if done >= options.max_iterations || out_of_time {
+            let ones = vec![1.0; states];
+            return Outcome::from_bounds(values, ones, done, false);
+        }
         for state in 0..states {
             if right[state] || !left[state] {
                 continue;
@@ -410,18 +421,23 @@ mod tests {
         assert_eq!(min.values, [0.0, 1.0, 0.0, 0.5]);
         // Bounded: one step from 3 reaches the goal with 0.5; two steps
         // add 0.5 · 0.5 through state 0's choice a.
+        let bounded = |steps, optimum, options: &SolveOptions| {
+            bounded_until(&mdp(), &all, &goal, steps, Some(optimum), options)
+        };
+        assert_eq!(bounded(1, Optimum::Max, &options(true)).values[3], 0.5);
+        assert_eq!(bounded(2, Optimum::Max, &options(true)).values[3], 0.75);
+        assert_eq!(bounded(2, Optimum::Min, &options(true)).values[3], 0.5);
+        // Cut short after one of two steps: between 0.5 and 1, not converged.
+        let short = SolveOptions {
+            max_iterations: 1,
+            ..options(true)
+        };
+        let cut = bounded(2, Optimum::Max, &short);
         assert_eq!(
-            bounded_until(&mdp(), &all, &goal, 1, Some(Optimum::Max)).values[3],
-            0.5
+            (cut.values[3], cut.converged, cut.iterations),
+            (0.75, false, 1)
         );
-        assert_eq!(
-            bounded_until(&mdp(), &all, &goal, 2, Some(Optimum::Max)).values[3],
-            0.75
-        );
-        assert_eq!(
-            bounded_until(&mdp(), &all, &goal, 2, Some(Optimum::Min)).values[3],
-            0.5
-        );
+        assert_eq!(cut.error_bounds.unwrap()[3], 0.25);
     }
 
     /// A DTMC where the answer needs many iterations: a random walk on
