@@ -1,8 +1,7 @@
 """`warpcheck prob` against the oracles of a folder of probabilistic models.
 
-Runs the binary on every probability row of FOLDER/oracles.tsv that it
-computes (DTMC and MDP, bounded or not; CTMC untimed)
-and whose model (a .tra or .tra.gz with its .lab, else a .umb) is in FOLDER,
+Runs the binary on every probability row (P, Pmin, Pmax) of
+FOLDER/oracles.tsv whose model (a .tra or .tra.gz with its .lab, else a .umb) is in FOLDER,
 with the engine and precision given, and prints one line per row: the
 value, the reported error bound, the oracle, and OK when they agree within
 the bound (plus 1e-10 relative for the oracle's own rounding).
@@ -37,10 +36,7 @@ def main():
     with open(os.path.join(args.folder, "oracles.tsv")) as table:
         rows = list(csv.DictReader(table, delimiter="\t"))
     for row in rows:
-        text = row["property"]
-        computable = (text.startswith("P") if row["type"] in ("dtmc", "mdp")
-                      else text.startswith("P=?") and "<=" not in text)
-        if not computable:
+        if not row["property"].startswith("P"):
             continue
         model = model_file(args.folder, row["instance"])
         if model is None:

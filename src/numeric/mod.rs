@@ -212,11 +212,31 @@ pub fn check(
             chain_as_mdp = as_mdp(&embedded(chain));
             (&chain_as_mdp, false)
         }
-        ExplicitModel::Ctmc(_) => {
-            return Err(CheckError::Unsupported(
-                "of CTMC properties only untimed probabilities (P=? [ F φ ], [ φ U ψ ]) are \
-                 computed yet"
-                    .into(),
+        ExplicitModel::Ctmc(chain) => {
+            let Query::Probability {
+                optimum: None,
+                path:
+                    PathFormula::Until {
+                        left,
+                        right,
+                        bound: Some(bound),
+                    },
+            } = &property.query
+            else {
+                return Err(CheckError::Unsupported(
+                    "of CTMC properties only probabilities (P=? [ F φ ], [ φ U ψ ], with or \
+                     without a time bound) are computed yet"
+                        .into(),
+                ));
+            };
+            let left = left.states(&model.labels, states)?;
+            let right = right.states(&model.labels, states)?;
+            return Ok(reference::time_bounded_until(
+                chain,
+                &left,
+                &right,
+                bound.value,
+                options,
             ));
         }
     };
