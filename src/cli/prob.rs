@@ -117,6 +117,14 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
             args.precision
         )));
     }
+    let timeout = match args.timeout {
+        None => None,
+        Some(seconds) => Some(Duration::try_from_secs_f64(seconds).map_err(|_| {
+            Error::Usage(format!(
+                "--timeout {seconds}: give a non-negative number of seconds"
+            ))
+        })?),
+    };
     if let Some(path) = &args.write_values {
         check_output_path(path, &args.model, "--write-values")?;
     }
@@ -166,9 +174,7 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
             },
             sound: !args.unsound,
             max_iterations: args.max_iterations,
-            deadline: args
-                .timeout
-                .map(|seconds| Instant::now() + Duration::from_secs_f64(seconds.max(0.0))),
+            deadline: timeout.map(|timeout| Instant::now() + timeout),
         };
         let outcome = match numeric::check(&model, property, &options, engine) {
             Ok(outcome) => outcome,

@@ -431,6 +431,13 @@ pub fn time_bounded_until(
     if lambda <= 0.0 {
         return Outcome::exact(indicator, 0);
     }
+    if !lambda.is_finite() || lambda > options.max_iterations as f64 {
+        // More steps than allowed are needed (about λ): nothing computed.
+        let upper = (0..states)
+            .map(|s| if moving(s) { 1.0 } else { indicator[s] })
+            .collect();
+        return Outcome::from_bounds(indicator, upper, 0, false);
+    }
     let tail_target = options.precision.epsilon / 4.0
         * if options.precision.relative {
             1e-30
@@ -650,6 +657,10 @@ mod tests {
             let from_one = 1.0 - (-b * time).exp();
             assert!((found.values[1] - from_one).abs() <= bound + 1e-13);
         }
+        // A time needing more steps than allowed: nothing computed, said so.
+        let far = time_bounded_until(&chain, &all, &goal, 1e300, &options(true));
+        assert!(!far.converged && far.iterations == 0);
+        assert_eq!((far.values[0], far.error_bounds.unwrap()[0]), (0.5, 0.5));
         // Poisson weights: the window and its tails account for all mass.
         let window = PoissonWindow::new(1000.0, 1e-12);
         let mass: f64 = window.weights.iter().sum::<f64>() + window.tails;

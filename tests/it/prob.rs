@@ -234,6 +234,18 @@ fn the_command_says_what_is_wrong() {
         2,
         "error: --precision 2: give a number between 0 and 1 (exclusive)\n",
     );
+    fails(
+        &[
+            "prob",
+            "specs/die.tra",
+            "--property",
+            "P=? [ F \"six\" ]",
+            "--timeout",
+            "inf",
+        ],
+        2,
+        "error: --timeout inf: give a non-negative number of seconds\n",
+    );
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("props.txt");
     std::fs::write(&file, "// the die\nP=? [ F \"six\" ]\nP=? [ F \"six\" \n").unwrap();
