@@ -21,11 +21,11 @@ use crate::scc::cpu::Method;
 /// The model types `--type` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TypeChoice {
-    /// A Markov decision process: the only type `mec` decomposes.
+    /// A Markov decision process (the only type `mec` decomposes).
     Mdp,
-    /// A discrete-time Markov chain (refused).
+    /// A discrete-time Markov chain (rows of probabilities).
     Dtmc,
-    /// A continuous-time Markov chain (refused).
+    /// A continuous-time Markov chain (rows of rates).
     Ctmc,
 }
 

@@ -90,8 +90,9 @@ pub enum Command {
     /// components.
     #[command(after_help = graphs::DECOMPOSITION_EXIT_CODES)]
     Mec(mec::MecArgs),
-    /// Compute probabilistic properties (PRISM syntax) of a DTMC or MDP
-    /// read from PRISM explicit files or UMB, with a guaranteed error bound.
+    /// Compute probabilistic properties (PRISM syntax) of a DTMC, CTMC or
+    /// MDP read from PRISM explicit files or UMB, with a guaranteed error
+    /// bound.
     #[command(after_help = PROB_EXIT_CODES)]
     Prob(prob::ProbArgs),
     /// Print a shell completion script (e.g. `warpcheck completions bash >

@@ -1,6 +1,6 @@
 //! `warpcheck prob`: the value of probabilistic properties in the initial
-//! state of a DTMC or MDP read from PRISM explicit files or a UMB archive,
-//! with the error bound the method guarantees.
+//! state of a DTMC, CTMC or MDP read from PRISM explicit files or a UMB
+//! archive, with the error bound the method guarantees.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
