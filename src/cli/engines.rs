@@ -1,10 +1,12 @@
 //! Choosing and running the engine the user asked for.
 
+use clap::Args;
+
 use super::output::note;
 use super::{CheckArgs, EngineChoice, GpuArgs, cpu_options};
 use crate::encode::EncodedNetwork;
 use crate::error::Error;
-use crate::explore::cpu;
+use crate::explore::cpu::{self, MAX_THREADS};
 use crate::explore::gpu::{self, GpuOptions};
 use crate::explore::livelock::StateSpace;
 use crate::explore::{Exploration, SearchOptions, reference};
@@ -75,6 +77,43 @@ pub fn run(
 /// that says why in one line.
 pub(super) fn required_device(ordinal: usize) -> Result<Device, Error> {
     Device::open(ordinal).map_err(|e| Error::Usage(format!("--engine gpu: {e}")))
+}
+
+/// The engine options of the commands on explicit models (`mec`, `prob`)
+/// besides `--engine`.
+#[derive(Debug, Args)]
+pub struct ExplicitEngineArgs {
+    /// Worker threads of the CPU engine (default: all cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
+    pub threads: Option<u16>,
+    /// GPU to use, as CUDA numbers the visible devices (default 0).
+    #[arg(long, value_name = "N")]
+    pub device: Option<usize>,
+}
+
+impl ExplicitEngineArgs {
+    /// The GPU that `engine` asks for (`auto`: one that can be opened, else
+    /// the CPU engine), and warnings for the options it leaves unread.
+    pub(super) fn device(
+        &self,
+        engine: EngineChoice,
+        quiet: bool,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<Device>, Error> {
+        let ordinal = self.device.unwrap_or(0);
+        let device = match engine {
+            EngineChoice::Gpu => Some(required_device(ordinal)?),
+            EngineChoice::Auto => preferred_device(ordinal, quiet, CPU_ENGINE),
+            EngineChoice::Cpu | EngineChoice::Reference => None,
+        };
+        if device.is_none() && self.device.is_some() {
+            warnings.push("--device only affects the GPU engine, which does not run here".into());
+        }
+        if self.threads.is_some() && (device.is_some() || engine == EngineChoice::Reference) {
+            warnings.push("--threads only affects the CPU engine, which does not run here".into());
+        }
+        Ok(device)
+    }
 }
 
 /// What `auto` falls back to without a GPU, in notes.

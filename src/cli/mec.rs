@@ -7,13 +7,12 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 
-use super::engines::{CPU_ENGINE, preferred_device, required_device};
+use super::engines::ExplicitEngineArgs;
 use super::graphs::MethodChoice;
 use super::output::{check_output_path, warn};
 use super::{Cli, EngineChoice, cpu_threads, emit_report};
 use crate::error::{Error, exit};
-use crate::explicit::{ExplicitModel, Mdp, ModelType};
-use crate::explore::cpu::MAX_THREADS;
+use crate::explicit::{ExplicitModel, Mdp, ModelType, ProbModel};
 use crate::frontend::{prism, umb};
 use crate::mec::{self, MecSummary, Mecs};
 use crate::scc::cpu::Method;
@@ -51,12 +50,9 @@ pub struct MecArgs {
     /// MECs in the order of their smallest state.
     #[arg(long, value_name = "FILE")]
     pub write_mecs: Option<PathBuf>,
-    /// Worker threads of the CPU engine (default: all cores).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
-    pub threads: Option<u16>,
-    /// GPU to use, as CUDA numbers the visible devices (default 0).
-    #[arg(long, value_name = "N")]
-    pub device: Option<usize>,
+    /// Threads and GPU of the engines.
+    #[command(flatten)]
+    pub engines: ExplicitEngineArgs,
 }
 
 /// What `mec` decomposed, where, and how long each step took.
@@ -104,19 +100,9 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
     let mdp = load_mdp(&args.model, kind)?;
     let load_seconds = loading.elapsed().as_secs_f64();
     let mut warnings: Vec<String> = Vec::new();
-    let device = match args.engine {
-        EngineChoice::Gpu => Some(required_device(args.device.unwrap_or(0))?),
-        EngineChoice::Auto => preferred_device(args.device.unwrap_or(0), cli.quiet, CPU_ENGINE),
-        EngineChoice::Cpu | EngineChoice::Reference => None,
-    };
-    if device.is_none() && args.device.is_some() {
-        warnings.push("--device only affects the GPU engine, which does not run here".into());
-    }
+    let device = args.engines.device(args.engine, cli.quiet, &mut warnings)?;
     if args.engine == EngineChoice::Reference && args.method != MethodChoice::Auto {
         warnings.push("--method has no effect on the reference engine (Tarjan)".into());
-    }
-    if args.threads.is_some() && (device.is_some() || args.engine == EngineChoice::Reference) {
-        warnings.push("--threads only affects the CPU engine, which does not run here".into());
     }
     for w in &warnings {
         warn(w);
@@ -139,7 +125,7 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
             Some(method),
         ),
         (None, _) => {
-            let threads = cpu_threads(args.threads);
+            let threads = cpu_threads(args.engines.threads);
             (
                 mec::cpu(&mdp, method, threads),
                 format!("cpu ({threads} threads)"),
@@ -172,22 +158,37 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
     Ok(exit::OK)
 }
 
-/// Reads the MDP of `path`, a `.tra` (plain or gzip; of the type `kind`
-/// when given) or `.umb` file; refuses other names and Markov chains.
-fn load_mdp(path: &Path, kind: Option<ModelType>) -> Result<Mdp, Error> {
+/// Reads the model of `path` for `command`: a `.tra` (plain or gzip; of
+/// the type `kind` when given; labels from `lab`, else the `.lab` beside
+/// it) or a `.umb` archive (which holds its labels); refuses other names.
+pub(super) fn load_explicit(
+    path: &Path,
+    lab: Option<&Path>,
+    kind: Option<ModelType>,
+    command: &str,
+) -> Result<ProbModel, Error> {
     let name = path.to_string_lossy();
     let plain = name.strip_suffix(".gz").unwrap_or(&name);
-    let model = if name.ends_with(".umb") {
-        umb::load(path)?.model
+    if name.ends_with(".umb") {
+        if lab.is_some() {
+            return Err(Error::Usage(
+                "--lab only applies to a .tra model; a UMB archive holds its labels".into(),
+            ));
+        }
+        Ok(umb::load(path)?)
     } else if plain.ends_with(".tra") {
-        prism::load(path, None, kind)?.model
+        Ok(prism::load(path, lab, kind)?)
     } else {
-        return Err(Error::Usage(format!(
-            "{}: mec reads PRISM explicit transitions (.tra, .tra.gz) or UMB archives (.umb)",
+        Err(Error::Usage(format!(
+            "{}: {command} reads PRISM explicit transitions (.tra, .tra.gz) or UMB archives (.umb)",
             path.display()
-        )));
-    };
-    match model {
+        )))
+    }
+}
+
+/// Reads the MDP of `path` ([`load_explicit`]); refuses Markov chains.
+fn load_mdp(path: &Path, kind: Option<ModelType>) -> Result<Mdp, Error> {
+    match load_explicit(path, None, kind, "mec")?.model {
         ExplicitModel::Mdp(mdp) => Ok(mdp),
         chain => Err(Error::Model(format!(
             "{}: the model is a {}, not an MDP; mec decomposes MDPs only (the end \
@@ -199,6 +200,16 @@ fn load_mdp(path: &Path, kind: Option<ModelType>) -> Result<Mdp, Error> {
                 ModelType::Mdp => "MDP",
             }
         ))),
+    }
+}
+
+impl From<TypeChoice> for ModelType {
+    fn from(choice: TypeChoice) -> ModelType {
+        match choice {
+            TypeChoice::Mdp => ModelType::Mdp,
+            TypeChoice::Dtmc => ModelType::Dtmc,
+            TypeChoice::Ctmc => ModelType::Ctmc,
+        }
     }
 }
 

@@ -8,14 +8,13 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::engines::{CPU_ENGINE, preferred_device, required_device};
-use super::mec::TypeChoice;
+use super::engines::ExplicitEngineArgs;
+use super::mec::{TypeChoice, load_explicit};
 use super::output::{check_output_path, warn};
 use super::{Cli, EngineChoice, cpu_threads, emit_report};
 use crate::error::{Error, exit};
-use crate::explicit::{ModelType, ProbModel};
-use crate::explore::cpu::MAX_THREADS;
-use crate::frontend::{self, LoadError, prism, umb};
+use crate::explicit::ModelType;
+use crate::frontend::{self, LoadError};
 use crate::numeric::property::{self, Property};
 use crate::numeric::{self, CheckError, Engine, Precision, SolveOptions};
 
@@ -37,12 +36,9 @@ pub struct ProbArgs {
     /// graph precomputations and step-bounded properties run on the host.
     #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
     pub engine: EngineChoice,
-    /// Worker threads of the CPU engine (default: all cores).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
-    pub threads: Option<u16>,
-    /// GPU to use, as CUDA numbers the visible devices (default 0).
-    #[arg(long, value_name = "N")]
-    pub device: Option<usize>,
+    /// Threads and GPU of the engines.
+    #[command(flatten)]
+    pub engines: ExplicitEngineArgs,
     /// The labels of a `.tra` model (default: the `.lab` beside it).
     #[arg(long, value_name = "FILE")]
     pub lab: Option<PathBuf>,
@@ -130,7 +126,8 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
     }
     let properties = properties(args)?;
     let loading = Instant::now();
-    let model = load(args)?;
+    let kind = args.model_type.map(ModelType::from);
+    let model = load_explicit(&args.model, args.lab.as_deref(), kind, "prob")?;
     let load_seconds = loading.elapsed().as_secs_f64();
     let mut warnings = Vec::new();
     if args.unsound {
@@ -140,21 +137,11 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
                 .to_string(),
         );
     }
-    let device = match args.engine {
-        EngineChoice::Gpu => Some(required_device(args.device.unwrap_or(0))?),
-        EngineChoice::Auto => preferred_device(args.device.unwrap_or(0), cli.quiet, CPU_ENGINE),
-        EngineChoice::Cpu | EngineChoice::Reference => None,
-    };
-    if device.is_none() && args.device.is_some() {
-        warnings.push("--device only affects the GPU engine, which does not run here".into());
-    }
-    if args.threads.is_some() && (device.is_some() || args.engine == EngineChoice::Reference) {
-        warnings.push("--threads only affects the CPU engine, which does not run here".into());
-    }
+    let device = args.engines.device(args.engine, cli.quiet, &mut warnings)?;
     for w in &warnings {
         warn(w);
     }
-    let threads = cpu_threads(args.threads);
+    let threads = cpu_threads(args.engines.threads);
     let (engine, name) = match (&device, args.engine) {
         (Some(device), _) => (
             Engine::Gpu(device),
@@ -254,32 +241,6 @@ fn properties(args: &ProbArgs) -> Result<Vec<Property>, Error> {
         ));
     }
     Ok(parsed)
-}
-
-/// Reads the model of `args`: a `.tra` (plain or gzip) or `.umb` file.
-fn load(args: &ProbArgs) -> Result<ProbModel, Error> {
-    let name = args.model.to_string_lossy();
-    let plain = name.strip_suffix(".gz").unwrap_or(&name);
-    let kind = args.model_type.map(|t| match t {
-        TypeChoice::Mdp => ModelType::Mdp,
-        TypeChoice::Dtmc => ModelType::Dtmc,
-        TypeChoice::Ctmc => ModelType::Ctmc,
-    });
-    if name.ends_with(".umb") {
-        if args.lab.is_some() {
-            return Err(Error::Usage(
-                "--lab only applies to a .tra model; a UMB archive holds its labels".into(),
-            ));
-        }
-        Ok(umb::load(&args.model)?)
-    } else if plain.ends_with(".tra") {
-        Ok(prism::load(&args.model, args.lab.as_deref(), kind)?)
-    } else {
-        Err(Error::Usage(format!(
-            "{}: prob reads PRISM explicit transitions (.tra, .tra.gz) or UMB archives (.umb)",
-            args.model.display()
-        )))
-    }
 }
 
 /// Writes `# PROPERTY` and then `state value` for every state, per

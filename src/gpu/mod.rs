@@ -173,11 +173,6 @@ impl Device {
         self.inner.peak_memory_use.load(Ordering::Relaxed)
     }
 
-    /// Device memory in all, in bytes.
-    pub fn total_memory(&self) -> u64 {
-        self.inner.total_memory
-    }
-
     /// Kernel `name` of `build`, compiled for this device (from the
     /// module cache, or by NVRTC on first use).
     pub fn function(&self, build: &Build, name: &str) -> Result<CudaFunction, GpuError> {

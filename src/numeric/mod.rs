@@ -13,7 +13,7 @@ pub mod reference;
 
 use std::time::Instant;
 
-use crate::explicit::{ExplicitModel, MarkovChain, Mdp, ProbModel};
+use crate::explicit::{ExplicitModel, MarkovChain, Mdp, ModelType, ProbModel};
 use crate::gpu::{Device, GpuError};
 pub use property::Optimum;
 use property::{Bound, PathFormula, Property, Query};
@@ -105,17 +105,6 @@ impl Outcome {
     }
 }
 
-/// Whether `query` is `P=? [ φ U ψ ]` or `P=? [ F ψ ]` without a bound.
-fn is_untimed_probability(query: &Query) -> bool {
-    matches!(
-        query,
-        Query::Probability {
-            optimum: None,
-            path: PathFormula::Until { bound: None, .. },
-        }
-    )
-}
-
 /// The embedded DTMC of a CTMC: each state's rates divided by their sum
 /// (the probability of each move when the state is left; a state without
 /// transitions keeps none).
@@ -198,48 +187,6 @@ pub fn check(
     options: &SolveOptions,
     engine: Engine<'_>,
 ) -> Result<Outcome, CheckError> {
-    let states = model.model.states();
-    let chain_as_mdp;
-    let (mdp, is_mdp) = match &model.model {
-        ExplicitModel::Dtmc(chain) => {
-            chain_as_mdp = as_mdp(chain);
-            (&chain_as_mdp, false)
-        }
-        ExplicitModel::Mdp(mdp) => (mdp, true),
-        // Which states a CTMC's paths visit, in order, is its embedded
-        // DTMC's: untimed probabilities are that chain's.
-        ExplicitModel::Ctmc(chain) if is_untimed_probability(&property.query) => {
-            chain_as_mdp = as_mdp(&embedded(chain));
-            (&chain_as_mdp, false)
-        }
-        ExplicitModel::Ctmc(chain) => {
-            let Query::Probability {
-                optimum: None,
-                path:
-                    PathFormula::Until {
-                        left,
-                        right,
-                        bound: Some(bound),
-                    },
-            } = &property.query
-            else {
-                return Err(CheckError::Unsupported(
-                    "of CTMC properties only probabilities (P=? [ F φ ], [ φ U ψ ], with or \
-                     without a time bound) are computed yet"
-                        .into(),
-                ));
-            };
-            let left = left.states(&model.labels, states)?;
-            let right = right.states(&model.labels, states)?;
-            return Ok(reference::time_bounded_until(
-                chain,
-                &left,
-                &right,
-                bound.value,
-                options,
-            ));
-        }
-    };
     let Query::Probability {
         optimum,
         path: PathFormula::Until { left, right, bound },
@@ -250,21 +197,47 @@ pub fn check(
                 .into(),
         ));
     };
-    match (is_mdp, optimum) {
-        (true, None) => {
+    let kind = model.model.model_type();
+    match (kind, optimum) {
+        (ModelType::Mdp, None) => {
             return Err(CheckError::Mismatch(
                 "the model is an MDP: ask for Pmin=? or Pmax=?".into(),
             ));
         }
-        (false, Some(_)) => {
-            return Err(CheckError::Mismatch(
-                "the model is a DTMC: Pmin and Pmax apply to MDPs; ask for P=?".into(),
-            ));
+        (ModelType::Dtmc | ModelType::Ctmc, Some(_)) => {
+            return Err(CheckError::Mismatch(format!(
+                "the model is a {}: Pmin and Pmax apply to MDPs; ask for P=?",
+                kind.name().to_uppercase()
+            )));
         }
         _ => {}
     }
+    let states = model.model.states();
     let left = left.states(&model.labels, states)?;
     let right = right.states(&model.labels, states)?;
+    let chain_as_mdp;
+    let mdp = match (&model.model, bound) {
+        (ExplicitModel::Ctmc(chain), Some(bound)) => {
+            return Ok(reference::time_bounded_until(
+                chain,
+                &left,
+                &right,
+                bound.value,
+                options,
+            ));
+        }
+        // Which states a CTMC's paths visit, in order, is its embedded
+        // DTMC's: untimed probabilities are that chain's.
+        (ExplicitModel::Ctmc(chain), None) => {
+            chain_as_mdp = as_mdp(&embedded(chain));
+            &chain_as_mdp
+        }
+        (ExplicitModel::Dtmc(chain), _) => {
+            chain_as_mdp = as_mdp(chain);
+            &chain_as_mdp
+        }
+        (ExplicitModel::Mdp(mdp), _) => mdp,
+    };
     Ok(match bound {
         None => {
             let iteration = reference::prepare(mdp, &left, &right, *optimum);

@@ -266,12 +266,6 @@ pub fn stored_bytes(method: Method, states: u64, edges: u64) -> u64 {
     }
 }
 
-/// Bytes of device memory a decomposition of a [`GeneratedGraph`] of
-/// `states` allocates at its peak: labels, keys and representatives.
-pub fn generated_bytes(states: u64) -> u64 {
-    20 * states
-}
-
 /// What a decomposition on the GPU gives.
 #[derive(Debug, Clone)]
 pub struct GpuComponents {
