@@ -13,8 +13,8 @@ use super::mec::{TypeChoice, load_explicit};
 use super::output::{check_output_path, warn};
 use super::{Cli, EngineChoice, cpu_threads, emit_report};
 use crate::error::{Error, exit};
-use crate::explicit::ModelType;
-use crate::frontend::{self, LoadError};
+use crate::explicit::{ModelType, StateRewards};
+use crate::frontend::{self, LoadError, prism};
 use crate::numeric::property::{self, Property};
 use crate::numeric::{self, CheckError, Engine, Precision, SolveOptions};
 
@@ -42,6 +42,13 @@ pub struct ProbArgs {
     /// The labels of a `.tra` model (default: the `.lab` beside it).
     #[arg(long, value_name = "FILE")]
     pub lab: Option<PathBuf>,
+    /// State rewards from a PRISM `.srew` file (`STATES ENTRIES`, then
+    /// `STATE VALUE` lines), as `FILE` or `NAME=FILE` (the structure that
+    /// `R{"NAME"}` names); repeatable. Given, these are the model's reward
+    /// structures, in place of the `.srew` beside a `.tra` file or those of
+    /// a UMB archive. A CTMC's values are rates, earned per time unit.
+    #[arg(long, value_name = "[NAME=]FILE")]
+    pub srew: Vec<String>,
     /// The model's type, where a `.tra` file leaves it open.
     #[arg(long = "type", value_enum, value_name = "TYPE")]
     pub model_type: Option<TypeChoice>,
@@ -74,14 +81,38 @@ pub struct ProbArgs {
 #[derive(Debug, serde::Serialize)]
 struct PropertyResult {
     property: String,
-    /// The value in the initial state.
+    /// The value in the initial state (`"inf"` when infinite).
+    #[serde(serialize_with = "number_or_text")]
     value: f64,
-    /// The guaranteed bound on its error; null for --unsound.
+    /// The guaranteed bound on its error; null for --unsound, `"inf"`
+    /// when no upper bound was proven.
+    #[serde(serialize_with = "optional_number_or_text")]
     error_bound: Option<f64>,
     /// Whether the precision was reached.
     converged: bool,
     iterations: u64,
     elapsed_seconds: f64,
+}
+
+/// A finite number as a JSON number, others as the text `inf`, `-inf` or
+/// `nan` (JSON has no such numbers).
+fn number_or_text<S: serde::Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    if value.is_finite() {
+        serializer.serialize_f64(*value)
+    } else {
+        serializer.serialize_str(&value.to_string().to_lowercase())
+    }
+}
+
+/// [`number_or_text`] of a value that may be absent (null).
+fn optional_number_or_text<S: serde::Serializer>(
+    value: &Option<f64>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(value) => number_or_text(value, serializer),
+        None => serializer.serialize_none(),
+    }
 }
 
 /// What `prob` computed.
@@ -127,7 +158,14 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
     let properties = properties(args)?;
     let loading = Instant::now();
     let kind = args.model_type.map(ModelType::from);
-    let model = load_explicit(&args.model, args.lab.as_deref(), kind, "prob")?;
+    let mut model = load_explicit(&args.model, args.lab.as_deref(), kind, "prob")?;
+    if !args.srew.is_empty() {
+        model.rewards = args
+            .srew
+            .iter()
+            .map(|given| state_rewards(given, model.model.states()))
+            .collect::<Result<_, _>>()?;
+    }
     let load_seconds = loading.elapsed().as_secs_f64();
     let mut warnings = Vec::new();
     if args.unsound {
@@ -214,6 +252,25 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
     };
     emit_report(cli, &report, text_report)?;
     Ok(exit_code)
+}
+
+/// The reward structure of one --srew: `NAME=FILE` when the text before
+/// the first `=` is a name (letters, digits, `_`, not starting with a
+/// digit), else the whole text as a file.
+fn state_rewards(given: &str, states: u32) -> Result<StateRewards, Error> {
+    let (name, file) = match given.split_once('=') {
+        Some((name, file))
+            if name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+        {
+            (Some(name.to_string()), file)
+        }
+        _ => (None, given),
+    };
+    let path = Path::new(file);
+    let mut rewards = prism::parse_srew(&frontend::read_explicit(path)?, path, states)?;
+    rewards.name = name;
+    Ok(rewards)
 }
 
 /// The properties of --property and --properties, parsed; at least one.

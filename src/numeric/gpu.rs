@@ -1,16 +1,18 @@
 //! Interval iteration on the GPU (`kernels/numeric/iterate.cu`): the
-//! precomputations run on the host ([`super::reference::prepare`]), then
-//! the model, the classes of undecided states and both bounds go to the
-//! device, and launches of one sweep each refine the bounds until the
-//! states not yet within the precision, counted by the last sweep, are
-//! none. Each launch's count is zeroed by the host before it runs.
-
-use std::time::Instant;
+//! precomputations run on the host (for example
+//! [`super::reference::prepare`]), then the model, the classes of undecided
+//! states and both bounds go to the device, and launches of one sweep each
+//! refine the bounds as the [`Schedule`] shared with the other engines says,
+//! reading the tally of the last sweep of every batch. Each launch's tally
+//! is zeroed by the host before it runs. Each class is updated by a group
+//! of lanes as wide as its mean number of branches (rounded down to a power
+//! of two, at most a warp), so that the lanes of a warp read neighbouring
+//! branches.
 
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
-use super::reference::Iteration;
-use super::{Optimum, Outcome, SolveOptions};
+use super::SolveOptions;
+use super::reference::{Bounds, Iteration, Schedule, Step, Tally, finish, guess_above};
 use crate::explicit::Mdp;
 use crate::gpu::{Build, Device, GpuError, KernelSource};
 use crate::{kernel_file, param_block};
@@ -23,7 +25,7 @@ pub const SOURCE: KernelSource = KernelSource {
 
 /// Threads per block.
 const THREADS: u32 = 256;
-/// Sweeps launched between two reads of the count of imprecise states.
+/// Sweeps launched between two reads of the tally.
 const SWEEPS_PER_CHECK: u64 = 16;
 /// What the kernel does, for error messages.
 const DURING: &str = "iterating on the GPU";
@@ -41,6 +43,9 @@ param_block! {
         pub class_choice_offsets: u64,
         /// Device address of the classes' choices (`u64`).
         pub class_choices: u64,
+        /// Device address of the constant of each entry of `class_choices`
+        /// (`f64`), or 0 when all are 0.
+        pub class_constants: u64,
         /// Device address of each class's first state in `members`.
         pub class_member_offsets: u64,
         /// Device address of the classes' states (`u32`).
@@ -49,24 +54,43 @@ param_block! {
         pub lower: u64,
         /// Device address of the upper bounds (`f64` per state).
         pub upper: u64,
-        /// Device address of the count of imprecise states (`u64`).
+        /// Device address of the tally (`u64` imprecise, `u64` raised).
         pub counters: u64,
         /// Classes.
         pub classes: u64,
         /// The precision, as the bits of an `f64`.
         pub epsilon_bits: u64,
-        /// 1 when the precision is relative.
+        /// The settling precision of the lower-only phase, as bits.
+        pub settle_bits: u64,
+        /// 1 when both precisions are relative.
         pub relative: u64,
-        /// 1 for minimal probabilities.
+        /// 1 for minimal values.
         pub minimise: u64,
-        /// 0 for plain value iteration.
-        pub sound: u64,
+        /// The [`super::reference::Phase`], as its number.
+        pub phase: u64,
+        /// Lanes per class: a power of two up to 32.
+        pub lanes: u64,
     }
 }
 
 /// The kernel's build.
 pub fn build() -> Build {
     Build::new(SOURCE).check_layout::<IterateParams>()
+}
+
+/// The lanes per class: the mean branches per class, rounded down to a
+/// power of two, from 1 to 32.
+fn lanes_per_class(mdp: &Mdp, classes: &super::reference::Classes) -> u64 {
+    let branches: u64 = classes
+        .choices
+        .iter()
+        .map(|&c| mdp.branch_offsets[c as usize + 1] - mdp.branch_offsets[c as usize])
+        .sum();
+    let mean = branches / (classes.count() as u64).max(1);
+    match mean {
+        0 | 1 => 1,
+        mean => (1u64 << mean.ilog2()).min(32),
+    }
 }
 
 /// Refines `iteration` of `mdp` on `device` within `options`, as
@@ -76,37 +100,46 @@ pub fn iterate(
     mdp: &Mdp,
     iteration: Iteration,
     options: &SolveOptions,
-) -> Result<Outcome, GpuError> {
-    let classes = iteration.classes.count() as u64;
+) -> Result<Bounds, GpuError> {
+    let mut schedule = Schedule::new(&iteration, options);
+    let classes = &iteration.classes;
+    let count = classes.count() as u64;
     let function = device.function(&build(), "iterate")?;
     let branch_offsets = device.upload(&mdp.branch_offsets)?;
     let targets = device.upload(&mdp.targets)?;
     let probabilities = device.upload(&mdp.probabilities)?;
-    let class_choice_offsets = device.upload(&iteration.classes.choice_offsets)?;
-    let class_choices = device.upload(&iteration.classes.choices)?;
-    let class_member_offsets = device.upload(&iteration.classes.member_offsets)?;
-    let members = device.upload(&iteration.classes.members)?;
+    let class_choice_offsets = device.upload(&classes.choice_offsets)?;
+    let class_choices = device.upload(&classes.choices)?;
+    let class_constants = match classes.constants.is_empty() {
+        true => None,
+        false => Some(device.upload(&classes.constants)?),
+    };
+    let class_member_offsets = device.upload(&classes.member_offsets)?;
+    let members = device.upload(&classes.members)?;
     let mut lower = device.upload(&iteration.lower)?;
     let mut upper = device.upload(&iteration.upper)?;
-    let mut counters: CudaSlice<u64> = device.alloc_zeroed(1)?;
-    let params = IterateParams {
+    let mut counters: CudaSlice<u64> = device.alloc_zeroed(2)?;
+    let mut params = IterateParams {
         branch_offsets: device.address(&branch_offsets),
         targets: device.address(&targets),
         probabilities: device.address(&probabilities),
         class_choice_offsets: device.address(&class_choice_offsets),
         class_choices: device.address(&class_choices),
+        class_constants: class_constants.as_ref().map_or(0, |c| device.address(c)),
         class_member_offsets: device.address(&class_member_offsets),
         members: device.address(&members),
         lower: device.address_mut(&mut lower),
         upper: device.address_mut(&mut upper),
         counters: device.address_mut(&mut counters),
-        classes,
-        epsilon_bits: options.precision.epsilon.to_bits(),
+        classes: count,
+        epsilon_bits: 0,
+        settle_bits: 0,
         relative: u64::from(options.precision.relative),
-        minimise: u64::from(iteration.optimum == Some(Optimum::Min)),
-        sound: u64::from(options.sound),
+        minimise: u64::from(iteration.optimum == Some(super::Optimum::Min)),
+        phase: 0,
+        lanes: lanes_per_class(mdp, classes),
     };
-    let blocks = classes
+    let blocks = (count * params.lanes)
         .div_ceil(u64::from(THREADS))
         .clamp(1, u64::from(device.multiprocessors()) * 16) as u32;
     let config = LaunchConfig {
@@ -114,10 +147,21 @@ pub fn iterate(
         block_dim: (THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
-    let mut iterations = 0u64;
-    let mut converged = classes == 0;
-    while !converged && iterations < options.max_iterations {
-        let sweeps = SWEEPS_PER_CHECK.min(options.max_iterations - iterations);
+    let mut step = schedule.start();
+    while step != Step::Stop {
+        if let Step::Guess(precision) = step {
+            let known = device.download(&lower)?;
+            let mut guessed = device.download(&upper)?;
+            for &state in &classes.members {
+                guessed[state as usize] = guess_above(known[state as usize], precision);
+            }
+            device.write(&guessed, &mut upper)?;
+        }
+        let rule = schedule.rule();
+        params.epsilon_bits = rule.precision.epsilon.to_bits();
+        params.settle_bits = rule.settle.epsilon.to_bits();
+        params.phase = rule.phase as u64;
+        let sweeps = schedule.batch(SWEEPS_PER_CHECK);
         for _ in 0..sweeps {
             device
                 .stream()
@@ -130,19 +174,15 @@ pub fn iterate(
             // as the classes and the MDP say.
             unsafe { launch.launch(config) }.map_err(GpuError::driver(DURING))?;
         }
-        iterations += sweeps;
-        converged = device.download(&counters)?[0] == 0;
-        if options
-            .deadline
-            .is_some_and(|deadline| Instant::now() >= deadline)
-        {
-            break;
-        }
+        let tally = device.download(&counters)?;
+        step = schedule.after(
+            sweeps,
+            Tally {
+                imprecise: tally[0],
+                raised: tally[1],
+            },
+        );
     }
     let (lower, upper) = (device.download(&lower)?, device.download(&upper)?);
-    Ok(if options.sound {
-        Outcome::from_bounds(lower, upper, iterations, converged)
-    } else {
-        Outcome::unsound(lower, iterations, converged)
-    })
+    Ok(finish(&schedule, classes, lower, upper))
 }

@@ -1,15 +1,19 @@
 //! Probabilistic model checking of explicit DTMCs, CTMCs and MDPs
 //! (`warpcheck prob`): the property language ([`property`]), the graph
 //! precomputations that settle probabilities 0 and 1 ([`qualitative`]),
-//! the sequential reference engine ([`mod@reference`]), and the iterations
-//! on CPU threads ([`cpu`]) and on the GPU ([`gpu`]). It knows the
-//! explicit models of [`crate::explicit`], never the files they came from.
+//! the sequential reference engine and the iteration scheme all engines
+//! share ([`mod@reference`]), the iterations on CPU threads ([`cpu`]) and
+//! on the GPU ([`gpu`]), expected rewards ([`reward`]) and long-run
+//! averages ([`long_run`]). It knows the explicit models of
+//! [`crate::explicit`], never the files they came from.
 
 pub mod cpu;
 pub mod gpu;
+pub mod long_run;
 pub mod property;
 pub mod qualitative;
 pub mod reference;
+pub mod reward;
 
 use std::time::Instant;
 
@@ -17,6 +21,7 @@ use crate::explicit::{ExplicitModel, MarkovChain, Mdp, ModelType, ProbModel};
 use crate::gpu::{Device, GpuError};
 pub use property::Optimum;
 use property::{Bound, PathFormula, Property, Query};
+use reference::{Bounds, Iteration};
 
 /// How close a computed value must be to the true one.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,23 +63,29 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// The midpoints of `[lower, upper]` and their half widths.
+    /// The midpoints of `[lower, upper]` and their half widths; where the
+    /// upper bound is infinite (none was proven), the lower bound with an
+    /// infinite error bound, and where both are equal (infinite values
+    /// included), that value exactly.
     pub fn from_bounds(
         lower: Vec<f64>,
         upper: Vec<f64>,
         iterations: u64,
         converged: bool,
     ) -> Outcome {
-        let values = lower
+        let (values, bounds) = lower
             .iter()
             .zip(&upper)
-            .map(|(l, u)| (l + u) / 2.0)
-            .collect();
-        let bounds = lower
-            .iter()
-            .zip(&upper)
-            .map(|(l, u)| ((u - l) / 2.0).max(0.0))
-            .collect();
+            .map(|(&l, &u)| {
+                if l == u {
+                    (l, 0.0)
+                } else if u.is_infinite() {
+                    (l, f64::INFINITY)
+                } else {
+                    ((l + u) / 2.0, ((u - l) / 2.0).max(0.0))
+                }
+            })
+            .unzip();
         Outcome {
             values,
             error_bounds: Some(bounds),
@@ -178,6 +189,20 @@ pub enum Engine<'a> {
     Gpu(&'a Device),
 }
 
+/// Iterates `iteration` of `mdp` on `engine` within `options`.
+pub fn solve(
+    engine: Engine<'_>,
+    mdp: &Mdp,
+    iteration: Iteration,
+    options: &SolveOptions,
+) -> Result<Bounds, GpuError> {
+    Ok(match engine {
+        Engine::Gpu(device) => gpu::iterate(device, mdp, iteration, options)?,
+        Engine::Cpu(threads) => cpu::iterate(mdp, iteration, options, threads),
+        Engine::Reference => reference::iterate(mdp, iteration, options),
+    })
+}
+
 /// The value of `property` in every state of `model` within `options`:
 /// the precomputations and step-bounded properties on the host, the
 /// iterations by `engine`.
@@ -187,41 +212,86 @@ pub fn check(
     options: &SolveOptions,
     engine: Engine<'_>,
 ) -> Result<Outcome, CheckError> {
-    let Query::Probability {
-        optimum,
-        path: PathFormula::Until { left, right, bound },
-    } = &property.query
-    else {
-        return Err(CheckError::Unsupported(
-            "reward (R) and long-run (S) properties are not computed yet (P, Pmin and Pmax are)"
-                .into(),
-        ));
-    };
     let kind = model.model.model_type();
-    match (kind, optimum) {
-        (ModelType::Mdp, None) => {
-            return Err(CheckError::Mismatch(
-                "the model is an MDP: ask for Pmin=? or Pmax=?".into(),
-            ));
-        }
-        (ModelType::Dtmc | ModelType::Ctmc, Some(_)) => {
-            return Err(CheckError::Mismatch(format!(
-                "the model is a {}: Pmin and Pmax apply to MDPs; ask for P=?",
-                kind.name().to_uppercase()
-            )));
-        }
-        _ => {}
-    }
     let states = model.model.states();
-    let left = left.states(&model.labels, states)?;
-    let right = right.states(&model.labels, states)?;
+    match &property.query {
+        Query::Probability {
+            optimum,
+            path: PathFormula::Until { left, right, bound },
+        } => {
+            check_optimum(kind, *optimum, "P")?;
+            let left = left.states(&model.labels, states)?;
+            let right = right.states(&model.labels, states)?;
+            probability(model, &left, &right, *bound, *optimum, options, engine)
+        }
+        Query::Reward {
+            structure,
+            optimum,
+            target,
+        } => {
+            check_optimum(kind, *optimum, "R")?;
+            let rewards = reward::structure(model, structure.as_deref())?;
+            let target = target.states(&model.labels, states)?;
+            Ok(reward::expected(
+                &model.model,
+                rewards,
+                &target,
+                *optimum,
+                options,
+                engine,
+            )?)
+        }
+        Query::LongRunProbability(_) | Query::LongRunReward { .. } if kind == ModelType::Mdp => {
+            Err(long_run::refusal_for_mdps())
+        }
+        Query::LongRunProbability(formula) => {
+            let inside = formula.states(&model.labels, states)?;
+            let indicator: Vec<f64> = inside.iter().map(|&i| f64::from(u8::from(i))).collect();
+            long_run::average(&model.model, &indicator, options, engine)
+        }
+        Query::LongRunReward { structure } => {
+            let rewards = reward::structure(model, structure.as_deref())?;
+            long_run::average(&model.model, rewards, options, engine)
+        }
+    }
+}
+
+/// Refuses `min`/`max` on a Markov chain and their absence on an MDP;
+/// `operator` is `P` or `R`.
+fn check_optimum(
+    kind: ModelType,
+    optimum: Option<Optimum>,
+    operator: &str,
+) -> Result<(), CheckError> {
+    match (kind, optimum) {
+        (ModelType::Mdp, None) => Err(CheckError::Mismatch(format!(
+            "the model is an MDP: ask for {operator}min=? or {operator}max=?"
+        ))),
+        (ModelType::Dtmc | ModelType::Ctmc, Some(_)) => Err(CheckError::Mismatch(format!(
+            "the model is a {}: {operator}min and {operator}max apply to MDPs; ask for {operator}=?",
+            kind.name().to_uppercase()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The probability of `left U right` (within `bound`, if any).
+fn probability(
+    model: &ProbModel,
+    left: &[bool],
+    right: &[bool],
+    bound: Option<Bound>,
+    optimum: Option<Optimum>,
+    options: &SolveOptions,
+    engine: Engine<'_>,
+) -> Result<Outcome, CheckError> {
     let chain_as_mdp;
     let mdp = match (&model.model, bound) {
         (ExplicitModel::Ctmc(chain), Some(bound)) => {
             return Ok(reference::time_bounded_until(
                 chain,
-                &left,
-                &right,
+                left,
+                right,
                 bound.value,
                 options,
             ));
@@ -240,17 +310,13 @@ pub fn check(
     };
     Ok(match bound {
         None => {
-            let iteration = reference::prepare(mdp, &left, &right, *optimum);
-            match engine {
-                Engine::Gpu(device) => gpu::iterate(device, mdp, iteration, options)?,
-                Engine::Cpu(threads) => cpu::iterate(mdp, iteration, options, threads),
-                Engine::Reference => reference::iterate(mdp, iteration, options),
-            }
+            let iteration = reference::prepare(mdp, left, right, optimum);
+            solve(engine, mdp, iteration, options)?.outcome(options.sound)
         }
         Some(Bound {
             value,
             integral: true,
-        }) => reference::bounded_until(mdp, &left, &right, *value as u64, *optimum, options),
+        }) => reference::bounded_until(mdp, left, right, value as u64, optimum, options),
         Some(Bound { value, .. }) => {
             return Err(CheckError::Mismatch(format!(
                 "a step bound of a DTMC or MDP is a whole number of steps, not {value}"

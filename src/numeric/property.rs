@@ -75,7 +75,7 @@ pub enum Optimum {
 
 /// The bound `k` of `F<=k` or `U<=k`: steps for DTMCs and MDPs, time for
 /// CTMCs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bound {
     /// The bound, non-negative and finite.
     pub value: f64,

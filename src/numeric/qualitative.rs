@@ -25,15 +25,16 @@ impl Predecessors {
         let states = mdp.states() as usize;
         let mut owner = vec![0u32; mdp.choices() as usize];
         let mut counts = vec![0u64; states + 1];
+        // Once per target of a choice (positive branches only): a target
+        // seen in the choice already carries the choice's stamp.
         let each_branch = |visit: &mut dyn FnMut(u64, u32)| {
+            let mut stamp = vec![u64::MAX; states];
             for state in 0..mdp.states() {
                 for choice in mdp.choices_of(state) {
                     let (targets, probabilities) = mdp.branches_of(choice);
-                    for (i, (&target, &probability)) in
-                        targets.iter().zip(probabilities).enumerate()
-                    {
-                        // Once per target of the choice, positive branches only.
-                        if probability > 0.0 && !targets[..i].contains(&target) {
+                    for (&target, &probability) in targets.iter().zip(probabilities) {
+                        if probability > 0.0 && stamp[target as usize] != choice {
+                            stamp[target as usize] = choice;
                             visit(choice, target);
                         }
                     }

@@ -1,11 +1,21 @@
-//! The sequential reference of `warpcheck prob`: the probability of `left
-//! U right` (bounded or not) in a DTMC or an MDP, after the graph
-//! precomputations of [`super::qualitative`], by interval iteration
-//! (Haddad and Monmege; Baier et al., CAV 2017): a lower sequence from 0
-//! and an upper one from 1 close in on the value from both sides, so the
-//! half distance between them bounds the error of their midpoint. For
-//! maximal probabilities the end components among the undecided states
-//! are collapsed first, or the upper sequence could stay at 1.
+//! The sequential reference of `warpcheck prob`, and the iteration scheme
+//! every engine shares: after the graph precomputations of
+//! [`super::qualitative`] have settled what they can, the undecided states
+//! satisfy `x = opt over choices (constant + Σ p·x)` (reachability
+//! probabilities have no constants; expected rewards have each choice's
+//! reward), solved by interval iteration (Haddad and Monmege; Baier et
+//! al., CAV 2017): a lower sequence from below and an upper one from above
+//! close in on the value, so the half distance between them bounds the
+//! error of their midpoint. For maximal probabilities (and minimal rewards,
+//! over end components without reward) the end components among the
+//! undecided states are collapsed first, or the sequences could stop apart.
+//!
+//! Where no upper bound is known beforehand (rewards, visit counts), it is
+//! found optimistically (Hartmanns and Kaminski, CAV 2020): once the lower
+//! sequence settles, a guess a little above it is iterated until one sweep
+//! lowers it everywhere, which proves it lies above the least fixed point
+//! (the value); a guess that does not verify within a while is dropped for
+//! a closer one. [`Schedule`] holds this phase logic for all engines.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -14,19 +24,251 @@ use super::{Optimum, Outcome, Precision, SolveOptions};
 use crate::explicit::{MarkovChain, Mdp};
 use crate::mec;
 
-/// The undecided part of `left U right` once the precomputations have
-/// settled the states of probability 0 and 1, with a lower and an upper
-/// bound of every state's value: what the iterations refine (here, or on
-/// the GPU).
+/// The undecided part of a property once the precomputations have settled
+/// what they can, with a lower and an upper bound of every state's value:
+/// what the iterations refine (here, on CPU threads or on the GPU).
 pub struct Iteration {
-    /// Lower bounds: the settled values, and 0 where undecided.
+    /// Lower bounds: the settled values, and a lower bound where undecided.
     pub lower: Vec<f64>,
-    /// Upper bounds: the settled values, and 1 where undecided.
+    /// Upper bounds: the settled values, and an upper bound where
+    /// undecided if `upper_known` (else anything: a guess replaces it).
     pub upper: Vec<f64>,
+    /// Whether `upper` bounds the undecided values from above (1 for
+    /// probabilities); if not, the schedule guesses and verifies one.
+    pub upper_known: bool,
     /// The undecided states, grouped into the classes that share a value.
     pub classes: Classes,
-    /// Which scheduler (`None` for a DTMC).
+    /// Which scheduler (`None` for a Markov chain).
     pub optimum: Option<Optimum>,
+}
+
+/// What a sweep does with the upper bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u64)]
+pub enum Phase {
+    /// Only the lower bounds move (plain value iteration, or the search for
+    /// a guess); a state is settled when its bound moves by at most the
+    /// sweep's settling precision.
+    LowerOnly = 0,
+    /// The upper bounds are a guess, replaced by their update each sweep;
+    /// a sweep that raises none proves them upper bounds.
+    Verifying = 1,
+    /// The upper bounds are proven and only ever lowered.
+    Verified = 2,
+}
+
+/// How one sweep updates a class.
+#[derive(Debug, Clone, Copy)]
+pub struct SweepRule {
+    /// Which scheduler.
+    pub optimum: Option<Optimum>,
+    /// What happens to the upper bounds.
+    pub phase: Phase,
+    /// The precision the intervals must reach.
+    pub precision: Precision,
+    /// In [`Phase::LowerOnly`]: the largest move of a settled lower bound.
+    pub settle: Precision,
+}
+
+/// What a sweep found: the states not yet precise (not settled, in
+/// [`Phase::LowerOnly`]), and in [`Phase::Verifying`] the states whose
+/// guess went up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// States not within the precision.
+    pub imprecise: u64,
+    /// States whose guessed upper bound rose.
+    pub raised: u64,
+}
+
+/// What an engine does after a sweep, as the [`Schedule`] says.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Step {
+    /// Sweep again with [`Schedule::rule`].
+    Sweep,
+    /// Set every undecided state's upper bound to [`guess_above`] of its
+    /// lower bound with this precision, then sweep again.
+    Guess(Precision),
+    /// Stop: the precision is reached (or the limits are, see
+    /// [`Schedule::converged`]).
+    Stop,
+}
+
+/// The phases of the iteration and when to stop, shared by the engines so
+/// that they agree sweep for sweep.
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    rule: SweepRule,
+    sound: bool,
+    max_iterations: u64,
+    deadline: Option<std::time::Instant>,
+    /// Sweeps done.
+    iterations: u64,
+    /// Sweeps done in the current phase, and in the last lower phase.
+    in_phase: u64,
+    last_lower: u64,
+    /// Guesses made so far.
+    guesses: u32,
+    converged: bool,
+}
+
+/// Guesses tried before the schedule keeps the last one however long it
+/// takes to verify (each is 10 times closer to the lower bounds).
+const MAX_GUESSES: u32 = 6;
+
+impl Schedule {
+    /// The schedule of `iteration` within `options`.
+    pub fn new(iteration: &Iteration, options: &SolveOptions) -> Schedule {
+        let phase = if !options.sound || !iteration.upper_known {
+            Phase::LowerOnly
+        } else {
+            Phase::Verified
+        };
+        Schedule {
+            rule: SweepRule {
+                optimum: iteration.optimum,
+                phase,
+                precision: options.precision,
+                settle: options.precision,
+            },
+            sound: options.sound,
+            max_iterations: options.max_iterations,
+            deadline: options.deadline,
+            iterations: 0,
+            in_phase: 0,
+            last_lower: 0,
+            guesses: 0,
+            converged: iteration.classes.count() == 0,
+        }
+    }
+
+    /// The rule of the next sweep.
+    pub fn rule(&self) -> SweepRule {
+        self.rule
+    }
+
+    /// The first step: [`Step::Stop`] when nothing is undecided.
+    pub fn start(&self) -> Step {
+        if self.converged || self.max_iterations == 0 {
+            Step::Stop
+        } else {
+            Step::Sweep
+        }
+    }
+
+    /// Sweeps the engine may run before it reads a [`Tally`] (the last
+    /// one's): at most `wanted`, and no more than the limit allows.
+    pub fn batch(&self, wanted: u64) -> u64 {
+        wanted.min(self.max_iterations - self.iterations).max(1)
+    }
+
+    /// What to do after `sweeps` sweeps under [`Self::rule`], the last of
+    /// which found `tally`.
+    pub fn after(&mut self, sweeps: u64, tally: Tally) -> Step {
+        self.iterations += sweeps;
+        self.in_phase += sweeps;
+        let next = match self.rule.phase {
+            Phase::LowerOnly if tally.imprecise > 0 => Step::Sweep,
+            Phase::LowerOnly if !self.sound => {
+                self.converged = true;
+                Step::Stop
+            }
+            Phase::LowerOnly => {
+                self.guesses += 1;
+                self.last_lower = self.in_phase;
+                self.enter(Phase::Verifying);
+                Step::Guess(self.rule.settle)
+            }
+            Phase::Verifying if tally.raised == 0 => {
+                self.enter(Phase::Verified);
+                self.finished(tally)
+            }
+            Phase::Verifying
+                if self.guesses < MAX_GUESSES && self.in_phase > self.last_lower.max(16) =>
+            {
+                // The guess may lie below the value: settle the lower
+                // bounds closer, and guess again from there.
+                self.rule.settle.epsilon /= 10.0;
+                self.enter(Phase::LowerOnly);
+                Step::Sweep
+            }
+            Phase::Verifying => Step::Sweep,
+            Phase::Verified => self.finished(tally),
+        };
+        let out_of_time = self
+            .deadline
+            .is_some_and(|deadline| std::time::Instant::now() >= deadline);
+        if next != Step::Stop && (self.iterations >= self.max_iterations || out_of_time) {
+            Step::Stop
+        } else {
+            next
+        }
+    }
+
+    fn enter(&mut self, phase: Phase) {
+        self.rule.phase = phase;
+        self.in_phase = 0;
+    }
+
+    fn finished(&mut self, tally: Tally) -> Step {
+        if tally.imprecise == 0 {
+            self.converged = true;
+            Step::Stop
+        } else {
+            Step::Sweep
+        }
+    }
+
+    /// Sweeps done.
+    pub fn iterations(&self) -> u64 {
+        self.iterations
+    }
+
+    /// Whether the precision was reached.
+    pub fn converged(&self) -> bool {
+        self.converged
+    }
+
+    /// Whether the upper bounds are proven: if not when the iteration
+    /// stops, only the lower bounds mean anything.
+    pub fn upper_proven(&self) -> bool {
+        self.rule.phase == Phase::Verified
+    }
+}
+
+/// The optimistic guess of an upper bound a little above `lower`: by
+/// `precision` (relative: of the value).
+pub fn guess_above(lower: f64, precision: Precision) -> f64 {
+    if precision.relative {
+        lower * (1.0 + precision.epsilon)
+    } else {
+        lower + precision.epsilon
+    }
+}
+
+/// Where the iterations ended: both bounds of every state, how many sweeps
+/// it took and whether the precision was reached.
+pub struct Bounds {
+    /// Lower bounds.
+    pub lower: Vec<f64>,
+    /// Upper bounds (infinite where none was proven).
+    pub upper: Vec<f64>,
+    /// Sweeps.
+    pub iterations: u64,
+    /// Whether every undecided state is within the precision.
+    pub converged: bool,
+}
+
+impl Bounds {
+    /// The outcome for the user: the sound midpoints, or for `--unsound`
+    /// the lower bounds without an error bound.
+    pub fn outcome(self, sound: bool) -> Outcome {
+        if sound {
+            Outcome::from_bounds(self.lower, self.upper, self.iterations, self.converged)
+        } else {
+            Outcome::unsound(self.lower, self.iterations, self.converged)
+        }
+    }
 }
 
 /// The precomputations of `left U right` in `mdp` (a DTMC as
@@ -49,8 +291,8 @@ pub fn prepare(mdp: &Mdp, left: &[bool], right: &[bool], optimum: Option<Optimum
     };
     let undecided: Vec<bool> = zero.iter().zip(&one).map(|(&z, &o)| !z && !o).collect();
     let classes = match optimum {
-        Some(Optimum::Max) => Classes::collapsing_end_components(mdp, &undecided),
-        _ => Classes::identity(mdp, &undecided),
+        Some(Optimum::Max) => Classes::collapsing_end_components(mdp, &undecided, &ChoiceRule::ALL),
+        _ => Classes::identity(mdp, &undecided, &ChoiceRule::ALL),
     };
     let settled = |state: usize| if one[state] { 1.0 } else { 0.0 };
     Iteration {
@@ -58,6 +300,7 @@ pub fn prepare(mdp: &Mdp, left: &[bool], right: &[bool], optimum: Option<Optimum
         upper: (0..zero.len())
             .map(|s| if undecided[s] { 1.0 } else { settled(s) })
             .collect(),
+        upper_known: true,
         classes,
         optimum,
     }
@@ -73,24 +316,39 @@ pub fn until(
     optimum: Option<Optimum>,
     options: &SolveOptions,
 ) -> Outcome {
-    iterate(mdp, prepare(mdp, left, right, optimum), options)
+    iterate(mdp, prepare(mdp, left, right, optimum), options).outcome(options.sound)
 }
 
 /// Refines `iteration` on one thread, Gauss-Seidel style (each update
-/// reads the newest bounds), until every undecided state's interval is
-/// within the precision (plain value iteration: until no lower bound moves
-/// by more than it), or the iteration or time limit.
-pub fn iterate(mdp: &Mdp, iteration: Iteration, options: &SolveOptions) -> Outcome {
-    sweep_until_precise(iteration, options, |bounds, classes, optimum| {
+/// reads the newest bounds), as the [`Schedule`] says: until every
+/// undecided state's interval is within the precision (plain value
+/// iteration: until no lower bound moves by more than it), or the
+/// iteration or time limit.
+pub fn iterate(mdp: &Mdp, iteration: Iteration, options: &SolveOptions) -> Bounds {
+    sweep_until_precise(iteration, options, |bounds, classes, rule| {
         (0..classes.count())
-            .filter(|&class| !bounds.update(mdp, classes, class, optimum, options))
-            .count()
+            .map(|class| bounds.update(mdp, classes, class, rule))
+            .fold(Tally::default(), |a, b| a + b)
     })
+}
+
+impl std::ops::Add for Tally {
+    type Output = Tally;
+
+    /// Both counts of two tallies.
+    fn add(self, other: Tally) -> Tally {
+        Tally {
+            imprecise: self.imprecise + other.imprecise,
+            raised: self.raised + other.raised,
+        }
+    }
 }
 
 /// The bounds of every state as the bits of `f64`s, so that threads of
 /// [`super::cpu`] can update them while others read them (a stale read is
-/// still a valid bound: both sequences are monotone).
+/// still a valid bound: the lower sequence only rises, and a proven upper
+/// one only falls; a guess is proven only by a sweep that lowers it
+/// everywhere, when every read was at least as high as the final value).
 pub struct SharedBounds {
     lower: Vec<AtomicU64>,
     upper: Vec<AtomicU64>,
@@ -109,29 +367,25 @@ impl SharedBounds {
         values[state as usize].store(value.to_bits(), Relaxed);
     }
 
-    /// One update of `class`: the best over its choices of the expected
-    /// bounds of its successors, kept where it improves its states' last
-    /// bounds. Whether all its states are now within the precision (in
-    /// the unsound mode: whether no lower bound moved by more than it).
-    pub fn update(
-        &self,
-        mdp: &Mdp,
-        classes: &Classes,
-        class: usize,
-        optimum: Option<Optimum>,
-        options: &SolveOptions,
-    ) -> bool {
-        let pick = |a: f64, b: f64| match optimum {
+    /// One update of `class` under `rule`: the best over its choices of
+    /// the choice's constant plus the expected bounds of its successors,
+    /// kept as [`Phase`] says. Counts the class's states not yet precise
+    /// and, when verifying, those whose guess rose.
+    pub fn update(&self, mdp: &Mdp, classes: &Classes, class: usize, rule: SweepRule) -> Tally {
+        let pick = |a: f64, b: f64| match rule.optimum {
             Some(Optimum::Min) => a.min(b),
             _ => a.max(b),
         };
+        let with_upper = rule.phase != Phase::LowerOnly;
         let mut best: Option<(f64, f64)> = None;
-        for &choice in classes.choices(class) {
+        for (choice, constant) in classes.choices_with_constants(class) {
             let (targets, probabilities) = mdp.branches_of(choice);
-            let (mut low, mut high) = (0.0, 0.0);
+            let (mut low, mut high) = (constant, constant);
             for (&target, &probability) in targets.iter().zip(probabilities) {
                 low += probability * Self::get(&self.lower, target);
-                high += probability * Self::get(&self.upper, target);
+                if with_upper {
+                    high += probability * Self::get(&self.upper, target);
+                }
             }
             best = Some(match best {
                 None => (low, high),
@@ -140,47 +394,55 @@ impl SharedBounds {
         }
         // A class without a choice out of it can only stay: value 0.
         let (low, high) = best.unwrap_or((0.0, 0.0));
-        let mut precise = true;
+        let mut tally = Tally::default();
         for &state in classes.states(class) {
-            // Both sequences are monotone: never below the last lower
-            // bound, never above the last upper one.
             let before = Self::get(&self.lower, state);
-            let (lower, upper) = (before.max(low), Self::get(&self.upper, state).min(high));
+            let lower = before.max(low);
             Self::set(&self.lower, state, lower);
-            Self::set(&self.upper, state, upper);
-            precise &= if options.sound {
-                options.precision.reached(lower, upper)
-            } else {
-                options.precision.close(before, lower)
+            let precise = match rule.phase {
+                Phase::LowerOnly => rule.settle.close(before, lower),
+                Phase::Verifying => {
+                    let guess = Self::get(&self.upper, state);
+                    Self::set(&self.upper, state, high);
+                    tally.raised += u64::from(high > guess || high < lower);
+                    rule.precision.reached(lower, high)
+                }
+                Phase::Verified => {
+                    let upper = Self::get(&self.upper, state).min(high);
+                    Self::set(&self.upper, state, upper);
+                    rule.precision.reached(lower, upper)
+                }
             };
+            tally.imprecise += u64::from(!precise);
         }
-        precise
+        tally
     }
 }
 
-/// Runs `sweep` (which updates every class once and gives the number not
-/// yet precise) until none is, or the iteration or time limit; the
-/// outcome of the bounds reached.
+/// Runs `sweep` (which updates every class once under the rule given and
+/// tallies the result) as the [`Schedule`] of `iteration` says; the bounds
+/// reached.
 pub fn sweep_until_precise(
     iteration: Iteration,
     options: &SolveOptions,
-    sweep: impl Fn(&SharedBounds, &Classes, Option<Optimum>) -> usize,
-) -> Outcome {
+    sweep: impl Fn(&SharedBounds, &Classes, SweepRule) -> Tally,
+) -> Bounds {
+    let mut schedule = Schedule::new(&iteration, options);
     let bounds = SharedBounds {
         lower: SharedBounds::of(&iteration.lower),
         upper: SharedBounds::of(&iteration.upper),
     };
-    let mut iterations = 0u64;
-    let mut converged = iteration.classes.count() == 0;
-    while !converged && iterations < options.max_iterations {
-        iterations += 1;
-        converged = sweep(&bounds, &iteration.classes, iteration.optimum) == 0;
-        if options
-            .deadline
-            .is_some_and(|deadline| std::time::Instant::now() >= deadline)
-        {
-            break;
+    let classes = &iteration.classes;
+    let mut step = schedule.start();
+    while step != Step::Stop {
+        if let Step::Guess(precision) = step {
+            for &state in &classes.members {
+                let lower = SharedBounds::get(&bounds.lower, state);
+                SharedBounds::set(&bounds.upper, state, guess_above(lower, precision));
+            }
         }
+        let tally = sweep(&bounds, classes, schedule.rule());
+        step = schedule.after(1, tally);
     }
     let plain = |values: Vec<AtomicU64>| -> Vec<f64> {
         values
@@ -188,11 +450,27 @@ pub fn sweep_until_precise(
             .map(|v| f64::from_bits(v.into_inner()))
             .collect()
     };
-    let (lower, upper) = (plain(bounds.lower), plain(bounds.upper));
-    if options.sound {
-        Outcome::from_bounds(lower, upper, iterations, converged)
-    } else {
-        Outcome::unsound(lower, iterations, converged)
+    finish(&schedule, classes, plain(bounds.lower), plain(bounds.upper))
+}
+
+/// The [`Bounds`] an engine reached under `schedule`: upper bounds that
+/// were never proven become infinite.
+pub fn finish(
+    schedule: &Schedule,
+    classes: &Classes,
+    lower: Vec<f64>,
+    mut upper: Vec<f64>,
+) -> Bounds {
+    if !schedule.upper_proven() {
+        for &state in &classes.members {
+            upper[state as usize] = f64::INFINITY;
+        }
+    }
+    Bounds {
+        lower,
+        upper,
+        iterations: schedule.iterations(),
+        converged: schedule.converged(),
     }
 }
 
@@ -248,9 +526,9 @@ pub fn bounded_until(
 }
 
 /// The states the iteration updates, grouped: each class is one state, or
-/// (for maximal probabilities) a maximal end component of the undecided
-/// states, all of whose states share one value; its choices are those of
-/// its states that can leave it.
+/// a collapsed end component of the undecided states, all of whose states
+/// share one value; its choices are those of its states that can leave
+/// it, each with its constant (a reward) where the property has them.
 pub struct Classes {
     /// The undecided states, class by class.
     pub members: Vec<u32>,
@@ -260,25 +538,60 @@ pub struct Classes {
     pub choices: Vec<u64>,
     /// Where each class's choices start in `choices`, then their count.
     pub choice_offsets: Vec<u64>,
+    /// The constant of each entry of `choices`, or empty when all are 0.
+    pub constants: Vec<f64>,
+}
+
+/// Which choices the classes use, and what each adds.
+pub struct ChoiceRule<'a> {
+    /// Whether a choice may be taken at all (minimal rewards drop those
+    /// that risk never reaching the target).
+    pub usable: &'a dyn Fn(u64) -> bool,
+    /// Whether a usable choice counts towards the end components that are
+    /// collapsed (minimal rewards collapse only those without reward).
+    pub collapsible: &'a dyn Fn(u64) -> bool,
+    /// Each choice's constant, indexed by choice, if any.
+    pub constants: Option<&'a [f64]>,
+}
+
+impl ChoiceRule<'_> {
+    /// Every choice, no constants.
+    pub const ALL: ChoiceRule<'static> = ChoiceRule {
+        usable: &|_| true,
+        collapsible: &|_| true,
+        constants: None,
+    };
 }
 
 impl Classes {
-    /// One class per undecided state, with all its choices.
-    fn identity(mdp: &Mdp, undecided: &[bool]) -> Classes {
+    /// One class per undecided state, with its usable choices.
+    pub fn identity(mdp: &Mdp, undecided: &[bool], rule: &ChoiceRule<'_>) -> Classes {
         let groups = (0..mdp.states())
             .filter(|&s| undecided[s as usize])
             .map(|s| vec![s]);
-        Classes::of_groups(mdp, groups, |_, _| true)
+        Classes::of_groups(
+            mdp,
+            groups,
+            |_, choice| (rule.usable)(choice),
+            rule.constants,
+        )
     }
 
     /// The undecided states with every maximal end component among them
-    /// (of the MDP restricted to them) as one class, whose choices are
-    /// those that do not stay inside it.
-    fn collapsing_end_components(mdp: &Mdp, undecided: &[bool]) -> Classes {
+    /// (of the MDP restricted to them and to the collapsible choices) as
+    /// one class, whose choices are the usable ones that do not stay
+    /// inside it.
+    pub fn collapsing_end_components(
+        mdp: &Mdp,
+        undecided: &[bool],
+        rule: &ChoiceRule<'_>,
+    ) -> Classes {
         if !undecided.contains(&true) {
-            return Classes::identity(mdp, undecided);
+            return Classes::identity(mdp, undecided, rule);
         }
-        let (inner, original) = restrict(mdp, undecided);
+        let (inner, original) = restrict(mdp, undecided, |choice| {
+            (rule.usable)(choice) && (rule.collapsible)(choice)
+        });
         let mecs = mec::reference(&inner);
         let mut groups: Vec<Vec<u32>> = mecs
             .mecs
@@ -296,33 +609,41 @@ impl Classes {
                 class_of[state as usize] = class as u32;
             }
         }
-        Classes::of_groups(mdp, groups.into_iter(), |state, choice| {
+        let keep = |state: u32, choice: u64| {
             let (targets, probabilities) = mdp.branches_of(choice);
             let class = class_of[state as usize];
-            // A choice that stays inside its end component leads nowhere new.
-            !targets
-                .iter()
-                .zip(probabilities)
-                .all(|(&t, &p)| p <= 0.0 || class_of[t as usize] == class)
-        })
+            // A choice that stays inside its end component leads nowhere
+            // new (with a reward, it only adds to it).
+            (rule.usable)(choice)
+                && !targets
+                    .iter()
+                    .zip(probabilities)
+                    .all(|(&t, &p)| p <= 0.0 || class_of[t as usize] == class)
+        };
+        Classes::of_groups(mdp, groups.into_iter(), keep, rule.constants)
     }
 
     fn of_groups(
         mdp: &Mdp,
         groups: impl Iterator<Item = Vec<u32>>,
         keep: impl Fn(u32, u64) -> bool,
+        constants: Option<&[f64]>,
     ) -> Classes {
         let mut classes = Classes {
             members: Vec::new(),
             member_offsets: vec![0],
             choices: Vec::new(),
             choice_offsets: vec![0],
+            constants: Vec::new(),
         };
         for group in groups {
             for &state in &group {
-                classes
-                    .choices
-                    .extend(mdp.choices_of(state).filter(|&c| keep(state, c)));
+                for choice in mdp.choices_of(state).filter(|&c| keep(state, c)) {
+                    classes.choices.push(choice);
+                    if let Some(constants) = constants {
+                        classes.constants.push(constants[choice as usize]);
+                    }
+                }
             }
             classes.members.extend(group);
             classes.member_offsets.push(classes.members.len() as u64);
@@ -340,15 +661,21 @@ impl Classes {
         &self.members[self.member_offsets[class] as usize..self.member_offsets[class + 1] as usize]
     }
 
-    fn choices(&self, class: usize) -> &[u64] {
-        &self.choices[self.choice_offsets[class] as usize..self.choice_offsets[class + 1] as usize]
+    /// The choices of `class` with their constants.
+    fn choices_with_constants(&self, class: usize) -> impl Iterator<Item = (u64, f64)> + '_ {
+        let range = self.choice_offsets[class] as usize..self.choice_offsets[class + 1] as usize;
+        let constants = &self.constants;
+        self.choices[range.clone()]
+            .iter()
+            .zip(range)
+            .map(move |(&choice, entry)| (choice, constants.get(entry).copied().unwrap_or(0.0)))
     }
 }
 
 /// The MDP restricted to the `keep` states, renumbered densely, with only
-/// the choices whose positive branches all stay among them; and the
-/// original number of each kept state.
-fn restrict(mdp: &Mdp, keep: &[bool]) -> (Mdp, Vec<u32>) {
+/// the `allowed` choices whose positive branches all stay among them; and
+/// the original number of each kept state.
+fn restrict(mdp: &Mdp, keep: &[bool], allowed: impl Fn(u64) -> bool) -> (Mdp, Vec<u32>) {
     let original: Vec<u32> = (0..mdp.states()).filter(|&s| keep[s as usize]).collect();
     let mut renumbered = vec![u32::MAX; mdp.states() as usize];
     for (new, &old) in original.iter().enumerate() {
@@ -358,6 +685,7 @@ fn restrict(mdp: &Mdp, keep: &[bool]) -> (Mdp, Vec<u32>) {
         .iter()
         .map(|&state| {
             mdp.choices_of(state)
+                .filter(|&choice| allowed(choice))
                 .filter_map(|choice| {
                     let (targets, probabilities) = mdp.branches_of(choice);
                     let positive = targets.iter().zip(probabilities).filter(|&(_, &p)| p > 0.0);

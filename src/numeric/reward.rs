@@ -1,0 +1,266 @@
+//! Expected rewards accumulated until a target is reached (`R=? [ F φ ]`,
+//! `Rmin`, `Rmax`), with PRISM's meaning: the value is infinite wherever
+//! the target is missed with positive probability (under some scheduler
+//! for `Rmax`, under every one for `Rmin`), else the least solution of
+//! `x = reward + Σ p·x` outside the target. A CTMC's state rewards are
+//! rates, earned for as long as the state is held: on its embedded DTMC,
+//! each visit earns the rate divided by the exit rate (the mean holding
+//! time). For `Rmin` the choices that risk missing the target are dropped,
+//! and end components without reward are collapsed (staying in one for
+//! ever earns nothing but never arrives). No upper bound is known
+//! beforehand: the [`super::reference::Schedule`] finds one.
+
+use super::qualitative::{self, Predecessors};
+use super::reference::{ChoiceRule, Classes, Iteration};
+use super::{CheckError, Engine, Optimum, Outcome, SolveOptions, as_mdp, embedded, solve};
+use crate::explicit::{ExplicitModel, Mdp, ProbModel};
+use crate::gpu::GpuError;
+
+/// The state rewards a property names: the structure called `name`, or
+/// with no name (or when the model's only structure has none, as a PRISM
+/// `.srew` file gives it) the model's only one. Rewards must be finite and
+/// non-negative.
+pub fn structure<'m>(model: &'m ProbModel, name: Option<&str>) -> Result<&'m [f64], CheckError> {
+    let available = || {
+        let names: Vec<String> = model
+            .rewards
+            .iter()
+            .map(|r| match &r.name {
+                Some(name) => format!("\"{name}\""),
+                None => "one without a name".to_string(),
+            })
+            .collect();
+        if names.is_empty() {
+            "the model has none; give a .srew file with --srew".to_string()
+        } else {
+            format!("the model has {}", names.join(", "))
+        }
+    };
+    let found = match name {
+        Some(name) => model
+            .rewards
+            .iter()
+            .find(|r| r.name.as_deref() == Some(name))
+            .or(match &model.rewards[..] {
+                [only] if only.name.is_none() => Some(only),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                CheckError::Mismatch(format!("no reward structure \"{name}\": {}", available()))
+            })?,
+        None => match &model.rewards[..] {
+            [only] => only,
+            _ => {
+                return Err(CheckError::Mismatch(format!(
+                    "say which reward structure, as in R{{\"name\"}}: {}",
+                    available()
+                )));
+            }
+        },
+    };
+    if let Some((state, value)) = found
+        .values
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !(v.is_finite() && **v >= 0.0))
+    {
+        return Err(CheckError::Mismatch(format!(
+            "state {state} has reward {value}: rewards must be finite and non-negative"
+        )));
+    }
+    Ok(&found.values)
+}
+
+/// The expected reward (`rewards` per state) accumulated until a `target`
+/// state is reached, in every state of `model`, optimised by `optimum`
+/// for an MDP.
+pub fn expected(
+    model: &ExplicitModel,
+    rewards: &[f64],
+    target: &[bool],
+    optimum: Option<Optimum>,
+    options: &SolveOptions,
+    engine: Engine<'_>,
+) -> Result<Outcome, GpuError> {
+    let (mdp, per_visit) = match model {
+        ExplicitModel::Dtmc(chain) => (as_mdp(chain), rewards.to_vec()),
+        ExplicitModel::Ctmc(chain) => {
+            let per_visit = (0..chain.states())
+                .map(|s| {
+                    let exit: f64 = chain.row(s).1.iter().sum();
+                    // A state without moves never reaches the target
+                    // unless it is one: its value is settled either way.
+                    if exit > 0.0 {
+                        rewards[s as usize] / exit
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            (as_mdp(&embedded(chain)), per_visit)
+        }
+        ExplicitModel::Mdp(mdp) => (mdp.clone(), rewards.to_vec()),
+    };
+    let iteration = prepare(&mdp, &per_visit, target, optimum);
+    Ok(solve(engine, &mdp, iteration, options)?.outcome(options.sound))
+}
+
+/// The precomputation of the expected reward until `target` in `mdp` (a
+/// Markov chain as [`as_mdp`] gives it, with `optimum` `None`), `rewards`
+/// being earned at every visit of a state.
+pub fn prepare(mdp: &Mdp, rewards: &[f64], target: &[bool], optimum: Option<Optimum>) -> Iteration {
+    let predecessors = Predecessors::of(mdp);
+    let all = vec![true; target.len()];
+    // Where the target is reached with probability 1 under every scheduler
+    // (Rmax, Markov chains) or under some scheduler (Rmin).
+    let finite = match optimum {
+        Some(Optimum::Max) => {
+            let reach = qualitative::forall_reach(mdp, &predecessors, &all, target);
+            let missed: Vec<bool> = reach.iter().map(|&r| !r).collect();
+            qualitative::forall_almost_surely(&predecessors, &all, target, &missed)
+        }
+        _ => qualitative::exists_almost_surely(mdp, &predecessors, &all, target),
+    };
+    let undecided: Vec<bool> = finite.iter().zip(target).map(|(&f, &t)| f && !t).collect();
+    let mut choice_rewards = vec![0.0; mdp.choices() as usize];
+    for state in 0..mdp.states() {
+        for choice in mdp.choices_of(state) {
+            choice_rewards[choice as usize] = rewards[state as usize];
+        }
+    }
+    let stays_finite = |choice: u64| {
+        let (targets, probabilities) = mdp.branches_of(choice);
+        targets
+            .iter()
+            .zip(probabilities)
+            .all(|(&t, &p)| p <= 0.0 || finite[t as usize])
+    };
+    let without_reward = |choice: u64| choice_rewards[choice as usize] == 0.0;
+    let rule = ChoiceRule {
+        usable: &stays_finite,
+        collapsible: &without_reward,
+        constants: Some(&choice_rewards),
+    };
+    // Under Rmax and in Markov chains no end component lies among the
+    // undecided states (staying in it would miss the target).
+    let classes = match optimum {
+        Some(Optimum::Min) => Classes::collapsing_end_components(mdp, &undecided, &rule),
+        _ => Classes::identity(mdp, &undecided, &rule),
+    };
+    let settled = |state: usize| {
+        if target[state] || undecided[state] {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    };
+    let lower: Vec<f64> = (0..target.len()).map(settled).collect();
+    Iteration {
+        upper: lower.clone(),
+        lower,
+        upper_known: false,
+        classes,
+        optimum,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::Precision;
+    use crate::numeric::reference::iterate;
+
+    fn options(relative: bool) -> SolveOptions {
+        SolveOptions {
+            precision: Precision {
+                epsilon: 1e-9,
+                relative,
+            },
+            sound: true,
+            max_iterations: 1_000_000,
+            deadline: None,
+        }
+    }
+
+    /// A geometric number of tries: each costs 1 and succeeds with
+    /// probability 1/3, so 3 are expected; state 2 may also give up into a
+    /// trap, which makes its expectation infinite.
+    #[test]
+    fn expected_tries_and_infinite_values() {
+        let mdp = Mdp::from_choices(
+            0,
+            vec![
+                vec![vec![(1, 1.0 / 3.0), (0, 2.0 / 3.0)]],
+                vec![vec![(1, 1.0)]],
+                vec![vec![(1, 0.5), (3, 0.5)]],
+                vec![vec![(3, 1.0)]],
+            ],
+        )
+        .unwrap();
+        let target = [false, true, false, false];
+        let iteration = prepare(&mdp, &[1.0, 0.0, 1.0, 1.0], &target, None);
+        for relative in [false, true] {
+            let outcome =
+                iterate(&mdp, iteration_clone(&iteration), &options(relative)).outcome(true);
+            assert!(outcome.converged);
+            let bound = outcome.error_bounds.as_ref().unwrap()[0];
+            assert!((outcome.values[0] - 3.0).abs() <= bound && bound <= 3e-9);
+            assert_eq!(outcome.values[1], 0.0);
+            assert_eq!(outcome.values[2], f64::INFINITY);
+            assert_eq!(outcome.values[3], f64::INFINITY);
+        }
+    }
+
+    fn iteration_clone(iteration: &Iteration) -> Iteration {
+        Iteration {
+            lower: iteration.lower.clone(),
+            upper: iteration.upper.clone(),
+            upper_known: iteration.upper_known,
+            classes: Classes {
+                members: iteration.classes.members.clone(),
+                member_offsets: iteration.classes.member_offsets.clone(),
+                choices: iteration.classes.choices.clone(),
+                choice_offsets: iteration.classes.choice_offsets.clone(),
+                constants: iteration.classes.constants.clone(),
+            },
+            optimum: iteration.optimum,
+        }
+    }
+
+    /// State 0 earns nothing and chooses: `wait` loops back, `go` moves
+    /// to state 2, which earns 5 and arrives. Waiting for ever earns 0 but
+    /// never arrives: the end component {0} without reward is collapsed,
+    /// only `go` leaves it, and Rmin = 5 (the least solution of
+    /// `x0 = min(x0, x2)` would be 0). Rmax: waiting for ever misses the
+    /// target under some scheduler: infinite.
+    #[test]
+    fn a_loop_without_reward_does_not_make_rmin_zero() {
+        let mdp = Mdp::from_choices(
+            0,
+            vec![
+                vec![vec![(0, 1.0)], vec![(2, 1.0)]],
+                vec![vec![(1, 1.0)]],
+                vec![vec![(1, 1.0)]],
+            ],
+        )
+        .unwrap();
+        let target = [false, true, false];
+        let rewards = [0.0, 0.0, 5.0];
+        let min = iterate(
+            &mdp,
+            prepare(&mdp, &rewards, &target, Some(Optimum::Min)),
+            &options(false),
+        )
+        .outcome(true);
+        assert!(min.converged);
+        assert!((min.values[0] - 5.0).abs() <= 1e-9, "{}", min.values[0]);
+        let max = iterate(
+            &mdp,
+            prepare(&mdp, &rewards, &target, Some(Optimum::Max)),
+            &options(false),
+        )
+        .outcome(true);
+        assert_eq!(max.values[0], f64::INFINITY);
+        assert!((max.values[2] - 5.0).abs() <= 1e-9);
+    }
+}
