@@ -15,7 +15,9 @@
 //! one positive and one negative row that cancel it. Rows whose places are
 //! a superset of another row's places are dropped as they appear (only the
 //! minimal ones are needed). The number of rows can grow exponentially, so
-//! [`MAX_ROWS`] and [`MAX_WORK`] cap it.
+//! [`MAX_ROWS`] and [`MAX_WORK`] cap it. Where P-semiflows leave a place
+//! unbounded, the same search with slack variables finds sub-conservative
+//! vectors (`y·C <= 0`), which bound it just as soundly.
 
 use super::PetriNet;
 
@@ -144,10 +146,50 @@ fn merge_signed(x: &[(u32, i64)], k: i64, y: &[(u32, i64)], l: i64) -> Option<Ve
 }
 
 /// For every place of `net`, the least bound `floor(y·m0 / y_p)` over the
-/// semiflows `y` found with `y_p > 0`, or `None` when none was found (see
-/// the module documentation).
+/// vectors `y` found with `y_p > 0`, or `None` when none was found: first
+/// over the P-semiflows (`y·C = 0`), then, if some place is left without a
+/// bound, also over the sub-conservative vectors (`y·C <= 0`, which keep
+/// `y·m` from growing: as sound, and they bound nets where some transitions
+/// destroy tokens).
 pub(super) fn structural_bounds(net: &PetriNet) -> Vec<Option<u64>> {
-    let mut rows: Vec<Row> = (0..net.places.len())
+    let mut bounds = bounds_from_rows(net, false);
+    if bounds.iter().any(Option::is_none) {
+        let tightest = |bounds: &mut Vec<Option<u64>>, more: Vec<Option<u64>>| {
+            for (bound, other) in bounds.iter_mut().zip(more) {
+                *bound = match (*bound, other) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+        };
+        tightest(&mut bounds, bounds_from_rows(net, true));
+        tightest(&mut bounds, token_count_bound(net));
+    }
+    bounds
+}
+
+/// The bound that `y = (1, ..., 1)` gives, when no transition produces more
+/// tokens than it consumes: no place ever holds more tokens than the
+/// initial marking has in all. The search with slack variables may run out
+/// of budget before it finds this vector.
+fn token_count_bound(net: &PetriNet) -> Vec<Option<u64>> {
+    let weight = |arcs: &[super::Arc]| arcs.iter().map(|arc| arc.weight).sum::<u64>();
+    let never_grows = net
+        .transitions
+        .iter()
+        .all(|t| weight(&t.outputs) <= weight(&t.inputs));
+    let total = net.places.iter().map(|p| p.tokens).sum::<u64>();
+    vec![never_grows.then_some(total); net.places.len()]
+}
+
+/// The bounds of [`structural_bounds`] from the vectors `y >= 0` with
+/// `y·C = 0`, or with `y·C <= 0` when `slack` is set. The latter are found
+/// as semiflows of the net with one more row per transition `t`, a slack
+/// variable whose only change is +1 by `t` (`y·C + s = 0` with `s >= 0`);
+/// its entry is numbered after the places and bounds nothing.
+fn bounds_from_rows(net: &PetriNet, slack: bool) -> Vec<Option<u64>> {
+    let places = net.places.len();
+    let mut rows: Vec<Row> = (0..places)
         .map(|p| Row {
             weights: vec![(p as u32, 1)],
             effect: Vec::new(),
@@ -175,18 +217,23 @@ pub(super) fn structural_bounds(net: &PetriNet) -> Vec<Option<u64>> {
     for row in &mut rows {
         row.effect.retain(|&(_, e)| e != 0);
     }
+    if slack {
+        rows.extend((0..net.transitions.len()).map(|t| Row {
+            weights: vec![((places + t) as u32, 1)],
+            effect: vec![(t as u32, 1)],
+        }));
+    }
     let mut work = 0u64;
     while let Some(transition) = next_transition(&rows, &mut work) {
         rows = eliminate(rows, transition, &mut work);
     }
-    let mut bounds: Vec<Option<u64>> = vec![None; net.places.len()];
+    let mut bounds: Vec<Option<u64>> = vec![None; places];
     for row in rows.iter().filter(|row| row.effect.is_empty()) {
-        let total: u128 = row
-            .weights
-            .iter()
+        let on_places = || row.weights.iter().filter(|&&(p, _)| (p as usize) < places);
+        let total: u128 = on_places()
             .map(|&(p, y)| y as u128 * net.places[p as usize].tokens as u128)
             .sum();
-        for &(p, y) in &row.weights {
+        for &(p, y) in on_places() {
             if let Ok(bound) = u64::try_from(total / y as u128) {
                 let slot = &mut bounds[p as usize];
                 *slot = Some(slot.map_or(bound, |b| b.min(bound)));
