@@ -122,6 +122,7 @@ impl Source<'_> {
         net: &PetriNet,
         place_bound: Option<u32>,
     ) -> Result<Network, LoadError> {
+        self.require_arcs(net)?;
         let structural = bounds::structural_bounds(net);
         let bounds: Vec<Bound> = structural
             .iter()

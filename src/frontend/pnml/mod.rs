@@ -358,21 +358,27 @@ impl Source<'_> {
         for arc in arcs {
             self.read_arc(arc, &ids, &mut net, &mut seen_arcs)?;
         }
-        if let Some(t) = net
+        Ok((net, ids))
+    }
+
+    /// Refuses a net with a transition that has no arc (which either
+    /// reading would have to turn into a rule without participants).
+    fn require_arcs(&self, net: &PetriNet) -> Result<(), LoadError> {
+        match net
             .transitions
             .iter()
             .find(|t| t.inputs.is_empty() && t.outputs.is_empty())
         {
-            return Err(self.error(
+            Some(t) => Err(self.error(
                 t.node,
                 format!(
                     "transition `{}` has no input and no output place; such transitions are \
                      not supported",
                     t.name
                 ),
-            ));
+            )),
+            None => Ok(()),
         }
-        Ok((net, ids))
     }
 
     /// Gathers places, transitions, arcs and the NUPN section of `container`

@@ -128,6 +128,7 @@ impl Source<'_> {
                 ));
             }
         }
+        self.require_arcs(net)?;
         for (t, action) in net.transitions.iter().zip(transition_labels(net)) {
             builder.add_transition(t, &action);
         }
