@@ -31,7 +31,8 @@ Exit codes:
   0    checked, no violation found
   1    violation found (deadlock, property or livelock); a trace is printed
   2    bad input or usage (messages say file:line:column), a model error such
-       as a Petri net that is not 1-safe, or --engine gpu without a GPU
+       as a Petri net that is not 1-safe or exceeds a place bound, or
+       --engine gpu without a GPU
   3    exploration incomplete (--max-states, memory limit, --timeout or
        Ctrl-C): no verdict; the figures so far are printed
   4    internal or device failure (a CUDA error during the run, or a result

@@ -252,7 +252,7 @@ fn next_transition(rows: &[Row], work: &mut u64) -> Option<u32> {
     }
     let mut signs: std::collections::HashMap<u32, (u64, u64)> = Default::default();
     for row in rows {
-        *work += row.effect.len() as u64;
+        *work += 1 + row.effect.len() as u64;
         for &(t, e) in &row.effect {
             let entry = signs.entry(t).or_default();
             if e > 0 {

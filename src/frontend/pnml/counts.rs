@@ -62,7 +62,8 @@ impl PlaceArcs {
         // From n, the place ends with n - consumed + produced <= bound.
         match (bound + self.consumed).checked_sub(self.produced) {
             Some(highest) => self.consumed..=highest.min(bound),
-            None => 1..=0,
+            // Even an empty place would end above the bound: no count.
+            None => RangeInclusive::new(1, 0),
         }
     }
 

@@ -2,18 +2,18 @@
 //! Contest), read as networks of LTSs in one of two ways (docs/FORMAT.md
 //! gives the rule that picks one).
 //!
-//! **1-safe reading** ([`safe`]), for nets that are 1-safe by declaration
+//! **1-safe reading** (module `safe`), for nets that are 1-safe by declaration
 //! (a NUPN section with `safe="true"`) or look it (arcs of weight 1, at most
 //! one token per place initially): the places are grouped into units, the
 //! NUPN units or one per place, and a unit's local state is
 //! [`EMPTY_STATE`] or the one place of it that holds the token. A firing
 //! that would put a second token into a unit moves the extra
-//! [`SAFETY_PROCESS`] into an [`ErrorKind::Model`] error state.
+//! [`SAFETY_PROCESS`] into an [`crate::model::ErrorKind::Model`] error state.
 //!
-//! **Place/transition reading** ([`counts`]), for every other net and for
+//! **Place/transition reading** (module `counts`), for every other net and for
 //! any net read with a place bound ([`Options::place_bound`]): every place is
 //! a process whose local state is its token count, from 0 to the place's
-//! bound ([`bounds`]); a firing that would exceed a bound that is not proven
+//! bound (module `bounds`); a firing that would exceed a bound that is not proven
 //! moves the extra [`BOUND_PROCESS`] into an error state naming the place.
 //!
 //! Either way every net transition becomes a [`SyncRule`] over the
