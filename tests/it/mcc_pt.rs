@@ -382,6 +382,18 @@ fn initial_marking_above_the_bound_is_a_located_error() {
         "tiny.pnml:5:31: place `p` starts with 7 tokens, more than its bound 3 (--place-bound \
          3); pass --place-bound 7 or more"
     );
+    // Beyond the largest bound a place is read with, no --place-bound helps.
+    let text = document(&place("p", 2_000_000));
+    assert_eq!(
+        load_error(&text),
+        format!(
+            "tiny.pnml:5:31: place `p` starts with 2000000 tokens, more than its bound {0} (the \
+             default bound {0} of places that no place invariant bounds); places are read with \
+             at most {1} tokens",
+            pnml::DEFAULT_PLACE_BOUND,
+            pnml::MAX_PLACE_BOUND
+        )
+    );
 }
 
 #[test]

@@ -152,14 +152,25 @@ impl Source<'_> {
                  bounds"
             ),
         };
-        for (place, bound) in net.places.iter().zip(&bounds) {
+        let wanted: Vec<(&str, String)> = net
+            .places
+            .iter()
+            .map(|p| (p.name.as_str(), p.id.to_string()))
+            .collect();
+        let names = unique_names(&wanted, &[BOUND_PROCESS]);
+        for ((place, bound), name) in net.places.iter().zip(&bounds).zip(&names) {
             if place.tokens > bound.tokens {
+                let remedy = if place.tokens <= MAX_PLACE_BOUND as u64 {
+                    format!("pass --place-bound {} or more", place.tokens)
+                } else {
+                    format!("places are read with at most {MAX_PLACE_BOUND} tokens")
+                };
                 return Err(self.error(
                     place.marking.unwrap_or(place.node),
                     format!(
-                        "place `{}` starts with {} tokens, more than its bound {} ({origin}); \
-                         pass --place-bound {} or more",
-                        place.name, place.tokens, bound.tokens, place.tokens
+                        "place `{name}` starts with {} tokens, more than its bound {} \
+                         ({origin}); {remedy}",
+                        place.tokens, bound.tokens
                     ),
                 ));
             }
@@ -167,14 +178,8 @@ impl Source<'_> {
         let arcs: Vec<Vec<PlaceArcs>> = (0..net.transitions.len())
             .map(|t| place_arcs(net, t))
             .collect();
-        self.check_size(net, &bounds, &arcs)?;
+        self.check_size(net, &bounds, &arcs, &names)?;
 
-        let wanted: Vec<(&str, String)> = net
-            .places
-            .iter()
-            .map(|p| (p.name.as_str(), p.id.to_string()))
-            .collect();
-        let names = unique_names(&wanted, &[BOUND_PROCESS]);
         let processes = net
             .places
             .iter()
@@ -211,6 +216,7 @@ impl Source<'_> {
         net: &PetriNet,
         bounds: &[Bound],
         arcs: &[Vec<PlaceArcs>],
+        names: &[String],
     ) -> Result<(), LoadError> {
         let mut per_place: Vec<u64> = bounds.iter().map(|b| b.tokens + 1).collect();
         for transition in arcs {
@@ -240,14 +246,13 @@ impl Source<'_> {
             .enumerate()
             .max_by_key(|&(_, size)| *size)
             .map_or((0, 0), |(p, &size)| (p, size));
-        let place = &net.places[largest];
         Err(self.error(
-            place.node,
+            net.places[largest].node,
             format!(
                 "reading this net with one local state per token count needs about {total} \
                  local states and transitions, more than {MAX_LOCAL_TRANSITIONS}; place `{}` \
                  (bound {}) alone needs {size}; pass a smaller --place-bound",
-                place.name, bounds[largest].tokens
+                names[largest], bounds[largest].tokens
             ),
         ))
     }
