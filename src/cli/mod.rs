@@ -21,7 +21,7 @@ use crate::explore::cpu::{self, CpuOptions, MAX_THREADS};
 use crate::explore::gpu::{self, GpuOptions};
 use crate::explore::livelock::{self, Livelock};
 use crate::explore::{Completion, Exploration, Progress, SearchOptions, StopSignal, reference};
-use crate::frontend::{self, Format, aut::AutWriter};
+use crate::frontend::{self, Format, aut::AutWriter, pnml};
 use crate::model::Network;
 use crate::report::{CheckReport, InfoReport, LIVELOCK_FOUND, LassoView, TraceView, Verdict};
 use output::{check_output_path, emit, note, warn};
@@ -31,7 +31,8 @@ Exit codes:
   0    checked, no violation found
   1    violation found (deadlock, property or livelock); a trace is printed
   2    bad input or usage (messages say file:line:column), a model error such
-       as a Petri net that is not 1-safe, or --engine gpu without a GPU
+       as a Petri net that is not 1-safe or exceeds a place bound, or
+       --engine gpu without a GPU
   3    exploration incomplete (--max-states, memory limit, --timeout or
        Ctrl-C): no verdict; the figures so far are printed
   4    internal or device failure (a CUDA error during the run, or a result
@@ -121,6 +122,13 @@ pub struct InputArgs {
     /// Read the model in this format, whatever its name ends in.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
+    /// PNML only: read the net as a place/transition net in which no place
+    /// holds more than K tokens; a place that a place invariant bounds
+    /// lower keeps that bound, and a firing beyond K is a model error
+    /// (exit 2). Without it, nets that look 1-safe (or declare it) are read
+    /// as 1-safe, the others with invariant bounds, else 255 tokens.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=pnml::MAX_PLACE_BOUND as i64))]
+    pub place_bound: Option<u32>,
 }
 
 /// The input formats, as the command line names them.
@@ -132,7 +140,7 @@ pub enum InputFormat {
     Aut,
     /// CADP EXP networks.
     Exp,
-    /// 1-safe Petri nets in PNML.
+    /// Petri nets (place/transition nets) in PNML.
     Pnml,
 }
 
@@ -492,9 +500,13 @@ fn init_logging(verbose: u8) {
 
 /// Loads the model `input` names (a file, or standard input for `-`).
 fn load(input: &InputArgs) -> Result<Network, Error> {
-    Ok(frontend::load_as(
+    let options = pnml::Options {
+        place_bound: input.place_bound,
+    };
+    Ok(frontend::load_with(
         &input.model,
         input.input_format.map(Format::from),
+        options,
     )?)
 }
 

@@ -351,7 +351,7 @@ pub enum Format {
     Aut,
     /// CADP EXP networks (a subset).
     Exp,
-    /// 1-safe Petri nets in PNML.
+    /// Petri nets (place/transition nets) in PNML.
     Pnml,
 }
 
@@ -392,10 +392,22 @@ pub fn load(path: &Path) -> Result<Network, LoadError> {
 }
 
 /// Loads a model in `format`, or without one in the format the extension
-/// of `path` names. `path` `-` is standard input: it needs `format`, errors
-/// name it [`STDIN_NAME`], and the files it includes are found relative to
-/// the current directory.
+/// of `path` names, with the default [`pnml::Options`]
+/// (`load_with(path, format, pnml::Options::default())`).
 pub fn load_as(path: &Path, format: Option<Format>) -> Result<Network, LoadError> {
+    load_with(path, format, pnml::Options::default())
+}
+
+/// Loads a model in `format`, or without one in the format the extension
+/// of `path` names; a PNML net is read as `options` say, which must be the
+/// default for other formats. `path` `-` is standard input: it needs
+/// `format`, errors name it [`STDIN_NAME`], and the files it includes are
+/// found relative to the current directory.
+pub fn load_with(
+    path: &Path,
+    format: Option<Format>,
+    options: pnml::Options,
+) -> Result<Network, LoadError> {
     let from_stdin = path == Path::new("-");
     let name = if from_stdin {
         Path::new(STDIN_NAME)
@@ -420,6 +432,12 @@ pub fn load_as(path: &Path, format: Option<Format>) -> Result<Network, LoadError
             )
         })?,
     };
+    if format != Format::Pnml && options != pnml::Options::default() {
+        return Err(LoadError::invalid(
+            name,
+            "--place-bound applies to Petri nets (PNML) only",
+        ));
+    }
     let text = if from_stdin {
         read_text(io::stdin().lock(), name, MAX_MODEL_BYTES)?
     } else {
@@ -429,7 +447,7 @@ pub fn load_as(path: &Path, format: Option<Format>) -> Result<Network, LoadError
         Format::Net => net::parse(&text, name)?,
         Format::Aut => aut::parse_network(&text, name)?,
         Format::Exp => exp::parse(&text, name)?,
-        Format::Pnml => pnml::parse(&text, name)?,
+        Format::Pnml => pnml::parse_with(&text, name, options)?,
     };
     network
         .validate()

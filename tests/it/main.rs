@@ -17,6 +17,7 @@ mod gpu;
 mod inputs;
 mod livelock;
 mod mcc;
+mod mcc_pt;
 mod mec;
 mod pnml;
 mod prob;

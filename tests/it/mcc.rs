@@ -157,29 +157,6 @@ const TWO_PLACES: &str = "<place id=\"p\"><initialMarking><text>1</text></initia
                           <transition id=\"t\"/>\n";
 
 #[test]
-fn arc_weight_two_is_rejected_at_its_inscription() {
-    let text = document(&format!(
-        "{TWO_PLACES}<arc id=\"a\" source=\"p\" target=\"t\">\n  \
-         <inscription><text>2</text></inscription></arc>\n"
-    ));
-    assert_eq!(
-        load_error(&text),
-        "tiny.pnml:9:16: arc `a` has weight `2`: only arcs of weight 1 are supported"
-    );
-}
-
-#[test]
-fn inhibitor_arc_is_rejected() {
-    let text = document(&format!(
-        "{TWO_PLACES}<arc id=\"a\" source=\"p\" target=\"t\"><type value=\"inhibitor\"/></arc>\n"
-    ));
-    assert_eq!(
-        load_error(&text),
-        "tiny.pnml:8:1: arc `a` is a inhibitor arc: only ordinary arcs of weight 1 are supported"
-    );
-}
-
-#[test]
 fn colored_net_is_rejected() {
     let text = document("").replace("ptnet", "symmetricnet");
     assert_eq!(
@@ -200,14 +177,12 @@ fn malformed_xml_is_located() {
 }
 
 #[test]
-fn two_initial_tokens_in_a_place_are_rejected() {
+fn two_initial_tokens_in_a_place_make_a_place_transition_net() {
     let text =
         document("<place id=\"p\"><initialMarking><text>2</text></initialMarking></place>\n");
-    assert_eq!(
-        load_error(&text),
-        "tiny.pnml:5:31: place `p` starts with 2 tokens: only 1-safe nets (at most one token per \
-         place) are supported"
-    );
+    let network = pnml::parse(&text, Path::new("tiny.pnml")).unwrap();
+    assert_eq!(network.processes[0].lts.state_names, ["0", "1", "2"]);
+    assert_eq!(network.processes[0].lts.initial, 2);
 }
 
 #[test]
@@ -305,14 +280,23 @@ fn unsafe_net_reaches_a_model_error_with_a_trace() {
     ));
     assert_eq!(
         first_model_error(&text, "q", "q", 2),
-        "net is not 1-safe: the last transition of the trace puts a second token into a place"
+        format!(
+            "net is not 1-safe: the last transition of the trace puts a second token into a \
+             place; {READ_AS_COUNTS}"
+        )
     );
 }
+
+/// What the 1-safety error says about reading the net otherwise.
+pub(super) const READ_AS_COUNTS: &str = "to read it as a place/transition net, pass --place-bound K (the \
+                              most tokens any place may hold)";
 
 /// The model error of a net with NUPN units that puts a second token into a
 /// place or unit.
 const UNIT_VIOLATION: &str = "net is not 1-safe or violates its NUPN units: the last transition \
-                              of the trace puts a second token into a place or unit";
+                              of the trace puts a second token into a place or unit; to read it \
+                              as a place/transition net, pass --place-bound K (the most tokens \
+                              any place may hold)";
 
 #[test]
 fn unit_violation_reaches_a_model_error_with_a_trace() {

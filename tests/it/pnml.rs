@@ -18,7 +18,7 @@ fn parse(text: &str) -> Network {
 
 /// Writes `network` as `.net` (what `warpcheck convert --to net` prints),
 /// reads it back and checks that the state space is the same.
-fn assert_net_round_trip(network: &Network) -> (u64, u64, u64, u64) {
+pub(super) fn assert_net_round_trip(network: &Network) -> (u64, u64, u64, u64) {
     let text = net::write(network);
     let back = net::parse(&text, Path::new("written.net"))
         .unwrap_or_else(|e| panic!("written text does not parse: {e}\n{text}"));
