@@ -18,6 +18,7 @@ mod inputs;
 mod livelock;
 mod mcc;
 mod mec;
+mod parity;
 mod pnml;
 mod prob;
 mod reference;
