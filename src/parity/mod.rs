@@ -7,7 +7,7 @@
 //! those moves wins against every move of the opponent. [`verify`] checks
 //! that independently of any solver.
 //!
-//! * [`reference`]: Zielonka's recursive algorithm with an explicit stack,
+//! * [`reference`](mod@reference): Zielonka's recursive algorithm with an explicit stack,
 //!   the oracle of the tests.
 //! * [`spm`]: small progress measures (Jurdziński) with a work queue.
 //! * [`fpi`]: fixpoint iteration with distractions and freezing (van Dijk
@@ -15,6 +15,7 @@
 //!
 //! Knows no file format and no CLI.
 
+mod controlled;
 pub mod fpi;
 pub mod reference;
 pub mod spm;
@@ -62,7 +63,7 @@ impl Solution {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Solver {
-    /// Zielonka's recursive algorithm ([`reference`]).
+    /// Zielonka's recursive algorithm ([`reference`](mod@reference)).
     Zielonka,
     /// Small progress measures ([`spm`]).
     Spm,
@@ -130,17 +131,21 @@ impl std::fmt::Debug for SolveOptions {
 }
 
 /// Solves `game` with `solver`. The game is validated first (a vertex
-/// without successors is an error, not a loss).
+/// without successors is an error, not a loss). The fast solvers first
+/// solve the cycles that one player controls and their attractors
+/// (`controlled.rs`), as Oink does before its solvers; the reference
+/// solves the game as it is.
 pub fn solve(
     game: &ParityGame,
     solver: Solver,
     options: &SolveOptions,
 ) -> Result<Solution, SolveError> {
     game.validate()?;
+    let mut watch = Watch::new(options, "rounds");
     let solution = match solver {
         Solver::Zielonka => reference::solve(game, options)?,
-        Solver::Spm => spm::solve(game, options)?,
-        Solver::Fpi => fpi::solve(game, options)?,
+        Solver::Spm => controlled::solve_with(game, &mut watch, |rest| spm::solve(rest, options))?,
+        Solver::Fpi => controlled::solve_with(game, &mut watch, |rest| fpi::solve(rest, options))?,
     };
     Ok(solution.normalised(game))
 }
