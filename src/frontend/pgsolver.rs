@@ -635,7 +635,7 @@ mod tests {
             ),
             (
                 "parity x;\n",
-                "g.pg:1:1: expected the header `parity N;` (N: the highest vertex id)",
+                "g.pg:1:8: expected the header `parity N;` (N: the highest vertex id)",
             ),
             ("parity 1\n", "g.pg:1:9: expected `;` to end the header"),
             (
