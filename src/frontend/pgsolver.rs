@@ -317,7 +317,10 @@ fn header(bytes: &[u8]) -> Result<Header, (usize, String)> {
             "expected `;` to end the header".into(),
         ));
     }
-    if max_id >= bytes.len() as u64 {
+    // A vertex line takes at least 8 bytes (`0 0 0 0;`): a header may not
+    // ask for more vertices than the file can hold, since the arrays are
+    // sized by it.
+    if max_id > bytes.len() as u64 / 8 {
         return Err((
             at + number_at,
             format!(
