@@ -17,6 +17,7 @@ pub mod gpu;
 pub mod mec;
 pub mod model;
 pub mod numeric;
+pub mod parity;
 pub mod report;
 pub mod scc;
 #[cfg(feature = "testing")]

@@ -5,6 +5,7 @@ mod engines;
 mod graphs;
 mod mec;
 mod output;
+mod parity;
 mod prob;
 
 use std::io::IsTerminal;
@@ -96,6 +97,10 @@ pub enum Command {
     /// bound.
     #[command(after_help = PROB_EXIT_CODES)]
     Prob(prob::ProbArgs),
+    /// Solve a parity game (PGSolver format): the winner of every vertex
+    /// and a winning strategy for each player.
+    #[command(after_help = parity::PARITY_EXIT_CODES)]
+    Parity(parity::ParityArgs),
     /// Print a shell completion script (e.g. `warpcheck completions bash >
     /// /etc/bash_completion.d/warpcheck`).
     Completions(CompletionsArgs),
@@ -459,6 +464,7 @@ pub fn main() -> i32 {
         Command::Scc(args) => graphs::scc(&cli, args),
         Command::Mec(args) => mec::mec(&cli, args),
         Command::Prob(args) => prob::prob(&cli, args),
+        Command::Parity(args) => parity::parity(&cli, args),
         Command::Completions(args) => completions(args),
         Command::Man(args) => man(&cli, args),
     };

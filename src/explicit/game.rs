@@ -5,6 +5,10 @@ use thiserror::Error;
 
 use super::csr::{Csr, CsrError};
 
+/// The strategy entry of a vertex without a chosen move: one that its
+/// owner does not win (solutions and solution files use it).
+pub const NO_MOVE: u32 = u32::MAX;
+
 /// One of the two players of a parity game. `#[repr(u8)]` so that an
 /// owner array uploads as one byte a vertex: `Even` is 0, `Odd` is 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -9,6 +9,7 @@
 pub mod aut;
 pub mod exp;
 pub mod net;
+pub mod pgsolver;
 pub mod pnml;
 pub mod prism;
 pub mod umb;

@@ -19,6 +19,7 @@ mod livelock;
 mod mcc;
 mod mcc_pt;
 mod mec;
+mod parity;
 mod pnml;
 mod prob;
 mod reference;

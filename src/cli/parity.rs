@@ -1,0 +1,291 @@
+//! `warpcheck parity`: solve a parity game read from a PGSolver file: the
+//! winner of every vertex and a winning strategy for each player.
+
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+
+use super::output::{check_output_path, warn};
+use super::{Cli, Interruption, cpu_threads, emit_report, parse_seconds, spinner};
+use crate::error::{Error, exit};
+use crate::explicit::Player;
+use crate::explore::cpu::MAX_THREADS;
+use crate::frontend::pgsolver;
+use crate::parity::verify::verify;
+use crate::parity::{self, Solution, SolveError, SolveOptions, SolveProgress, Solver};
+
+/// The exit codes of `parity`.
+pub const PARITY_EXIT_CODES: &str = "\
+Exit codes:
+  0    solved (and, with --verify, the strategies checked)
+  2    bad input or usage (messages say file:line:column), or --engine gpu
+  3    not solved: --timeout or Ctrl-C ended the solver, or SPM would need
+       more memory than it may take
+  4    internal failure: the solution failed --verify
+  141  standard output was closed by its reader (as a tool killed by SIGPIPE)";
+
+/// The solvers, as the command line names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SolverChoice {
+    /// Zielonka for now: the fastest of the three on every shared game
+    /// measured (README).
+    Auto,
+    /// Zielonka's recursive algorithm (the reference).
+    Zielonka,
+    /// Small progress measures with a work queue (memory: vertices ×
+    /// odd priorities counters).
+    Spm,
+    /// Fixpoint iteration with freezing, multi-threaded.
+    Fpi,
+}
+
+/// Where the solver runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ParityEngine {
+    /// The CPU for now (the GPU solvers are not yet available).
+    Auto,
+    /// The CPU.
+    Cpu,
+    /// The GPU: not yet available (exit 2).
+    Gpu,
+    /// CPU and GPU at once, the first result wins: the CPU alone for now.
+    Race,
+}
+
+/// Arguments of `parity`.
+#[derive(Debug, Args)]
+pub struct ParityArgs {
+    /// The game, in PGSolver format (`parity N;` and a line per vertex),
+    /// plain or gzip-compressed; max-parity, as PGSolver and Oink read it.
+    pub game: PathBuf,
+    /// The solver.
+    #[arg(long, value_enum, default_value_t = SolverChoice::Auto)]
+    pub solver: SolverChoice,
+    /// Where the solver runs; `auto` and `race` use the CPU until the GPU
+    /// solvers exist, `gpu` is refused.
+    #[arg(long, value_enum, default_value_t = ParityEngine::Auto)]
+    pub engine: ParityEngine,
+    /// Worker threads of the multi-threaded solver (fpi; default: all
+    /// cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
+    pub threads: Option<u16>,
+    /// Write the solution in PGSolver's format: `paritysol N;`, then
+    /// `ID WINNER [STRATEGY];` per vertex (winner 0 Even, 1 Odd; the
+    /// strategy, a successor, where the winner owns the vertex).
+    #[arg(long, value_name = "FILE")]
+    pub write_solution: Option<PathBuf>,
+    /// Check the strategies independently of the solver: each region
+    /// closed, and no cycle its player's strategy allows lost by that
+    /// player (exit 4 if the check fails).
+    #[arg(long)]
+    pub verify: bool,
+    /// Stop the solver after this many seconds (fractions allowed), with
+    /// exit code 3 and no solution.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<Duration>,
+}
+
+/// What `parity` solved, where, and how long each step took.
+#[derive(Debug, serde::Serialize)]
+struct ParityReport {
+    input: String,
+    vertices: u64,
+    edges: u64,
+    max_priority: Option<u32>,
+    won_by_even: u64,
+    won_by_odd: u64,
+    /// The winner of vertex 0: `even` or `odd`.
+    winner_of_first: Option<&'static str>,
+    solver: Solver,
+    engine: String,
+    verified: bool,
+    load_seconds: f64,
+    solve_seconds: f64,
+    verify_seconds: Option<f64>,
+    elapsed_seconds: f64,
+    solution_file: Option<String>,
+    warnings: Vec<String>,
+    exit_code: i32,
+}
+
+/// Runs `parity`.
+pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
+    let started = Instant::now();
+    if args.engine == ParityEngine::Gpu {
+        return Err(Error::Usage(
+            "--engine gpu: the GPU parity solvers are not available yet; use --engine cpu".into(),
+        ));
+    }
+    if let Some(path) = &args.write_solution {
+        check_output_path(path, &args.game, "--write-solution")?;
+    }
+    let loading = Instant::now();
+    let game = pgsolver::load(&args.game)?;
+    let load_seconds = loading.elapsed().as_secs_f64();
+    let solver = match args.solver {
+        SolverChoice::Auto | SolverChoice::Zielonka => Solver::Zielonka,
+        SolverChoice::Spm => Solver::Spm,
+        SolverChoice::Fpi => Solver::Fpi,
+    };
+    let mut warnings = Vec::new();
+    if args.threads.is_some() && solver != Solver::Fpi {
+        warnings.push(format!(
+            "--threads only affects the fpi solver; {} runs on one thread",
+            solver.name()
+        ));
+    }
+    for w in &warnings {
+        warn(w);
+    }
+    let threads = cpu_threads(args.threads);
+    let interruption = Interruption::arm(args.timeout, cli.quiet);
+    let bar = (!cli.quiet && std::io::stderr().is_terminal()).then(spinner);
+    let shown = bar.clone();
+    let options = SolveOptions {
+        threads,
+        stop: interruption.stop.clone(),
+        progress: shown.map(|bar| {
+            Arc::new(move |p: &SolveProgress| {
+                bar.set_message(format!(
+                    "solving: {} {}, {:.1} s",
+                    p.steps,
+                    p.unit,
+                    p.elapsed.as_secs_f64()
+                ));
+                bar.tick();
+            }) as parity::ProgressFn
+        }),
+    };
+    let solving = Instant::now();
+    let outcome = parity::solve(&game, solver, &options);
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let solution = match outcome {
+        Ok(solution) => solution,
+        Err(SolveError::Invalid(e)) => {
+            return Err(Error::Model(format!("{}: {e}", args.game.display())));
+        }
+        Err(SolveError::Stopped) => {
+            let what = match args.timeout {
+                Some(t) if !interruption.by_user.load(Ordering::Relaxed) => {
+                    format!("the --timeout of {} s was reached", t.as_secs_f64())
+                }
+                _ => "interrupted (Ctrl-C)".to_string(),
+            };
+            return Err(Error::Incomplete(format!(
+                "{}: not solved: {what}",
+                args.game.display()
+            )));
+        }
+        Err(SolveError::TooLarge(message)) => {
+            return Err(Error::Incomplete(format!(
+                "{}: not solved: {message}",
+                args.game.display()
+            )));
+        }
+    };
+    let solve_seconds = solving.elapsed().as_secs_f64();
+    let verify_seconds = if args.verify {
+        let checking = Instant::now();
+        verify(&game, &solution).map_err(|flaw| {
+            Error::Internal(format!(
+                "the {} solution of {} failed verification: {flaw}",
+                solver.name(),
+                args.game.display()
+            ))
+        })?;
+        Some(checking.elapsed().as_secs_f64())
+    } else {
+        None
+    };
+    if let Some(path) = &args.write_solution {
+        write_solution(path, &solution)?;
+    }
+    let name = |player: Player| match player {
+        Player::Even => "even",
+        Player::Odd => "odd",
+    };
+    let report = ParityReport {
+        input: args.game.display().to_string(),
+        vertices: u64::from(game.vertices()),
+        edges: game.edges.edge_count(),
+        max_priority: game.max_priority(),
+        won_by_even: solution.won_by(Player::Even),
+        won_by_odd: solution.won_by(Player::Odd),
+        winner_of_first: solution.winners.first().map(|&w| name(w)),
+        solver,
+        engine: if solver == Solver::Fpi {
+            format!("cpu ({threads} threads)")
+        } else {
+            "cpu (1 thread)".to_string()
+        },
+        verified: args.verify,
+        load_seconds,
+        solve_seconds,
+        verify_seconds,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        solution_file: args
+            .write_solution
+            .as_ref()
+            .map(|p| p.display().to_string()),
+        warnings,
+        exit_code: exit::OK,
+    };
+    emit_report(cli, &report, text_report)?;
+    Ok(exit::OK)
+}
+
+/// The report as `name: value` lines.
+fn text_report(report: &ParityReport) -> String {
+    let priority = report
+        .max_priority
+        .map_or("none".to_string(), |p| p.to_string());
+    let mut lines = vec![
+        format!(
+            "input: {} ({} vertices, {} edges, highest priority {priority})",
+            report.input, report.vertices, report.edges
+        ),
+        format!("won by Even: {} vertices", report.won_by_even),
+        format!("won by Odd: {} vertices", report.won_by_odd),
+    ];
+    if let Some(winner) = report.winner_of_first {
+        lines.push(format!("vertex 0 is won by {winner}"));
+    }
+    lines.push(format!(
+        "solver: {}, engine: {}",
+        report.solver.name(),
+        report.engine
+    ));
+    if report.verified {
+        lines.push("strategies verified".to_string());
+    }
+    let verifying = report
+        .verify_seconds
+        .map_or(String::new(), |s| format!(", verify {s:.3} s"));
+    lines.push(format!(
+        "time: load {:.3} s, solve {:.3} s{verifying}, total {:.3} s",
+        report.load_seconds, report.solve_seconds, report.elapsed_seconds
+    ));
+    if let Some(file) = &report.solution_file {
+        lines.push(format!("solution written to {file}"));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// Writes `solution` to `path` in PGSolver's solution format.
+fn write_solution(path: &Path, solution: &Solution) -> Result<(), Error> {
+    let write_error = |source| Error::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    let file = std::fs::File::create(path).map_err(write_error)?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    pgsolver::write_solution(&mut out, &solution.winners, &solution.strategy)
+        .map_err(write_error)?;
+    out.flush().map_err(write_error)
+}

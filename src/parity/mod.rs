@@ -1,0 +1,251 @@
+//! Parity games: who wins from each vertex, and how.
+//!
+//! Max-parity, as PGSolver and Oink read games: a play is won by Even
+//! when the highest priority it visits infinitely often is even. Every
+//! solver gives a [`Solution`]: the winner of each vertex and, for each
+//! vertex its owner wins, the successor the owner moves to; following
+//! those moves wins against every move of the opponent. [`verify`] checks
+//! that independently of any solver.
+//!
+//! * [`reference`](mod@reference): Zielonka's recursive algorithm with an explicit stack,
+//!   the oracle of the tests.
+//! * [`spm`]: small progress measures (Jurdziński) with a work queue.
+//! * [`fpi`]: fixpoint iteration with distractions and freezing (van Dijk
+//!   and Rubbens), multi-threaded over the vertices of a priority.
+//!
+//! Knows no file format and no CLI.
+
+mod controlled;
+pub mod fpi;
+pub mod reference;
+pub mod spm;
+pub mod verify;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+use crate::explicit::game::NO_MOVE;
+use crate::explicit::{GameError, ParityGame, Player};
+use crate::explore::StopSignal;
+
+/// A solved game: the winner of every vertex and a winning strategy for
+/// both players.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Solution {
+    /// The winner of every vertex.
+    pub winners: Vec<Player>,
+    /// For a vertex its owner wins, the successor the owner moves to;
+    /// [`NO_MOVE`] for the others.
+    pub strategy: Vec<u32>,
+}
+
+impl Solution {
+    /// The vertices `player` wins.
+    pub fn won_by(&self, player: Player) -> u64 {
+        self.winners.iter().filter(|&&w| w == player).count() as u64
+    }
+
+    /// Sets [`NO_MOVE`] wherever the owner does not win, so that
+    /// solutions compare with `==` whatever a solver left there.
+    fn normalised(mut self, game: &ParityGame) -> Solution {
+        for (vertex, choice) in self.strategy.iter_mut().enumerate() {
+            if self.winners[vertex] != game.owners[vertex] {
+                *choice = NO_MOVE;
+            }
+        }
+        self
+    }
+}
+
+/// The solvers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Solver {
+    /// Zielonka's recursive algorithm ([`reference`](mod@reference)).
+    Zielonka,
+    /// Small progress measures ([`spm`]).
+    Spm,
+    /// Fixpoint iteration ([`fpi`]).
+    Fpi,
+}
+
+impl Solver {
+    /// The solver's name as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Solver::Zielonka => "zielonka",
+            Solver::Spm => "spm",
+            Solver::Fpi => "fpi",
+        }
+    }
+}
+
+/// Why a game was not solved.
+#[derive(Debug, Error)]
+pub enum SolveError {
+    /// The arrays do not form a game every solver can read.
+    #[error("{0}")]
+    Invalid(#[from] GameError),
+    /// The stop signal was set (a timeout or Ctrl-C) before the end.
+    #[error("stopped before the game was solved")]
+    Stopped,
+    /// The solver would need more memory than it may take.
+    #[error("{0}")]
+    TooLarge(String),
+}
+
+/// How far a solver has come, for a progress line.
+#[derive(Debug, Clone)]
+pub struct SolveProgress {
+    /// Steps so far, in the solver's unit ([`SolveProgress::unit`]).
+    pub steps: u64,
+    /// What a step is: `lifts`, `iterations`, `subgames`.
+    pub unit: &'static str,
+    /// Time since the solver started.
+    pub elapsed: Duration,
+}
+
+/// A callback that shows progress; called from one thread at a time.
+pub type ProgressFn = Arc<dyn Fn(&SolveProgress) + Send + Sync>;
+
+/// Options every solver reads.
+#[derive(Clone, Default)]
+pub struct SolveOptions {
+    /// Worker threads of the multi-threaded solvers (0: every core).
+    pub threads: usize,
+    /// Ends the solver early with [`SolveError::Stopped`].
+    pub stop: StopSignal,
+    /// Called now and then (about every 0.1 s) with the progress.
+    pub progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for SolveOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SolveOptions")
+            .field("threads", &self.threads)
+            .field("stop", &self.stop)
+            .finish()
+    }
+}
+
+/// Solves `game` with `solver`. The game is validated first (a vertex
+/// without successors is an error, not a loss). The fast solvers first
+/// solve the cycles that one player controls and their attractors
+/// (`controlled.rs`), as Oink does before its solvers; the reference
+/// solves the game as it is.
+pub fn solve(
+    game: &ParityGame,
+    solver: Solver,
+    options: &SolveOptions,
+) -> Result<Solution, SolveError> {
+    game.validate()?;
+    let mut watch = Watch::new(options, "rounds");
+    let solution = match solver {
+        Solver::Zielonka => reference::solve(game, options)?,
+        Solver::Spm => controlled::solve_with(game, &mut watch, |rest| spm::solve(rest, options))?,
+        Solver::Fpi => controlled::solve_with(game, &mut watch, |rest| fpi::solve(rest, options))?,
+    };
+    Ok(solution.normalised(game))
+}
+
+/// Reports progress at most every 0.1 s and watches the stop signal: the
+/// common part of every solver's main loop.
+struct Watch<'a> {
+    options: &'a SolveOptions,
+    unit: &'static str,
+    started: Instant,
+    next_report: Instant,
+}
+
+/// Time between two progress reports.
+const REPORT_INTERVAL: Duration = Duration::from_millis(100);
+
+impl<'a> Watch<'a> {
+    fn new(options: &'a SolveOptions, unit: &'static str) -> Watch<'a> {
+        let started = Instant::now();
+        Watch {
+            options,
+            unit,
+            started,
+            next_report: started + REPORT_INTERVAL,
+        }
+    }
+
+    /// After `steps` steps: [`SolveError::Stopped`] if the stop signal is
+    /// set, and a progress report when one is due.
+    fn check(&mut self, steps: u64) -> Result<(), SolveError> {
+        if self.options.stop.is_set() {
+            return Err(SolveError::Stopped);
+        }
+        if let Some(progress) = &self.options.progress {
+            let now = Instant::now();
+            if now >= self.next_report {
+                self.next_report = now + REPORT_INTERVAL;
+                progress(&SolveProgress {
+                    steps,
+                    unit: self.unit,
+                    elapsed: now - self.started,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Priorities renumbered densely with their order and parity kept: the
+/// distinct priorities ascending, neighbours of equal parity merged, the
+/// lowest mapped to 0 when even and to 1 when odd, and each change of
+/// parity one higher. Winners and strategies do not change; solvers that
+/// work per priority get fewer of them. Gives the new priorities and the
+/// highest one (0 for a game without vertices).
+pub fn compress_priorities(priorities: &[u32]) -> (Vec<u32>, u32) {
+    let mut distinct = priorities.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let mut renumbered = Vec::with_capacity(distinct.len());
+    let mut current = 0u32;
+    for (i, &priority) in distinct.iter().enumerate() {
+        current = match i {
+            0 => priority % 2,
+            _ if (priority ^ distinct[i - 1]) & 1 == 0 => current,
+            _ => current + 1,
+        };
+        renumbered.push(current);
+    }
+    let map = |priority: u32| {
+        let index = distinct.partition_point(|&p| p < priority);
+        renumbered[index]
+    };
+    let compressed: Vec<u32> = if distinct.len() <= 64 {
+        priorities.iter().map(|&p| map(p)).collect()
+    } else {
+        use rayon::prelude::*;
+        priorities.par_iter().map(|&p| map(p)).collect()
+    };
+    (compressed, current)
+}
+
+/// The thread pool of `threads` workers (0: every core) that runs `work`.
+fn with_threads<T: Send>(threads: usize, work: impl FnOnce() -> T + Send) -> T {
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool.install(work),
+        Err(_) => work(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compression_keeps_order_and_parity() {
+        let (compressed, highest) = compress_priorities(&[1000, 31, 999, 2, 31, 4]);
+        assert_eq!(compressed, [2, 1, 1, 0, 1, 0]);
+        assert_eq!(highest, 2);
+        assert_eq!(compress_priorities(&[0, 0]), (vec![0, 0], 0));
+        assert_eq!(compress_priorities(&[7]), (vec![1], 1));
+        assert_eq!(compress_priorities(&[]), (vec![], 0));
+    }
+}

@@ -1,0 +1,378 @@
+//! Parity games: every solver gives Oink's winners on every game of
+//! `tests/data/parity` (and of `../shared/parity` when it is present), and
+//! a strategy that the independent verifier accepts; on thousands of
+//! random small games every solver agrees with the reference; and the
+//! `parity` command's reports, files and messages.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use proptest::prelude::*;
+use warpcheck::explicit::{Csr, ParityGame, Player};
+use warpcheck::explore::StopSignal;
+use warpcheck::frontend::pgsolver;
+use warpcheck::parity::verify::verify;
+use warpcheck::parity::{self, Solution, SolveError, SolveOptions, Solver};
+
+use crate::explicit_inputs::{data, oracle_rows, shared};
+
+const SOLVERS: [Solver; 3] = [Solver::Zielonka, Solver::Spm, Solver::Fpi];
+
+/// The oracle column of Oink's solver that corresponds to `solver`.
+fn oink_column(solver: Solver) -> &'static str {
+    match solver {
+        Solver::Zielonka => "zlk_s",
+        Solver::Spm => "spm_s",
+        Solver::Fpi => "fpi_s",
+    }
+}
+
+/// The file of game `name` in `dir` with extension `extension`, plain or
+/// gzipped, when there is one.
+fn file_in(dir: &Path, name: &str, extension: &str) -> Option<PathBuf> {
+    [
+        format!("{name}.{extension}"),
+        format!("{name}.{extension}.gz"),
+    ]
+    .into_iter()
+    .map(|file| dir.join(file))
+    .find(|path| path.is_file())
+}
+
+/// Solves `game` with `solver` within `budget`; `None` when the budget
+/// ran out.
+fn solve_within(game: &ParityGame, solver: Solver, budget: Duration) -> Option<Solution> {
+    let options = SolveOptions {
+        stop: StopSignal::new().with_deadline(Instant::now() + budget),
+        ..SolveOptions::default()
+    };
+    match parity::solve(game, solver, &options) {
+        Ok(solution) => Some(solution),
+        Err(SolveError::Stopped) | Err(SolveError::TooLarge(_)) => None,
+        Err(e) => panic!("{solver:?}: {e}"),
+    }
+}
+
+/// Solves every game of the oracle file that is in `dirs` (first found
+/// wins) with every solver, and checks the winners against Oink's and the
+/// strategies with the verifier. Zielonka and FPI may run out of `budget`
+/// only on a game where Oink's solver of the same kind took more than a
+/// second; SPM, without Oink's lifting heuristics, may run out anywhere.
+/// Those runs are printed, not failed. Gives the games checked.
+fn check_oracles(dirs: &[PathBuf], budget: Duration) -> usize {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for row in oracle_rows(&data("parity").join("oracles.tsv")) {
+        let name = &row["game"];
+        let Some((game_file, solution_file)) = dirs
+            .iter()
+            .find_map(|dir| Some((file_in(dir, name, "pg")?, file_in(dir, name, "sol")?)))
+        else {
+            continue;
+        };
+        let game = pgsolver::load(&game_file).unwrap();
+        assert_eq!(game.vertices().to_string(), row["vertices"], "{name}");
+        assert_eq!(game.edges.edge_count().to_string(), row["edges"], "{name}");
+        let expected = pgsolver::read_solution(&solution_file, game.vertices()).unwrap();
+        for solver in SOLVERS {
+            let started = Instant::now();
+            let Some(solution) = solve_within(&game, solver, budget) else {
+                let oink_seconds = row[oink_column(solver)]
+                    .parse::<f64>()
+                    .unwrap_or(f64::INFINITY);
+                println!("{name}: {solver:?} stopped after {:.1?}", started.elapsed());
+                if oink_seconds < 1.0 && solver != Solver::Spm {
+                    failures.push(format!("{name}: {solver:?} did not finish in {budget:?}"));
+                }
+                continue;
+            };
+            if solution.winners != expected.winners {
+                let differ = (0..game.vertices() as usize)
+                    .filter(|&v| solution.winners[v] != expected.winners[v])
+                    .count();
+                failures.push(format!(
+                    "{name}: {solver:?} differs from Oink at {differ} vertices"
+                ));
+            }
+            if let Err(flaw) = verify(&game, &solution) {
+                failures.push(format!("{name}: {solver:?}'s strategy fails: {flaw}"));
+            }
+            assert_eq!(
+                solution.won_by(Player::Even).to_string(),
+                row["W0"],
+                "{name} {solver:?}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    checked
+}
+
+#[test]
+fn bundled_games_get_oinks_winners_and_verified_strategies() {
+    assert_eq!(check_oracles(&[data("parity")], Duration::from_secs(5)), 65);
+}
+
+#[test]
+fn shared_games_get_oinks_winners_and_verified_strategies() {
+    let Some(dir) = shared("parity") else {
+        println!("SKIPPED: ../shared/parity is not present");
+        return;
+    };
+    assert_eq!(check_oracles(&[dir], Duration::from_secs(5)), 67);
+}
+
+/// Random games of up to `max_vertices` vertices, every vertex with one
+/// to three moves, priorities up to `max_priority`.
+fn small_games(max_vertices: u32, max_priority: u32) -> impl Strategy<Value = ParityGame> {
+    (1..=max_vertices).prop_flat_map(move |vertices| {
+        let vertex = (
+            0..=max_priority,
+            any::<bool>(),
+            proptest::collection::vec(0..vertices, 1..=3),
+        );
+        proptest::collection::vec(vertex, vertices as usize).prop_map(move |rows| {
+            let edges = rows
+                .iter()
+                .enumerate()
+                .flat_map(|(v, (_, _, moves))| moves.iter().map(move |&w| (v as u32, w)));
+            ParityGame {
+                priorities: rows.iter().map(|(p, _, _)| *p).collect(),
+                owners: rows
+                    .iter()
+                    .map(|(_, odd, _)| if *odd { Player::Odd } else { Player::Even })
+                    .collect(),
+                edges: Csr::from_edges(vertices, edges.collect::<Vec<_>>()).unwrap(),
+                names: Vec::new(),
+            }
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #[test]
+    fn every_solver_agrees_with_the_reference_and_its_strategies_win(
+        game in small_games(14, 7)
+    ) {
+        let options = SolveOptions::default();
+        let reference = parity::solve(&game, Solver::Zielonka, &options).unwrap();
+        prop_assert_eq!(verify(&game, &reference), Ok(()));
+        for solver in [Solver::Spm, Solver::Fpi] {
+            let solution = parity::solve(&game, solver, &options).unwrap();
+            prop_assert_eq!(&solution.winners, &reference.winners, "{:?}", solver);
+            prop_assert_eq!(verify(&game, &solution), Ok(()), "{:?}", solver);
+        }
+    }
+}
+
+/// Random games of tens of thousands of vertices and few priorities, so
+/// that the fixpoint iteration splits priorities between threads.
+#[test]
+fn fpi_on_several_threads_agrees_with_the_reference_on_larger_games() {
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(12));
+    runner
+        .run(&small_games(60_000, 3), |game| {
+            let options = SolveOptions {
+                threads: 4,
+                ..SolveOptions::default()
+            };
+            let reference = parity::solve(&game, Solver::Zielonka, &options).unwrap();
+            let fast = parity::solve(&game, Solver::Fpi, &options).unwrap();
+            prop_assert_eq!(&fast.winners, &reference.winners);
+            prop_assert_eq!(verify(&game, &fast), Ok(()));
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn a_game_with_a_dead_end_is_refused_by_the_solvers() {
+    let game = ParityGame {
+        priorities: vec![1, 2],
+        owners: vec![Player::Even, Player::Odd],
+        edges: Csr::from_edges(2, [(0, 1)]).unwrap(),
+        names: Vec::new(),
+    };
+    for solver in SOLVERS {
+        let error = parity::solve(&game, solver, &SolveOptions::default()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "vertex 1 has no successor; every vertex of a parity game needs one"
+        );
+    }
+}
+
+/// Runs the binary from the repository root, without a GPU.
+fn warpcheck(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("CUDA_VISIBLE_DEVICES", "-1")
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn the_json_report_has_every_field_and_the_solution_file_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let written = dir.path().join("example.sol");
+    let game_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/parity_example.pg");
+    let game = pgsolver::load(&game_path).unwrap();
+    let reference = parity::solve(&game, Solver::Zielonka, &SolveOptions::default()).unwrap();
+    for solver in ["auto", "zielonka", "spm", "fpi"] {
+        let out = warpcheck(&[
+            "--format",
+            "json",
+            "parity",
+            "specs/parity_example.pg",
+            "--solver",
+            solver,
+            "--verify",
+            "--write-solution",
+            written.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(report["vertices"], 8);
+        assert_eq!(report["edges"], 13);
+        assert_eq!(report["max_priority"], 7);
+        assert_eq!(report["won_by_even"], reference.won_by(Player::Even));
+        assert_eq!(report["won_by_odd"], reference.won_by(Player::Odd));
+        assert_eq!(report["winner_of_first"], "even");
+        assert_eq!(report["verified"], true);
+        assert_eq!(report["exit_code"], 0);
+        let expected = if solver == "auto" { "zielonka" } else { solver };
+        assert_eq!(report["solver"], expected);
+        assert!(report["engine"].as_str().unwrap().starts_with("cpu ("));
+        assert!(report["elapsed_seconds"].as_f64().unwrap() >= 0.0);
+        let back = pgsolver::read_solution(&written, game.vertices()).unwrap();
+        assert_eq!(back.winners, reference.winners, "{solver}");
+        let solution = Solution {
+            winners: back.winners,
+            strategy: back.strategy,
+        };
+        assert_eq!(verify(&game, &solution), Ok(()), "{solver}");
+    }
+}
+
+#[test]
+fn the_text_report_names_the_regions() {
+    let out = warpcheck(&["parity", "tests/data/parity/tricky-names-spaces.pg"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with(
+        "input: tests/data/parity/tricky-names-spaces.pg (3 vertices, 5 edges, highest priority 3)\n\
+         won by Even: "
+    ));
+    assert!(
+        text.contains("solver: zielonka, engine: cpu (1 thread)\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_games_and_requests_are_refused_with_their_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "parity 2;\n0 1 0 1,2;\n1 2 1 ;\n2 0 1 0;\n",
+            "3:7: vertex 1 has no successor: dead ends are not allowed, since every play of a \
+             parity game is infinite (give it a self-loop `1` to make it a sink)",
+        ),
+        (
+            "parity 1;\n0 1 0 1;\n0 2 1 0;\n",
+            "3:1: vertex 0 is defined twice",
+        ),
+        (
+            "parity 1;\n0 1 0 2;\n1 2 1 0;\n",
+            "2:7: successor 2 is beyond the header `parity 1;` (ids 0 to 1)",
+        ),
+        (
+            "parity 1;\n0 99999999999 0 1;\n1 2 1 0;\n",
+            "2:3: priority 99999999999 is too large: priorities are at most 4294967295",
+        ),
+        (
+            "parity 2;\n0 1 0 1;\n2 2 1 0;\n",
+            "1:8: vertex 1 is never defined; the header `parity 2;` declares the ids 0 to 2",
+        ),
+        (
+            "parity 1;\n0 1 0 1\n",
+            "2:8: expected `,` and a successor, a name in quotes, or `;`, found the end of the line",
+        ),
+    ];
+    for (i, (text, message)) in cases.into_iter().enumerate() {
+        let path = dir.path().join(format!("bad{i}.pg"));
+        std::fs::write(&path, text).unwrap();
+        let out = warpcheck(&["parity", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{text:?}");
+        assert_eq!(
+            stderr(&out),
+            format!("error: {}:{message}\n", path.display()),
+            "{text:?}"
+        );
+    }
+    let shared_dead_end = warpcheck(&["parity", "tests/data/parity/invalid/deadend.pg"]);
+    assert_eq!(shared_dead_end.status.code(), Some(2));
+    assert!(stderr(&shared_dead_end).contains("deadend.pg:3:7: vertex 1 has no successor"));
+
+    let gpu = warpcheck(&["parity", "specs/parity_example.pg", "--engine", "gpu"]);
+    assert_eq!(gpu.status.code(), Some(2));
+    assert_eq!(
+        stderr(&gpu),
+        "error: --engine gpu: the GPU parity solvers are not available yet; use --engine cpu\n"
+    );
+    let json = warpcheck(&["--format", "json", "parity", "no/such.pg"]);
+    assert_eq!(json.status.code(), Some(2));
+    let error: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(error["exit_code"], 2);
+    assert!(error["error"].as_str().unwrap().starts_with("no/such.pg: "));
+    let onto_game = warpcheck(&[
+        "parity",
+        "specs/parity_example.pg",
+        "--write-solution",
+        "specs/parity_example.pg",
+    ]);
+    assert_eq!(onto_game.status.code(), Some(2));
+    assert!(stderr(&onto_game).contains("this is the model file; refusing to overwrite it"));
+}
+
+#[test]
+fn a_timeout_ends_the_solver_with_exit_3() {
+    // 40 vertices in a line of alternating priorities, each also moving
+    // back to the start: fixpoint iteration needs many sweeps, but a
+    // timeout of a microsecond stops it at its first look at the clock.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("line.pg");
+    let mut text = String::from("parity 39;\n");
+    for v in 0..40 {
+        text.push_str(&format!("{v} {v} {} {},0;\n", v % 2, (v + 1) % 40));
+    }
+    std::fs::write(&path, text).unwrap();
+    let out = warpcheck(&[
+        "parity",
+        path.to_str().unwrap(),
+        "--solver",
+        "fpi",
+        "--timeout",
+        "0.000001",
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {}: not solved: the --timeout of 0.000001 s was reached\n",
+            path.display()
+        )
+    );
+}
