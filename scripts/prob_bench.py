@@ -15,6 +15,7 @@ the values agree (warpcheck's value within its error bound plus Storm's
 
 import argparse
 import json
+import multiprocessing
 import os
 import re
 import subprocess
@@ -46,6 +47,9 @@ INSTANCES = {
 }
 DEFAULT = ["zeroconf-1000-8-false", "cluster-128", "herman-15", "polling-18"]
 PRECISION = 1e-6
+# Seconds Storm may take for one check before it is stopped (reported as
+# a lower bound of its time).
+STORM_TIMEOUT = 150
 
 
 def log(message):
@@ -91,6 +95,20 @@ def storm(umb, text, sound):
     value = result.get_value(model.initial_states[0])
     del model
     return value, loaded - start, checked - loaded
+
+
+def storm_with_timeout(umb, text, sound):
+    """`storm` in a child process, stopped after STORM_TIMEOUT seconds."""
+    queue = multiprocessing.Queue()
+    child = multiprocessing.Process(
+        target=lambda: queue.put(storm(umb, text, sound)), daemon=True)
+    child.start()
+    child.join(STORM_TIMEOUT)
+    if child.is_alive():
+        child.kill()
+        return {"timeout_s": STORM_TIMEOUT}
+    value, load, check = queue.get()
+    return {"value": value, "load_s": load, "check_s": check}
 
 
 def warpcheck(binary, umb, text, engine):
@@ -140,8 +158,7 @@ def main():
             f"built in {row['build_s']:.1f} s")
         for method, sound in (("storm_sound", True), ("storm_default", False)):
             try:
-                value, load, check = storm(umb, text, sound)
-                row[method] = {"value": value, "load_s": load, "check_s": check}
+                row[method] = storm_with_timeout(umb, text, sound)
             except Exception as error:  # Storm refuses some methods for some properties
                 row[method] = {"error": str(error)}
             log(f"  {method}: {row[method]}")
@@ -172,18 +189,28 @@ def print_table(rows, engines):
     for row in rows:
         sound, default = row["storm_sound"], row["storm_default"]
         load = sound.get("load_s", default.get("load_s", float("nan")))
-        total = lambda m: m["load_s"] + m["check_s"] if "check_s" in m else float("nan")
         cells = [row["instance"], row["property"].replace("|", "\\|"), str(row["states"]),
-                 str(row["transitions"]), f"{load:.3f}",
-                 f"{sound.get('check_s', float('nan')):.3f}",
-                 f"{default.get('check_s', float('nan')):.3f}"]
+                 str(row["transitions"]), f"{load:.3f}", seconds(sound), seconds(default)]
         for engine in engines:
             ours = row[engine]
             cells += [f"{ours['wall_s']:.3f}", f"{ours['load_s']:.3f}", str(ours["iterations"]),
-                      f"{total(sound) / ours['wall_s']:.2f}x",
-                      f"{total(default) / ours['wall_s']:.2f}x",
+                      ratio(sound, ours["wall_s"]), ratio(default, ours["wall_s"]),
                       "yes" if ours.get("agrees") else "NO"]
         print("| " + " | ".join(cells) + " |")
+
+
+def seconds(run):
+    """Storm's check time, `>T` when stopped, `-` when refused."""
+    if "check_s" in run:
+        return f"{run['check_s']:.3f}"
+    return f">{run['timeout_s']}" if "timeout_s" in run else "-"
+
+
+def ratio(run, ours):
+    """Storm's load and check time over ours (`>x` when Storm was stopped)."""
+    if "check_s" in run:
+        return f"{(run['load_s'] + run['check_s']) / ours:.2f}x"
+    return f">{run['timeout_s'] / ours:.1f}x" if "timeout_s" in run else "-"
 
 
 if __name__ == "__main__":

@@ -564,7 +564,7 @@ proptest::proptest! {
                     } else {
                         proptest::prop_assert!(bound <= 1e-9 * expected[s].max(1e-300) + 1e-300);
                         proptest::prop_assert!(
-                            (value - expected[s]).abs() <= bound + 1e-9 * expected[s],
+                            (value - expected[s]).abs() <= bound + 1e-9 * expected[s].abs() + 1e-12,
                             "{:?} state {}: {} ± {} vs {}", optimum, s, value, bound, expected[s]
                         );
                     }
