@@ -47,9 +47,6 @@ INSTANCES = {
 }
 DEFAULT = ["zeroconf-1000-8-false", "cluster-128", "herman-15", "polling-18"]
 PRECISION = 1e-6
-# Seconds Storm may take for one check before it is stopped (reported as
-# a lower bound of its time).
-STORM_TIMEOUT = 150
 
 
 def log(message):
@@ -97,16 +94,17 @@ def storm(umb, text, sound):
     return value, loaded - start, checked - loaded
 
 
-def storm_with_timeout(umb, text, sound):
-    """`storm` in a child process, stopped after STORM_TIMEOUT seconds."""
+def storm_with_timeout(umb, text, sound, timeout):
+    """`storm` in a child process, stopped after `timeout` seconds (the
+    time is then reported as a lower bound)."""
     queue = multiprocessing.Queue()
     child = multiprocessing.Process(
         target=lambda: queue.put(storm(umb, text, sound)), daemon=True)
     child.start()
-    child.join(STORM_TIMEOUT)
+    child.join(timeout)
     if child.is_alive():
         child.kill()
-        return {"timeout_s": STORM_TIMEOUT}
+        return {"timeout_s": timeout}
     value, load, check = queue.get()
     return {"value": value, "load_s": load, "check_s": check}
 
@@ -139,6 +137,8 @@ def main():
     parser.add_argument("--warpcheck", required=True)
     parser.add_argument("--json", required=True)
     parser.add_argument("--engines", default="gpu,cpu")
+    parser.add_argument("--storm-timeout", type=float, default=150,
+                        help="seconds Storm may take for one check")
     parser.add_argument("instances", nargs="*", default=DEFAULT)
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -158,7 +158,7 @@ def main():
             f"built in {row['build_s']:.1f} s")
         for method, sound in (("storm_sound", True), ("storm_default", False)):
             try:
-                row[method] = storm_with_timeout(umb, text, sound)
+                row[method] = storm_with_timeout(umb, text, sound, args.storm_timeout)
             except Exception as error:  # Storm refuses some methods for some properties
                 row[method] = {"error": str(error)}
             log(f"  {method}: {row[method]}")

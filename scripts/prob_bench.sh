@@ -10,7 +10,8 @@
 # polling.18, pacman.nm, egl).
 #
 # Usage: scripts/prob_bench.sh WARPCHECK WHEEL_DIR QVBS_DIR OUT_DIR [ARGS...]
-#   ARGS go to prob_bench.py: instance names, --engines gpu,cpu. OUT_DIR
+#   ARGS go to prob_bench.py: instance names, --engines gpu,cpu,
+#   --storm-timeout S (per Storm check, default 150). OUT_DIR
 #   keeps the venv and table.md / rows.json. Exit 1 when a value differs.
 set -euo pipefail
 warpcheck=$(realpath "$1") wheels=$(realpath "$2") qvbs=$(realpath "$3") out=$4
