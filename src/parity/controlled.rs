@@ -12,10 +12,9 @@
 //! a solution of the game: neither player can leave the rest into the
 //! other's attractor to its profit.
 
-use super::{Solution, SolveError, Watch};
+use super::{Solution, SolveError, TopComponents, Watch};
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::{Csr, ParityGame, Player};
-use crate::scc::reference::representatives_among;
 
 /// Not yet solved, in [`Partial::winners`].
 const OPEN: u8 = 2;
@@ -135,38 +134,18 @@ impl Partial<'_> {
         for &v in &members {
             alive[v as usize] = true;
         }
-        let mut representative = vec![0u32; vertices];
-        let mut size = vec![0u32; vertices];
-        let mut highest = vec![0u32; vertices];
+        let mut components = TopComponents::new(vertices);
         let mut won = Vec::new();
         let mut rounds = 0;
         while !members.is_empty() {
             rounds += 1;
             watch.check(rounds)?;
-            representatives_among(
-                &graph,
-                members.iter().copied(),
-                |v| alive[v as usize],
-                &mut representative,
-            );
-            for &v in &members {
-                let root = representative[v as usize] as usize;
-                size[root] = 0;
-                highest[root] = v;
-            }
-            for &v in &members {
-                let root = representative[v as usize] as usize;
-                size[root] += 1;
-                if game.priorities[v as usize] > game.priorities[highest[root] as usize] {
-                    highest[root] = v;
-                }
-            }
+            components.decompose(&graph, &game.priorities, &members, &alive);
             let mut next = Vec::new();
             let mut tops = Vec::new();
             for &v in &members {
-                let root = representative[v as usize] as usize;
-                let top = highest[root];
-                let cyclic = size[root] > 1 || graph.successors(v).contains(&v);
+                let top = components.top(v);
+                let cyclic = components.on_cycle(&graph, v);
                 let top_priority = game.priorities[top as usize];
                 if !cyclic {
                     alive[v as usize] = false;
@@ -183,6 +162,7 @@ impl Partial<'_> {
             // A won component: from its top vertex, the moves back
             // towards it, searched on reversed edges within the component.
             for top in tops {
+                let representative = &components.representative;
                 let root = representative[top as usize];
                 let inside = |v: u32| alive[v as usize] && representative[v as usize] == root;
                 let start = won.len();

@@ -27,8 +27,9 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use crate::explicit::game::NO_MOVE;
-use crate::explicit::{GameError, ParityGame, Player};
+use crate::explicit::{Csr, GameError, ParityGame, Player};
 use crate::explore::StopSignal;
+use crate::scc::reference::representatives_among;
 
 /// A solved game: the winner of every vertex and a winning strategy for
 /// both players.
@@ -225,6 +226,70 @@ pub fn compress_priorities(priorities: &[u32]) -> (Vec<u32>, u32) {
         priorities.par_iter().map(|&p| map(p)).collect()
     };
     (compressed, current)
+}
+
+/// The strongly connected components of the live part of a graph, found
+/// again as vertices die, with each component's size and its member of
+/// highest priority: what the strategy verifier and the preprocessing of
+/// player-controlled cycles both ask after each round.
+pub(crate) struct TopComponents {
+    /// Each vertex's component, named by one of its members.
+    pub(crate) representative: Vec<u32>,
+    size: Vec<u32>,
+    highest: Vec<u32>,
+}
+
+impl TopComponents {
+    /// Scratch arrays for a graph of `vertices` vertices.
+    pub(crate) fn new(vertices: usize) -> TopComponents {
+        TopComponents {
+            representative: vec![0; vertices],
+            size: vec![0; vertices],
+            highest: vec![0; vertices],
+        }
+    }
+
+    /// Decomposes `graph` restricted to the `alive` vertices, which are
+    /// `members`, and finds each component's size and member of highest
+    /// priority.
+    pub(crate) fn decompose(
+        &mut self,
+        graph: &Csr,
+        priorities: &[u32],
+        members: &[u32],
+        alive: &[bool],
+    ) {
+        representatives_among(
+            graph,
+            members.iter().copied(),
+            |v| alive[v as usize],
+            &mut self.representative,
+        );
+        for &v in members {
+            let root = self.representative[v as usize] as usize;
+            self.size[root] = 0;
+            self.highest[root] = v;
+        }
+        for &v in members {
+            let root = self.representative[v as usize] as usize;
+            self.size[root] += 1;
+            if priorities[v as usize] > priorities[self.highest[root] as usize] {
+                self.highest[root] = v;
+            }
+        }
+    }
+
+    /// The member of highest priority of `vertex`'s component.
+    pub(crate) fn top(&self, vertex: u32) -> u32 {
+        self.highest[self.representative[vertex as usize] as usize]
+    }
+
+    /// Whether `vertex` lies on a cycle of the live graph: its component
+    /// has another member, or it moves to itself.
+    pub(crate) fn on_cycle(&self, graph: &Csr, vertex: u32) -> bool {
+        self.size[self.representative[vertex as usize] as usize] > 1
+            || graph.successors(vertex).contains(&vertex)
+    }
 }
 
 /// The thread pool of `threads` workers (0: every core) that runs `work`.

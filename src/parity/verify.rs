@@ -12,10 +12,9 @@
 
 use thiserror::Error;
 
-use super::Solution;
+use super::{Solution, TopComponents};
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::{Csr, ParityGame, Player};
-use crate::scc::reference::representatives_among;
 
 /// Why a solution does not solve its game.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -132,34 +131,13 @@ fn no_losing_cycle(game: &ParityGame, graph: &Csr, winners: &[Player]) -> Result
     let vertices = graph.states() as usize;
     let mut alive = vec![true; vertices];
     let mut members: Vec<u32> = (0..graph.states()).collect();
-    let mut representative = vec![0u32; vertices];
-    let mut size = vec![0u32; vertices];
-    // The member of highest priority of each component, by representative.
-    let mut highest = vec![0u32; vertices];
+    let mut components = TopComponents::new(vertices);
     while !members.is_empty() {
-        representatives_among(
-            graph,
-            members.iter().copied(),
-            |v| alive[v as usize],
-            &mut representative,
-        );
-        for &v in &members {
-            let root = representative[v as usize] as usize;
-            size[root] = 0;
-            highest[root] = v;
-        }
-        for &v in &members {
-            let root = representative[v as usize] as usize;
-            size[root] += 1;
-            if game.priorities[v as usize] > game.priorities[highest[root] as usize] {
-                highest[root] = v;
-            }
-        }
+        components.decompose(graph, &game.priorities, &members, &alive);
         let mut next = Vec::new();
         for &v in &members {
-            let root = representative[v as usize] as usize;
-            let top = highest[root];
-            let cyclic = size[root] > 1 || graph.successors(v).contains(&v);
+            let top = components.top(v);
+            let cyclic = components.on_cycle(graph, v);
             let priority = game.priorities[v as usize];
             if !cyclic {
                 alive[v as usize] = false;
