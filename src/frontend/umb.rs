@@ -13,8 +13,10 @@
 //! branch probabilities times its states' exit rates give its rates, atomic
 //! propositions become state labels (with `init` from the initial states
 //! when no proposition has that name), and reward annotations on states
-//! become state rewards. Other model types, rational or interval values,
-//! and reward annotations on choices or branches are not read. Every array
+//! become state rewards, as do those on the choices of a DTMC (a reward per
+//! step, added to its state's). Other model types, rational or interval
+//! values, and reward annotations on branches or on the choices of CTMCs
+//! and MDPs are not read. Every array
 //! is checked against the counts of the index; a fault names the archive
 //! member and the byte offset in it.
 
@@ -387,6 +389,17 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
             )));
         }
     };
+    // The state of each choice of a DTMC, whose choice rewards are rewards
+    // per step taken from that state.
+    let owners: Option<Vec<u32>> = (kind == "dtmc").then(|| {
+        let mut owners = vec![0u32; choices as usize];
+        for state in 0..states as usize {
+            for choice in choice_offsets[state]..choice_offsets[state + 1] {
+                owners[choice as usize] = state as u32;
+            }
+        }
+        owners
+    });
     let model = match kind {
         "mdp" => {
             let mdp = Mdp {
@@ -466,20 +479,32 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
     }
     let mut rewards = Vec::new();
     for (id, annotation) in index.annotations.get("rewards").into_iter().flatten() {
-        if !annotation.applies_to.iter().any(|a| a == "states") {
+        let applies = |to: &str| annotation.applies_to.iter().any(|a| a == to);
+        let per_step = owners.as_ref().filter(|_| applies("choices"));
+        if !applies("states") && per_step.is_none() {
             continue;
         }
-        let member = format!("annotations/rewards/{id}/states/values.bin");
         if !annotation.value_type.is_double() {
             return Err(archive.fail(format!(
                 "member index.json: reward {id} is of type {}; only double rewards are read",
                 annotation.value_type.name
             )));
         }
-        let values = match archive.optional(&member) {
-            Some(bytes) => archive.doubles(&member, bytes, states)?,
+        let on_states = format!("annotations/rewards/{id}/states/values.bin");
+        let mut values = match archive.optional(&on_states).filter(|_| applies("states")) {
+            Some(bytes) => archive.doubles(&on_states, bytes, states)?,
             None => vec![0.0; states as usize],
         };
+        let on_choices = format!("annotations/rewards/{id}/choices/values.bin");
+        if let (Some(owners), Some(bytes)) = (per_step, archive.optional(&on_choices)) {
+            for (choice, value) in archive
+                .doubles(&on_choices, bytes, choices)?
+                .into_iter()
+                .enumerate()
+            {
+                values[owners[choice] as usize] += value;
+            }
+        }
         rewards.push(StateRewards {
             name: Some(annotation.alias.clone().unwrap_or_else(|| id.clone())),
             values,

@@ -691,3 +691,21 @@ fn the_gpu_agrees_with_the_reference_on_long_rows() {
         }
     });
 }
+
+/// A DTMC's choice rewards in a UMB archive are rewards per step of their
+/// states: leader_sync's UMB twin gives the value its `.srew` (Storm's
+/// folding of the same rewards into states) gives.
+#[test]
+fn umb_choice_rewards_of_a_dtmc_are_per_step_rewards() {
+    let from_umb = umb::load(&data("prob").join("leader_sync-4-4.umb")).unwrap();
+    let from_text = model_in(&data("prob"), "leader_sync-4-4").unwrap();
+    let property = property::parse("R{\"num_rounds\"}=? [ F \"elected\" ]").unwrap();
+    let [a, b] = [&from_umb, &from_text].map(|model| {
+        numeric::check(model, &property, &reward_options(), Engine::Reference).unwrap()
+    });
+    let initial = from_umb.model.initial() as usize;
+    let (x, y) = (a.values[initial], b.values[initial]);
+    let bounds = a.error_bounds.unwrap()[initial] + b.error_bounds.unwrap()[initial];
+    assert!(a.converged && (x - y).abs() <= bounds + 1e-14, "{x} vs {y}");
+    assert_eq!(from_umb.rewards[0].values, from_text.rewards[0].values);
+}
