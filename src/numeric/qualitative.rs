@@ -139,7 +139,9 @@ pub fn exists_almost_surely(
     right: &[bool],
 ) -> Vec<bool> {
     let states = mdp.states() as usize;
-    let mut inside = vec![true; states];
+    // The greatest fixed point lies within the states that reach `right`
+    // at all: starting there saves the rounds that would remove the rest.
+    let mut inside = exists_reach(predecessors, left, right);
     loop {
         // Within `inside`: the states that can move closer to `right`
         // with a choice whose branches all stay inside.
