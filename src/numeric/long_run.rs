@@ -16,7 +16,9 @@
 //! ratio. Every BSCC's system is solved in one iteration.
 
 use super::reference::{ChoiceRule, Classes, Iteration};
-use super::{CheckError, Engine, Outcome, Precision, SolveOptions, as_mdp, embedded, solve};
+use super::{
+    CheckError, Engine, Outcome, Precision, SolveOptions, as_mdp, embedded, holding_times, solve,
+};
 use crate::explicit::{Csr, ExplicitModel, MarkovChain, Mdp};
 use crate::scc;
 
@@ -42,14 +44,9 @@ pub fn average(
     let (jumps, durations) = match model {
         ExplicitModel::Dtmc(chain) => (chain.clone(), vec![1.0; chain.states() as usize]),
         ExplicitModel::Ctmc(chain) => {
-            let durations = (0..chain.states())
-                .map(|s| {
-                    let exit: f64 = chain.row(s).1.iter().sum();
-                    // A state without moves is a BSCC of its own, whose
-                    // average needs no duration.
-                    if exit > 0.0 { 1.0 / exit } else { 1.0 }
-                })
-                .collect();
+            // A state without moves is a BSCC of its own, whose average
+            // needs no duration.
+            let durations = holding_times(chain);
             (embedded(chain), durations)
         }
         ExplicitModel::Mdp(_) => return Err(refusal_for_mdps()),

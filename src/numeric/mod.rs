@@ -116,20 +116,29 @@ impl Outcome {
     }
 }
 
+/// The mean time a CTMC stays in each state per visit: 1 over the sum of
+/// its rates (self-loops included, as the embedded chain counts them as
+/// moves); 1 for a state without moves, which never leaves anyway (its
+/// values are settled without it).
+pub fn holding_times(chain: &MarkovChain) -> Vec<f64> {
+    (0..chain.states())
+        .map(|state| {
+            let exit: f64 = chain.row(state).1.iter().sum();
+            if exit > 0.0 { 1.0 / exit } else { 1.0 }
+        })
+        .collect()
+}
+
 /// The embedded DTMC of a CTMC: each state's rates divided by their sum
 /// (the probability of each move when the state is left; a state without
 /// transitions keeps none).
 pub fn embedded(chain: &MarkovChain) -> MarkovChain {
+    let holding = holding_times(chain);
     let mut values = chain.values.clone();
-    for state in 0..chain.states() {
-        let row =
-            chain.offsets[state as usize] as usize..chain.offsets[state as usize + 1] as usize;
-        let exit: f64 = values[row.clone()].iter().sum();
-        // A row of zero rates never fires: it stays as it is (0).
-        if exit > 0.0 {
-            for value in &mut values[row] {
-                *value /= exit;
-            }
+    for (state, &time) in holding.iter().enumerate() {
+        let row = chain.offsets[state] as usize..chain.offsets[state + 1] as usize;
+        for value in &mut values[row] {
+            *value *= time;
         }
     }
     MarkovChain {

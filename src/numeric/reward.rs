@@ -12,7 +12,9 @@
 
 use super::qualitative::{self, Predecessors};
 use super::reference::{ChoiceRule, Classes, Iteration};
-use super::{CheckError, Engine, Optimum, Outcome, SolveOptions, as_mdp, embedded, solve};
+use super::{
+    CheckError, Engine, Optimum, Outcome, SolveOptions, as_mdp, embedded, holding_times, solve,
+};
 use crate::explicit::{ExplicitModel, Mdp, ProbModel};
 use crate::gpu::GpuError;
 
@@ -85,17 +87,10 @@ pub fn expected(
     let (mdp, per_visit) = match model {
         ExplicitModel::Dtmc(chain) => (as_mdp(chain), rewards.to_vec()),
         ExplicitModel::Ctmc(chain) => {
-            let per_visit = (0..chain.states())
-                .map(|s| {
-                    let exit: f64 = chain.row(s).1.iter().sum();
-                    // A state without moves never reaches the target
-                    // unless it is one: its value is settled either way.
-                    if exit > 0.0 {
-                        rewards[s as usize] / exit
-                    } else {
-                        0.0
-                    }
-                })
+            let per_visit = holding_times(chain)
+                .iter()
+                .zip(rewards)
+                .map(|(time, reward)| time * reward)
                 .collect();
             (as_mdp(&embedded(chain)), per_visit)
         }
