@@ -6,6 +6,7 @@
 #pragma once
 
 #include "explore/readonly.cuh"
+#include "explore/slot.cuh"
 
 // The encoded network's arrays (src/explore/gpu/rules.rs builds the tables).
 struct NetworkParams {
@@ -26,11 +27,13 @@ struct SearchParams {
     NetworkParams net;
     unsigned* table;
     unsigned long long buckets;
-    unsigned* queue0;                  // frontier queues (or new-mark bitmaps), by level parity
-    unsigned* queue1;
+    unsigned* queue0;                  // frontier queues of slot_t by level parity, or
+    unsigned* queue1;                  // new-mark bitmaps by level modulo 3
+    unsigned* queue2;
     unsigned long long queue_capacity; // entries of each queue, or words of each bitmap
     unsigned long long* stats;         // counters at the ST_* indices
     unsigned long long max_states;
+    unsigned long long grow_at;        // stop before a level that might take the states beyond this
     unsigned first_level;
     unsigned levels;                   // levels this launch may run
     unsigned check_deadlock;           // 1: count states without successors as deadlocks

@@ -5,12 +5,17 @@
 // Compiled by NVRTC at run time. Macros from the host
 // (src/explore/gpu/kernel.rs, besides those of network.cuh and table.cuh):
 //   TRACE          1: store the predecessor slot after the vector
+//   WIDE_SLOTS     1: 64-bit slot numbers (explore/slot.cuh)
 //   CACHE_ENTRIES  entries of each warp's cache of inserted vectors (0: off)
 //   WORK_CLAIMING  1: warps claim frontier chunks dynamically (work claiming)
-//   FRONTIER_BITS  0: each level's new slots are appended to a queue;
-//                  1: GPUexplore's "new" marks: a bit per table slot (in two
-//                  bitmaps, one per level parity), and each level scans the
-//                  bitmap for the states to expand
+//   FRONTIER_BITS  0: each level's new slots are appended to a queue (two
+//                  queues, by level parity);
+//                  1: GPUexplore's "new" marks: a bit per table slot, and
+//                  each level scans the bitmap for the states to expand.
+//                  Three bitmaps rotate by level modulo 3: the level reads
+//                  one, marks the next, and clears the third (read by the
+//                  level before), so that a level's input stays intact and
+//                  the level can run again after the table grows
 //   WARPS          warps per block
 //   ST_*, STOP_*, FOUND_*: statistics indices, stop reasons and finding
 //                  kinds, spelled once in src/explore/gpu/kernel.rs
@@ -20,6 +25,7 @@
 
 #include "common/hash.cuh"
 #include "common/warp.cuh"
+#include "explore/grow.cuh"
 #include "explore/network.cuh"
 #include "explore/table.cuh"
 
@@ -31,10 +37,11 @@
 
 // Records a finding at `slot`: the first of each class is kept (a fatal
 // error in its own counter, so that it wins over earlier findings), and a
-// fatal finding, or any without `keep_going`, stops the search.
+// fatal finding, or any without `keep_going`, stops the search. The kind
+// goes above bit FOUND_KIND_SHIFT, the slot below it.
 __device__ __forceinline__ void record_finding(unsigned long long* stats, bool keep_going, unsigned long long kind,
-                                               unsigned slot, bool fatal) {
-    atomicCAS(&stats[fatal ? ST_FOUND_FATAL : ST_FOUND], ~0ull, (kind << 32) | slot);
+                                               slot_t slot, bool fatal) {
+    atomicCAS(&stats[fatal ? ST_FOUND_FATAL : ST_FOUND], ~0ull, (kind << FOUND_KIND_SHIFT) | slot);
     if (fatal || !keep_going) atomicMax(&stats[ST_STOP], STOP_FINDING);
 }
 
@@ -62,9 +69,12 @@ __device__ __forceinline__ unsigned long long next_chunk(Chunks& c, unsigned lon
 }
 
 // Arrive at a grid-wide barrier (all blocks are resident: cooperative
-// launch). The last block to arrive decides whether the search goes on.
+// launch). The last block to arrive decides whether the search goes on:
+// it stops at a finding, at the end, at `max_states`, and when the next
+// level might fill the table (the stored states plus GROWTH_HEADROOM times
+// the new frontier reach `grow_at`), so that the host grows it first.
 __device__ void grid_barrier(unsigned long long* stats, unsigned next, unsigned level,
-                             unsigned long long max_states) {
+                             unsigned long long max_states, unsigned long long grow_at) {
     __syncthreads();
     if (threadIdx.x == 0) {
         volatile unsigned long long* vstats = stats;
@@ -77,7 +87,17 @@ __device__ void grid_barrier(unsigned long long* stats, unsigned next, unsigned 
             if (states > vstats[ST_PREV_STATES]) vstats[ST_DEPTH] = level + 1;
             vstats[ST_PREV_STATES] = states;
             vstats[ST_LEVELS_DONE] = level + 1;
-            bool stop = vstats[ST_STOP] != 0 || vstats[ST_LEN + next] == 0 || states >= max_states;
+            // The expansion counters as the next level starts: a level that
+            // fills the table runs again from them after the table grows.
+            if (vstats[ST_STOP] != STOP_TABLE_FULL) {
+                vstats[ST_START_TRANSITIONS] = vstats[ST_TRANSITIONS];
+                vstats[ST_START_DEADLOCKS] = vstats[ST_DEADLOCKS];
+                vstats[ST_START_EXPANDED] = vstats[ST_EXPANDED];
+                vstats[ST_START_MONITOR_BLOCKED] = vstats[ST_MONITOR_BLOCKED];
+            }
+            const unsigned long long frontier = vstats[ST_LEN + next];
+            bool stop = vstats[ST_STOP] != 0 || frontier == 0 || states >= max_states ||
+                        states + GROWTH_HEADROOM * frontier >= grow_at;
             vstats[ST_DECISION] = stop ? 1 : 0;
             vstats[ST_BAR_COUNT] = 0;
             __threadfence();
@@ -93,8 +113,7 @@ __device__ void grid_barrier(unsigned long long* stats, unsigned next, unsigned 
 extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_levels(const SearchParams params) {
     unsigned* const table = params.table;
     const unsigned long long buckets = params.buckets;
-    unsigned* const queue0 = params.queue0;
-    unsigned* const queue1 = params.queue1;
+    unsigned* const queues[3] = {params.queue0, params.queue1, params.queue2};
     const unsigned long long queue_capacity = params.queue_capacity;
     unsigned long long* const stats = params.stats;
     const unsigned first_level = params.first_level, levels = params.levels;
@@ -109,9 +128,9 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
     // the cache, with new marks the slots taken from the bitmap, and with
     // sync buffers each lane's offer list.
     unsigned* current =
-        shared + warp * (GROUPS_PER_WARP * VEC_WORDS + 32 * VEC_WORDS + CACHE_ENTRIES * VEC_WORDS + 32 * FRONTIER_BITS + 32 * OFFER_WORDS * SYNC_BUFFERS);
+        shared + warp * (GROUPS_PER_WARP * VEC_WORDS + 32 * VEC_WORDS + CACHE_ENTRIES * VEC_WORDS + 32 * SLOT_NUMBER_WORDS * FRONTIER_BITS + 32 * OFFER_WORDS * SYNC_BUFFERS);
     const Net net = network_of(params.net, current + GROUPS_PER_WARP * VEC_WORDS + 32 * VEC_WORDS +
-                                               CACHE_ENTRIES * VEC_WORDS + 32 * FRONTIER_BITS);
+                                               CACHE_ENTRIES * VEC_WORDS + 32 * SLOT_NUMBER_WORDS * FRONTIER_BITS);
     unsigned* stage = current + GROUPS_PER_WARP * VEC_WORDS;
 #if CACHE_ENTRIES > 0
     unsigned* cache = stage + 32 * VEC_WORDS;
@@ -119,6 +138,8 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
     __syncwarp();
 #endif
 #if FRONTIER_BITS
+    // Slot numbers listed from the bitmap, as SLOT_NUMBER_WORDS words each
+    // (shared memory gives no 8-byte alignment here).
     unsigned* claimed = stage + 32 * VEC_WORDS + CACHE_ENTRIES * VEC_WORDS;
 #endif
     volatile unsigned long long* vstats = stats;
@@ -134,8 +155,16 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
         }
         // Queue entries, or bitmap words with new marks.
         const unsigned long long length = FRONTIER_BITS ? queue_capacity : vstats[ST_LEN + cur];
-        unsigned* queue_in = (level & 1) ? queue1 : queue0;
-        unsigned* queue_out = (level & 1) ? queue0 : queue1;
+#if FRONTIER_BITS
+        unsigned* const queue_in = queues[cur];
+        unsigned* const queue_out = queues[next];
+        unsigned* const cleared = queues[spare];
+#else
+        unsigned* const queue_in = queues[level & 1];
+        unsigned* const queue_out = queues[(level + 1) & 1];
+        slot_t* const slots_in = reinterpret_cast<slot_t*>(queue_in);
+        slot_t* const slots_out = reinterpret_cast<slot_t*>(queue_out);
+#endif
         // Per-warp tallies, flushed once per level (lane 0 holds them).
         unsigned long long new_states = 0, transitions = 0, blocked = 0, expanded = 0;
         Chunks chunks = {&stats[ST_CURSOR + cur], global_warp, total_warps};
@@ -171,8 +200,8 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                         mark_word = next_word + lane;
                         next_word += 32;
                         marks = mark_word < chunk_end ? __ldcg(queue_in + mark_word) : 0;
-                        // Cleared for the level after next, which marks this bitmap again.
-                        if (marks) __stcg(queue_in + mark_word, 0u);
+                        // The same word of the third bitmap, which the next level marks.
+                        if (mark_word < chunk_end) __stcg(cleared + mark_word, 0u);
                         continue;
                     }
                     // Append marked slots, lowest lanes first, while there is
@@ -186,7 +215,8 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                     const unsigned total = __shfl_sync(FULL_MASK, before, 31);
                     before -= count;
                     for (unsigned at = listed + before; marks && at < 32; ++at) {
-                        claimed[at] = (unsigned)(mark_word * 32 + __ffs(marks) - 1);
+                        const slot_t marked = (slot_t)(mark_word * 32 + __ffs(marks) - 1);
+                        for (unsigned k = 0; k < SLOT_NUMBER_WORDS; ++k) claimed[at * SLOT_NUMBER_WORDS + k] = slot_word(marked, k);
                         marks &= marks - 1;
                     }
                     listed = listed + total < 32 ? listed + total : 32;
@@ -196,7 +226,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
             }
             const unsigned index = taken + group;
             const bool active = index < listed;
-            const unsigned my_slot = active ? claimed[index] : NO_SLOT;
+            const slot_t my_slot = active ? read_slot_number(claimed + index * SLOT_NUMBER_WORDS) : NO_SLOT;
             taken += GROUPS_PER_WARP;
 #else
             const unsigned long long base = next_chunk(chunks, GROUPS_PER_WARP, lane);
@@ -204,11 +234,11 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
             const unsigned long long index = base + group;
             const bool active = index < length;
             // L1 is not coherent: this buffer was read two levels ago on this SM.
-            const unsigned my_slot = active ? __ldcg(queue_in + index) : NO_SLOT;
+            const slot_t my_slot = active ? __ldcg(slots_in + index) : NO_SLOT;
 #endif
             unsigned* vec = current + group * VEC_WORDS;
             if (active) {
-                const unsigned* stored = table + (unsigned long long)(my_slot / SLOTS_PER_BUCKET) * BUCKET_WORDS + (my_slot % SLOTS_PER_BUCKET) * SLOT_WORDS;
+                const unsigned* stored = table + slot_offset(my_slot);
                 for (unsigned i = group_lane; i < VEC_WORDS; i += GROUP_THREADS) vec[i] = __ldcg(stored + i);
             }
             __syncwarp();
@@ -241,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                 // group g takes the g-th pending lane's successor.
                 const unsigned group_mask = (INSERT_GROUP == 32 ? FULL_MASK : ((1u << INSERT_GROUP) - 1)) << (lane / INSERT_GROUP * INSERT_GROUP);
                 int my_outcome = INS_KNOWN;
-                unsigned my_inserted_slot = NO_SLOT;
+                slot_t my_inserted_slot = NO_SLOT;
                 while (pending) {
                     unsigned rest = pending;
                     for (unsigned g = 0; g < lane / INSERT_GROUP; ++g) rest &= rest - 1;
@@ -250,9 +280,9 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                     unsigned batch = 0;
                     for (unsigned g = 0, r = pending; g < INSERT_GROUPS && r; ++g, r &= r - 1) batch |= r & (0u - r);
                     pending &= ~batch;
-                    const unsigned parent = __shfl_sync(FULL_MASK, my_slot, src);
+                    const slot_t parent = __shfl_sync(FULL_MASK, my_slot, src);
                     const unsigned long long hash = __shfl_sync(FULL_MASK, my_hash, src);
-                    unsigned slot = NO_SLOT;
+                    slot_t slot = NO_SLOT;
                     int outcome = INS_KNOWN;
                     if (inserting)
                         outcome = table_insert(table, buckets, stage + src * VEC_WORDS, hash, TRACE ? parent : NO_SLOT, slot,
@@ -302,7 +332,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                     at = __shfl_sync(FULL_MASK, at, 0);
                     if ((enqueue >> lane) & 1) {
                         at += __popc(enqueue & ((1u << lane) - 1));
-                        if (at < queue_capacity) queue_out[at] = my_inserted_slot;
+                        if (at < queue_capacity) slots_out[at] = my_inserted_slot;
                         else atomicMax(&stats[ST_STOP], STOP_QUEUE_FULL);
                     }
                 }
@@ -332,7 +362,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
             if (blocked) atomicAdd(&stats[ST_MONITOR_BLOCKED], blocked);
             if (expanded) atomicAdd(&stats[ST_EXPANDED], expanded);
         }
-        grid_barrier(stats, next, level, max_states);
+        grid_barrier(stats, next, level, max_states, params.grow_at);
         if (vstats[ST_DECISION] != 0) break;
     }
 }

@@ -5,18 +5,19 @@
 //
 // Macros from the host (src/explore/gpu/kernel.rs):
 //   VEC_WORDS         words of a state vector
-//   SLOT_WORDS        words of a slot (VEC_WORDS, plus 1 for the predecessor with TRACE)
+//   SLOT_WORDS        words of a slot (VEC_WORDS, plus SLOT_NUMBER_WORDS for the
+//                     predecessor with TRACE)
 //   SLOTS_PER_BUCKET  slots per bucket
 //   BUCKET_LINES      32-word cache lines per bucket (1 unless SLOT_WORDS > 32)
 //   MAX_PROBES        buckets tried before the table counts as full
 #pragma once
 
 #include "common/warp.cuh"
+#include "explore/slot.cuh"
 
 #define EMPTY_WORD 0xffffffffu
 #define BUSY_BIT 0x80000000u
 #define TAG_MASK 0x3fffffffu
-#define NO_SLOT 0xffffffffu
 #define BUCKET_WORDS (32 * BUCKET_LINES)
 
 // Word offset of slot `slot` in the table.
@@ -64,7 +65,7 @@ __device__ __forceinline__ void probe_next(unsigned long long& b, unsigned long 
 // INS_NEW with slot_out set when this group stored it. Must be called by
 // the whole group.
 __device__ int table_insert(unsigned* table, unsigned long long buckets, const unsigned* vec,
-                            unsigned long long h, unsigned parent, unsigned& slot_out, unsigned gmask) {
+                            unsigned long long h, slot_t parent, slot_t& slot_out, unsigned gmask) {
     const unsigned lane = threadIdx.x & 31;
     unsigned long long b, step;
     probe_start(h, buckets, b, step);
@@ -142,7 +143,8 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
             if (!won) continue;
             for (int j = 0; j < 4; ++j) {
                 const unsigned w = 4 * gl + j;
-                if (w > at && w < at + SLOT_WORDS) bucket[w] = w - at < VEC_WORDS ? vec[w - at] : parent;
+                if (w > at && w < at + SLOT_WORDS)
+                    bucket[w] = w - at < VEC_WORDS ? vec[w - at] : slot_word(parent, w - at - VEC_WORDS);
             }
             if (VEC_WORDS > 1) {
                 FENCE();
@@ -152,7 +154,7 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
                     atomicExch(bucket + at, head);
                 }
             }
-            slot_out = (unsigned)(b * SLOTS_PER_BUCKET + at / SLOT_WORDS);
+            slot_out = (slot_t)(b * SLOTS_PER_BUCKET + at / SLOT_WORDS);
             return INS_NEW;
 #else
             // Buckets of several lines hold one slot each.
@@ -164,11 +166,11 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
                 won = __shfl_sync(FULL_MASK, won, 0);
                 if (!won) continue;
                 for (unsigned i = lane; i < SLOT_WORDS; i += 32)
-                    if (i > 0) bucket[i] = i < VEC_WORDS ? vec[i] : parent;
+                    if (i > 0) bucket[i] = i < VEC_WORDS ? vec[i] : slot_word(parent, i - VEC_WORDS);
                 FENCE();
                 __syncwarp();
                 if (lane == 0) atomicExch(bucket, head);
-                slot_out = (unsigned)b;
+                slot_out = (slot_t)b;
                 return INS_NEW;
             }
             if (first & BUSY_BIT) {
@@ -195,7 +197,7 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
 // insertion's probe sequence in a table that no longer changes. Insertion
 // fills a bucket's slots before moving on, so a bucket with an empty slot
 // ends the sequence.
-__device__ unsigned table_find(const unsigned* table, unsigned long long buckets, const unsigned* vec,
+__device__ slot_t table_find(const unsigned* table, unsigned long long buckets, const unsigned* vec,
                                unsigned long long h) {
     unsigned long long b, step;
     probe_start(h, buckets, b, step);
@@ -210,7 +212,7 @@ __device__ unsigned table_find(const unsigned* table, unsigned long long buckets
             }
             bool same = true;
             for (int i = 0; i < VEC_WORDS && same; ++i) same = slot[i] == vec[i];
-            if (same) return (unsigned)(b * SLOTS_PER_BUCKET + s);
+            if (same) return (slot_t)(b * SLOTS_PER_BUCKET + s);
         }
         if (empty) return NO_SLOT;
         probe_next(b, step, buckets);

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::explore::cpu::{self, MAX_THREADS};
 use crate::explore::gpu::{self, GpuOptions};
 use crate::explore::livelock::StateSpace;
-use crate::explore::{Exploration, SearchOptions, reference};
+use crate::explore::{Completion, Exploration, SearchOptions, reference};
 use crate::gpu::Device;
 use crate::report::human_bytes;
 
@@ -24,6 +24,8 @@ pub struct EngineRun {
     /// The complete state space, when it was asked for (`--livelock`) and
     /// the search was complete.
     pub space: Option<StateSpace>,
+    /// Notes for the user about how the run went (why a table filled).
+    pub notes: Vec<String>,
 }
 
 impl EngineRun {
@@ -34,6 +36,7 @@ impl EngineRun {
             details: Vec::new(),
             on_gpu: false,
             space,
+            notes: Vec::new(),
         }
     }
 }
@@ -140,6 +143,7 @@ fn gpu_options(args: &GpuArgs) -> GpuOptions {
         threads_per_block: args.threads_per_block,
         iterations: args.iterations,
         group_threads: args.group_threads,
+        initial_table_bytes: args.initial_table,
         ..GpuOptions::default()
     }
 }
@@ -162,9 +166,16 @@ fn run_gpu(
         (
             "hash table".to_string(),
             format!(
-                "{}, {:.2}% full",
+                "{}, {:.2}% full, {}-bit slot numbers; grew {} time(s) ({} through host \
+                 memory, {} level(s) run again) in {:.3} s, up to {} allowed",
                 human_bytes(run.table_bytes),
-                100.0 * run.table_fill
+                100.0 * run.table_fill,
+                run.slot_bits,
+                run.growths,
+                run.staged_growths,
+                run.rerun_levels,
+                run.growth_time.as_secs_f64(),
+                human_bytes(run.budget)
             ),
         ),
         (
@@ -190,10 +201,43 @@ fn run_gpu(
             format!("{:.3} s", run.setup.as_secs_f64()),
         ),
     ];
+    let notes = if run.exploration.completion == Completion::TableFull {
+        vec![table_full_note(&run)]
+    } else {
+        Vec::new()
+    };
     Ok(EngineRun {
         exploration: run.exploration,
         details,
         on_gpu: true,
         space,
+        notes,
     })
+}
+
+/// What limited a GPU search whose table filled, and what to change.
+fn table_full_note(run: &gpu::GpuExploration) -> String {
+    let states = run.exploration.states;
+    let traces = if run.capacity < run.capacity_without_traces {
+        format!(
+            "; without traces (--no-trace) the same memory holds about {} states",
+            run.capacity_without_traces
+        )
+    } else {
+        String::new()
+    };
+    if run.slot_bits == 32 && run.capacity >= u64::from(u32::MAX) / 2 {
+        return format!(
+            "the GPU table filled at {states} states: this command numbers table slots in \
+             32 bits (at most 2^32 - 1 slots), whatever the memory; `check` without \
+             --livelock numbers them in 64 bits"
+        );
+    }
+    format!(
+        "the GPU table filled at {states} states: the table may take {} (--memory, by \
+         default 90% of the device's free memory), which holds about {} states{traces}; \
+         give a larger --memory or use a GPU with more memory",
+        human_bytes(run.budget),
+        run.capacity
+    )
 }

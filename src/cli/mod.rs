@@ -328,6 +328,11 @@ pub struct GpuArgs {
     /// 32 (default: 1 up to 48 processes, else about one per 8 processes).
     #[arg(long, value_name = "N", value_parser = parse_group_threads)]
     pub group_threads: Option<u32>,
+    /// GPU: size the hash table starts at, e.g. 64M (the default); it
+    /// grows fourfold whenever a level might fill half of it, up to
+    /// --memory, so a small model takes little of the GPU.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub initial_table: Option<u64>,
 }
 
 impl GpuArgs {
@@ -338,6 +343,7 @@ impl GpuArgs {
             (self.threads_per_block.is_some(), "--threads-per-block"),
             (self.iterations.is_some(), "--iterations"),
             (self.group_threads.is_some(), "--group-threads"),
+            (self.initial_table.is_some(), "--initial-table"),
         ]
         .into_iter()
         .filter_map(|(given, name)| given.then_some(name))
@@ -774,6 +780,7 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         ..search_options(&args.limits, &interruption.stop)
     };
     let run = engines::run(args, cli.quiet, encoded, &search, args.livelock)?;
+    warnings.extend(run.notes.iter().cloned());
     if let Some((bar, _)) = &progress {
         bar.finish_and_clear();
     }

@@ -18,7 +18,7 @@ use warpcheck::encode::EncodedNetwork;
 use warpcheck::encode::{HASH_GOLDEN, hash_words};
 use warpcheck::explicit::{Csr, LabelledGraphBuilder};
 use warpcheck::explore::gpu::{
-    self, Frontier, GpuOptions, OwnerChoice, ReadOnlyPath, SyncCombination,
+    self, Frontier, GpuOptions, OwnerChoice, ReadOnlyPath, SlotNumbers, SyncCombination,
 };
 use warpcheck::explore::{Completion, Exploration, SearchOptions, outcome, reference};
 use warpcheck::frontend::aut::AutWriter;
@@ -176,6 +176,14 @@ fn options_for(seed: u64, processes: usize) -> GpuOptions {
         iterations: Some([1, 3, 32][(seed % 3) as usize]),
         blocks: seed.is_multiple_of(7).then_some(2),
         threads_per_block: seed.is_multiple_of(4).then_some(64),
+        // Tables that start at 32 buckets grow several times (and levels
+        // that fill them run again); some with 64-bit slot numbers.
+        initial_table_bytes: (seed % 3 != 1).then_some(4 << 10),
+        slot_numbers: if seed % 5 == 4 {
+            SlotNumbers::Wide
+        } else {
+            SlotNumbers::Auto
+        },
         ..GpuOptions::default()
     }
 }
@@ -285,6 +293,139 @@ fn generated_families_have_their_exact_counts() {
             );
             compare(device, &net, &GpuOptions::default(), &what).unwrap();
         }
+    });
+}
+
+/// A network whose first level is wide: one process with `branches`
+/// ways out of its initial state (and back), beside a three-state cycle.
+fn star(branches: usize) -> Network {
+    let mut text = String::from("process star { init centre;");
+    for b in 0..branches {
+        text.push_str(&format!(" centre -out_{b}-> leaf_{b} -back-> centre;"));
+    }
+    text.push_str(" }\nprocess cycle { init a; a -step-> b -step-> c -step-> a; }\n");
+    warpcheck::frontend::net::parse(&text, Path::new("star.net")).unwrap()
+}
+
+/// Tables that start tiny grow (beside the old one, or in its place
+/// through host memory), with either width of slot numbers and both
+/// frontiers; a level that fills the table runs again in the larger one.
+/// Counts equal the reference's, traces replay.
+#[test]
+fn tables_that_grow_stay_exact() {
+    with_gpu(|device| {
+        let philosophers = warpcheck::frontend::net::parse(
+            &generate::philosophers(16).unwrap(),
+            Path::new("generated.net"),
+        )
+        .unwrap();
+        let cases = [
+            (
+                &philosophers,
+                4 << 10,
+                256 << 20,
+                Frontier::Queue,
+                SlotNumbers::Auto,
+                false,
+            ),
+            (
+                &philosophers,
+                4 << 10,
+                256 << 20,
+                Frontier::NewMarks,
+                SlotNumbers::Wide,
+                false,
+            ),
+            (
+                &philosophers,
+                64 << 10,
+                48 << 20,
+                Frontier::Queue,
+                SlotNumbers::Wide,
+                true,
+            ),
+            (
+                &philosophers,
+                64 << 10,
+                48 << 20,
+                Frontier::NewMarks,
+                SlotNumbers::Auto,
+                true,
+            ),
+            (
+                &star(3000),
+                4 << 10,
+                64 << 20,
+                Frontier::Queue,
+                SlotNumbers::Auto,
+                false,
+            ),
+            (
+                &star(3000),
+                4 << 10,
+                64 << 20,
+                Frontier::Queue,
+                SlotNumbers::Wide,
+                true,
+            ),
+        ];
+        let mut staged = 0;
+        let mut rerun = 0;
+        for (network, initial, memory, frontier, numbers, staged_growth) in cases {
+            let net = EncodedNetwork::new(network).unwrap();
+            let options = GpuOptions {
+                initial_table_bytes: Some(initial),
+                frontier,
+                slot_numbers: numbers,
+                staged_growth,
+                ..GpuOptions::default()
+            };
+            let what = format!(
+                "{} states, {initial} B of {memory} B, {frontier:?}, {numbers:?}, staged {staged_growth}",
+                reference::explore(&net, &search(true)).states
+            );
+            for keep_going in [true, false] {
+                for no_trace in [false, true] {
+                    let unlimited = SearchOptions {
+                        no_trace,
+                        ..search(keep_going)
+                    };
+                    let reference = reference::explore(&net, &unlimited);
+                    let options_search = SearchOptions {
+                        memory_bytes: Some(memory),
+                        ..unlimited
+                    };
+                    let found = gpu::explore(device, &net, &options_search, &options)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert!(
+                        !keep_going || found.growths > 0,
+                        "{what}: the table never grew"
+                    );
+                    assert_eq!(
+                        found.slot_bits,
+                        if numbers == SlotNumbers::Wide { 64 } else { 32 }
+                    );
+                    staged += found.staged_growths;
+                    rerun += found.rerun_levels;
+                    let exploration = &found.exploration;
+                    if keep_going {
+                        assert_eq!(figures(exploration), figures(&reference), "{what}");
+                    } else {
+                        assert_eq!(exploration.completion, reference.completion, "{what}");
+                    }
+                    if let Some(finding) = &exploration.first {
+                        assert_eq!(finding.trace.is_some(), !no_trace, "{what}");
+                        testing::check_finding(&net, finding)
+                            .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    }
+                }
+            }
+        }
+        assert!(
+            staged > 0,
+            "no growth staged the old table through the host"
+        );
+        assert!(rerun > 0, "no level ran again after filling the table");
     });
 }
 

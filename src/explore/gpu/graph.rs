@@ -256,6 +256,12 @@ impl Passes {
         exploration: &Exploration,
     ) -> Result<Passes, Error> {
         let geometry = &table.geometry;
+        let initial_slot = u32::try_from(table.initial_slot)
+            .ok()
+            .filter(|_| !geometry.wide)
+            .ok_or_else(|| {
+                inconsistent("the passes that number states read 32-bit slot numbers".into())
+            })?;
         let slots = geometry.slots();
         let words = slots.div_ceil(32) as usize;
         let mut occupied = device.alloc_zeroed::<u32>(words)?;
@@ -276,7 +282,7 @@ impl Passes {
             occupied: device.address_mut(&mut occupied),
             occupied_before: device.address_mut(&mut occupied_before),
             missing: device.address_mut(&mut missing),
-            initial_slot: table.initial_slot,
+            initial_slot,
             ..GraphParams::default()
         };
         let build = table.kernel.graph_build();
@@ -290,11 +296,11 @@ impl Passes {
             ))
             .into());
         }
-        let word = table.initial_slot as usize / 32;
+        let word = initial_slot as usize / 32;
         let bits = device.download(&occupied.slice(word..word + 1))?[0];
         let before = device.download(&occupied_before.slice(word..word + 1))?[0];
         params.initial_rank =
-            before + (bits & ((1u64 << (table.initial_slot % 32)) - 1) as u32).count_ones();
+            before + (bits & ((1u64 << (initial_slot % 32)) - 1) as u32).count_ones();
         params.states = u64::from(states);
 
         let mut slot_of = device.alloc_zeroed::<u32>(states as usize)?;

@@ -3,6 +3,7 @@
 //! variants they are compiled in. Every `-D` name a kernel reads is spelled
 //! here once.
 
+use super::search::{FOUND_KIND_SHIFT, GROWTH_HEADROOM};
 use super::{Frontier, ReadOnlyPath, SyncCombination};
 use crate::gpu::{Build, COMMON_HEADERS, KernelFile, KernelSource};
 use crate::{kernel_constants, kernel_file, param_block};
@@ -13,12 +14,29 @@ const HEADERS: &[KernelFile] = &[
     kernel_file!("explore/params.cuh"),
     kernel_file!("explore/readonly.cuh"),
     kernel_file!("explore/table.cuh"),
+    kernel_file!("explore/slot.cuh"),
 ];
 
-/// The search kernel (`explore_levels`).
+/// Headers of the search's module beyond [`HEADERS`]: the kernels that
+/// move a search into a larger table (`grow.cuh`) and their parameters.
+const GROW_HEADERS: &[KernelFile] = &[
+    kernel_file!("explore/grow.cuh"),
+    kernel_file!("explore/grow_params.cuh"),
+];
+
+/// The search kernel (`explore_levels`) and the growth kernels, in one
+/// module.
 pub const SEARCH_SOURCE: KernelSource = KernelSource {
     main: kernel_file!("explore/search.cu"),
-    headers: HEADERS,
+    headers: &[
+        HEADERS[0],
+        HEADERS[1],
+        HEADERS[2],
+        HEADERS[3],
+        HEADERS[4],
+        GROW_HEADERS[0],
+        GROW_HEADERS[1],
+    ],
 };
 
 /// The passes that number a finished search's states and build its graph
@@ -30,6 +48,7 @@ pub const GRAPH_SOURCE: KernelSource = KernelSource {
         HEADERS[1],
         HEADERS[2],
         HEADERS[3],
+        HEADERS[4],
         crate::scc::gpu::COLORING_HEADER,
     ],
 };
@@ -50,6 +69,7 @@ pub fn all_files() -> impl Iterator<Item = &'static KernelFile> {
     ]
     .iter()
     .chain(HEADERS)
+    .chain(GROW_HEADERS)
     .chain(COMMON_HEADERS)
 }
 
@@ -68,7 +88,8 @@ kernel_constants! {
         MONITOR_BLOCKED = 4;
         /// Why the search stops: 0, or one of [`super::stop`].
         STOP = 5;
-        /// The first finding: `(kind << 32) | slot` ([`super::found`]), or all ones.
+        /// The first finding: its kind ([`super::found`]) shifted left by
+        /// `FOUND_KIND_SHIFT`, or'ed with its slot; or all ones.
         FOUND = 6;
         /// Breadth-first depth reached.
         DEPTH = 7;
@@ -90,8 +111,16 @@ kernel_constants! {
         LEN = 16;
         /// Three rotating work-claiming cursors.
         CURSOR = 20;
+        /// `TRANSITIONS` when the current level started.
+        START_TRANSITIONS = 24;
+        /// `DEADLOCKS` when the current level started.
+        START_DEADLOCKS = 25;
+        /// `EXPANDED` when the current level started.
+        START_EXPANDED = 26;
+        /// `MONITOR_BLOCKED` when the current level started.
+        START_MONITOR_BLOCKED = 27;
         /// Length of the array.
-        WORDS = 24;
+        WORDS = 28;
     }
 }
 
@@ -157,16 +186,22 @@ param_block! {
         pub table: u64,
         /// Buckets of the table.
         pub buckets: u64,
-        /// Frontier queue (or new-mark bitmap) of even levels.
+        /// Frontier queue of even levels (or the new-mark bitmap of levels
+        /// 0 modulo 3).
         pub queue0: u64,
-        /// Frontier queue (or new-mark bitmap) of odd levels.
+        /// Frontier queue of odd levels (or new-mark bitmap 1 modulo 3).
         pub queue1: u64,
+        /// New-mark bitmap of levels 2 modulo 3 (unused with queues).
+        pub queue2: u64,
         /// Entries of each queue, or words of each bitmap.
         pub queue_capacity: u64,
         /// The statistics ([`stat`]).
         pub stats: u64,
         /// Stop once this many states are stored.
         pub max_states: u64,
+        /// Stop before a level that might take the states beyond this
+        /// (the host then grows the table).
+        pub grow_at: u64,
         /// The level the launch starts at.
         pub first_level: u32,
         /// Levels the launch may run.
@@ -175,6 +210,40 @@ param_block! {
         pub check_deadlock: u32,
         /// 1: go on after findings that do not end every search.
         pub keep_going: u32,
+    }
+}
+
+param_block! {
+    /// One step of moving a search into a larger table (`grow.cu`).
+    pub struct GrowParams {
+        /// Whole buckets of the old table: the chunk being moved.
+        pub source: u64,
+        /// Old number of the chunk's first slot.
+        pub first_slot: u64,
+        /// Slots of the chunk.
+        pub source_slots: u64,
+        /// The new table.
+        pub table: u64,
+        /// Its buckets.
+        pub buckets: u64,
+        /// Its slots.
+        pub slots: u64,
+        /// New slot of each of the chunk's slots.
+        pub moved_to: u64,
+        /// A bit per new slot: its link is renumbered.
+        pub done: u64,
+        /// Slot numbers to renumber.
+        pub from: u64,
+        /// Their new numbers.
+        pub to: u64,
+        /// Entries of `from` and `to`.
+        pub count: u64,
+        /// New marks by old slot.
+        pub old_marks: u64,
+        /// New marks by new slot.
+        pub new_marks: u64,
+        /// Vectors not placed or not found again (stays 0).
+        pub failed: u64,
     }
 }
 
@@ -243,6 +312,8 @@ pub struct NetworkKernel {
     pub slots_per_bucket: usize,
     /// 32-word lines in one bucket.
     pub bucket_lines: usize,
+    /// Slot numbers of 64 bits (tables of more than `u32::MAX - 1` slots).
+    pub wide_slots: bool,
     /// Threads that expand one state together.
     pub group_threads: usize,
     /// How the network's arrays are read.
@@ -257,6 +328,7 @@ impl NetworkKernel {
             ("SLOT_WORDS", self.slot_words as i64),
             ("SLOTS_PER_BUCKET", self.slots_per_bucket as i64),
             ("BUCKET_LINES", self.bucket_lines as i64),
+            ("WIDE_SLOTS", i64::from(self.wide_slots)),
             ("GROUP_THREADS", self.group_threads as i64),
             (
                 "READ_PATH",
@@ -324,35 +396,48 @@ impl SearchKernel {
             .defines(stat::DEFINES)
             .defines(stop::DEFINES)
             .defines(found::DEFINES)
+            .defines(&[
+                ("FOUND_KIND_SHIFT", i64::from(FOUND_KIND_SHIFT)),
+                ("GROWTH_HEADROOM", GROWTH_HEADROOM as i64),
+            ])
             .check_layout::<NetworkParams>()
             .check_layout::<SearchParams>()
+            .check_layout::<GrowParams>()
     }
 
     /// Variants that cover every switch of the search kernel and both
     /// bucket layouts (one line, several lines), for compile checks: every
     /// combination of trace, cache, work claiming, frontier, group size
-    /// and read path on narrow vectors, then the rest on wide ones.
+    /// and read path on narrow vectors, then the rest on wide ones; 64-bit
+    /// slot numbers with the `__ldg` path on narrow vectors (every switch)
+    /// and with traces on wide ones.
     pub fn variants() -> Vec<SearchKernel> {
         let mut variants = Vec::new();
         for (vec_words, wide) in [(3, false), (40, true)] {
             for trace in [false, true] {
-                let slot_words = vec_words + usize::from(trace);
-                let (slots_per_bucket, bucket_lines) = if wide {
-                    (1, slot_words.div_ceil(32))
-                } else {
-                    (32 / slot_words, 1)
-                };
                 for read_path in [
                     ReadOnlyPath::Plain,
                     ReadOnlyPath::Ldg,
                     ReadOnlyPath::Texture,
                 ] {
+                    let wide_slots = if wide {
+                        trace
+                    } else {
+                        read_path == ReadOnlyPath::Ldg
+                    };
+                    let slot_words = vec_words + usize::from(trace) * (1 + usize::from(wide_slots));
+                    let (slots_per_bucket, bucket_lines) = if wide {
+                        (1, slot_words.div_ceil(32))
+                    } else {
+                        (32 / slot_words, 1)
+                    };
                     for group_threads in [1, 8] {
                         let network = NetworkKernel {
                             vec_words,
                             slot_words,
                             slots_per_bucket,
                             bucket_lines,
+                            wide_slots,
                             group_threads,
                             read_path,
                         };
@@ -505,9 +590,10 @@ mod tests {
             })
             .expect("the default variant is among the variants");
         variants.swap(0, default);
+        // The graph passes read 32-bit slot numbers only.
         let mut networks: Vec<NetworkKernel> = Vec::new();
         for variant in &variants {
-            if !networks.contains(&variant.network) {
+            if !variant.network.wide_slots && !networks.contains(&variant.network) {
                 networks.push(variant.network);
             }
         }

@@ -56,9 +56,23 @@ pub enum Frontier {
     #[default]
     Queue,
     /// GPUexplore's "new" marks, Open and Visited in one table: a bit per
-    /// slot (two bitmaps, one per level parity) marks the new states, and
-    /// each level scans the whole bitmap for them.
+    /// slot marks the new states, and each level scans the whole bitmap
+    /// for them. Three bitmaps rotate: a level reads one, marks the next
+    /// and clears the third.
     NewMarks,
+}
+
+/// How many bits number the table's slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SlotNumbers {
+    /// 64 bits when the largest table the memory allows has more than
+    /// 2^32 - 1 slots, else 32.
+    #[default]
+    Auto,
+    /// Always 64 bits (to measure what they cost).
+    Wide,
+    /// Always 32 bits: the table has at most 2^32 - 1 slots.
+    Narrow,
 }
 
 /// How the owner of a synchronising rule finds the other participants'
@@ -109,6 +123,15 @@ pub struct GpuOptions {
     /// pushed into a sink ([`explore_into`]; default 2^24, or a state's
     /// edges if it has more): fewer take less device memory.
     pub graph_batch_edges: Option<u64>,
+    /// Bytes of the table a search starts with (default 64 MiB, or all
+    /// the memory allowed when that is less). The table grows fourfold
+    /// whenever a level might fill half of it, up to the memory allowed.
+    pub initial_table_bytes: Option<u64>,
+    /// Width of slot numbers.
+    pub slot_numbers: SlotNumbers,
+    /// Every growth of the table goes through host memory, as only the
+    /// last one does by default (to measure and test that path).
+    pub staged_growth: bool,
 }
 
 impl Default for GpuOptions {
@@ -125,6 +148,9 @@ impl Default for GpuOptions {
             owners: OwnerChoice::MostSelective,
             sync: SyncCombination::Lookup,
             graph_batch_edges: None,
+            initial_table_bytes: None,
+            slot_numbers: SlotNumbers::Auto,
+            staged_growth: false,
         }
     }
 }
@@ -134,11 +160,26 @@ impl Default for GpuOptions {
 pub struct GpuExploration {
     /// States, transitions, verdicts, as every engine reports them.
     pub exploration: Exploration,
-    /// Bytes of the hash table.
+    /// Bytes of the hash table at the end.
     pub table_bytes: u64,
+    /// Bytes the table could grow to: `--memory`, or most of the free
+    /// memory of the device.
+    pub budget: u64,
+    /// Bits of a slot number: 32, or 64 when the table may grow beyond
+    /// 2^32 - 1 slots.
+    pub slot_bits: u32,
+    /// Times the table grew.
+    pub growths: u32,
+    /// Growths that staged the old table through host memory, so that the
+    /// new one could take its place.
+    pub staged_growths: u32,
+    /// Levels that filled the table before it grew and ran again.
+    pub rerun_levels: u32,
+    /// Time spent growing the table (part of `exploration.elapsed`).
+    pub growth_time: std::time::Duration,
     /// Fraction of table slots in use at the end.
     pub table_fill: f64,
-    /// States the table can hold.
+    /// States the largest table the budget allows can hold.
     pub capacity: u64,
     /// States the same memory would hold without predecessor links
     /// (`--no-trace`): what traces cost.
@@ -161,6 +202,12 @@ impl GpuExploration {
         GpuExploration {
             exploration,
             table_bytes: 0,
+            budget: 0,
+            slot_bits: 32,
+            growths: 0,
+            staged_growths: 0,
+            rerun_levels: 0,
+            growth_time: std::time::Duration::ZERO,
             table_fill: 0.0,
             capacity: 0,
             capacity_without_traces: 0,
@@ -179,7 +226,7 @@ pub fn explore(
     search: &SearchOptions,
     options: &GpuOptions,
 ) -> Result<GpuExploration, GpuError> {
-    Ok(match start(device, net, search, options)? {
+    Ok(match start(device, net, search, options, true)? {
         Started::InitialError(exploration) => GpuExploration::without_search(exploration),
         Started::Searched(result, _) => result,
     })
@@ -197,7 +244,7 @@ pub fn explore_into(
     options: &GpuOptions,
     sink: &mut dyn GraphSink,
 ) -> Result<GpuExploration, Error> {
-    match start(device, net, search, options)? {
+    match start(device, net, search, options, false)? {
         Started::InitialError(exploration) => Ok(GpuExploration::without_search(
             outcome::alone_into(exploration, sink)?,
         )),
@@ -227,7 +274,7 @@ pub fn explore_on_device(
     search: &SearchOptions,
     options: &GpuOptions,
 ) -> Result<(GpuExploration, Option<SpaceOnDevice>), Error> {
-    Ok(match start(device, net, search, options)? {
+    Ok(match start(device, net, search, options, false)? {
         Started::InitialError(exploration) => {
             let complete = exploration.completion == Completion::Complete;
             let graph = complete.then(|| DeviceGraph::single_state(device));
@@ -255,7 +302,7 @@ pub fn explore_space(
     search: &SearchOptions,
     options: &GpuOptions,
 ) -> Result<(GpuExploration, Option<StateSpace>), Error> {
-    match start(device, net, search, options)? {
+    match start(device, net, search, options, false)? {
         Started::InitialError(exploration) => {
             let (exploration, space) = livelock::alone(net, exploration)?;
             Ok((GpuExploration::without_search(exploration), space))
@@ -303,8 +350,12 @@ impl StateVectors for TableVectors {
                     )));
                 }
                 let slot = self.device.download(&self.slot_of.slice(at..at + 1))?[0];
-                let mut stored =
-                    search::read_slot(&self.device, &self.table.table, &self.table.geometry, slot)?;
+                let mut stored = search::read_slot(
+                    &self.device,
+                    &self.table.table,
+                    &self.table.geometry,
+                    u64::from(slot),
+                )?;
                 stored.truncate(words);
                 Ok(stored)
             })
@@ -319,19 +370,22 @@ enum Started {
     Searched(GpuExploration, Box<search::SearchTable>),
 }
 
-/// Runs the search of [`explore`], keeping its table.
+/// Runs the search of [`explore`], keeping its table; with 64-bit slot
+/// numbers where the table needs them if `wide_allowed` (the passes that
+/// number a table's states after the search read 32-bit ones).
 fn start(
     device: &Device,
     net: &EncodedNetwork,
     search: &SearchOptions,
     options: &GpuOptions,
+    wide_allowed: bool,
 ) -> Result<Started, GpuError> {
     let started = Instant::now();
     Ok(
         match outcome::initial_error(net, search, engine_name(device), started) {
             Some(exploration) => Started::InitialError(exploration),
             None => {
-                let (result, table) = search::run(device, net, search, options)?;
+                let (result, table) = search::run(device, net, search, options, wide_allowed)?;
                 Started::Searched(result, Box::new(table))
             }
         },

@@ -7,15 +7,13 @@ use std::time::Instant;
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::device_net::DeviceNet;
-use super::kernel::{NetworkKernel, SearchKernel, SearchParams, found, stat, stop};
-use super::{Frontier, GpuExploration, GpuOptions, ReadOnlyPath, SyncCombination};
+use super::kernel::{GrowParams, NetworkKernel, SearchKernel, SearchParams, found, stat, stop};
+use super::{Frontier, GpuExploration, GpuOptions, ReadOnlyPath, SlotNumbers, SyncCombination};
 use crate::encode::{EncodedNetwork, hash_words};
 use crate::explore::outcome::{self, Ending};
 use crate::explore::{Exploration, Finding, FindingKind, Progress, SearchOptions, Trace};
 use crate::gpu::{Device, GpuError};
 
-/// Predecessor of the initial state, and "no slot" (the kernels' `NO_SLOT`).
-const NO_SLOT: u32 = u32::MAX;
 /// Shared memory a block may use without opting in to more.
 const SHARED_LIMIT: usize = 48 * 1024;
 /// Default breadth-first levels per launch.
@@ -24,6 +22,46 @@ const DEFAULT_ITERATIONS: u32 = 32;
 const DEFAULT_THREADS: u32 = 256;
 /// Memory left to the driver and other users when the table takes the rest.
 const RESERVED_MEMORY: u64 = 512 << 20;
+/// Bytes of the table a search starts with unless told otherwise: small,
+/// so that a small model leaves the GPU to others; the table grows when
+/// it fills.
+pub const DEFAULT_INITIAL_TABLE: u64 = 64 << 20;
+/// How many times larger the table gets at each growth.
+const GROWTH_FACTOR: u64 = 4;
+/// The search stops before a level, to grow the table, when the stored
+/// states plus this many times the new frontier reach half the slots
+/// (the kernels' `GROWTH_HEADROOM`).
+pub(super) const GROWTH_HEADROOM: u64 = 4;
+/// The finding's kind sits above this bit of `stat::FOUND`, its slot below
+/// (the kernels' `FOUND_KIND_SHIFT`).
+pub(super) const FOUND_KIND_SHIFT: u32 = 60;
+/// Most old slots renumbered at once when the table grows (the size of
+/// the chunk's `moved_to` array, 8 bytes a slot).
+const GROWTH_CHUNK_SLOTS: u64 = 1 << 27;
+/// A chunk of the old table takes at most this share of the budget.
+const GROWTH_CHUNK_SHARE: u64 = 32;
+/// A growing table that would reach this share of the budget grows to the
+/// largest table that fits instead: moving a table costs time in
+/// proportion to its states, so the last move is made early (a search of
+/// more than about 1/256 of the budget's states then holds most of it).
+const LAST_STEP_SHARE: u64 = 32;
+
+/// The counters of a level's expansions, which a level that runs again
+/// takes back to their values at its start ([`AT_LEVEL_START`]).
+const LEVEL_COUNTED: [usize; 4] = [
+    stat::TRANSITIONS,
+    stat::DEADLOCKS,
+    stat::EXPANDED,
+    stat::MONITOR_BLOCKED,
+];
+/// Where the kernel keeps the [`LEVEL_COUNTED`] counters as they were when
+/// the current level started.
+const AT_LEVEL_START: [usize; 4] = [
+    stat::START_TRANSITIONS,
+    stat::START_DEADLOCKS,
+    stat::START_EXPANDED,
+    stat::START_MONITOR_BLOCKED,
+];
 
 /// Shape of the global table and the frontier queues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,52 +76,120 @@ pub(super) struct Geometry {
     pub(super) lines: usize,
     /// Buckets in the table.
     pub(super) buckets: u64,
-    /// Entries of each of the two frontier queues, or words of each of
-    /// the two bitmaps of new marks.
-    pub(super) queue_capacity: u64,
+    /// Slot numbers of 64 bits (else 32).
+    pub(super) wide: bool,
+    /// How the frontier is kept.
+    frontier: Frontier,
+    /// Whether the frontier queues get a queue entry for every slot (a
+    /// table that will grow: a level never overflows them) or for a
+    /// quarter of them (the largest table).
+    roomy_queues: bool,
 }
 
 impl Geometry {
     /// The largest table (plus two queues of a quarter of its slots each,
-    /// or two bitmaps of a bit a slot) that fits in `budget` bytes. Slot
-    /// numbers are 32-bit, so the table never has more than `u32::MAX - 1`
-    /// slots.
-    fn new(
+    /// or three bitmaps of a bit a slot) that fits in `budget` bytes. Slot
+    /// numbers are 64-bit when `numbers` says so, or by default when the
+    /// table has more than `u32::MAX - 1` slots; otherwise the table has
+    /// at most that many.
+    fn largest(
         words: usize,
         trace: bool,
         frontier: Frontier,
         budget: u64,
+        numbers: SlotNumbers,
     ) -> Result<Geometry, GpuError> {
-        let slot_words = words + usize::from(trace);
+        let narrow = Geometry::shaped(words, trace, frontier, false);
+        let narrow_cap = (u32::MAX as u64 - 1) / narrow.slots_per_bucket as u64;
+        let fitting = budget / narrow.bytes_per_bucket();
+        let wide = match numbers {
+            SlotNumbers::Auto => fitting > narrow_cap,
+            SlotNumbers::Wide => true,
+            SlotNumbers::Narrow => false,
+        };
+        let geometry = if !wide {
+            narrow.with_buckets(fitting.min(narrow_cap))
+        } else {
+            let wide = Geometry::shaped(words, trace, frontier, true);
+            wide.with_buckets(budget / wide.bytes_per_bucket())
+        };
+        if geometry.buckets < 2 {
+            return Err(GpuError::Invalid(format!(
+                "{budget} bytes of GPU memory cannot hold a table of {}-byte buckets",
+                128 * geometry.lines
+            )));
+        }
+        Ok(Geometry {
+            roomy_queues: false,
+            ..geometry
+        })
+    }
+
+    /// A table of no bucket yet with the slot layout of `words`-word
+    /// vectors (and a predecessor link of 1 or 2 words with `trace`).
+    fn shaped(words: usize, trace: bool, frontier: Frontier, wide: bool) -> Geometry {
+        let slot_words = words + if trace { 1 + usize::from(wide) } else { 0 };
         let (slots_per_bucket, lines) = if slot_words <= 32 {
             (32 / slot_words, 1)
         } else {
             (1, slot_words.div_ceil(32))
         };
-        let bucket_bytes = 128 * lines as u64;
-        let per_bucket = bucket_bytes
-            + match frontier {
-                Frontier::Queue => 2 * slots_per_bucket as u64, // 2 queues x 4 B / 4
-                Frontier::NewMarks => (2 * slots_per_bucket as u64).div_ceil(8),
-            };
-        let buckets = (budget / per_bucket).min((u32::MAX as u64 - 1) / slots_per_bucket as u64);
-        if buckets < 2 {
-            return Err(GpuError::Invalid(format!(
-                "{budget} bytes of GPU memory cannot hold a table of {bucket_bytes}-byte buckets"
-            )));
-        }
-        let slots = buckets * slots_per_bucket as u64;
-        Ok(Geometry {
+        Geometry {
             words,
             slot_words,
             slots_per_bucket,
             lines,
-            buckets,
-            queue_capacity: match frontier {
-                Frontier::Queue => slots.div_ceil(4).max(64),
-                Frontier::NewMarks => slots.div_ceil(32).max(64),
-            },
-        })
+            buckets: 0,
+            wide,
+            frontier,
+            roomy_queues: false,
+        }
+    }
+
+    /// The same layout with `buckets` buckets and queues that a level of
+    /// a table that will still grow cannot overflow.
+    fn growing(&self, buckets: u64) -> Geometry {
+        Geometry {
+            buckets: buckets.max(2),
+            roomy_queues: true,
+            ..*self
+        }
+    }
+
+    fn with_buckets(&self, buckets: u64) -> Geometry {
+        Geometry { buckets, ..*self }
+    }
+
+    /// Buckets of this table moved at once when it grows within `budget`:
+    /// few enough that the chunk (staged) and its `moved_to` array take a
+    /// small share of the budget.
+    fn growth_chunk_buckets(&self, budget: u64) -> u64 {
+        let by_budget = budget / GROWTH_CHUNK_SHARE / (128 * self.lines as u64);
+        let by_slots = GROWTH_CHUNK_SLOTS / self.slots_per_bucket as u64;
+        by_budget.min(by_slots).min(self.buckets).max(1)
+    }
+
+    /// Bytes of a bucket and of its share of the (largest table's) queues.
+    fn bytes_per_bucket(&self) -> u64 {
+        let spb = self.slots_per_bucket as u64;
+        128 * self.lines as u64
+            + match self.frontier {
+                Frontier::Queue => 2 * spb.div_ceil(4) * self.slot_number_bytes(),
+                Frontier::NewMarks => (3 * spb).div_ceil(8),
+            }
+    }
+
+    /// Frontier queues (by level parity) or bitmaps of new marks (by
+    /// level modulo 3).
+    fn queue_count(&self) -> usize {
+        match self.frontier {
+            Frontier::Queue => 2,
+            Frontier::NewMarks => 3,
+        }
+    }
+
+    fn slot_number_bytes(&self) -> u64 {
+        if self.wide { 8 } else { 4 }
     }
 
     fn bucket_words(&self) -> usize {
@@ -94,23 +200,62 @@ impl Geometry {
         self.buckets * self.slots_per_bucket as u64
     }
 
-    fn table_bytes(&self) -> u64 {
-        self.buckets * self.bucket_words() as u64 * 4
+    /// Entries of each frontier queue, or words of each bitmap of new marks.
+    fn queue_capacity(&self) -> u64 {
+        let slots = self.slots();
+        match (self.frontier, self.roomy_queues) {
+            (Frontier::Queue, true) => slots,
+            (Frontier::Queue, false) => slots.div_ceil(4).max(64),
+            (Frontier::NewMarks, _) => slots.div_ceil(32).max(64),
+        }
     }
 
-    fn queue_bytes(&self) -> u64 {
-        2 * self.queue_capacity * 4
+    /// 32-bit words of each frontier queue (or bitmap).
+    fn queue_words(&self) -> usize {
+        let entry_words = match self.frontier {
+            Frontier::Queue if self.wide => 2,
+            _ => 1,
+        };
+        self.queue_capacity() as usize * entry_words
+    }
+
+    fn table_words(&self) -> usize {
+        self.buckets as usize * self.bucket_words()
+    }
+
+    fn table_bytes(&self) -> u64 {
+        self.table_words() as u64 * 4
+    }
+
+    /// Bytes of the table and the queues.
+    fn bytes(&self) -> u64 {
+        self.table_bytes() + (self.queue_count() * self.queue_words()) as u64 * 4
     }
 
     /// Word offset of slot `slot` in the table.
-    pub(super) fn slot_offset(&self, slot: u32) -> usize {
-        let spb = self.slots_per_bucket;
-        (slot as usize / spb) * self.bucket_words() + (slot as usize % spb) * self.slot_words
+    pub(super) fn slot_offset(&self, slot: u64) -> usize {
+        let spb = self.slots_per_bucket as u64;
+        ((slot / spb) as usize) * self.bucket_words() + (slot % spb) as usize * self.slot_words
     }
 
     /// Home bucket of a vector with hash `hash` (the kernel's mapping).
     fn home_bucket(&self, hash: u64) -> u64 {
         ((hash as u128 * self.buckets as u128) >> 64) as u64
+    }
+
+    /// The kernels' `NO_SLOT` for this table's slot numbers.
+    fn no_slot(&self) -> u64 {
+        if self.wide { u64::MAX } else { u32::MAX as u64 }
+    }
+
+    /// Where a table that may grow stops to grow: half its slots while it
+    /// is growing; the last tables grow only when full.
+    fn grow_at(&self) -> u64 {
+        if self.roomy_queues {
+            self.slots() / 2
+        } else {
+            u64::MAX
+        }
     }
 }
 
@@ -144,17 +289,91 @@ pub(super) struct SearchTable {
     /// The kernel variant the search ran: the passes read the table and
     /// the network as it did.
     pub(super) kernel: NetworkKernel,
-    pub(super) initial_slot: u32,
+    pub(super) initial_slot: u64,
+}
+
+/// The search's table and frontier queues on the device; growing the
+/// table replaces them.
+struct Buffers {
+    table: CudaSlice<u32>,
+    /// By level parity, or bitmaps by level modulo 3.
+    queues: Vec<CudaSlice<u32>>,
+    geometry: Geometry,
+}
+
+impl Buffers {
+    /// An empty table of `geometry` and its queues (bitmaps of new marks
+    /// start cleared).
+    fn allocate(device: &Device, geometry: Geometry) -> Result<Buffers, GpuError> {
+        // SAFETY: filled with the empty pattern right below.
+        let mut table: CudaSlice<u32> = unsafe { device.alloc(geometry.table_words()) }?;
+        let pointer = device.address_mut(&mut table);
+        // SAFETY: `pointer` addresses the table's `table_words * 4` bytes.
+        unsafe {
+            cudarc::driver::result::memset_d8_async(
+                pointer,
+                0xFF,
+                geometry.table_words() * 4,
+                device.stream().cu_stream(),
+            )
+        }
+        .map_err(GpuError::driver("clearing the table"))?;
+        let queue = || match geometry.frontier {
+            Frontier::NewMarks => device.alloc_zeroed::<u32>(geometry.queue_words()),
+            // SAFETY: a queue is only read below the length the kernels
+            // (or the host) wrote into it.
+            Frontier::Queue => unsafe { device.alloc::<u32>(geometry.queue_words()) },
+        };
+        Ok(Buffers {
+            queues: (0..geometry.queue_count())
+                .map(|_| queue())
+                .collect::<Result<_, _>>()?,
+            table,
+            geometry,
+        })
+    }
+}
+
+/// Where the table stands: its growths so far, whether it may grow again,
+/// the most bytes it and the growth's scratch arrays held at once, and the
+/// largest table the budget allows (the forecast's).
+struct Growth {
+    budget: u64,
+    largest: Geometry,
+    can_grow: bool,
+    growths: u32,
+    /// Growths that staged the old table through host memory.
+    staged: u32,
+    /// Levels that filled the table and ran again in a larger one.
+    rerun_levels: u32,
+    /// Every growth goes through host memory ([`GpuOptions::staged_growth`]).
+    always_staged: bool,
+    peak_bytes: u64,
+    time: std::time::Duration,
 }
 
 /// Runs the whole search from an initial state that is not an error
-/// state, and keeps its table.
+/// state, and keeps its table. Slot numbers stay 32-bit unless
+/// `wide_allowed` (the passes that number a table's states read 32-bit
+/// slots).
 pub(super) fn run(
     device: &Device,
     net: &EncodedNetwork,
     search: &SearchOptions,
     options: &GpuOptions,
+    wide_allowed: bool,
 ) -> Result<(GpuExploration, SearchTable), GpuError> {
+    let numbers = match (options.slot_numbers, wide_allowed) {
+        (SlotNumbers::Wide, false) => {
+            return Err(GpuError::Invalid(
+                "64-bit slot numbers are not available where the states are numbered after \
+                 the search (scc, --livelock)"
+                    .into(),
+            ));
+        }
+        (numbers, true) => numbers,
+        (_, false) => SlotNumbers::Narrow,
+    };
     let start = Instant::now();
     let trace = !search.no_trace;
     let words = net.words();
@@ -176,6 +395,18 @@ pub(super) fn run(
              threads for {processes} processes"
         )));
     }
+    let free = device.free_memory()?;
+    let budget = match search.memory_bytes {
+        Some(bytes) if bytes > free => {
+            return Err(GpuError::OutOfMemory {
+                requested: bytes,
+                free,
+            });
+        }
+        Some(bytes) => bytes,
+        None => free.saturating_sub(RESERVED_MEMORY) / 10 * 9,
+    };
+    let largest = Geometry::largest(words, trace, options.frontier, budget, numbers)?;
     let device_net = DeviceNet::upload(device, net, options.readonly_path, options.owners)?;
     // Computed only for the shared-memory combination (a walk over every
     // local state's entries); 1 otherwise, as the kernel needs the constant.
@@ -195,9 +426,12 @@ pub(super) fn run(
         0
     };
     let marks = options.frontier == Frontier::NewMarks;
-    // The marked slots' list takes 32 words a warp.
+    let slot_number_words = 1 + usize::from(largest.wide);
+    // The marked slots' list takes 32 slot numbers a warp.
     let warp_shared = 4
-        * (words * (32 / group + 32 + cache_entries) + 32 * usize::from(marks) + 32 * offer_words);
+        * (words * (32 / group + 32 + cache_entries)
+            + 32 * slot_number_words * usize::from(marks)
+            + 32 * offer_words);
     let requested_threads = options.threads_per_block.unwrap_or(DEFAULT_THREADS);
     if requested_threads == 0 || !requested_threads.is_multiple_of(32) || requested_threads > 1024 {
         return Err(GpuError::Invalid(format!(
@@ -214,25 +448,14 @@ pub(super) fn run(
     let threads = 32 * warps as u32;
     let shared_bytes = (warps * warp_shared) as u32;
 
-    let free = device.free_memory()?;
-    let budget = match search.memory_bytes {
-        Some(bytes) if bytes > free => {
-            return Err(GpuError::OutOfMemory {
-                requested: bytes,
-                free,
-            });
-        }
-        Some(bytes) => bytes,
-        None => free.saturating_sub(RESERVED_MEMORY) / 10 * 9,
-    };
-    let geometry = Geometry::new(words, trace, options.frontier, budget)?;
     let read_path = device_net.read_path(options.readonly_path);
     let kernel = SearchKernel {
         network: NetworkKernel {
             vec_words: words,
-            slot_words: geometry.slot_words,
-            slots_per_bucket: geometry.slots_per_bucket,
-            bucket_lines: geometry.lines,
+            slot_words: largest.slot_words,
+            slots_per_bucket: largest.slots_per_bucket,
+            bucket_lines: largest.lines,
+            wide_slots: largest.wide,
             group_threads: group,
             read_path,
         },
@@ -261,62 +484,66 @@ pub(super) fn run(
         "{}; {blocks} blocks x {threads} threads, {words}-word vectors in groups of \
          {group} threads, {} slots per bucket, network read through {}",
         super::engine_name(device),
-        geometry.slots_per_bucket,
+        largest.slots_per_bucket,
         match read_path {
             ReadOnlyPath::Texture => "textures",
             ReadOnlyPath::Ldg => "__ldg",
             ReadOnlyPath::Plain => "plain loads",
         }
     );
+    let capacity_without_traces =
+        Geometry::largest(words, false, options.frontier, budget, numbers)?.slots();
+    tracing::info!(
+        "GPU table: up to {} of memory, about {} states ({} with --no-trace)",
+        crate::report::human_bytes(budget),
+        largest.slots(),
+        capacity_without_traces
+    );
 
-    let table_words = geometry.buckets as usize * geometry.bucket_words();
-    // SAFETY: the table is filled with the empty pattern right below; the
-    // queues are only read below the lengths the kernel wrote.
-    let mut table: CudaSlice<u32> = unsafe { device.alloc(table_words) }?;
-    // SAFETY: as above.
-    let mut queue0: CudaSlice<u32> = unsafe { device.alloc(geometry.queue_capacity as usize) }?;
-    // SAFETY: as above.
-    let mut queue1: CudaSlice<u32> = unsafe { device.alloc(geometry.queue_capacity as usize) }?;
-    {
-        let pointer = device.address_mut(&mut table);
-        // SAFETY: `pointer` addresses the table's `table_words * 4` bytes.
-        unsafe {
-            cudarc::driver::result::memset_d8_async(
-                pointer,
-                0xFF,
-                table_words * 4,
-                device.stream().cu_stream(),
-            )
-        }
-        .map_err(GpuError::driver("clearing the table"))?;
-    }
+    let initial_buckets =
+        options.initial_table_bytes.unwrap_or(DEFAULT_INITIAL_TABLE) / (128 * largest.lines as u64);
+    let first = if initial_buckets >= largest.buckets {
+        largest
+    } else {
+        largest.growing(initial_buckets)
+    };
+    let mut growth = Growth {
+        budget,
+        largest,
+        can_grow: first.buckets < largest.buckets,
+        growths: 0,
+        staged: 0,
+        rerun_levels: 0,
+        always_staged: options.staged_growth,
+        peak_bytes: first.bytes(),
+        time: std::time::Duration::ZERO,
+    };
+    let mut buffers = Buffers::allocate(device, first)?;
     device.note_memory_use()?;
 
     // The initial state: slot 0 of its home bucket, the only state of level 0.
+    let geometry = buffers.geometry;
+    let no_slot = geometry.no_slot();
     let home = geometry.home_bucket(hash_words(&net.initial));
-    let initial_slot = (home * geometry.slots_per_bucket as u64) as u32;
+    let mut initial_slot = home * geometry.slots_per_bucket as u64;
     let mut initial = net.initial.clone();
     if trace {
-        initial.push(NO_SLOT);
+        initial.extend(slot_number_words_of(no_slot, geometry.wide));
     }
     let at = geometry.slot_offset(initial_slot);
-    device.write(&initial, &mut table.slice_mut(at..at + initial.len()))?;
+    device.write(
+        &initial,
+        &mut buffers.table.slice_mut(at..at + initial.len()),
+    )?;
     if marks {
-        let clear = |queue: &mut CudaSlice<u32>| {
-            device
-                .stream()
-                .memset_zeros(queue)
-                .map_err(GpuError::driver("clearing the new marks"))
-        };
-        clear(&mut queue0)?;
-        clear(&mut queue1)?;
-        let word = initial_slot as usize / 32;
+        let word = (initial_slot / 32) as usize;
         device.write(
             &[1u32 << (initial_slot % 32)],
-            &mut queue0.slice_mut(word..word + 1),
+            &mut buffers.queues[0].slice_mut(word..word + 1),
         )?;
     } else {
-        device.write(&[initial_slot], &mut queue0.slice_mut(0..1))?;
+        let entry = slot_number_words_of(initial_slot, geometry.wide);
+        device.write(&entry, &mut buffers.queues[0].slice_mut(0..entry.len()))?;
     }
     let mut stats_host = [0u64; stat::WORDS];
     stats_host[stat::STATES] = 1;
@@ -333,23 +560,35 @@ pub(super) fn run(
         block_dim: (threads, 1, 1),
         shared_mem_bytes: shared_bytes,
     };
+    let max_states = search.max_states.unwrap_or(u64::MAX);
     let mut params = SearchParams {
         net: device_net.params(device),
-        table: device.address_mut(&mut table),
-        buckets: geometry.buckets,
-        queue0: device.address_mut(&mut queue0),
-        queue1: device.address_mut(&mut queue1),
-        queue_capacity: geometry.queue_capacity,
         stats: device.address_mut(&mut stats),
-        max_states: search.max_states.unwrap_or(u64::MAX),
+        max_states,
         first_level: 0,
         levels: iterations,
         check_deadlock: u32::from(search.check_deadlock),
         keep_going: u32::from(search.keep_going),
+        ..SearchParams::default()
     };
     let mut launches = 0u64;
     let mut interrupted = false;
     let counters = loop {
+        let geometry = buffers.geometry;
+        params.table = device.address_mut(&mut buffers.table);
+        params.buckets = geometry.buckets;
+        params.queue0 = device.address_mut(&mut buffers.queues[0]);
+        params.queue1 = device.address_mut(&mut buffers.queues[1]);
+        params.queue2 = match buffers.queues.get_mut(2) {
+            Some(bitmap) => device.address_mut(bitmap),
+            None => 0,
+        };
+        params.queue_capacity = geometry.queue_capacity();
+        params.grow_at = if growth.can_grow {
+            geometry.grow_at()
+        } else {
+            u64::MAX
+        };
         let mut launch = device.stream().launch_builder(&function);
         launch.arg(&params);
         // SAFETY: the block matches the kernel's (checked at compile time),
@@ -358,7 +597,7 @@ pub(super) fn run(
         unsafe { launch.launch_cooperative(config) }
             .map_err(GpuError::driver("launching the search kernel"))?;
         launches += 1;
-        let counters = device
+        let mut counters = device
             .stream()
             .clone_dtoh(&stats)
             .map_err(GpuError::driver("running the search kernel"))?;
@@ -371,15 +610,81 @@ pub(super) fn run(
                 elapsed: search_start.elapsed(),
             });
         }
-        if counters[stat::DECISION] != 0 {
+        if counters[stat::DECISION] == 0 {
+            if search.stop.is_set() {
+                interrupted = true;
+                break counters;
+            }
+            continue;
+        }
+        let level = params.first_level as usize;
+        let frontier = counters[stat::LEN + level % 3];
+        let wants_room = counters[stat::STOP] == 0
+            && frontier > 0
+            && counters[stat::STATES] < max_states
+            && counters[stat::STATES] + GROWTH_HEADROOM * frontier >= params.grow_at;
+        // A level that filled the table runs again in the larger one: its
+        // input queue (or bitmap) is intact, and the states it stored stay
+        // in the next frontier.
+        let redo = growth.can_grow && counters[stat::STOP] == stop::TABLE_FULL;
+        if !(wants_room || redo) {
             break counters;
         }
-        if search.stop.is_set() {
-            interrupted = true;
-            break counters;
+        let rerun_level = if redo { level - 1 } else { level };
+        let lengths = queue_lengths(&counters, rerun_level, buffers.geometry.queue_count());
+        let Some(target) = growth.target(&buffers.geometry, trace, &lengths) else {
+            growth.can_grow = false;
+            if redo {
+                break counters;
+            }
+            continue;
+        };
+        if redo {
+            growth.rerun_levels += 1;
+            params.first_level = rerun_level as u32;
+            for (now, before) in LEVEL_COUNTED.into_iter().zip(AT_LEVEL_START) {
+                counters[now] = counters[before];
+            }
+            counters[stat::STOP] = 0;
+            counters[stat::CURSOR + rerun_level % 3] = 0;
         }
+        let grow_start = Instant::now();
+        let mut host_slots = [initial_slot, no_slot, no_slot];
+        for (k, found) in [stat::FOUND, stat::FOUND_FATAL].into_iter().enumerate() {
+            if counters[found] != u64::MAX {
+                host_slots[k + 1] = counters[found] & ((1 << FOUND_KIND_SHIFT) - 1);
+            }
+        }
+        buffers = grow(
+            device,
+            &kernel,
+            buffers,
+            target,
+            &lengths,
+            &mut host_slots,
+            &mut growth,
+        )?;
+        initial_slot = host_slots[0];
+        for (k, found) in [stat::FOUND, stat::FOUND_FATAL].into_iter().enumerate() {
+            if counters[found] != u64::MAX {
+                let kind = counters[found] >> FOUND_KIND_SHIFT;
+                counters[found] = (kind << FOUND_KIND_SHIFT) | host_slots[k + 1];
+            }
+        }
+        growth.time += grow_start.elapsed();
+        tracing::info!(
+            "GPU table grown to {} ({} slots) at {} states in {:.3} s",
+            crate::report::human_bytes(buffers.geometry.table_bytes()),
+            buffers.geometry.slots(),
+            counters[stat::STATES],
+            grow_start.elapsed().as_secs_f64()
+        );
+        counters[stat::DECISION] = 0;
+        device.write(&counters, &mut stats)?;
+        device.note_memory_use()?;
     };
 
+    let geometry = buffers.geometry;
     let level = params.first_level;
     let finished = counters[stat::LEN + level as usize % 3] == 0;
     let stopped = counters[stat::STOP];
@@ -394,10 +699,10 @@ pub(super) fn run(
         found => Some(finding(
             device,
             net,
-            &table,
+            &buffers.table,
             &geometry,
-            found as u32,
-            found >> 32 == found::DEADLOCK,
+            found & ((1 << FOUND_KIND_SHIFT) - 1),
+            found >> FOUND_KIND_SHIFT == found::DEADLOCK,
             trace,
         )?),
     };
@@ -426,23 +731,28 @@ pub(super) fn run(
         first,
         completion,
         elapsed: search_start.elapsed(),
-        memory_bytes: geometry.table_bytes() + geometry.queue_bytes(),
+        memory_bytes: growth.peak_bytes,
         engine,
     };
-    let capacity_without_traces = Geometry::new(words, false, options.frontier, budget)?.slots();
     let exploration = GpuExploration {
         exploration,
         table_bytes: geometry.table_bytes(),
-        capacity: geometry.slots(),
+        capacity: growth.largest.slots(),
         capacity_without_traces,
         table_fill: states as f64 / geometry.slots() as f64,
+        slot_bits: if geometry.wide { 64 } else { 32 },
+        growths: growth.growths,
+        staged_growths: growth.staged,
+        rerun_levels: growth.rerun_levels,
+        growth_time: growth.time,
+        budget,
         redundancy,
         launches,
         setup,
     };
     let kept = SearchTable {
         device_net,
-        table,
+        table: buffers.table,
         geometry,
         kernel: kernel.network,
         initial_slot,
@@ -450,12 +760,321 @@ pub(super) fn run(
     Ok((exploration, kept))
 }
 
+/// The entries (new states) each of `queues` frontier queues or bitmaps
+/// holds before level `level` runs: its input, and what the level stored
+/// so far (nothing, unless the level runs again after filling the table).
+/// A third bitmap holds nothing that counts: the level clears it.
+fn queue_lengths(counters: &[u64], level: usize, queues: usize) -> [u64; 3] {
+    let mut lengths = [0; 3];
+    lengths[level % queues] = counters[stat::LEN + level % 3];
+    lengths[(level + 1) % queues] = counters[stat::LEN + (level + 1) % 3];
+    lengths
+}
+
+/// How the old table is read while the new one fills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OldTable {
+    /// It stays on the device beside the new one.
+    OnDevice,
+    /// It is copied to host memory and freed first, so that the new table
+    /// may take its memory; chunks come back through a staging buffer.
+    Staged,
+}
+
+impl Growth {
+    /// The next table for a search in `current` whose queues hold
+    /// `lengths` entries (words of bitmaps with new marks); `None` when no
+    /// larger table fits.
+    ///
+    /// While the table is growing, the next one is `GROWTH_FACTOR` times
+    /// larger, beside the old one; when that one would take
+    /// 1/`LAST_STEP_SHARE` of the budget, or the step after it would not
+    /// fit beside it, the next is the largest that fits beside the old one
+    /// (at least 4/5 of the budget) and grows no more at half fill. Only a
+    /// table that fills up then moves, staged through host memory, into
+    /// one of the whole budget.
+    fn target(
+        &self,
+        current: &Geometry,
+        trace: bool,
+        lengths: &[u64; 3],
+    ) -> Option<(Geometry, OldTable)> {
+        let chunk_buckets = current.growth_chunk_buckets(self.budget);
+        let chunk_slots = chunk_buckets * current.slots_per_bucket as u64;
+        let scratch = |next: &Geometry| {
+            8 * chunk_slots + if trace { next.slots().div_ceil(8) } else { 0 } + 64
+        };
+        // Every queued entry must fit the new queues.
+        let queued = lengths.iter().copied().max().unwrap_or(0);
+        let holds_frontier = |next: &Geometry| {
+            current.frontier == Frontier::NewMarks || queued <= next.queue_capacity()
+        };
+        if current.roomy_queues && !self.always_staged {
+            let wanted = current.growing(current.buckets * GROWTH_FACTOR);
+            let after = current.growing(wanted.buckets * GROWTH_FACTOR);
+            let beside = if wanted.bytes() < self.budget / LAST_STEP_SHARE
+                && wanted.bytes() + after.bytes() + scratch(&after) <= self.budget
+            {
+                wanted
+            } else {
+                // The largest table that fits beside the current one.
+                let room = self
+                    .budget
+                    .saturating_sub(current.bytes() + scratch(&self.largest));
+                self.largest.with_buckets(
+                    (room / self.largest.bytes_per_bucket()).min(self.largest.buckets),
+                )
+            };
+            if beside.buckets > current.buckets
+                && current.bytes() + beside.bytes() + scratch(&beside) <= self.budget
+                && holds_frontier(&beside)
+            {
+                return Some((beside, OldTable::OnDevice));
+            }
+        }
+        // In place: the frontier waits on the device (as the queues or
+        // bitmaps it came in), next to a staging buffer of one chunk.
+        let frontier_bytes = match current.frontier {
+            Frontier::Queue => lengths.iter().sum::<u64>() * current.slot_number_bytes(),
+            Frontier::NewMarks => {
+                lengths.iter().filter(|&&l| l > 0).count() as u64 * current.queue_words() as u64 * 4
+            }
+        };
+        let staging = chunk_buckets * 128 * current.lines as u64;
+        let room = self
+            .budget
+            .checked_sub(frontier_bytes + staging + 8 * chunk_slots + 64)?;
+        let per_bucket = self.largest.bytes_per_bucket()
+            + if trace {
+                (current.slots_per_bucket as u64).div_ceil(8)
+            } else {
+                0
+            };
+        let fourfold = current.growing(current.buckets * GROWTH_FACTOR);
+        let in_place = if self.always_staged
+            && current.roomy_queues
+            && fourfold.bytes() + if trace { fourfold.slots() / 8 } else { 0 } <= room
+        {
+            fourfold
+        } else {
+            self.largest
+                .with_buckets(self.largest.buckets.min(room / per_bucket))
+        };
+        (in_place.buckets > current.buckets && holds_frontier(&in_place))
+            .then_some((in_place, OldTable::Staged))
+    }
+}
+
+/// Moves the search from `old` into an empty table of `target.0` (see
+/// `kernels/explore/grow.cu`): every vector with its link, the frontier
+/// queues (holding `lengths` entries, by parity) and the host's
+/// `host_slots` (the initial state, the findings), renumbered.
+fn grow(
+    device: &Device,
+    kernel: &SearchKernel,
+    old: Buffers,
+    target: (Geometry, OldTable),
+    lengths: &[u64; 3],
+    host_slots: &mut [u64; 3],
+    growth: &mut Growth,
+) -> Result<Buffers, GpuError> {
+    let (geometry, placement) = target;
+    let from = old.geometry;
+    let marks = from.frontier == Frontier::NewMarks;
+    let trace = kernel.trace;
+    let build = kernel.build();
+    let chunk_buckets = from.growth_chunk_buckets(growth.budget);
+    let chunk_slots = chunk_buckets * from.slots_per_bucket as u64;
+    let chunk_words = chunk_buckets as usize * from.bucket_words();
+
+    // The frontier, where the renumbering reads it: the old queues, or
+    // copies of their entries when the old buffers leave the device.
+    let frontier_words = |q: usize| match from.frontier {
+        _ if lengths[q] == 0 => 0,
+        Frontier::Queue => lengths[q] as usize * (1 + usize::from(from.wide)),
+        Frontier::NewMarks => from.queue_words(),
+    };
+    let (old_on_device, old_host, old_frontier) = match placement {
+        OldTable::OnDevice => (Some(old), None, None),
+        OldTable::Staged => {
+            let table = device.download(&old.table)?;
+            let mut frontier = Vec::new();
+            for (q, queue) in old.queues.iter().enumerate() {
+                frontier.push(device.download(&queue.slice(0..frontier_words(q).max(1)))?);
+            }
+            drop(old);
+            device.synchronize()?;
+            (None, Some(table), Some(frontier))
+        }
+    };
+    let mut new = Buffers::allocate(device, geometry)?;
+    let staged_frontier = match &old_frontier {
+        Some(frontier) => Some(
+            frontier
+                .iter()
+                .map(|words| device.upload(words))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        None => None,
+    };
+    let mut staging: Option<CudaSlice<u32>> = match placement {
+        // SAFETY: a chunk is written (copied in) before the kernels read it.
+        OldTable::Staged => Some(unsafe { device.alloc(chunk_words) }?),
+        OldTable::OnDevice => None,
+    };
+    // SAFETY: `locate` writes every entry of a chunk before it is read.
+    let mut moved_to: CudaSlice<u64> = unsafe { device.alloc(chunk_slots as usize) }?;
+    let mut done = device.alloc_zeroed::<u32>(if trace {
+        geometry.slots().div_ceil(32) as usize
+    } else {
+        1
+    })?;
+    let mut failed = device.alloc_zeroed::<u64>(1)?;
+    let host_words: Vec<u32> = host_slots
+        .iter()
+        .flat_map(|&slot| slot_number_words_of(slot, from.wide))
+        .collect();
+    let host_from = device.upload(&host_words)?;
+    let mut host_to = device.upload(&host_words)?;
+    let used = match placement {
+        OldTable::OnDevice => from.bytes(),
+        OldTable::Staged => {
+            chunk_words as u64 * 4 + (frontier_words(0) + frontier_words(1)) as u64 * 4
+        }
+    };
+    growth.peak_bytes = growth
+        .peak_bytes
+        .max(used + geometry.bytes() + 8 * chunk_slots + done.len() as u64 * 4);
+    device.note_memory_use()?;
+
+    let config = LaunchConfig {
+        grid_dim: (device.multiprocessors() * 8, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut params = GrowParams {
+        table: device.address_mut(&mut new.table),
+        buckets: geometry.buckets,
+        slots: geometry.slots(),
+        moved_to: device.address_mut(&mut moved_to),
+        done: device.address_mut(&mut done),
+        failed: device.address_mut(&mut failed),
+        ..GrowParams::default()
+    };
+    let chunks: Vec<(u64, u64)> = (0..from.buckets)
+        .step_by(chunk_buckets as usize)
+        .map(|first| (first, chunk_buckets.min(from.buckets - first)))
+        .collect();
+    // Points `params.source` at chunk (first bucket, buckets).
+    let mut load_chunk =
+        |params: &mut GrowParams, (first, count): (u64, u64)| -> Result<(), GpuError> {
+            let start = first as usize * from.bucket_words();
+            let words = count as usize * from.bucket_words();
+            params.source = match (&old_on_device, &old_host, staging.as_mut()) {
+                (Some(old), _, _) => device.address(&old.table.slice(start..start + words)),
+                (None, Some(host), Some(staging)) => {
+                    device.write(&host[start..start + words], staging)?;
+                    device.address(staging)
+                }
+                _ => unreachable!("an old table is on the device or staged"),
+            };
+            params.first_slot = first * from.slots_per_bucket as u64;
+            params.source_slots = count * from.slots_per_bucket as u64;
+            Ok(())
+        };
+    for &chunk in &chunks {
+        load_chunk(&mut params, chunk)?;
+        launch_grow(device, &build, "reinsert", &params, config)?;
+    }
+    for &chunk in &chunks {
+        load_chunk(&mut params, chunk)?;
+        launch_grow(device, &build, "locate", &params, config)?;
+        if trace {
+            launch_grow(device, &build, "renumber_links", &params, config)?;
+        }
+        for q in (0..from.queue_count()).filter(|&q| lengths[q] > 0) {
+            let source = match (&old_on_device, &staged_frontier) {
+                (Some(old), _) => device.address(&old.queues[q]),
+                (None, Some(staged)) => device.address(&staged[q]),
+                _ => unreachable!("the frontier is on the device or staged"),
+            };
+            if marks {
+                params.old_marks = source;
+                params.new_marks = device.address_mut(&mut new.queues[q]);
+                launch_grow(device, &build, "renumber_marks", &params, config)?;
+            } else {
+                params.from = source;
+                params.to = device.address_mut(&mut new.queues[q]);
+                params.count = lengths[q];
+                launch_grow(device, &build, "renumber_slots", &params, config)?;
+            }
+        }
+        params.from = device.address(&host_from);
+        params.to = device.address_mut(&mut host_to);
+        params.count = host_slots.len() as u64;
+        launch_grow(device, &build, "renumber_slots", &params, config)?;
+    }
+    let failures = device.download(&failed)?[0];
+    if failures > 0 {
+        return Err(GpuError::Inconsistent {
+            during: "growing the table",
+            detail: format!(
+                "{failures} vectors were not placed in or found again in the larger table"
+            ),
+        });
+    }
+    let renumbered = device.download(&host_to)?;
+    for (k, slot) in host_slots.iter_mut().enumerate() {
+        *slot = slot_number_of(&renumbered[k * (1 + usize::from(from.wide))..], from.wide);
+    }
+    growth.growths += 1;
+    growth.staged += u32::from(placement == OldTable::Staged);
+    growth.can_grow = (placement == OldTable::OnDevice || growth.always_staged)
+        && geometry.buckets < growth.largest.buckets;
+    Ok(new)
+}
+
+/// Launches growth kernel `name` over `params`.
+fn launch_grow(
+    device: &Device,
+    build: &crate::gpu::Build,
+    name: &str,
+    params: &GrowParams,
+    config: LaunchConfig,
+) -> Result<(), GpuError> {
+    let function = device.function(build, name)?;
+    let mut launch = device.stream().launch_builder(&function);
+    launch.arg(params);
+    // SAFETY: the block matches the kernel's (checked at compile time) and
+    // every array it addresses is as large as the growth sized it.
+    unsafe { launch.launch(config) }.map_err(GpuError::driver("growing the table"))?;
+    Ok(())
+}
+
+/// `slot` as the words a kernel stores it in (low first).
+fn slot_number_words_of(slot: u64, wide: bool) -> Vec<u32> {
+    if wide {
+        vec![slot as u32, (slot >> 32) as u32]
+    } else {
+        vec![slot as u32]
+    }
+}
+
+/// The slot number stored in the first words of `words`.
+fn slot_number_of(words: &[u32], wide: bool) -> u64 {
+    if wide {
+        u64::from(words[0]) | (u64::from(words[1]) << 32)
+    } else {
+        u64::from(words[0])
+    }
+}
+
 /// Reads slot `slot` (vector, then predecessor when traces are on).
 pub(super) fn read_slot(
     device: &Device,
     table: &CudaSlice<u32>,
     geometry: &Geometry,
-    slot: u32,
+    slot: u64,
 ) -> Result<Vec<u32>, GpuError> {
     let at = geometry.slot_offset(slot);
     device.download(&table.slice(at..at + geometry.slot_words))
@@ -467,7 +1086,7 @@ fn finding(
     net: &EncodedNetwork,
     table: &CudaSlice<u32>,
     geometry: &Geometry,
-    slot: u32,
+    slot: u64,
     deadlock: bool,
     trace: bool,
 ) -> Result<Finding, GpuError> {
@@ -485,11 +1104,17 @@ fn finding(
     };
     let trace = if trace {
         let mut states = vec![state.clone()];
-        let mut predecessor = stored[words];
-        while predecessor != NO_SLOT {
+        let mut predecessor = slot_number_of(&stored[words..], geometry.wide);
+        while predecessor != geometry.no_slot() {
+            if states.len() as u64 > geometry.slots() {
+                return Err(GpuError::Inconsistent {
+                    during: "rebuilding a trace",
+                    detail: "the predecessor links form a cycle".into(),
+                });
+            }
             let stored = read_slot(device, table, geometry, predecessor)?;
             states.push(stored[..words].to_vec());
-            predecessor = stored[words];
+            predecessor = slot_number_of(&stored[words..], geometry.wide);
         }
         states.reverse();
         Some(
@@ -510,27 +1135,81 @@ mod tests {
 
     #[test]
     fn geometry_packs_slots_into_lines() {
-        let g = Geometry::new(3, true, Frontier::Queue, 1 << 20).unwrap();
+        let g = Geometry::largest(3, true, Frontier::Queue, 1 << 20, SlotNumbers::Auto).unwrap();
         assert_eq!((g.slot_words, g.slots_per_bucket, g.lines), (4, 8, 1));
         assert_eq!(g.slot_offset(9), 32 + 4);
-        let wide = Geometry::new(40, false, Frontier::Queue, 1 << 20).unwrap();
+        let wide =
+            Geometry::largest(40, false, Frontier::Queue, 1 << 20, SlotNumbers::Auto).unwrap();
         assert_eq!((wide.slots_per_bucket, wide.lines), (1, 2));
         assert_eq!(wide.slot_offset(3), 3 * 64);
-        assert!(g.table_bytes() + g.queue_bytes() <= 1 << 20);
+        assert!(g.bytes() <= 1 << 20);
+        assert!(!g.wide);
     }
 
     #[test]
-    fn geometry_keeps_slot_numbers_below_32_bits() {
-        let g = Geometry::new(1, false, Frontier::Queue, 1 << 40).unwrap();
-        assert!(g.slots() < u32::MAX as u64);
+    fn large_tables_number_slots_in_64_bits_where_allowed() {
+        let budget = 1 << 40;
+        let narrow =
+            Geometry::largest(1, true, Frontier::Queue, budget, SlotNumbers::Narrow).unwrap();
+        assert!(narrow.slots() < u32::MAX as u64 && !narrow.wide);
+        let wide = Geometry::largest(1, true, Frontier::Queue, budget, SlotNumbers::Auto).unwrap();
+        assert!(wide.wide && wide.slots() > u32::MAX as u64);
+        // A link of two words: 3-word slots, 10 to a 32-word bucket.
+        assert_eq!((wide.slot_words, wide.slots_per_bucket), (3, 10));
+        assert!(wide.bytes() <= budget);
+        assert_eq!(wide.no_slot(), u64::MAX);
+        assert_eq!(
+            slot_number_of(&slot_number_words_of(5 << 33 | 7, true), true),
+            5 << 33 | 7
+        );
     }
 
     #[test]
     fn geometry_rejects_tiny_budgets() {
         assert!(matches!(
-            Geometry::new(1, true, Frontier::Queue, 100),
+            Geometry::largest(1, true, Frontier::Queue, 100, SlotNumbers::Auto),
             Err(GpuError::Invalid(_))
         ));
+    }
+
+    /// Growth goes fourfold beside the old table while the step after
+    /// fits too, then to the largest table that fits beside the old one,
+    /// and from there (when it fills) to the whole budget, in place.
+    #[test]
+    fn growth_targets_fit_the_budget() {
+        let budget = 1 << 30;
+        let largest =
+            Geometry::largest(3, true, Frontier::Queue, budget, SlotNumbers::Auto).unwrap();
+        let growth = Growth {
+            budget,
+            largest,
+            can_grow: true,
+            growths: 0,
+            staged: 0,
+            rerun_levels: 0,
+            always_staged: false,
+            peak_bytes: 0,
+            time: std::time::Duration::ZERO,
+        };
+        let small = largest.growing(1 << 10);
+        let (next, placement) = growth.target(&small, true, &[100, 0, 0]).unwrap();
+        assert_eq!((next.buckets, placement), (4 << 10, OldTable::OnDevice));
+        assert_eq!(next.queue_capacity(), next.slots());
+        assert_eq!(next.grow_at(), next.slots() / 2);
+        let big = largest.growing(largest.buckets / 8);
+        let (jump, placement) = growth.target(&big, true, &[100, 0, 0]).unwrap();
+        assert_eq!(placement, OldTable::OnDevice);
+        assert!(jump.bytes() + big.bytes() <= budget);
+        assert!(jump.buckets >= largest.buckets / 2 && jump.buckets < largest.buckets);
+        assert_eq!(jump.grow_at(), u64::MAX);
+        let (last, placement) = growth.target(&jump, true, &[100, 0, 0]).unwrap();
+        // The whole budget less the staging buffer and the chunk's map.
+        assert_eq!(placement, OldTable::Staged);
+        assert!(last.buckets > jump.buckets && last.buckets >= largest.buckets / 10 * 9);
+        assert!(last.bytes() <= budget);
+        assert!(growth.target(&largest, true, &[100, 0, 0]).is_none());
+        // A frontier that the new queues could not hold stops growth.
+        assert!(growth.target(&jump, true, &[jump.slots(), 0, 0]).is_none());
     }
 
     #[test]
