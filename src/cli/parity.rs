@@ -31,8 +31,9 @@ Exit codes:
 /// The solvers, as the command line names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SolverChoice {
-    /// Zielonka for now: the fastest of the three on every shared game
-    /// measured (README).
+    /// Zielonka's algorithm, joined by tangle learning on a second thread
+    /// when it takes long, the first to finish wins (tangle learning alone
+    /// on one thread).
     Auto,
     /// Zielonka's recursive algorithm (the reference).
     Zielonka,
@@ -41,6 +42,10 @@ pub enum SolverChoice {
     Spm,
     /// Fixpoint iteration with freezing, multi-threaded.
     Fpi,
+    /// Tangle learning: attractor passes that learn the strongly
+    /// connected sets one player wins (exponential on the two-counter
+    /// games built against it).
+    Tangle,
 }
 
 /// Where the solver runs.
@@ -70,7 +75,8 @@ pub struct ParityArgs {
     #[arg(long, value_enum, default_value_t = ParityEngine::Auto)]
     pub engine: ParityEngine,
     /// Worker threads of the multi-threaded solver (fpi; default: all
-    /// cores).
+    /// cores); from 2 on, `auto` may race a second solver on a second
+    /// thread, and on 1 runs tangle learning alone.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
     pub threads: Option<u16>,
     /// Write the solution in PGSolver's format: `paritysol N;`, then
@@ -126,15 +132,17 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
     let loading = Instant::now();
     let game = pgsolver::load(&args.game)?;
     let load_seconds = loading.elapsed().as_secs_f64();
-    let solver = match args.solver {
-        SolverChoice::Auto | SolverChoice::Zielonka => Solver::Zielonka,
-        SolverChoice::Spm => Solver::Spm,
-        SolverChoice::Fpi => Solver::Fpi,
+    let chosen = match args.solver {
+        SolverChoice::Auto => None,
+        SolverChoice::Zielonka => Some(Solver::Zielonka),
+        SolverChoice::Spm => Some(Solver::Spm),
+        SolverChoice::Fpi => Some(Solver::Fpi),
+        SolverChoice::Tangle => Some(Solver::Tangle),
     };
     let mut warnings = Vec::new();
-    if args.threads.is_some() && solver != Solver::Fpi {
+    if let Some(solver) = chosen.filter(|&s| args.threads.is_some() && s != Solver::Fpi) {
         warnings.push(format!(
-            "--threads only affects the fpi solver; {} runs on one thread",
+            "--threads only affects the fpi and auto solvers; {} runs on one thread",
             solver.name()
         ));
     }
@@ -161,12 +169,15 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         }),
     };
     let solving = Instant::now();
-    let outcome = parity::solve(&game, solver, &options);
+    let outcome = match chosen {
+        Some(solver) => parity::solve(&game, solver, &options).map(|s| (s, solver)),
+        None => parity::solve_auto(&game, &options),
+    };
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    let solution = match outcome {
-        Ok(solution) => solution,
+    let (solution, solver) = match outcome {
+        Ok(solved) => solved,
         Err(SolveError::Invalid(e)) => {
             return Err(Error::Model(format!("{}: {e}", args.game.display())));
         }
@@ -219,10 +230,12 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         won_by_odd: solution.won_by(Player::Odd),
         winner_of_first: solution.winners.first().map(|&w| name(w)),
         solver,
-        engine: if solver == Solver::Fpi {
-            format!("cpu ({threads} threads)")
-        } else {
-            "cpu (1 thread)".to_string()
+        engine: match (chosen, solver) {
+            (None, _) if threads > 1 => {
+                format!("cpu (race of zielonka and tangle, {} first)", solver.name())
+            }
+            (_, Solver::Fpi) => format!("cpu ({threads} threads)"),
+            _ => "cpu (1 thread)".to_string(),
         },
         verified: args.verify,
         load_seconds,

@@ -12,6 +12,9 @@
 //! * [`spm`]: small progress measures (Jurdziński) with a work queue.
 //! * [`fpi`]: fixpoint iteration with distractions and freezing (van Dijk
 //!   and Rubbens), multi-threaded over the vertices of a priority.
+//! * [`tangle`]: tangle learning (van Dijk).
+//! * [`solve_auto`]: Zielonka's algorithm, raced by tangle learning when
+//!   it takes long.
 //!
 //! Knows no file format and no CLI.
 
@@ -19,6 +22,7 @@ mod controlled;
 pub mod fpi;
 pub mod reference;
 pub mod spm;
+pub mod tangle;
 pub mod verify;
 
 use std::sync::Arc;
@@ -70,6 +74,8 @@ pub enum Solver {
     Spm,
     /// Fixpoint iteration ([`fpi`]).
     Fpi,
+    /// Tangle learning ([`tangle`]).
+    Tangle,
 }
 
 impl Solver {
@@ -79,6 +85,7 @@ impl Solver {
             Solver::Zielonka => "zielonka",
             Solver::Spm => "spm",
             Solver::Fpi => "fpi",
+            Solver::Tangle => "tangle",
         }
     }
 }
@@ -142,13 +149,121 @@ pub fn solve(
     options: &SolveOptions,
 ) -> Result<Solution, SolveError> {
     game.validate()?;
+    solve_valid(game, solver, options)
+}
+
+/// [`solve`] for a game already validated.
+fn solve_valid(
+    game: &ParityGame,
+    solver: Solver,
+    options: &SolveOptions,
+) -> Result<Solution, SolveError> {
     let mut watch = Watch::new(options, "rounds");
     let solution = match solver {
         Solver::Zielonka => reference::solve(game, options)?,
         Solver::Spm => controlled::solve_with(game, &mut watch, |rest| spm::solve(rest, options))?,
         Solver::Fpi => controlled::solve_with(game, &mut watch, |rest| fpi::solve(rest, options))?,
+        Solver::Tangle => tangle::solve(game, options)?,
     };
     Ok(solution.normalised(game))
+}
+
+/// Solves `game` with the solver that suits it, and names that solver.
+/// Zielonka's algorithm starts; on two threads or more, tangle learning
+/// joins it in a [`race`] if it is not done after a head start of about
+/// a few passes over the game ([`head_start`]), and the first to finish
+/// wins. On one thread, tangle learning alone: of the two, the one
+/// exponential on fewer of the games measured. Zielonka's
+/// algorithm is the fastest on the large games measured and on the
+/// two-counter families built against tangle learning; tangle learning
+/// is fast on the families built against Zielonka's algorithm (README,
+/// parity section). The head start spares easy games the second solver's
+/// memory traffic.
+pub fn solve_auto(
+    game: &ParityGame,
+    options: &SolveOptions,
+) -> Result<(Solution, Solver), SolveError> {
+    let threads = match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    if threads < 2 {
+        return Ok((solve(game, Solver::Tangle, options)?, Solver::Tangle));
+    }
+    let delay = head_start(game);
+    race(game, &[Solver::Zielonka, Solver::Tangle], delay, options)
+}
+
+/// How long the first solver of [`solve_auto`] runs alone: 200 ns per
+/// vertex and edge, at least 5 ms.
+pub fn head_start(game: &ParityGame) -> Duration {
+    let size = u64::from(game.vertices()) + game.edges.edge_count();
+    Duration::from_millis(5).max(Duration::from_nanos(200 * size))
+}
+
+/// Runs `solvers` on `game`, a thread each, and gives the first solution
+/// with its solver; the others are stopped then. The first solver starts
+/// at once, the others after `delay` unless it has finished by then.
+/// Progress comes from the first solver only. The game is validated
+/// once, first.
+pub fn race(
+    game: &ParityGame,
+    solvers: &[Solver],
+    delay: Duration,
+    options: &SolveOptions,
+) -> Result<(Solution, Solver), SolveError> {
+    game.validate()?;
+    let rivals_done = StopSignal::new();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        let mut waiting = solvers.iter().enumerate();
+        let mut running = 0;
+        let mut last_error = SolveError::Stopped;
+        loop {
+            let due = !rivals_done.is_set() && (running == 0 || started.elapsed() >= delay);
+            if let Some((i, &solver)) = due.then(|| waiting.next()).flatten() {
+                let contestant = SolveOptions {
+                    threads: 1,
+                    stop: rivals_done.clone(),
+                    progress: if i == 0 {
+                        options.progress.clone()
+                    } else {
+                        None
+                    },
+                };
+                let sender = sender.clone();
+                running += 1;
+                scope.spawn(move || {
+                    let outcome = solve_valid(game, solver, &contestant);
+                    // The receiver is gone only once a result was taken.
+                    let _ = sender.send((outcome, solver));
+                });
+                continue;
+            }
+            if running == 0 {
+                return Err(last_error);
+            }
+            if options.stop.is_set() {
+                rivals_done.request();
+            }
+            let wait = match delay.checked_sub(started.elapsed()) {
+                Some(left) if !left.is_zero() => left.min(REPORT_INTERVAL),
+                _ => REPORT_INTERVAL,
+            };
+            match receiver.recv_timeout(wait) {
+                Ok((Ok(solution), solver)) => {
+                    rivals_done.request();
+                    return Ok((solution, solver));
+                }
+                Ok((Err(error), _)) => {
+                    running -= 1;
+                    last_error = error;
+                }
+                Err(_) => {}
+            }
+        }
+    })
 }
 
 /// Reports progress at most every 0.1 s and watches the stop signal: the

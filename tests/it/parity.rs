@@ -17,14 +17,20 @@ use warpcheck::parity::{self, Solution, SolveError, SolveOptions, Solver};
 
 use crate::explicit_inputs::{data, oracle_rows, shared};
 
-const SOLVERS: [Solver; 3] = [Solver::Zielonka, Solver::Spm, Solver::Fpi];
+const SOLVERS: [Solver; 4] = [Solver::Zielonka, Solver::Spm, Solver::Fpi, Solver::Tangle];
 
-/// The oracle column of Oink's solver that corresponds to `solver`.
-fn oink_column(solver: Solver) -> &'static str {
+/// Whether `solver` may run out of its budget on the game of oracle
+/// `row`: SPM (without Oink's lifting heuristics) anywhere; Zielonka and
+/// FPI only where Oink's solver of the same kind took more than a second;
+/// tangle learning only on the two-counter families (`tc`, `tc+`), which
+/// are built to make it take exponentially many passes.
+fn may_run_out(solver: Solver, row: &std::collections::HashMap<String, String>) -> bool {
+    let oink_seconds = |column: &str| row[column].parse::<f64>().unwrap_or(f64::INFINITY);
     match solver {
-        Solver::Zielonka => "zlk_s",
-        Solver::Spm => "spm_s",
-        Solver::Fpi => "fpi_s",
+        Solver::Spm => true,
+        Solver::Zielonka => oink_seconds("zlk_s") > 1.0,
+        Solver::Fpi => oink_seconds("fpi_s") > 1.0,
+        Solver::Tangle => row["source"].starts_with("oink-tool: tc"),
     }
 }
 
@@ -75,34 +81,56 @@ fn check_oracles(dirs: &[PathBuf], budget: Duration) -> usize {
         assert_eq!(game.vertices().to_string(), row["vertices"], "{name}");
         assert_eq!(game.edges.edge_count().to_string(), row["edges"], "{name}");
         let expected = pgsolver::read_solution(&solution_file, game.vertices()).unwrap();
-        for solver in SOLVERS {
-            let started = Instant::now();
-            let Some(solution) = solve_within(&game, solver, budget) else {
-                let oink_seconds = row[oink_column(solver)]
-                    .parse::<f64>()
-                    .unwrap_or(f64::INFINITY);
-                println!("{name}: {solver:?} stopped after {:.1?}", started.elapsed());
-                if oink_seconds < 1.0 && solver != Solver::Spm {
-                    failures.push(format!("{name}: {solver:?} did not finish in {budget:?}"));
-                }
-                continue;
-            };
+        let check = |solution: &Solution, who: String, failures: &mut Vec<String>| {
             if solution.winners != expected.winners {
                 let differ = (0..game.vertices() as usize)
                     .filter(|&v| solution.winners[v] != expected.winners[v])
                     .count();
                 failures.push(format!(
-                    "{name}: {solver:?} differs from Oink at {differ} vertices"
+                    "{name}: {who} differs from Oink at {differ} vertices"
                 ));
             }
-            if let Err(flaw) = verify(&game, &solution) {
-                failures.push(format!("{name}: {solver:?}'s strategy fails: {flaw}"));
+            if let Err(flaw) = verify(&game, solution) {
+                failures.push(format!("{name}: {who}'s strategy fails: {flaw}"));
             }
             assert_eq!(
                 solution.won_by(Player::Even).to_string(),
                 row["W0"],
-                "{name} {solver:?}"
+                "{name} {who}"
             );
+        };
+        for solver in SOLVERS {
+            let started = Instant::now();
+            let Some(solution) = solve_within(&game, solver, budget) else {
+                println!("{name}: {solver:?} stopped after {:.1?}", started.elapsed());
+                if !may_run_out(solver, &row) {
+                    failures.push(format!("{name}: {solver:?} did not finish in {budget:?}"));
+                }
+                continue;
+            };
+            check(&solution, format!("{solver:?}"), &mut failures);
+        }
+        for threads in [1, 2] {
+            let options = SolveOptions {
+                threads,
+                stop: StopSignal::new().with_deadline(Instant::now() + budget),
+                ..SolveOptions::default()
+            };
+            match parity::solve_auto(&game, &options) {
+                Ok((solution, solver)) => {
+                    check(
+                        &solution,
+                        format!("auto ({threads} threads, {solver:?})"),
+                        &mut failures,
+                    );
+                }
+                // One thread runs tangle learning alone, two race it with
+                // Zielonka's algorithm.
+                Err(SolveError::Stopped)
+                    if may_run_out(Solver::Tangle, &row)
+                        && (threads == 1 || may_run_out(Solver::Zielonka, &row)) => {}
+                Err(e) => failures.push(format!("{name}: auto on {threads} threads: {e}")),
+            }
         }
         checked += 1;
     }
@@ -160,12 +188,47 @@ proptest! {
         let options = SolveOptions::default();
         let reference = parity::solve(&game, Solver::Zielonka, &options).unwrap();
         prop_assert_eq!(verify(&game, &reference), Ok(()));
-        for solver in [Solver::Spm, Solver::Fpi] {
+        for solver in [Solver::Spm, Solver::Fpi, Solver::Tangle] {
             let solution = parity::solve(&game, solver, &options).unwrap();
             prop_assert_eq!(&solution.winners, &reference.winners, "{:?}", solver);
             prop_assert_eq!(verify(&game, &solution), Ok(()), "{:?}", solver);
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// Both solvers of the race start at once, so either may win.
+    #[test]
+    fn a_race_gives_the_references_winners_and_a_winning_strategy(game in small_games(40, 9)) {
+        let options = SolveOptions::default();
+        let reference = parity::solve(&game, Solver::Zielonka, &options).unwrap();
+        let solvers = [Solver::Tangle, Solver::Zielonka];
+        let (solution, winner) = parity::race(&game, &solvers, Duration::ZERO, &options).unwrap();
+        prop_assert!(solvers.contains(&winner));
+        prop_assert_eq!(&solution.winners, &reference.winners);
+        prop_assert_eq!(verify(&game, &solution), Ok(()));
+    }
+}
+
+#[test]
+fn auto_runs_tangle_learning_alone_on_one_thread_and_a_stopped_race_says_so() {
+    let game = pgsolver::load(&data("parity").join("counter_ortl-20.pg")).unwrap();
+    let one = SolveOptions {
+        threads: 1,
+        ..SolveOptions::default()
+    };
+    let (solution, solver) = parity::solve_auto(&game, &one).unwrap();
+    assert_eq!(solver, Solver::Tangle);
+    assert_eq!(verify(&game, &solution), Ok(()));
+    let stopped = SolveOptions {
+        threads: 2,
+        stop: StopSignal::new(),
+        ..SolveOptions::default()
+    };
+    stopped.stop.request();
+    let error = parity::solve_auto(&game, &stopped).unwrap_err();
+    assert!(matches!(error, SolveError::Stopped), "{error}");
 }
 
 /// Random games of tens of thousands of vertices and few priorities, so
@@ -230,7 +293,7 @@ fn the_json_report_has_every_field_and_the_solution_file_reads_back() {
     let game_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/parity_example.pg");
     let game = pgsolver::load(&game_path).unwrap();
     let reference = parity::solve(&game, Solver::Zielonka, &SolveOptions::default()).unwrap();
-    for solver in ["auto", "zielonka", "spm", "fpi"] {
+    for solver in ["auto", "zielonka", "spm", "fpi", "tangle"] {
         let out = warpcheck(&[
             "--format",
             "json",
@@ -252,8 +315,11 @@ fn the_json_report_has_every_field_and_the_solution_file_reads_back() {
         assert_eq!(report["winner_of_first"], "even");
         assert_eq!(report["verified"], true);
         assert_eq!(report["exit_code"], 0);
-        let expected = if solver == "auto" { "zielonka" } else { solver };
-        assert_eq!(report["solver"], expected);
+        let ran = report["solver"].as_str().unwrap();
+        match solver {
+            "auto" => assert!(["zielonka", "tangle"].contains(&ran), "{ran}"),
+            _ => assert_eq!(ran, solver),
+        }
         assert!(report["engine"].as_str().unwrap().starts_with("cpu ("));
         assert!(report["elapsed_seconds"].as_f64().unwrap() >= 0.0);
         let back = pgsolver::read_solution(&written, game.vertices()).unwrap();
@@ -268,7 +334,12 @@ fn the_json_report_has_every_field_and_the_solution_file_reads_back() {
 
 #[test]
 fn the_text_report_names_the_regions() {
-    let out = warpcheck(&["parity", "tests/data/parity/tricky-names-spaces.pg"]);
+    let out = warpcheck(&[
+        "parity",
+        "tests/data/parity/tricky-names-spaces.pg",
+        "--threads",
+        "1",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.starts_with(
@@ -276,7 +347,7 @@ fn the_text_report_names_the_regions() {
          won by Even: "
     ));
     assert!(
-        text.contains("solver: zielonka, engine: cpu (1 thread)\n"),
+        text.contains("solver: tangle, engine: cpu (1 thread)\n"),
         "{text}"
     );
 }

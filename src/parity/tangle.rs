@@ -1,0 +1,695 @@
+//! Tangle learning (van Dijk, CAV 2018).
+//!
+//! A *tangle* of player `α` is a strongly connected set of vertices with a
+//! strategy for `α`'s vertices in it under which every cycle is won by
+//! `α`; the opponent can only leave it by its *escapes*, moves of the
+//! opponent's vertices out of it. A tangle without escapes is a dominion:
+//! `α` wins all of it.
+//!
+//! A *pass* decomposes the unsolved game top down as Zielonka's algorithm
+//! does: take the highest priority `p` of what is left, favouring `α`, and
+//! its `α`-attractor, then the highest priority of the rest, and so on.
+//! The attractor also draws in whole tangles of `α` learned before, once
+//! every escape of the tangle that stays in what is left leads into the
+//! attractor. In each attractor, the strategy restricted to it (the
+//! attracting moves, and any move into it from the vertices of `p`)
+//! leaves a graph whose bottom strongly connected components with a cycle
+//! are new tangles of `α`. Tangles without escapes are solved with their
+//! attractor in the whole unsolved game; the others are kept for the next
+//! passes. The lowest attractor of a pass always yields a tangle not known
+//! before, so passes end.
+//!
+//! Two shortcuts: when the first attractor of a pass holds every unsolved
+//! vertex, its player wins them all (Zielonka's base case); and the
+//! tangles are only sought among the vertices of an attractor that cannot
+//! reach one leaving it, found by a backward search first.
+//!
+//! Everything is flat arrays: tangles are concatenated vertex lists with
+//! offsets, and an index from each vertex to the tangles escaping into it.
+//! Each vertex and tangle keeps one count per pass, of its moves (escapes)
+//! into unsolved vertices not yet drawn into an attractor: it is counted
+//! down once per move as attractors grow, so an attractor never scans a
+//! vertex's moves, and a count of 0 says that every move leads into this
+//! attractor or an earlier one.
+
+use super::{Solution, SolveError, SolveOptions, Watch};
+use crate::explicit::game::NO_MOVE;
+use crate::explicit::{Csr, ParityGame, Player};
+
+/// Region of a vertex not in any attractor of the current pass.
+const FREE: u32 = u32::MAX;
+/// Region of a solved vertex.
+const SOLVED: u32 = u32::MAX - 1;
+
+/// Solves `game` (validated) by tangle learning.
+pub fn solve(game: &ParityGame, options: &SolveOptions) -> Result<Solution, SolveError> {
+    let mut run = Learning::new(game);
+    let mut watch = Watch::new(options, "passes");
+    let mut passes = 0u64;
+    while !run.order.is_empty() {
+        passes += 1;
+        watch.check(passes)?;
+        let mut dominions = run.pass(&mut watch, passes)?;
+        run.tangles.index(game.vertices() as usize);
+        while !dominions.is_empty() {
+            run.solve_dominions(&dominions);
+            dominions = run.tangles.prune(&run.slots);
+            run.tangles.index(game.vertices() as usize);
+        }
+    }
+    Ok(Solution {
+        winners: run.winners,
+        strategy: run.strategy,
+    })
+}
+
+/// What a pass keeps of a vertex, side by side for fewer cache misses.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// The attractor of the current pass that holds the vertex, [`FREE`]
+    /// or [`SOLVED`].
+    region: u32,
+    /// Moves to unsolved vertices not yet drawn from the attractors'
+    /// queues in this pass: 0 means every move leads into an attractor
+    /// computed so far.
+    remaining: u32,
+}
+
+/// The learned tangles, concatenated, and the index of their escapes.
+#[derive(Default)]
+struct Tangles {
+    /// The player that wins each tangle's cycles.
+    player: Vec<Player>,
+    /// Tangle `t`'s vertices are `vertices[vertex_starts[t]..vertex_starts[t + 1]]`.
+    vertex_starts: Vec<usize>,
+    vertices: Vec<u32>,
+    /// The move of each vertex in `vertices` that the tangle's player
+    /// owns; [`NO_MOVE`] for the opponent's.
+    moves: Vec<u32>,
+    /// Tangle `t`'s escapes (distinct vertices outside it) are
+    /// `escapes[escape_starts[t]..escape_starts[t + 1]]`.
+    escape_starts: Vec<usize>,
+    escapes: Vec<u32>,
+    /// The tangles that escape into vertex `v`:
+    /// `escaping_into[escaping_starts[v]..escaping_starts[v + 1]]`.
+    escaping_starts: Vec<usize>,
+    escaping_into: Vec<u32>,
+    /// Escapes of each tangle not yet drawn from the attractors'
+    /// queues in this pass.
+    remaining: Vec<u32>,
+}
+
+impl Tangles {
+    fn len(&self) -> usize {
+        self.player.len()
+    }
+
+    fn vertices_of(&self, t: usize) -> std::ops::Range<usize> {
+        self.vertex_starts[t]..self.vertex_starts[t + 1]
+    }
+
+    fn escapes_of(&self, t: usize) -> &[u32] {
+        &self.escapes[self.escape_starts[t]..self.escape_starts[t + 1]]
+    }
+
+    /// Adds a tangle of `player` on `members` (with their moves) and its
+    /// `escapes`; gives its number.
+    fn push(&mut self, player: Player, members: &[(u32, u32)], escapes: &[u32]) -> usize {
+        if self.vertex_starts.is_empty() {
+            self.vertex_starts.push(0);
+            self.escape_starts.push(0);
+        }
+        self.player.push(player);
+        self.vertices.extend(members.iter().map(|&(v, _)| v));
+        self.moves.extend(members.iter().map(|&(_, m)| m));
+        self.vertex_starts.push(self.vertices.len());
+        self.escapes.extend_from_slice(escapes);
+        self.escape_starts.push(self.escapes.len());
+        self.remaining.push(0);
+        self.len() - 1
+    }
+
+    /// Rebuilds the index from escapes to tangles for a game of
+    /// `vertices` vertices.
+    fn index(&mut self, vertices: usize) {
+        let starts = &mut self.escaping_starts;
+        starts.clear();
+        starts.resize(vertices + 1, 0);
+        for &w in &self.escapes {
+            starts[w as usize + 1] += 1;
+        }
+        for v in 0..vertices {
+            starts[v + 1] += starts[v];
+        }
+        self.escaping_into.clear();
+        self.escaping_into.resize(self.escapes.len(), 0);
+        let mut next = starts.clone();
+        for t in 0..self.len() {
+            for i in self.escape_starts[t]..self.escape_starts[t + 1] {
+                let slot = &mut next[self.escapes[i] as usize];
+                self.escaping_into[*slot] = t as u32;
+                *slot += 1;
+            }
+        }
+    }
+
+    /// Drops the tangles that lost a vertex to the solved part (region
+    /// [`SOLVED`] in `slots`) and the escapes into it; gives the tangles left
+    /// without escapes, which are dominions now.
+    fn prune(&mut self, slots: &[Slot]) -> Vec<usize> {
+        let solved = |v: u32| slots[v as usize].region == SOLVED;
+        let old = std::mem::take(self);
+        let mut members = Vec::new();
+        let mut escapes = Vec::new();
+        let mut dominions = Vec::new();
+        for t in 0..old.len() {
+            let range = old.vertices_of(t);
+            if old.vertices[range.clone()].iter().any(|&v| solved(v)) {
+                continue;
+            }
+            members.clear();
+            members.extend(range.map(|i| (old.vertices[i], old.moves[i])));
+            escapes.clear();
+            escapes.extend(old.escapes_of(t).iter().copied().filter(|&w| !solved(w)));
+            let kept = self.push(old.player[t], &members, &escapes);
+            if escapes.is_empty() {
+                dominions.push(kept);
+            }
+        }
+        self.escaping_starts = old.escaping_starts;
+        self.escaping_into = old.escaping_into;
+        dominions
+    }
+
+    /// Sets every tangle's count of escapes to all of them, for a new
+    /// pass.
+    fn reset(&mut self) {
+        for (t, remaining) in self.remaining.iter_mut().enumerate() {
+            *remaining = (self.escape_starts[t + 1] - self.escape_starts[t]) as u32;
+        }
+    }
+}
+
+/// The state of one run.
+struct Learning<'a> {
+    game: &'a ParityGame,
+    predecessors: Csr,
+    /// The unsolved vertices, highest priority first.
+    order: Vec<u32>,
+    slots: Vec<Slot>,
+    /// Each vertex's moves to unsolved vertices.
+    live_moves: Vec<u32>,
+    winners: Vec<Player>,
+    /// Solved vertices: the winning move where the winner owns them.
+    /// Others: the move of the current attractor.
+    strategy: Vec<u32>,
+    tangles: Tangles,
+    /// The current attractor's vertices, in the order they were drawn in.
+    zone: Vec<u32>,
+    /// Scratch of the component search.
+    search: ComponentSearch,
+    /// Mark of the vertices of the current attractor that reach a vertex
+    /// leaving it.
+    reaches_out: Vec<u32>,
+    mark: u32,
+    /// Scratch: the vertices to search backwards from.
+    open: Vec<u32>,
+}
+
+impl<'a> Learning<'a> {
+    fn new(game: &'a ParityGame) -> Learning<'a> {
+        let vertices = game.vertices() as usize;
+        let free = Slot {
+            region: FREE,
+            remaining: 0,
+        };
+        Learning {
+            game,
+            predecessors: game.edges.transpose(),
+            order: by_descending_priority(&game.priorities),
+            slots: vec![free; vertices],
+            live_moves: (0..game.vertices())
+                .map(|v| game.edges.successors(v).len() as u32)
+                .collect(),
+            winners: vec![Player::Even; vertices],
+            strategy: vec![NO_MOVE; vertices],
+            tangles: Tangles::default(),
+            zone: Vec::new(),
+            search: ComponentSearch::default(),
+            reaches_out: Vec::new(),
+            mark: 0,
+            open: Vec::new(),
+        }
+    }
+
+    /// A fresh mark for [`Learning::reaches_out`].
+    fn next_mark(&mut self) -> u32 {
+        if self.mark == u32::MAX {
+            self.reaches_out.fill(0);
+            self.mark = 0;
+        }
+        self.mark += 1;
+        self.mark
+    }
+
+    /// Frees every unsolved vertex and resets the move and escape counts,
+    /// for a new decomposition.
+    fn reset(&mut self) {
+        for (slot, &moves) in self.slots.iter_mut().zip(&self.live_moves) {
+            if slot.region != SOLVED {
+                *slot = Slot {
+                    region: FREE,
+                    remaining: moves,
+                };
+            }
+        }
+        self.tangles.reset();
+    }
+
+    /// One decomposition of the unsolved game into attractors, learning
+    /// the tangles in each; gives the new tangles without escapes.
+    fn pass(&mut self, watch: &mut Watch<'_>, passes: u64) -> Result<Vec<usize>, SolveError> {
+        self.reset();
+        let mut dominions = Vec::new();
+        let mut attractor = 0u32;
+        let mut cursor = 0;
+        while cursor < self.order.len() {
+            let top = self.order[cursor];
+            if self.slots[top as usize].region != FREE {
+                cursor += 1;
+                continue;
+            }
+            watch.check(passes)?;
+            let priority = self.game.priorities[top as usize];
+            let player = Player::favoured_by(priority);
+            self.zone.clear();
+            while let Some(&v) = self.order.get(cursor) {
+                if self.game.priorities[v as usize] != priority {
+                    break;
+                }
+                if self.slots[v as usize].region == FREE {
+                    self.slots[v as usize].region = attractor;
+                    self.zone.push(v);
+                }
+                cursor += 1;
+            }
+            let heads = self.zone.len();
+            self.attract(player, attractor);
+            for i in 0..heads {
+                let v = self.zone[i];
+                if self.game.owners[v as usize] == player {
+                    let slots = &self.slots;
+                    self.strategy[v as usize] = self
+                        .game
+                        .edges
+                        .successors(v)
+                        .iter()
+                        .copied()
+                        .find(|&w| slots[w as usize].region == attractor)
+                        .unwrap_or(NO_MOVE);
+                }
+            }
+            if attractor == 0 && self.zone.len() == self.order.len() {
+                // The first attractor holds every unsolved vertex: its
+                // player visits `priority` again and again, and wins
+                // them all (Zielonka's base case).
+                for &v in &self.zone {
+                    self.slots[v as usize].region = SOLVED;
+                    self.winners[v as usize] = player;
+                }
+                self.order.clear();
+                break;
+            }
+            self.learn(player, attractor, &mut dominions);
+            attractor += 1;
+        }
+        Ok(dominions)
+    }
+
+    /// Extends `zone` (its vertices in region `attractor` already) to
+    /// `player`'s attractor of it among the [`FREE`] vertices, drawing in
+    /// `player`'s tangles once their escapes to unsolved vertices all lie
+    /// in this attractor or earlier ones; the vertices of `player` drawn
+    /// in get the move that leads there. Counts down the moves and
+    /// escapes of every vertex and tangle into the vertices drawn in.
+    fn attract(&mut self, player: Player, attractor: u32) {
+        let game = self.game;
+        let mut next = 0;
+        while next < self.zone.len() {
+            let u = self.zone[next];
+            next += 1;
+            for &v in self.predecessors.successors(u) {
+                let slot = &mut self.slots[v as usize];
+                if slot.region == attractor {
+                    slot.remaining -= 1;
+                    continue;
+                }
+                if slot.region != FREE {
+                    continue;
+                }
+                slot.remaining -= 1;
+                if game.owners[v as usize] == player {
+                    self.strategy[v as usize] = u;
+                } else if slot.remaining > 0 {
+                    continue;
+                }
+                slot.region = attractor;
+                self.zone.push(v);
+            }
+            let tangles = &mut self.tangles;
+            let escaping = tangles.escaping_starts.get(u as usize..u as usize + 2);
+            let Some(&[first, end]) = escaping else {
+                continue;
+            };
+            for i in first..end {
+                let t = tangles.escaping_into[i] as usize;
+                tangles.remaining[t] -= 1;
+                if tangles.remaining[t] > 0 || tangles.player[t] != player {
+                    continue;
+                }
+                let slots = &self.slots;
+                let whole = tangles.vertices[tangles.vertices_of(t)].iter().all(|&w| {
+                    let region = slots[w as usize].region;
+                    region == FREE || region == attractor
+                });
+                if !whole {
+                    continue;
+                }
+                for i in tangles.vertices_of(t) {
+                    let w = tangles.vertices[i] as usize;
+                    if self.slots[w].region == FREE {
+                        self.slots[w].region = attractor;
+                        if game.owners[w] == player {
+                            self.strategy[w] = tangles.moves[i];
+                        }
+                        self.zone.push(w as u32);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Learns the tangles of the attractor `zone` (region `attractor`,
+    /// won by `player` in it): the bottom components, with a cycle, of
+    /// the graph where `player` follows its strategy and the opponent
+    /// makes any move among the vertices not in earlier attractors. Adds
+    /// them to the tangles, and those without escapes to `dominions`.
+    fn learn(&mut self, player: Player, attractor: u32, dominions: &mut Vec<usize>) {
+        // Allocated on first use: games often end at their first attractor.
+        let vertices = self.slots.len();
+        if self.reaches_out.len() < vertices {
+            self.reaches_out.resize(vertices, 0);
+            self.search.numbers.resize(vertices, [0, 0]);
+        }
+        let mark = self.next_mark();
+        let game = self.game;
+        let slots = &self.slots;
+        let strategy = &self.strategy;
+        let owned = |v: u32| game.owners[v as usize] == player;
+        let moves = |v: u32| -> &[u32] {
+            if owned(v) {
+                let choice = &strategy[v as usize];
+                if *choice == NO_MOVE {
+                    &[]
+                } else {
+                    std::slice::from_ref(choice)
+                }
+            } else {
+                game.edges.successors(v)
+            }
+        };
+        let inside = |w: u32| slots[w as usize].region == attractor;
+        // No bottom component holds a vertex that can reach one that
+        // leaves the attractor for a later one: `player`'s whose
+        // strategy does not stay, the opponent's with a move not counted
+        // down. Those are found backwards first, and left out.
+        let reaches_out = &mut self.reaches_out;
+        let open = &mut self.open;
+        open.clear();
+        for &v in &self.zone {
+            let leaves = if owned(v) {
+                let choice = strategy[v as usize];
+                choice == NO_MOVE || !inside(choice)
+            } else {
+                slots[v as usize].remaining > 0
+            };
+            if leaves {
+                reaches_out[v as usize] = mark;
+                open.push(v);
+            }
+        }
+        while let Some(w) = open.pop() {
+            for &u in self.predecessors.successors(w) {
+                let slot = u as usize;
+                if !inside(u) || reaches_out[slot] == mark || (owned(u) && strategy[slot] != w) {
+                    continue;
+                }
+                reaches_out[slot] = mark;
+                open.push(u);
+            }
+        }
+        let reaches_out = &self.reaches_out;
+        let closed: Vec<u32> = self
+            .zone
+            .iter()
+            .copied()
+            .filter(|&v| reaches_out[v as usize] != mark)
+            .collect();
+        if closed.is_empty() {
+            return;
+        }
+        let tangles = &mut self.tangles;
+        let within = |w: u32| inside(w) && reaches_out[w as usize] != mark;
+        self.search
+            .bottom_components(&closed, moves, within, |component, members, escapes| {
+                members.clear();
+                escapes.clear();
+                for &v in component {
+                    if owned(v) {
+                        members.push((v, strategy[v as usize]));
+                    } else {
+                        members.push((v, NO_MOVE));
+                        // Its moves that stay in the attractor stay in the
+                        // component; the others lead to earlier attractors
+                        // (or are solved).
+                        escapes.extend(game.edges.successors(v).iter().copied().filter(|&w| {
+                            let region = slots[w as usize].region;
+                            region != attractor && region != SOLVED
+                        }));
+                    }
+                }
+                escapes.sort_unstable();
+                escapes.dedup();
+                let t = tangles.push(player, members, escapes);
+                if escapes.is_empty() {
+                    dominions.push(t);
+                }
+            });
+    }
+
+    /// Solves the tangles `dominions` (without escapes) and their
+    /// attractors in the unsolved game, Even's first.
+    fn solve_dominions(&mut self, dominions: &[usize]) {
+        self.reset();
+        for player in [Player::Even, Player::Odd] {
+            self.zone.clear();
+            for &t in dominions {
+                if self.tangles.player[t] != player {
+                    continue;
+                }
+                for i in self.tangles.vertices_of(t) {
+                    let w = self.tangles.vertices[i] as usize;
+                    if self.slots[w].region == FREE {
+                        self.slots[w].region = 0;
+                        if self.game.owners[w] == player {
+                            self.strategy[w] = self.tangles.moves[i];
+                        }
+                        self.zone.push(w as u32);
+                    }
+                }
+            }
+            self.attract(player, 0);
+            for &v in &self.zone {
+                self.slots[v as usize].region = SOLVED;
+                self.winners[v as usize] = player;
+            }
+            for &v in &self.zone {
+                for &u in self.predecessors.successors(v) {
+                    self.live_moves[u as usize] -= 1;
+                }
+            }
+        }
+        let slots = &self.slots;
+        self.order.retain(|&v| slots[v as usize].region != SOLVED);
+    }
+}
+
+/// The vertices ordered by descending priority (a radix sort: games have
+/// millions of vertices).
+fn by_descending_priority(priorities: &[u32]) -> Vec<u32> {
+    let keys = |v: u32| !priorities[v as usize];
+    let mut order: Vec<u32> = (0..priorities.len() as u32).collect();
+    if priorities.len() < 1 << 16 {
+        order.sort_unstable_by_key(|&v| keys(v));
+        return order;
+    }
+    let mut scratch = vec![0u32; order.len()];
+    for shift in [0, 16] {
+        let digit = |v: u32| ((keys(v) >> shift) & 0xffff) as usize;
+        let mut starts = vec![0usize; (1 << 16) + 1];
+        for &v in &order {
+            starts[digit(v) + 1] += 1;
+        }
+        for d in 0..1 << 16 {
+            starts[d + 1] += starts[d];
+        }
+        for &v in &order {
+            let slot = &mut starts[digit(v)];
+            scratch[*slot] = v;
+            *slot += 1;
+        }
+        std::mem::swap(&mut order, &mut scratch);
+    }
+    order
+}
+
+/// Tarjan's strongly connected components over a set of vertices, with
+/// arrays kept from one call to the next.
+#[derive(Default)]
+struct ComponentSearch {
+    /// Per vertex (sized by the caller): its visit number and the least
+    /// visit number it reaches, [`DONE`] once its component is complete;
+    /// then the visit number is replaced by the component's number.
+    /// Numbers below `base` are from earlier searches.
+    numbers: Vec<[u32; 2]>,
+    stack: Vec<u32>,
+    calls: Vec<(u32, u32)>,
+    clock: u32,
+    base: u32,
+    component: Vec<u32>,
+    members: Vec<(u32, u32)>,
+    escapes: Vec<u32>,
+}
+
+/// Low number of a vertex whose component is complete.
+const DONE: u32 = u32::MAX;
+
+impl ComponentSearch {
+    /// Finds the strongly connected components of the graph on `members`
+    /// (`within` says which vertices those are; no member moves to
+    /// another vertex that `within` accepts) with the moves `moves(v)`,
+    /// those to non-members ignored. Calls `found` with each component
+    /// that has a cycle and that no move leaves, and two scratch vectors.
+    fn bottom_components<'m>(
+        &mut self,
+        members: &[u32],
+        moves: impl Fn(u32) -> &'m [u32],
+        within: impl Fn(u32) -> bool,
+        mut found: impl FnMut(&[u32], &mut Vec<(u32, u32)>, &mut Vec<u32>),
+    ) {
+        // Visit and component numbers both come from the clock.
+        if u64::from(self.clock) + 2 * members.len() as u64 + 2 >= u64::from(DONE) {
+            self.numbers.fill([0, 0]);
+            self.clock = 0;
+        }
+        self.clock += 1;
+        self.base = self.clock;
+        for &root in members {
+            if self.numbers[root as usize][0] >= self.base {
+                continue;
+            }
+            self.enter(root);
+            while let Some(&mut (v, ref mut next)) = self.calls.last_mut() {
+                let out = moves(v);
+                let mut i = *next as usize;
+                while i < out.len() && !within(out[i]) {
+                    i += 1;
+                }
+                if let Some(&w) = out.get(i) {
+                    *next = i as u32 + 1;
+                    let [visit, low] = self.numbers[w as usize];
+                    if visit < self.base {
+                        self.enter(w);
+                    } else if low != DONE {
+                        let own = &mut self.numbers[v as usize][1];
+                        *own = (*own).min(visit);
+                    }
+                    continue;
+                }
+                self.calls.pop();
+                let [visit, low] = self.numbers[v as usize];
+                if let Some(&(parent, _)) = self.calls.last() {
+                    let own = &mut self.numbers[parent as usize][1];
+                    *own = (*own).min(low);
+                }
+                if low == visit {
+                    self.complete(v, &moves, &within, &mut found);
+                }
+            }
+        }
+    }
+
+    /// Pops the component of `root` off the stack, numbers it, and hands
+    /// it to `found` when it is bottom and has a cycle.
+    fn complete<'m>(
+        &mut self,
+        root: u32,
+        moves: &impl Fn(u32) -> &'m [u32],
+        within: &impl Fn(u32) -> bool,
+        found: &mut impl FnMut(&[u32], &mut Vec<(u32, u32)>, &mut Vec<u32>),
+    ) {
+        self.clock += 1;
+        let number = self.clock;
+        self.component.clear();
+        while let Some(w) = self.stack.pop() {
+            self.numbers[w as usize] = [number, DONE];
+            self.component.push(w);
+            if w == root {
+                break;
+            }
+        }
+        let mut cyclic = self.component.len() > 1;
+        let mut bottom = true;
+        for &w in &self.component {
+            let out = moves(w);
+            cyclic |= out.contains(&w);
+            bottom &= out
+                .iter()
+                .all(|&x| !within(x) || self.numbers[x as usize][0] == number);
+        }
+        if bottom && cyclic {
+            found(&self.component, &mut self.members, &mut self.escapes);
+        }
+    }
+
+    /// Numbers `v` and starts its call.
+    fn enter(&mut self, v: u32) {
+        self.clock += 1;
+        self.numbers[v as usize] = [self.clock, self.clock];
+        self.stack.push(v);
+        self.calls.push((v, 0));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_radix_sort_orders_by_descending_priority() {
+        for vertices in [5u32, 70_000] {
+            let priorities: Vec<u32> = (0..vertices)
+                .map(|v| v.wrapping_mul(2_654_435_761) >> (v % 29))
+                .collect();
+            let order = by_descending_priority(&priorities);
+            let mut expected: Vec<u32> = (0..vertices).collect();
+            expected.sort_by_key(|&v| std::cmp::Reverse(priorities[v as usize]));
+            let sorted: Vec<u32> = order.iter().map(|&v| priorities[v as usize]).collect();
+            let wanted: Vec<u32> = expected.iter().map(|&v| priorities[v as usize]).collect();
+            assert_eq!(sorted, wanted);
+            let mut seen = order.clone();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..vertices).collect::<Vec<_>>());
+        }
+    }
+}
