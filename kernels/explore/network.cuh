@@ -16,6 +16,7 @@
 
 #define INDEPENDENT 0x80000000u
 #define ERROR_TARGET 0x80000000u
+#define RULE_INDEX 0x40000000u
 #define GROUPS_PER_WARP (32 / GROUP_THREADS)
 
 #include "explore/params.cuh"
@@ -24,10 +25,12 @@ struct Net {
     RoU4 fields;                               // word, shift, mask, 0 per process
     RoU32 proc_offsets;
     RoU32 item_offsets;                        // like StateOffsets, into `items`
-    RoU4 items;                                // what each local state fires or owns
+    RoU4 items;                                // what each local state fires, owns or indexes
     RoU32 trans;                               // [label word, target word] pairs
     RoU4 others;                               // participant's word, shift, mask; base of its rows in `lookup`
+                                               // (or a rule index key's word, shift, mask, stride)
     RoU2 lookup;                               // entry range [lo, hi) of the rule per local state
+                                               // (or a cell's item range [lo, hi))
     const unsigned* __restrict__ error_locals; // process, state, fatal per error state (read rarely)
     unsigned errors;
     unsigned processes;
@@ -67,14 +70,30 @@ __device__ __forceinline__ void item_range(const Net& net, unsigned p, unsigned 
     hi = ro(net.item_offsets, at + 1);
 }
 
-// Set in an `others` row base for the property monitor.
+// Set in an `others` row base for the property monitor, and for a key
+// participant whose local state a rule index's cell matched: its entries
+// are the row itself, whatever its local state.
 #define MONITOR_BIT 0x80000000u
+#define FIXED_BIT 0x40000000u
 
 // Entries [x, y) of the rule that `other` (an index into net.others)
 // describes, in that participant's local state in `vec`; empty if none.
 __device__ __forceinline__ uint2 other_entries(const Net& net, const unsigned* vec, unsigned other, uint4& o) {
     o = ro(net.others, other);
-    return ro(net.lookup, (o.w & ~MONITOR_BIT) + get_field(o, vec));
+    const unsigned row = o.w & ~(MONITOR_BIT | FIXED_BIT);
+    return ro(net.lookup, (o.w & FIXED_BIT) ? row : row + get_field(o, vec));
+}
+
+// The item range [x, y) of the cell of rule index `item` ({RULE_INDEX |
+// first key, end of keys, cell 0's row, -}) that `vec` selects: the keys'
+// local states times their strides, summed.
+__device__ __forceinline__ uint2 index_cell(const Net& net, const unsigned* vec, const uint4 item) {
+    unsigned cell = 0;
+    for (unsigned k = item.x & ~RULE_INDEX; k < item.y; ++k) {
+        const uint4 key = ro(net.others, k);
+        cell += get_field(key, vec) * key.w;
+    }
+    return ro(net.lookup, item.z + cell);
 }
 
 // With shared-memory buffers: the entries [lo, hi) of rule `rule` that
@@ -116,13 +135,16 @@ __device__ void write_offers(const Net& net, unsigned p, unsigned local) {
 
 // One lane's resumable successor generator over its processes
 // p = lane-in-group, + GROUP_THREADS, + 2 GROUP_THREADS, ...; a rule is combined by its owner.
-// A local state's items are its independent entries and the rules its
-// process owns (with the entries it has for them): rules owned by others
+// A local state's items are its independent entries, the rules its
+// process owns (with the entries it has for them), and its rule indexes,
+// each of which stands for the owned-rule items of the one cell that the
+// state selects: rules owned by others, and indexed rules of other cells,
 // cost this lane nothing. All scalars (no arrays), so that nothing lives in
 // local memory: the combinations of a rule are numbered 0 .. combos - 1 in
 // mixed radix over the participants' entry counts, decoded per successor.
 struct Generator {
     unsigned process, k, end;             // the process and its remaining items
+    unsigned cell_k, cell_end;            // the remaining items of the cell being walked
     uint4 field;                          // the process's field
     unsigned rule;                        // the rule being combined (read with BUFFERS)
     unsigned own_lo, own_hi;              // the owner's entries of the rule being combined
@@ -137,6 +159,7 @@ __device__ __forceinline__ void generator_start(Generator& g, const Net& net, co
     g.process = first;
     g.combo = g.combos = 0;
     g.k = g.end = 0;
+    g.cell_k = g.cell_end = 0;
     unsigned local = 0;
     if (first < net.processes) {
         g.field = ro(net.fields, first);
@@ -190,17 +213,25 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
             if (++g.combo == g.combos) g.combo = g.combos = 0;
             return true;
         }
-        if (g.k < g.end) {
-            // {INDEPENDENT | action, target, -, -}, or for an owned rule
-            // {first other, own lo, own hi, end of others}
-            const uint4 item = ro(net.items, g.k);
-            ++g.k;
+        if (g.k < g.end || g.cell_k < g.cell_end) {
+            // {INDEPENDENT | action, target, -, -}, {RULE_INDEX | first
+            // key, end of keys, cell 0's row, -}, or for an owned rule
+            // {first other, own lo, own hi, end of others}; a cell's items
+            // (owned rules only) before the local state's next item.
+            const unsigned at = g.cell_k < g.cell_end ? g.cell_k++ : g.k++;
+            const uint4 item = ro(net.items, at);
             if (item.x & INDEPENDENT) {
                 for (int i = 0; i < VEC_WORDS; ++i) out[i] = vec[i];
                 set_field(g.field, out, item.y & ~ERROR_TARGET);
                 error = (item.y & ERROR_TARGET) != 0;
                 if (LABELS) label = item.x;
                 return true;
+            }
+            if (item.x & RULE_INDEX) {
+                const uint2 cell = index_cell(net, vec, item);
+                g.cell_k = cell.x;
+                g.cell_end = cell.y;
+                continue;
             }
             unsigned long long combos = item.z - item.y;
             bool monitor_missing = false;

@@ -11,8 +11,9 @@ mod successors;
 
 pub use layout::{Field, Layout};
 pub use successors::{
-    DEFAULT_LOOKUP_ROWS, Expansion, FlatSuccessorTables, MONITOR_ROW, OwnerChoice, Successor,
-    SuccessorGenerator, SuccessorTables,
+    CELL_FLOOR, CELLS_PER_RULE, DEFAULT_INDEXED_FROM, DEFAULT_LOOKUP_ROWS, Expansion, FIXED_ROW,
+    FlatSuccessorTables, MONITOR_ROW, OwnerChoice, RULE_INDEX, Successor, SuccessorGenerator,
+    SuccessorTables,
 };
 
 use std::collections::{BTreeMap, HashMap};
@@ -233,7 +234,12 @@ impl EncodedNetwork {
             monitor,
             successor_tables: SuccessorTables::default(),
         };
-        encoded.limit_lookup_tables(DEFAULT_LOOKUP_ROWS);
+        encoded.successor_tables = SuccessorTables::build(
+            &encoded,
+            DEFAULT_LOOKUP_ROWS,
+            OwnerChoice::MostSelective,
+            DEFAULT_INDEXED_FROM,
+        );
         Ok(encoded)
     }
 
@@ -241,7 +247,21 @@ impl EncodedNetwork {
     /// (rule, local state) lookup; participants beyond that budget are found
     /// by binary search instead. Successors are the same either way.
     pub fn limit_lookup_tables(&mut self, rows: usize) {
-        self.successor_tables = SuccessorTables::build(self, rows, OwnerChoice::MostSelective);
+        let indexed_from = self.successor_tables.indexed_from();
+        self.successor_tables =
+            SuccessorTables::build(self, rows, OwnerChoice::MostSelective, indexed_from);
+    }
+
+    /// Rebuilds the successor tables (of every engine) so that the rules a
+    /// process owns in a local state are indexed there when they are at
+    /// least `rules` ([`DEFAULT_INDEXED_FROM`] unless changed; 0 or 1:
+    /// wherever it owns a rule with key participants), keeping the rows
+    /// budget of [`EncodedNetwork::limit_lookup_tables`]. Successors are
+    /// the same either way.
+    pub fn index_rules_from(&mut self, rules: usize) {
+        let rows = self.successor_tables.row_budget();
+        self.successor_tables =
+            SuccessorTables::build(self, rows, OwnerChoice::MostSelective, rules);
     }
 
     /// The successor tables as plain arrays for a device that has no
@@ -262,7 +282,7 @@ impl EncodedNetwork {
         {
             return own.flatten(self);
         }
-        SuccessorTables::build(self, max_rows, owners).flatten(self)
+        SuccessorTables::build(self, max_rows, owners, own.indexed_from()).flatten(self)
     }
 
     /// The CPU successor tables (see [`SuccessorTables`]).

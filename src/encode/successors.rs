@@ -9,7 +9,21 @@
 //!   state's expansion never walks entry groups of rules owned by others;
 //! - per rule and other participant, a table from that participant's local
 //!   state to its entry range for the rule (binary search in the TransArray
-//!   once the tables' memory budget is spent).
+//!   once the tables' memory budget is spent);
+//! - where a process owns many rules in one local state (at least
+//!   [`DEFAULT_INDEXED_FROM`]; Petri nets whose units offer thousands of
+//!   transitions per place), **rule indexes** in place of the list: the
+//!   rules are grouped by their *key participants*, the other participants
+//!   that offer the rule in exactly one local state, and a group's rules
+//!   are filed in **cells** by those participants' local states (mixed
+//!   radix). An expansion reads the keys' fields, computes one cell per
+//!   group and looks only at the rules in it, so a rule whose keys are
+//!   elsewhere costs nothing and the cost follows the enabled rules. A
+//!   group indexes only as many of its keys (most selective first) as keep
+//!   its cells within [`CELL_FLOOR`] or [`CELLS_PER_RULE`] per rule, so the
+//!   cells stay linear in the rules; the other participants are checked as
+//!   in a list. Local states that own fewer rules keep the list, so nets
+//!   with few rules per local state are expanded as before.
 //!
 //! Any participant may own a rule: exactly one does, and the combinations
 //! are the same. The owner is the participant that offers the rule in the
@@ -23,6 +37,8 @@
 //!
 //! The GPU engine reads the same tables, flattened into `u32` arrays
 //! ([`FlatSuccessorTables`]), so both engines share one owner choice.
+
+use std::collections::BTreeMap;
 
 use hashbrown::HashMap;
 
@@ -43,8 +59,16 @@ pub enum OwnerChoice {
 /// Default bound on the rows of the lookup tables (8 bytes each: 32 MiB).
 pub const DEFAULT_LOOKUP_ROWS: usize = 1 << 22;
 
-/// [`OtherParticipant::rows`] of a participant found by binary search.
-const NO_TABLE: u32 = u32::MAX;
+/// Default least number of rules a process must own in one of its local
+/// states for them to be indexed there (see the module documentation);
+/// [`SuccessorTables::indexed_from`] is the one in use.
+pub const DEFAULT_INDEXED_FROM: usize = 16;
+
+/// Cells a rule index may always have, however few its rules.
+pub const CELL_FLOOR: u64 = 64;
+
+/// Cells a rule index may have per rule it files, beyond [`CELL_FLOOR`].
+pub const CELLS_PER_RULE: u64 = 4;
 
 /// A process's field with its mask precomputed.
 #[derive(Debug, Clone, Copy)]
@@ -78,9 +102,14 @@ impl Place {
 /// What a process does in one local state.
 #[derive(Debug, Clone, Copy)]
 struct SlotPlan {
-    /// `owned[owned_start..owned_end]`: the rules it owns and offers here.
+    /// `owned[owned_start..owned_end]`: the rules it owns and offers here
+    /// and checks one by one.
     owned_start: u32,
     owned_end: u32,
+    /// `indexes[indexes_start..indexes_end]`: the indexes of the rules it
+    /// owns and offers here that are filed by their key participants.
+    indexes_start: u32,
+    indexes_end: u32,
     /// `independent_start..end`: its independent TransArray entries (they
     /// sort after all rule entries).
     independent_start: u32,
@@ -102,6 +131,9 @@ struct OwnedGroup {
     action: u32,
 }
 
+/// [`OtherParticipant::rows`] of a participant found by binary search.
+const NO_TABLE: u32 = u32::MAX;
+
 /// A participant of a rule other than its owner.
 #[derive(Debug, Clone, Copy)]
 struct OtherParticipant {
@@ -109,9 +141,33 @@ struct OtherParticipant {
     place: Place,
     /// Index in `lookup` of the row of its local state 0, or [`NO_TABLE`].
     rows: u32,
+    /// The mask its local state is read with to pick its row: its field's,
+    /// or 0 for a key participant of a rule index, whose local state the
+    /// cell has matched and whose one row is `rows` (see [`FIXED_ROW`]).
+    row_mask: u32,
     /// Whether it is the property monitor (its absence blocks the rule
     /// and is counted).
     is_monitor: bool,
+}
+
+/// The rules one process owns in one local state that share their key
+/// participants, filed by the keys' local states.
+#[derive(Debug, Clone, Copy)]
+struct RuleIndex {
+    /// `keys[keys_start..keys_end]`: the key participants.
+    keys_start: u32,
+    keys_end: u32,
+    /// Index in `cells` of cell 0.
+    cells_start: u32,
+}
+
+/// A key participant of a [`RuleIndex`]: its local state times `stride`,
+/// summed over the keys, numbers the cell.
+#[derive(Debug, Clone, Copy)]
+struct IndexKey {
+    process: u32,
+    place: Place,
+    stride: u32,
 }
 
 /// CPU lookup structures derived from the encoded arrays (see the module
@@ -125,14 +181,33 @@ pub struct SuccessorTables {
     owned: Vec<OwnedGroup>,
     others: Vec<OtherParticipant>,
     /// `(lo, hi)` entry range per local state of each tabled participant
-    /// (`lo == hi`: the rule is not offered there).
+    /// (`lo == hi`: the rule is not offered there), then one per key
+    /// participant of each indexed rule.
     lookup: Vec<[u32; 2]>,
+    /// The rule indexes of all slots, their keys, and their cells: a cell
+    /// is the range `[lo, hi)` of `indexed` that it files.
+    indexes: Vec<RuleIndex>,
+    keys: Vec<IndexKey>,
+    cells: Vec<[u32; 2]>,
+    indexed: Vec<OwnedGroup>,
+    /// The least number of rules owned in a local state that are indexed.
+    indexed_from: usize,
+    /// The most lookup rows by local state the tables were allowed, and
+    /// how many they have.
+    row_budget: usize,
+    lookup_rows: usize,
 }
 
 impl SuccessorTables {
-    /// Builds the tables for `net`, with at most `max_rows` lookup rows and
-    /// owners chosen by `owners`.
-    pub(super) fn build(net: &EncodedNetwork, max_rows: usize, owners: OwnerChoice) -> Self {
+    /// Builds the tables for `net`, with at most `max_rows` lookup rows,
+    /// owners chosen by `owners`, and the rules of local states that own at
+    /// least `indexed_from` of them indexed.
+    pub(super) fn build(
+        net: &EncodedNetwork,
+        max_rows: usize,
+        owners: OwnerChoice,
+        indexed_from: usize,
+    ) -> Self {
         let places: Vec<Place> = net.layout.fields.iter().map(|&f| Place::new(f)).collect();
         let local_states = |p: usize| (net.proc_offsets[p + 1] - net.proc_offsets[p]) as usize - 1;
         let groups_of = |p: usize, s: usize| {
@@ -140,9 +215,10 @@ impl SuccessorTables {
             rule_groups(net, start, end)
         };
 
-        // offered[r][i]: local states of participant i of rule r offering r.
-        let mut offered: Vec<Vec<u32>> = (0..net.rule_count)
-            .map(|r| vec![0; net.participants(r).len()])
+        // offered[r][i]: how many local states of participant i of rule r
+        // offer r, and the last of them.
+        let mut offered: Vec<Vec<(u32, u32)>> = (0..net.rule_count)
+            .map(|r| vec![(0, 0); net.participants(r).len()])
             .collect();
         for p in 0..net.processes() {
             for s in 0..local_states(p) {
@@ -150,24 +226,29 @@ impl SuccessorTables {
                     // Participants are sorted by process index.
                     let parts = net.participants(rule as usize);
                     if let Ok(i) = parts.binary_search(&(p as u32)) {
-                        offered[rule as usize][i] += 1;
+                        let (count, last) = &mut offered[rule as usize][i];
+                        *count += 1;
+                        *last = s as u32;
                     }
                 }
             }
         }
 
         // Owner and other participants (most often absent first, so that a
-        // disabled rule is usually recognised at the first look-up).
+        // disabled rule is usually recognised at the first look-up); the
+        // key participants, in the same order, with their one local state.
         let mut owner = vec![u32::MAX; net.rule_count];
         let mut others_range = vec![(0u32, 0u32); net.rule_count];
         let mut others = Vec::new();
+        let mut keys_range = vec![(0u32, 0u32); net.rule_count];
+        let mut rule_keys: Vec<(u32, u32)> = Vec::new();
         let mut rows = 0usize;
         // Row base of every tabled (rule, other participant).
         let mut row_base: HashMap<(u32, u32), u32> = HashMap::new();
         for (r, offered) in offered.iter().enumerate() {
             let parts = net.participants(r);
             let share =
-                |i: usize| offered[i] as f64 / local_states(parts[i] as usize).max(1) as f64;
+                |i: usize| offered[i].0 as f64 / local_states(parts[i] as usize).max(1) as f64;
             let is_monitor = |i: usize| Some(parts[i] as usize) == net.monitor;
             let candidates = (0..parts.len()).filter(|&i| !is_monitor(i));
             let chosen = match owners {
@@ -183,6 +264,7 @@ impl SuccessorTables {
             let mut rest: Vec<usize> = (0..parts.len()).filter(|&i| i != own).collect();
             rest.sort_by(|&a, &b| share(a).total_cmp(&share(b)));
             let start = others.len() as u32;
+            let keys_start = rule_keys.len() as u32;
             for i in rest {
                 let q = parts[i] as usize;
                 let states = local_states(q);
@@ -191,27 +273,46 @@ impl SuccessorTables {
                     process: q as u32,
                     place: places[q],
                     rows: if tabled { rows as u32 } else { NO_TABLE },
+                    row_mask: places[q].mask,
                     is_monitor: is_monitor(i),
                 });
                 if tabled {
                     row_base.insert((r as u32, q as u32), rows as u32);
                     rows += states;
                 }
+                if offered[i].0 == 1 && states > 1 && !is_monitor(i) {
+                    rule_keys.push((q as u32, offered[i].1));
+                }
             }
             others_range[r] = (start, others.len() as u32);
+            keys_range[r] = (keys_start, rule_keys.len() as u32);
         }
+        let keys_of = |rule: u32| {
+            let (start, end) = keys_range[rule as usize];
+            &rule_keys[start as usize..end as usize]
+        };
 
-        let mut lookup = vec![[0u32; 2]; rows];
-        let mut slots = Vec::with_capacity(net.state_offsets.len());
-        let mut owned = Vec::new();
+        let mut tables = SuccessorTables {
+            places,
+            slots: Vec::with_capacity(net.state_offsets.len()),
+            others,
+            lookup: vec![[0u32; 2]; rows],
+            indexed_from,
+            row_budget: max_rows,
+            lookup_rows: rows,
+            ..SuccessorTables::default()
+        };
         for p in 0..net.processes() {
             for s in 0..=local_states(p) {
-                let owned_start = owned.len() as u32;
+                let owned_start = tables.owned.len() as u32;
+                let indexes_start = tables.indexes.len() as u32;
                 if s == local_states(p) {
                     let end = net.state_offsets[net.proc_offsets[p] as usize + s];
-                    slots.push(SlotPlan {
+                    tables.slots.push(SlotPlan {
                         owned_start,
                         owned_end: owned_start,
+                        indexes_start,
+                        indexes_end: indexes_start,
                         independent_start: end,
                         end,
                     });
@@ -219,11 +320,12 @@ impl SuccessorTables {
                 }
                 let (start, end) = net.entry_range(p, s as u32);
                 let mut independent_start = start;
+                let mut owned_here = Vec::new();
                 for (rule, lo, hi) in groups_of(p, s) {
                     independent_start = hi;
                     let (others_start, others_end) = others_range[rule as usize];
                     if owner[rule as usize] as usize == p {
-                        owned.push(OwnedGroup {
+                        owned_here.push(OwnedGroup {
                             rule,
                             lo: lo as u32,
                             hi: hi as u32,
@@ -232,29 +334,131 @@ impl SuccessorTables {
                             action: net.rule_actions[rule as usize],
                         });
                     } else if let Some(&base) = row_base.get(&(rule, p as u32)) {
-                        lookup[base as usize + s] = [lo as u32, hi as u32];
+                        tables.lookup[base as usize + s] = [lo as u32, hi as u32];
                     }
                 }
-                slots.push(SlotPlan {
+                if owned_here.len() >= indexed_from.max(1) {
+                    owned_here = tables.index_rules(net, owned_here, &keys_of, &local_states);
+                }
+                tables.owned.extend(owned_here);
+                tables.slots.push(SlotPlan {
                     owned_start,
-                    owned_end: owned.len() as u32,
+                    owned_end: tables.owned.len() as u32,
+                    indexes_start,
+                    indexes_end: tables.indexes.len() as u32,
                     independent_start: independent_start as u32,
                     end: end as u32,
                 });
             }
         }
-        SuccessorTables {
-            places,
-            slots,
-            owned,
-            others,
-            lookup,
-        }
+        tables
     }
 
-    /// Rows of the lookup tables in use.
+    /// Files the `rules` one process owns in one local state of `net` in
+    /// rule indexes by their key participants (`keys_of`: a rule's keys,
+    /// most selective first, with the local state each offers it in);
+    /// returns the rules left to check one by one, those without keys.
+    fn index_rules<'k>(
+        &mut self,
+        net: &EncodedNetwork,
+        rules: Vec<OwnedGroup>,
+        keys_of: &impl Fn(u32) -> &'k [(u32, u32)],
+        local_states: &impl Fn(usize) -> usize,
+    ) -> Vec<OwnedGroup> {
+        let mut by_keys: BTreeMap<Vec<u32>, Vec<OwnedGroup>> = BTreeMap::new();
+        for rule in rules {
+            let keys = keys_of(rule.rule).iter().map(|&(q, _)| q).collect();
+            by_keys.entry(keys).or_default().push(rule);
+        }
+        // Each group keeps the most selective keys whose cells fit its
+        // budget; groups left with the same keys share an index.
+        let mut indexed: BTreeMap<Vec<u32>, Vec<OwnedGroup>> = BTreeMap::new();
+        for (mut keys, group) in by_keys {
+            let budget = CELL_FLOOR.max(CELLS_PER_RULE * group.len() as u64);
+            let mut cells = 1u64;
+            let fitting = keys
+                .iter()
+                .take_while(|&&q| {
+                    cells *= local_states(q as usize) as u64;
+                    cells <= budget
+                })
+                .count();
+            keys.truncate(fitting);
+            indexed.entry(keys).or_default().extend(group);
+        }
+        let unkeyed = indexed.remove(&Vec::new()).unwrap_or_default();
+        for (keys, group) in indexed {
+            let keys_start = self.keys.len() as u32;
+            let mut cells = 1u32;
+            for &q in &keys {
+                self.keys.push(IndexKey {
+                    process: q,
+                    place: self.places[q as usize],
+                    stride: cells,
+                });
+                cells *= local_states(q as usize) as u32;
+            }
+            // Each rule in the cell of its keys' local states (mixed
+            // radix), with the keys' entries fixed and its other
+            // participants left to check (stored cell by cell, so that a
+            // cell's rules and their participants are read in one sweep).
+            let cell_of = |rule: &OwnedGroup| -> u32 {
+                keys_of(rule.rule)
+                    .iter()
+                    .zip(&self.keys[keys_start as usize..])
+                    .map(|(&(_, state), key)| state * key.stride)
+                    .sum()
+            };
+            let mut filed: Vec<(u32, OwnedGroup)> = group
+                .into_iter()
+                .map(|rule| (cell_of(&rule), rule))
+                .collect();
+            filed.sort_by_key(|&(cell, _)| cell);
+            for (_, rule) in &mut filed {
+                let matched = &keys_of(rule.rule)[..keys.len()];
+                let others_start = self.others.len() as u32;
+                for at in rule.others_start..rule.others_end {
+                    let other = self.others[at as usize];
+                    if !matched.iter().any(|&(q, _)| q == other.process) {
+                        self.others.push(other);
+                    }
+                }
+                for &(q, state) in matched {
+                    self.others.push(OtherParticipant {
+                        process: q,
+                        place: self.places[q as usize],
+                        rows: self.lookup.len() as u32,
+                        row_mask: 0,
+                        is_monitor: false,
+                    });
+                    self.lookup
+                        .push(search_rule(net, q as usize, state, rule.rule));
+                }
+                rule.others_start = others_start;
+                rule.others_end = self.others.len() as u32;
+            }
+            self.indexes.push(RuleIndex {
+                keys_start,
+                keys_end: self.keys.len() as u32,
+                cells_start: self.cells.len() as u32,
+            });
+            let mut filed = filed.into_iter().peekable();
+            for cell in 0..cells {
+                let lo = self.indexed.len() as u32;
+                while let Some((_, entry)) = filed.next_if(|&(at, _)| at == cell) {
+                    self.indexed.push(entry);
+                }
+                self.cells.push([lo, self.indexed.len() as u32]);
+            }
+        }
+        unkeyed
+    }
+
+    /// Rows of the lookup tables by local state in use (the rows that
+    /// [`SuccessorTables::row_budget`] bounds; the one row of each key
+    /// participant of an indexed rule comes on top).
     pub fn lookup_rows(&self) -> usize {
-        self.lookup.len()
+        self.lookup_rows
     }
 
     /// Whether every other participant of every rule has a lookup table
@@ -263,30 +467,60 @@ impl SuccessorTables {
         self.others.iter().all(|other| other.rows != NO_TABLE)
     }
 
+    /// The least number of rules a process must own in a local state for
+    /// them to be indexed there (see the module documentation).
+    pub fn indexed_from(&self) -> usize {
+        self.indexed_from
+    }
+
+    /// The most lookup rows these tables were allowed (see
+    /// [`EncodedNetwork::limit_lookup_tables`]).
+    pub fn row_budget(&self) -> usize {
+        self.row_budget
+    }
+
+    /// Rule indexes in all local states, and the cells they have in all.
+    pub fn index_sizes(&self) -> (usize, usize) {
+        (self.indexes.len(), self.cells.len())
+    }
+
     /// The same tables as plain `u32` arrays (see [`FlatSuccessorTables`]),
     /// for `net`, the network they were built for. `None` unless
     /// [`SuccessorTables::tables_every_participant`]: the flat form has no
     /// binary-search fallback.
     pub fn flatten(&self, net: &EncodedNetwork) -> Option<FlatSuccessorTables> {
-        // Row bases and item words keep bit 31 for the kernel's flags.
+        // Row numbers keep bits 31 and 30 for the monitor and fixed flags,
+        // the first word of an item bits 31 and 30 for the kinds of items.
+        let rows = self.lookup.len() + self.cells.len();
+        let participant_rows = self.others.len() + self.keys.len();
         if !self.tables_every_participant()
-            || self.lookup.len() > MONITOR_ROW as usize
-            || self.others.len() > INDEPENDENT as usize
+            || rows > FIXED_ROW as usize
+            || participant_rows > RULE_INDEX as usize
         {
             return None;
         }
         let mut flat = FlatSuccessorTables {
             item_offsets: Vec::with_capacity(self.slots.len()),
             items: Vec::new(),
-            others: Vec::with_capacity(4 * self.others.len()),
-            lookup: self.lookup.as_flattened().to_vec(),
-            other_processes: self.others.iter().map(|o| o.process).collect(),
+            others: Vec::with_capacity(4 * participant_rows),
+            lookup: Vec::with_capacity(2 * rows),
+            other_processes: Vec::with_capacity(participant_rows),
         };
+        let owned_item =
+            |group: &OwnedGroup| [group.others_start, group.lo, group.hi, group.others_end];
+        let (keys_base, cells_base) = (self.others.len() as u32, self.lookup.len() as u32);
         for slot in &self.slots {
             flat.item_offsets.push((flat.items.len() / 4) as u32);
             for group in &self.owned[slot.owned_start as usize..slot.owned_end as usize] {
-                flat.items
-                    .extend([group.others_start, group.lo, group.hi, group.others_end]);
+                flat.items.extend(owned_item(group));
+            }
+            for index in &self.indexes[slot.indexes_start as usize..slot.indexes_end as usize] {
+                flat.items.extend([
+                    RULE_INDEX | (keys_base + index.keys_start),
+                    keys_base + index.keys_end,
+                    cells_base + index.cells_start,
+                    0,
+                ]);
             }
             let independent =
                 &net.transitions[2 * slot.independent_start as usize..2 * slot.end as usize];
@@ -294,15 +528,29 @@ impl SuccessorTables {
                 flat.items.extend([label, target, 0, 0]);
             }
         }
+        let indexed_base = (flat.items.len() / 4) as u32;
+        for group in &self.indexed {
+            flat.items.extend(owned_item(group));
+        }
+        flat.lookup.extend(self.lookup.as_flattened());
+        for &[lo, hi] in &self.cells {
+            flat.lookup.extend([indexed_base + lo, indexed_base + hi]);
+        }
+        let field_row = |process: u32| {
+            let field = net.layout.fields[process as usize];
+            [field.word, field.shift, field.mask() >> field.shift]
+        };
         for other in &self.others {
-            let field = net.layout.fields[other.process as usize];
             let monitor = if other.is_monitor { MONITOR_ROW } else { 0 };
-            flat.others.extend([
-                field.word,
-                field.shift,
-                field.mask() >> field.shift,
-                other.rows | monitor,
-            ]);
+            let fixed = if other.row_mask == 0 { FIXED_ROW } else { 0 };
+            flat.others.extend(field_row(other.process));
+            flat.others.push(other.rows | fixed | monitor);
+            flat.other_processes.push(other.process);
+        }
+        for key in &self.keys {
+            flat.others.extend(field_row(key.process));
+            flat.others.push(key.stride);
+            flat.other_processes.push(key.process);
         }
         Some(flat)
     }
@@ -311,6 +559,17 @@ impl SuccessorTables {
 /// Set in the row base of a [`FlatSuccessorTables::others`] row whose
 /// participant is the property monitor (the kernel's `MONITOR_BIT`).
 pub const MONITOR_ROW: u32 = 1 << 31;
+
+/// Set in the row of a [`FlatSuccessorTables::others`] row whose entries
+/// are the same in every state it is looked at in, a key participant that
+/// the cell of a rule index has matched: its entries are that row of
+/// `lookup` itself, not the row of its local state (the kernel's
+/// `FIXED_BIT`).
+pub const FIXED_ROW: u32 = 1 << 30;
+
+/// Set in the first word of a [`FlatSuccessorTables::items`] item that is
+/// a rule index (the kernel's `RULE_INDEX`).
+pub const RULE_INDEX: u32 = 1 << 30;
 
 /// [`SuccessorTables`] as plain `u32` arrays, the layout the GPU kernel
 /// (`kernels/explore.cu`) reads, so that both engines share one owner
@@ -321,18 +580,30 @@ pub struct FlatSuccessorTables {
     /// state `s` of process `p` are `item_offsets[proc_offsets[p] + s] ..
     /// item_offsets[proc_offsets[p] + s + 1]`.
     pub item_offsets: Vec<u32>,
-    /// Four words per item, the rules the process owns there first: for
-    /// such a rule, with its TransArray entries `lo .. hi`, `[first, lo,
-    /// hi, end]`, its other participants being `others[first .. end]`;
-    /// for an independent entry, `[INDEPENDENT | action, target, 0, 0]`.
+    /// Four words per item. A local state's items are the rules its process
+    /// owns there and checks one by one, then its rule indexes, then its
+    /// independent entries: for an owned rule, with its TransArray entries
+    /// `lo .. hi`, `[first, lo, hi, end]`, its other participants being
+    /// `others[first .. end]`; for a rule index, `[RULE_INDEX | first,
+    /// end, cells, 0]`, its keys being `others[first .. end]` and its cell
+    /// 0 the row `cells` of `lookup`; for an independent entry,
+    /// `[INDEPENDENT | action, target, 0, 0]`. After the last local state's
+    /// items come the owned rules that the cells file.
     pub items: Vec<u32>,
     /// Four words per other participant of a rule: its field's word, shift
     /// and unshifted mask, and the index of its local state 0's row in
-    /// `lookup`, with [`MONITOR_ROW`] set for the property monitor.
+    /// `lookup`, with [`MONITOR_ROW`] set for the property monitor, or,
+    /// with [`FIXED_ROW`] set, of its one row. Then
+    /// four words per key of a rule index: its field's word, shift and
+    /// unshifted mask, and its stride (the cell is the sum of the keys'
+    /// local states times their strides).
     pub others: Vec<u32>,
-    /// Two words per row (a local state of one participant of one rule):
-    /// the entry range `[lo, hi)` of the rule there (`lo == hi`: the rule
-    /// is not offered).
+    /// Two words per row. First a row per local state of one participant
+    /// of one rule: the entry range `[lo, hi)` of the rule there (`lo ==
+    /// hi`: the rule is not offered). Then a row per key participant of
+    /// an indexed rule: its entry range of the rule (the row of an
+    /// `others` row with [`FIXED_ROW`]). Then a row per cell of the rule
+    /// indexes: the range `[lo, hi)` of the items of the rules it files.
     pub lookup: Vec<u32>,
     /// The process of each `others` row (for GPUexplore's shared-memory
     /// combination, where a thread reads the list of that process's thread).
@@ -434,7 +705,17 @@ impl<'n> SuccessorGenerator<'n> {
         for (&place, &base) in tables.places.iter().zip(&net.proc_offsets) {
             let local = place.get(state);
             let slot = tables.slots[(base + local) as usize];
-            for group in &tables.owned[slot.owned_start as usize..slot.owned_end as usize] {
+            // The rules it checks one by one, then those in the cells
+            // that this state selects in its rule indexes.
+            let listed = &tables.owned[slot.owned_start as usize..slot.owned_end as usize];
+            let indexes = &tables.indexes[slot.indexes_start as usize..slot.indexes_end as usize];
+            let filed = indexes.iter().flat_map(|index| {
+                let keys = &tables.keys[index.keys_start as usize..index.keys_end as usize];
+                let cell: u32 = keys.iter().map(|k| k.place.get(state) * k.stride).sum();
+                let [lo, hi] = tables.cells[(index.cells_start + cell) as usize];
+                &tables.indexed[lo as usize..hi as usize]
+            });
+            for group in listed.iter().chain(filed) {
                 self.combine(state, place, group, &mut seen, &mut emit);
             }
             let independent =
@@ -478,11 +759,16 @@ impl<'n> SuccessorGenerator<'n> {
         });
         let mut missing_monitor = false;
         for other in &tables.others[group.others_start as usize..group.others_end as usize] {
-            let local = other.place.get(state);
             let [lo, hi] = if other.rows == NO_TABLE {
-                search_rule(net, other.process as usize, local, group.rule)
+                search_rule(
+                    net,
+                    other.process as usize,
+                    other.place.get(state),
+                    group.rule,
+                )
             } else {
-                tables.lookup[other.rows as usize + local as usize]
+                let local = (state[other.place.word] & other.row_mask) >> other.place.shift;
+                tables.lookup[(other.rows + local) as usize]
             };
             if lo == hi {
                 if other.is_monitor {

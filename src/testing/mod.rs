@@ -18,4 +18,6 @@ pub use checks::{
     bfs_level_sizes, check_finding, check_lasso, check_path, lts_of, numbering_free_shape,
 };
 pub use models::{load_mcc_model, mcc_models, spec_checks};
-pub use networks::{chain, counters, networks, random_network, widened};
+pub use networks::{
+    chain, counters, networks, random_network, random_wide_network, wide_networks, widened,
+};

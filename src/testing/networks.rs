@@ -185,6 +185,104 @@ pub fn networks() -> impl Strategy<Value = Network> {
     any::<u64>().prop_map(random_network)
 }
 
+/// A random network with many synchronising rules per local state, as the
+/// units of a Petri net with many transitions have them, fully determined
+/// by `seed`: 2 to 5 processes of 1 to 6 states, each with one label that
+/// fires alone, and 12 to 48 rules of 1 to 4 participants. A participant
+/// mostly offers its label of the rule in exactly one local state (a
+/// transition's input place), else in several; sometimes with two targets.
+/// Sometimes error states and an attached property monitor.
+pub fn random_wide_network(seed: u64) -> Network {
+    let mut rng = SplitMix(seed);
+    let process_count = rng.range(2, 5);
+    let sizes: Vec<usize> = (0..process_count).map(|_| rng.range(1, 6)).collect();
+    let mut processes: Vec<Process> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &states)| {
+            let mut lts = Lts {
+                state_names: (0..states).map(|s| format!("q{s}")).collect(),
+                initial: rng.range(0, states - 1) as u32,
+                ..Lts::default()
+            };
+            let alone = lts.intern_label(&format!("p{i}_alone"));
+            lts.transitions.push(LtsTransition {
+                source: rng.range(0, states - 1) as u32,
+                label: alone,
+                target: rng.range(0, states - 1) as u32,
+            });
+            let mut error_states = Vec::new();
+            if states > 1 && rng.chance(15) {
+                error_states.push(ErrorState {
+                    state: states as u32 - 1,
+                    kind: ErrorKind::Model(format!("process {i} failed")),
+                });
+            }
+            Process {
+                name: format!("P{i}"),
+                lts,
+                error_states,
+            }
+        })
+        .collect();
+    let mut rules = Vec::new();
+    for k in 0..rng.range(12, 48) {
+        let mut members: Vec<usize> = (0..process_count).filter(|_| rng.chance(50)).collect();
+        members.truncate(4);
+        if members.is_empty() {
+            members.push(rng.range(0, process_count - 1));
+        }
+        for &i in &members {
+            let states = sizes[i];
+            let lts = &mut processes[i].lts;
+            let label = lts.intern_label(&format!("r{k}_p{i}"));
+            let sources = if rng.chance(75) {
+                1
+            } else {
+                rng.range(1, states)
+            };
+            for _ in 0..sources {
+                let source = rng.range(0, states - 1) as u32;
+                for _ in 0..if rng.chance(20) { 2 } else { 1 } {
+                    lts.transitions.push(LtsTransition {
+                        source,
+                        label,
+                        target: rng.range(0, states - 1) as u32,
+                    });
+                }
+            }
+        }
+        rules.push(SyncRule {
+            participants: members
+                .iter()
+                .map(|&process| Participant {
+                    process,
+                    label: format!("r{k}_p{process}"),
+                })
+                .collect(),
+            // Sometimes two rules share a result action.
+            result: format!("r{}", if rng.chance(10) { 0 } else { k }),
+        });
+    }
+    let mut net = Network {
+        processes,
+        rules,
+        unmatched: UnmatchedLabels::Independent,
+        monitors: Vec::new(),
+    };
+    net.validate()
+        .expect("generated networks are valid by construction");
+    if rng.chance(30) {
+        net = net.with_monitor(&random_monitor(&mut rng, &net));
+    }
+    net
+}
+
+/// A proptest strategy over [`random_wide_network`], shrinking by seed.
+pub fn wide_networks() -> impl Strategy<Value = Network> {
+    any::<u64>().prop_map(random_wide_network)
+}
+
 /// A scalable network with a known state space: `processes` counters of
 /// `states` values each; counter `i` steps up alone (`inc_i`) and, with
 /// `resets`, drops from its top value back to 0 together with counter

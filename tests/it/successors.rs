@@ -10,8 +10,8 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use warpcheck::encode::{
-    DEFAULT_LOOKUP_ROWS, ERROR_TARGET, EncodedNetwork, Expansion, FlatSuccessorTables, INDEPENDENT,
-    MONITOR_ROW, OwnerChoice, SuccessorGenerator,
+    DEFAULT_INDEXED_FROM, DEFAULT_LOOKUP_ROWS, ERROR_TARGET, EncodedNetwork, Expansion, FIXED_ROW,
+    FlatSuccessorTables, INDEPENDENT, MONITOR_ROW, OwnerChoice, RULE_INDEX, SuccessorGenerator,
 };
 use warpcheck::model::{Network, UnmatchedLabels};
 use warpcheck::testing;
@@ -111,8 +111,9 @@ fn model_steps(net: &Network, monitor: Option<usize>, locals: &[u32]) -> (Vec<St
 /// A successor vector and whether it entered an error state.
 type Successor = (Vec<u32>, bool);
 
-/// `generator_next` of `kernels/explore.cu` on the host: every successor
-/// of `state` through the flat tables, sorted, and what the kernel counts.
+/// `generator_next` of `kernels/explore/network.cuh` on the host: every
+/// successor of `state` through the flat tables, sorted, and what the
+/// kernel counts.
 fn kernel_successors(
     net: &EncodedNetwork,
     tables: &FlatSuccessorTables,
@@ -124,13 +125,39 @@ fn kernel_successors(
         let word = &mut vector[f[0] as usize];
         *word = (*word & !(f[2] << f[1])) | ((value & f[2]) << f[1]);
     };
+    let item_at = |at: u32| &tables.items[4 * at as usize..][..4];
     let mut found = Vec::new();
     let mut expansion = Expansion::default();
     for (p, field) in net.layout.fields.iter().enumerate() {
         let own_field = [field.word, field.shift, field.mask() >> field.shift];
         let at = net.proc_offsets[p] as usize + get(&own_field, state) as usize;
-        for item in tables.item_offsets[at]..tables.item_offsets[at + 1] {
-            let item = &tables.items[4 * item as usize..][..4];
+        // The local state's items, each rule index in place of the items
+        // of the cell that the state selects.
+        let mut items = Vec::new();
+        for at in tables.item_offsets[at]..tables.item_offsets[at + 1] {
+            let item = item_at(at);
+            if item[0] & INDEPENDENT != 0 || item[0] & RULE_INDEX == 0 {
+                items.push(item);
+                continue;
+            }
+            let cell: u32 = (item[0] & !RULE_INDEX..item[1])
+                .map(|key| {
+                    let row = &tables.others[4 * key as usize..][..4];
+                    get(row, state) * row[3]
+                })
+                .sum();
+            let row = 2 * (item[2] + cell) as usize;
+            for at in tables.lookup[row]..tables.lookup[row + 1] {
+                let filed = item_at(at);
+                assert_eq!(
+                    filed[0] & (INDEPENDENT | RULE_INDEX),
+                    0,
+                    "cells file owned rules"
+                );
+                items.push(filed);
+            }
+        }
+        for item in items {
             if item[0] & INDEPENDENT != 0 {
                 let mut next = state.to_vec();
                 set(&own_field, &mut next, item[1] & !ERROR_TARGET);
@@ -141,7 +168,12 @@ fn kernel_successors(
             let (mut monitor_missing, mut enabled) = (false, true);
             for other in item[0] as usize..item[3] as usize {
                 let row = &tables.others[4 * other..][..4];
-                let at = (row[3] & !MONITOR_ROW) as usize + get(row, state) as usize;
+                let base = (row[3] & !(MONITOR_ROW | FIXED_ROW)) as usize;
+                let at = if row[3] & FIXED_ROW != 0 {
+                    base
+                } else {
+                    base + get(row, state) as usize
+                };
                 let (lo, hi) = (tables.lookup[2 * at], tables.lookup[2 * at + 1]);
                 if lo < hi {
                     ranges.push((row, lo as usize, hi as usize));
@@ -264,8 +296,10 @@ proptest! {
         let mut encoded = EncodedNetwork::new(&net).expect("encodes");
         check_network(&net, &encoded)?;
         let full = kernel_tables(&encoded);
-        let rows = full.lookup.len() / 2;
-        prop_assert_eq!(rows, encoded.successor_tables().lookup_rows());
+        let rows = encoded.successor_tables().lookup_rows();
+        // Few rules a local state: no rule indexes, only participant rows.
+        prop_assert_eq!(encoded.successor_tables().index_sizes(), (0, 0));
+        prop_assert_eq!(rows, full.lookup.len() / 2);
         encoded.limit_lookup_tables(0);
         prop_assert_eq!(encoded.successor_tables().lookup_rows(), 0);
         check_network(&net, &encoded)?;
@@ -279,7 +313,54 @@ proptest! {
         if rows > 0 {
             prop_assert_eq!(encoded.flat_successor_tables(rows - 1, OwnerChoice::MostSelective), None);
         }
+        // Every rule with key participants indexed, with and without rows.
+        encoded.index_rules_from(0);
+        check_network(&net, &encoded)?;
+        encoded.limit_lookup_tables(0);
+        check_network(&net, &encoded)?;
     }
+
+    /// Networks with many rules a local state: rule indexes at the default
+    /// threshold where a process owns enough rules, everywhere, and never;
+    /// with the full row budget, none and some.
+    #[test]
+    fn indexed_successors_match_the_model(
+        net in testing::wide_networks(),
+        indexed_from in 0usize..4,
+        partial_rows in 0usize..40,
+    ) {
+        let mut encoded = EncodedNetwork::new(&net).expect("encodes");
+        prop_assert_eq!(encoded.successor_tables().indexed_from(), DEFAULT_INDEXED_FROM);
+        check_network(&net, &encoded)?;
+        for from in [indexed_from, usize::MAX] {
+            encoded.index_rules_from(from);
+            prop_assert_eq!(encoded.successor_tables().indexed_from(), from);
+            check_network(&net, &encoded)?;
+            encoded.limit_lookup_tables(partial_rows);
+            prop_assert_eq!(encoded.successor_tables().indexed_from(), from);
+            check_network(&net, &encoded)?;
+            encoded.limit_lookup_tables(DEFAULT_LOOKUP_ROWS);
+        }
+        encoded.index_rules_from(usize::MAX);
+        prop_assert_eq!(encoded.successor_tables().index_sizes(), (0, 0));
+    }
+}
+
+/// The wide random networks do exercise rule indexes: with every rule
+/// that has key participants indexed, most of them have some.
+#[test]
+fn wide_networks_have_rule_indexes() {
+    let indexed = (0..50)
+        .filter(|&seed| {
+            let mut encoded = EncodedNetwork::new(&testing::random_wide_network(seed)).unwrap();
+            encoded.index_rules_from(0);
+            encoded.successor_tables().index_sizes().0 > 0
+        })
+        .count();
+    assert!(
+        indexed >= 40,
+        "only {indexed} of 50 networks have rule indexes"
+    );
 }
 
 /// The counters network: counter `i` is the owner of nothing but its own
@@ -303,15 +384,23 @@ fn counters_have_exact_successors() {
 
 /// The kernel's generator over the flat tables and the reference
 /// generator give the same successors and counts on every reachable state
-/// (up to 20,000 each) of the small MCC models.
+/// (up to 20,000 each) of the small MCC models; so do both with the rules
+/// indexed wherever they have key participants.
 #[test]
 fn kernel_tables_generate_the_reference_successors_on_mcc_models() {
     let models = testing::mcc_models(Path::new("tests/data/mcc"));
     assert!(!models.is_empty(), "no models under tests/data/mcc");
     for model in models {
         let net = testing::load_mcc_model(&model);
-        let tables = kernel_tables(&net);
+        let mut indexed = net.clone();
+        indexed.index_rules_from(0);
+        assert!(indexed.successor_tables().index_sizes().0 > 0);
+        let kernels = [
+            (&net, kernel_tables(&net)),
+            (&indexed, kernel_tables(&indexed)),
+        ];
         let mut generator = SuccessorGenerator::new(&net);
+        let mut indexed_generator = SuccessorGenerator::new(&indexed);
         let mut seen = std::collections::HashSet::from([net.initial.clone()]);
         let mut queue = vec![net.initial.clone()];
         while let Some(state) = queue.pop() {
@@ -319,19 +408,37 @@ fn kernel_tables_generate_the_reference_successors_on_mcc_models() {
             let expansion =
                 generator.for_each(&state, |s| expected.push((s.state.to_vec(), s.error)));
             expected.sort();
-            let (found, kernel_expansion) = kernel_successors(&net, &tables, &state);
+            let mut from_index = Vec::new();
+            let index_expansion = indexed_generator
+                .for_each(&state, |s| from_index.push((s.state.to_vec(), s.error)));
+            from_index.sort();
             assert_eq!(
-                found,
+                from_index,
                 expected,
-                "{}: successors of {state:?}",
+                "{}: indexed successors of {state:?}",
                 model.display()
             );
             assert_eq!(
-                kernel_expansion,
+                index_expansion,
                 expansion,
-                "{}: at {state:?}",
+                "{}: indexed, at {state:?}",
                 model.display()
             );
+            for (encoded, tables) in &kernels {
+                let (found, kernel_expansion) = kernel_successors(encoded, tables, &state);
+                assert_eq!(
+                    found,
+                    expected,
+                    "{}: successors of {state:?}",
+                    model.display()
+                );
+                assert_eq!(
+                    kernel_expansion,
+                    expansion,
+                    "{}: at {state:?}",
+                    model.display()
+                );
+            }
             for (next, _) in expected {
                 if seen.len() < MAX_REACHABLE_STATES && seen.insert(next.clone()) {
                     queue.push(next);

@@ -1,8 +1,9 @@
 //! The encoded network as the kernel's successor generator reads it: the
 //! CPU's [`SuccessorTables`](crate::encode::SuccessorTables), flattened
 //! into `u32` arrays ([`FlatSuccessorTables`]): per local state a list of
-//! **items** (its independent entries, and the rules its process owns with
-//! its entries for them), per rule its other participants, and for every
+//! **items** (its independent entries, the rules its process owns with
+//! its entries for them, and the rule indexes that file the rules it owns
+//! where it owns many), per rule its other participants, and for every
 //! other participant a direct table from its local state to its entries of
 //! the rule.
 //!
@@ -40,7 +41,7 @@ pub(super) fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encode::MONITOR_ROW;
+    use crate::encode::{FIXED_ROW, INDEPENDENT, MONITOR_ROW, RULE_INDEX};
     use crate::model::{
         ErrorKind, ErrorState, Lts, LtsTransition, Network, Participant, Process, SyncRule,
     };
@@ -203,6 +204,92 @@ mod tests {
             }
         }
         assert_eq!(tables.lookup.len(), 2 * (3 + 2));
+    }
+
+    /// Owner p0 (4 states) offers rules `r0`, `r1`, `r2` in its state 0
+    /// only; p1 (3 states) offers `rk` in its state k alone.
+    fn indexed_rules() -> EncodedNetwork {
+        let mut p0 = process("p0", 4, &[]);
+        let mut p1 = process("p1", 3, &[]);
+        let mut rules = Vec::new();
+        for k in 0..3u32 {
+            let name = format!("r{k}");
+            for (p, source) in [(&mut p0, 0), (&mut p1, k)] {
+                let label = p.lts.intern_label(&name);
+                p.lts.transitions.push(LtsTransition {
+                    source,
+                    label,
+                    target: 1,
+                });
+            }
+            rules.push(SyncRule {
+                participants: (0..2)
+                    .map(|process| Participant {
+                        process,
+                        label: name.clone(),
+                    })
+                    .collect(),
+                result: name,
+            });
+        }
+        let network = Network {
+            rules,
+            processes: vec![p0, p1],
+            ..Network::default()
+        };
+        let mut net = EncodedNetwork::new(&network).unwrap();
+        net.index_rules_from(0);
+        net
+    }
+
+    #[test]
+    fn an_index_item_files_each_rule_in_the_cell_of_its_key() {
+        let net = indexed_rules();
+        let tables = build(&net, MAX_LOOKUP_ROWS, OwnerChoice::MostSelective).unwrap();
+        let item = |at: u32| &tables.items[4 * at as usize..][..4];
+        let row = |at: u32| {
+            [
+                tables.lookup[2 * at as usize],
+                tables.lookup[2 * at as usize + 1],
+            ]
+        };
+        // p0's state 0: one rule index over the key p1 (stride 1); its
+        // other states: nothing.
+        let p0 = net.proc_offsets[0] as usize;
+        assert_eq!(tables.item_offsets[p0..p0 + 5], [0, 1, 1, 1, 1]);
+        let index = item(0);
+        assert_eq!(index[0] & (INDEPENDENT | RULE_INDEX), RULE_INDEX);
+        let key = (index[0] & !RULE_INDEX) as usize;
+        assert_eq!(index[1] as usize, key + 1);
+        assert_eq!(tables.others[4 * key..][..3], field(&net, 1));
+        assert_eq!(tables.others[4 * key + 3], 1);
+        for k in 0..3u32 {
+            // Cell k: the one rule p1 offers in state k, with p0's entry
+            // for it and p1's, fixed (no look-up by local state).
+            let [lo, hi] = row(index[2] + k);
+            assert_eq!(hi, lo + 1, "cell {k}");
+            let [first, own_lo, own_hi, end]: [u32; 4] = item(lo).try_into().unwrap();
+            assert_eq!(net.transitions[2 * own_lo as usize], k, "rule r{k}");
+            assert_eq!(own_hi, own_lo + 1);
+            assert_eq!(end, first + 1);
+            let other = &tables.others[4 * first as usize..][..4];
+            assert_eq!(other[..3], field(&net, 1));
+            assert_eq!(other[3] & (FIXED_ROW | MONITOR_ROW), FIXED_ROW);
+            let entries = row(other[3] & !FIXED_ROW);
+            assert_eq!(entries[1], entries[0] + 1);
+            assert_eq!(net.entry_range(1, k).0 as u32, entries[0]);
+        }
+    }
+
+    #[test]
+    fn without_an_index_the_owner_lists_its_rules() {
+        let mut net = indexed_rules();
+        net.index_rules_from(usize::MAX);
+        let tables = build(&net, MAX_LOOKUP_ROWS, OwnerChoice::MostSelective).unwrap();
+        let p0 = net.proc_offsets[0] as usize;
+        assert_eq!(tables.item_offsets[p0..p0 + 5], [0, 3, 3, 3, 3]);
+        assert!(tables.items.chunks(4).all(|item| item[0] & RULE_INDEX == 0));
+        assert_eq!(tables.lookup.len(), 2 * 3 * 3);
     }
 
     #[test]
