@@ -22,8 +22,11 @@
 //!   group indexes only as many of its keys (most selective first) as keep
 //!   its cells within [`CELL_FLOOR`] or [`CELLS_PER_RULE`] per rule, so the
 //!   cells stay linear in the rules; the other participants are checked as
-//!   in a list. Local states that own fewer rules keep the list, so nets
-//!   with few rules per local state are expanded as before.
+//!   in a list. Local states that own fewer rules keep the list, and a
+//!   network without any rule index is expanded by a loop that never looks
+//!   for one, so nets with few rules per local state are expanded as
+//!   before. A rule filed in a cell has its keys' entries fixed: they are
+//!   one lookup row each, read without their local state.
 //!
 //! Any participant may own a rule: exactly one does, and the combinations
 //! are the same. The owner is the participant that offers the rule in the
@@ -62,7 +65,7 @@ pub const DEFAULT_LOOKUP_ROWS: usize = 1 << 22;
 /// Default least number of rules a process must own in one of its local
 /// states for them to be indexed there (see the module documentation);
 /// [`SuccessorTables::indexed_from`] is the one in use.
-pub const DEFAULT_INDEXED_FROM: usize = 16;
+pub const DEFAULT_INDEXED_FROM: usize = 64;
 
 /// Cells a rule index may always have, however few its rules.
 pub const CELL_FLOOR: u64 = 64;
@@ -185,11 +188,10 @@ pub struct SuccessorTables {
     /// participant of each indexed rule.
     lookup: Vec<[u32; 2]>,
     /// The rule indexes of all slots, their keys, and their cells: a cell
-    /// is the range `[lo, hi)` of `indexed` that it files.
+    /// is the range `[lo, hi)` of `owned` that it files.
     indexes: Vec<RuleIndex>,
     keys: Vec<IndexKey>,
     cells: Vec<[u32; 2]>,
-    indexed: Vec<OwnedGroup>,
     /// The least number of rules owned in a local state that are indexed.
     indexed_from: usize,
     /// The most lookup rows by local state the tables were allowed, and
@@ -304,9 +306,9 @@ impl SuccessorTables {
         };
         for p in 0..net.processes() {
             for s in 0..=local_states(p) {
-                let owned_start = tables.owned.len() as u32;
                 let indexes_start = tables.indexes.len() as u32;
                 if s == local_states(p) {
+                    let owned_start = tables.owned.len() as u32;
                     let end = net.state_offsets[net.proc_offsets[p] as usize + s];
                     tables.slots.push(SlotPlan {
                         owned_start,
@@ -340,6 +342,9 @@ impl SuccessorTables {
                 if owned_here.len() >= indexed_from.max(1) {
                     owned_here = tables.index_rules(net, owned_here, &keys_of, &local_states);
                 }
+                // The rules checked one by one follow those that the cells
+                // file (in `owned` too).
+                let owned_start = tables.owned.len() as u32;
                 tables.owned.extend(owned_here);
                 tables.slots.push(SlotPlan {
                     owned_start,
@@ -444,11 +449,11 @@ impl SuccessorTables {
             });
             let mut filed = filed.into_iter().peekable();
             for cell in 0..cells {
-                let lo = self.indexed.len() as u32;
+                let lo = self.owned.len() as u32;
                 while let Some((_, entry)) = filed.next_if(|&(at, _)| at == cell) {
-                    self.indexed.push(entry);
+                    self.owned.push(entry);
                 }
-                self.cells.push([lo, self.indexed.len() as u32]);
+                self.cells.push([lo, self.owned.len() as u32]);
             }
         }
         unkeyed
@@ -529,8 +534,10 @@ impl SuccessorTables {
             }
         }
         let indexed_base = (flat.items.len() / 4) as u32;
-        for group in &self.indexed {
-            flat.items.extend(owned_item(group));
+        if !self.cells.is_empty() {
+            for group in &self.owned {
+                flat.items.extend(owned_item(group));
+            }
         }
         flat.lookup.extend(self.lookup.as_flattened());
         for &[lo, hi] in &self.cells {
@@ -587,8 +594,9 @@ pub struct FlatSuccessorTables {
     /// `others[first .. end]`; for a rule index, `[RULE_INDEX | first,
     /// end, cells, 0]`, its keys being `others[first .. end]` and its cell
     /// 0 the row `cells` of `lookup`; for an independent entry,
-    /// `[INDEPENDENT | action, target, 0, 0]`. After the last local state's
-    /// items come the owned rules that the cells file.
+    /// `[INDEPENDENT | action, target, 0, 0]`. Where there are rule indexes,
+    /// all owned rules follow the last local state's items again, and the
+    /// cells' ranges point there.
     pub items: Vec<u32>,
     /// Four words per other participant of a rule: its field's word, shift
     /// and unshifted mask, and the index of its local state 0's row in
@@ -697,7 +705,24 @@ impl<'n> SuccessorGenerator<'n> {
     }
 
     /// Calls `emit` for every successor of `state`, in a fixed order.
-    pub fn for_each(&mut self, state: &[u32], mut emit: impl FnMut(Successor<'_>)) -> Expansion {
+    pub fn for_each(&mut self, state: &[u32], emit: impl FnMut(Successor<'_>)) -> Expansion {
+        // Decided per network: one without rule indexes runs a loop that
+        // has no look at them.
+        if self.net.successor_tables.indexes.is_empty() {
+            self.expand::<false>(state, emit)
+        } else {
+            self.expand::<true>(state, emit)
+        }
+    }
+
+    /// [`SuccessorGenerator::for_each`], looking up the cells of rule
+    /// indexes if `INDEXED`.
+    #[inline(always)]
+    fn expand<const INDEXED: bool>(
+        &mut self,
+        state: &[u32],
+        mut emit: impl FnMut(Successor<'_>),
+    ) -> Expansion {
         let net = self.net;
         let tables = &net.successor_tables;
         let mut seen = Expansion::default();
@@ -707,16 +732,20 @@ impl<'n> SuccessorGenerator<'n> {
             let slot = tables.slots[(base + local) as usize];
             // The rules it checks one by one, then those in the cells
             // that this state selects in its rule indexes.
-            let listed = &tables.owned[slot.owned_start as usize..slot.owned_end as usize];
-            let indexes = &tables.indexes[slot.indexes_start as usize..slot.indexes_end as usize];
-            let filed = indexes.iter().flat_map(|index| {
+            let mut rules = slot.owned_start as usize..slot.owned_end as usize;
+            let mut indexes = slot.indexes_start as usize..slot.indexes_end as usize;
+            loop {
+                for group in &tables.owned[rules] {
+                    self.combine(state, place, group, &mut seen, &mut emit);
+                }
+                let Some(index) = indexes.next().filter(|_| INDEXED) else {
+                    break;
+                };
+                let index = tables.indexes[index];
                 let keys = &tables.keys[index.keys_start as usize..index.keys_end as usize];
                 let cell: u32 = keys.iter().map(|k| k.place.get(state) * k.stride).sum();
                 let [lo, hi] = tables.cells[(index.cells_start + cell) as usize];
-                &tables.indexed[lo as usize..hi as usize]
-            });
-            for group in listed.iter().chain(filed) {
-                self.combine(state, place, group, &mut seen, &mut emit);
+                rules = lo as usize..hi as usize;
             }
             let independent =
                 &net.transitions[2 * slot.independent_start as usize..2 * slot.end as usize];
@@ -740,6 +769,7 @@ impl<'n> SuccessorGenerator<'n> {
 
     /// Fires the rule of `group`, owned by the process at `owner`, if every
     /// other participant has entries for it.
+    #[inline(always)]
     fn combine(
         &mut self,
         state: &[u32],
