@@ -30,15 +30,7 @@ fn model_in(dir: &Path, name: &str) -> Option<ProbModel> {
 /// Checks every computable oracle row whose model is in one of `dirs`
 /// (first found wins) with `engine`; the rows checked.
 fn check_oracles(dirs: &[PathBuf], engine: Engine<'_>) -> usize {
-    let options = SolveOptions {
-        precision: Precision {
-            epsilon: 1e-9,
-            relative: true,
-        },
-        sound: true,
-        max_iterations: 10_000_000,
-        deadline: None,
-    };
+    let options = tight_options();
     let mut checked = 0;
     let mut failures = Vec::new();
     for row in oracle_rows(&data("prob").join("oracles.tsv")) {
@@ -551,8 +543,8 @@ proptest::proptest! {
             let expected = brute_force(&mdp, &Objective::Reward { rewards: &rewards, target: &target }, maximise);
             let prepared = || numeric::reward::prepare(&mdp, &rewards, &target, Some(optimum));
             for bounds in [
-                numeric::reference::iterate(&mdp, prepared(), &reward_options()),
-                numeric::cpu::iterate(&mdp, prepared(), &reward_options(), 2),
+                numeric::reference::iterate(&mdp, prepared(), &tight_options()),
+                numeric::cpu::iterate(&mdp, prepared(), &tight_options(), 2),
             ] {
                 proptest::prop_assert!(bounds.converged);
                 let outcome = bounds.outcome(true);
@@ -574,8 +566,9 @@ proptest::proptest! {
     }
 }
 
-/// Relative precision 1e-9 (rewards have no natural scale).
-fn reward_options() -> SolveOptions {
+/// Sound, relative precision 1e-9: the oracle rows' precision, and what
+/// rewards need (they have no natural scale).
+fn tight_options() -> SolveOptions {
     SolveOptions {
         precision: Precision {
             epsilon: 1e-9,
@@ -646,7 +639,7 @@ fn the_gpu_agrees_with_the_reference_on_random_mdps() {
 #[test]
 fn the_gpu_agrees_with_the_reference_on_long_rows() {
     with_gpu(|device| {
-        let options = reward_options();
+        let options = tight_options();
         let n = 300u32;
         let mut seed = 7u64;
         let mut next = move |bound: u64| {
@@ -701,7 +694,7 @@ fn umb_choice_rewards_of_a_dtmc_are_per_step_rewards() {
     let from_text = model_in(&data("prob"), "leader_sync-4-4").unwrap();
     let property = property::parse("R{\"num_rounds\"}=? [ F \"elected\" ]").unwrap();
     let [a, b] = [&from_umb, &from_text].map(|model| {
-        numeric::check(model, &property, &reward_options(), Engine::Reference).unwrap()
+        numeric::check(model, &property, &tight_options(), Engine::Reference).unwrap()
     });
     let initial = from_umb.model.initial() as usize;
     let (x, y) = (a.values[initial], b.values[initial]);
