@@ -21,7 +21,9 @@ use crate::error::{Error, exit};
 use crate::explore::cpu::{self, CpuOptions, MAX_THREADS};
 use crate::explore::gpu::{self, GpuOptions};
 use crate::explore::livelock::{self, Livelock};
-use crate::explore::{Completion, Exploration, Progress, SearchOptions, StopSignal, reference};
+use crate::explore::{
+    Completion, Exploration, Progress, SearchOptions, StopSignal, Storage, reference,
+};
 use crate::frontend::{self, Format, aut::AutWriter, pnml};
 use crate::model::Network;
 use crate::report::{CheckReport, InfoReport, LIVELOCK_FOUND, LassoView, TraceView, Verdict};
@@ -172,6 +174,11 @@ pub struct SearchLimits {
     /// exit code 3.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory: Option<u64>,
+    /// How the states are stored: `plain` (whole vectors, fastest),
+    /// `tree` (shared halves of vectors: a few bytes a state whatever their
+    /// width), or `auto` (plain while the states fit, then tree).
+    #[arg(long, value_name = "KIND", value_enum, default_value_t = StorageArg::Auto)]
+    pub storage: StorageArg,
     /// Stop after this many seconds of search (fractions allowed), with
     /// the figures so far and exit code 3, as Ctrl-C does.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
@@ -182,6 +189,28 @@ pub struct SearchLimits {
     /// GPU to use, as CUDA numbers the visible devices (default 0).
     #[arg(long, value_name = "N")]
     pub device: Option<usize>,
+}
+
+/// Values of `--storage` (see [`Storage`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StorageArg {
+    /// Plain while the states fit, then tree.
+    Auto,
+    /// Whole vectors.
+    Plain,
+    /// Vectors as trees of shared halves.
+    Tree,
+}
+
+impl StorageArg {
+    /// The engines' storage choice.
+    fn storage(self) -> Storage {
+        match self {
+            StorageArg::Auto => Storage::Auto,
+            StorageArg::Plain => Storage::Plain,
+            StorageArg::Tree => Storage::Tree,
+        }
+    }
 }
 
 /// Parameterised model families of `generate`.
@@ -636,6 +665,7 @@ fn search_options(limits: &SearchLimits, stop: &StopSignal) -> SearchOptions {
     SearchOptions {
         max_states: limits.max_states,
         memory_bytes: limits.memory,
+        storage: limits.storage.storage(),
         stop: stop.clone(),
         ..SearchOptions::default()
     }
@@ -944,6 +974,12 @@ fn check_report(
             0.0
         },
         memory_bytes: exploration.memory_bytes,
+        storage: exploration.storage.key().to_string(),
+        bytes_per_state: if exploration.states > 0 {
+            exploration.state_bytes as f64 / exploration.states as f64
+        } else {
+            0.0
+        },
         engine_details,
         warnings,
         trace,

@@ -45,12 +45,41 @@ pub struct SearchOptions {
     /// the search with [`Completion::TableFull`]. `None`: each engine's
     /// default, most of the free memory of the host or device.
     pub memory_bytes: Option<u64>,
+    /// How the engines store the visited states (`--storage`).
+    pub storage: Storage,
     /// Ends the search early with [`Completion::Interrupted`] (Ctrl-C,
     /// `--timeout`); engines look at it at least every few thousand states
     /// (the GPU engine between kernel launches).
     pub stop: StopSignal,
     /// Progress callback.
     pub progress: Option<ProgressFn>,
+}
+
+/// How an engine stores the visited state vectors.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Storage {
+    /// Plain while the states fit that way; tree storage once they would
+    /// not (or, where an engine has no tree storage, plain).
+    #[default]
+    Auto,
+    /// Each vector whole in a hash table: fastest, its width in bytes a
+    /// state and more.
+    Plain,
+    /// Each vector as a root pointing at shared halves, recursively, in a
+    /// table of nodes (Laarman's tree compression): a few bytes a state
+    /// whatever the vector's width, for more work a state.
+    Tree,
+}
+
+impl Storage {
+    /// The name `--storage` takes and the reports print.
+    pub fn key(self) -> &'static str {
+        match self {
+            Storage::Auto => "auto",
+            Storage::Plain => "plain",
+            Storage::Tree => "tree",
+        }
+    }
 }
 
 /// A request to end a search early, shared between the searching threads
@@ -93,6 +122,7 @@ impl std::fmt::Debug for SearchOptions {
             .field("max_states", &self.max_states)
             .field("no_trace", &self.no_trace)
             .field("memory_bytes", &self.memory_bytes)
+            .field("storage", &self.storage)
             .field("stop", &self.stop)
             .finish()
     }
@@ -200,6 +230,14 @@ pub struct Exploration {
     pub elapsed: Duration,
     /// Bytes of memory the state store used.
     pub memory_bytes: u64,
+    /// How the states were stored in the end ([`Storage::Plain`] or
+    /// [`Storage::Tree`]).
+    pub storage: Storage,
+    /// Bytes the stored states occupy in the store: their table entries
+    /// and tree nodes, with their predecessor links when traces are kept
+    /// (without the empty room of the tables, which `memory_bytes`
+    /// counts). Divided by `states`, the bytes a state.
+    pub state_bytes: u64,
     /// Name of the engine, for the report.
     pub engine: String,
 }

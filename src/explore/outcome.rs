@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use super::{Completion, Exploration, Finding, FindingKind, SearchOptions, Trace};
+use super::{Completion, Exploration, Finding, FindingKind, SearchOptions, Storage, Trace};
 use crate::encode::EncodedNetwork;
 use crate::error::Error;
 use crate::explicit::GraphSink;
@@ -68,6 +68,8 @@ pub fn initial_error(
         completion: ending.completion(),
         elapsed: started.elapsed(),
         memory_bytes: 0,
+        storage: Storage::Plain,
+        state_bytes: 0,
         engine,
     })
 }

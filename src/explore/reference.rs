@@ -7,7 +7,9 @@ use hashbrown::HashTable;
 
 use super::livelock::{FlatVectors, StateSpace};
 use super::outcome::{self, Ending};
-use super::{Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace};
+use super::{
+    Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Storage, Trace,
+};
 use crate::encode::{EncodedNetwork, SuccessorGenerator, hash_words};
 use crate::error::Error;
 use crate::explicit::{Edge, GraphSink, LabelledGraphBuilder};
@@ -76,6 +78,13 @@ impl Store {
             self.parents.push(parent);
         }
         Stored::Added(index)
+    }
+
+    /// Bytes the stored states occupy: their vectors, table entries and
+    /// predecessor records.
+    fn state_bytes(&self) -> u64 {
+        let states = self.len() as u64;
+        states * (4 * self.words as u64 + 4) + std::mem::size_of_val(self.parents.as_slice()) as u64
     }
 
     fn memory_bytes(&self) -> u64 {
@@ -236,6 +245,8 @@ fn search(
         completion: Completion::Complete,
         elapsed: Duration::ZERO,
         memory_bytes: 0,
+        storage: Storage::Plain,
+        state_bytes: 0,
         engine: ENGINE.to_string(),
     };
     let mut error_states = hashbrown::HashSet::new();
@@ -350,6 +361,7 @@ fn search(
     result.states = store.len() as u64;
     result.elapsed = start.elapsed();
     result.memory_bytes = store.memory_bytes();
+    result.state_bytes = store.state_bytes();
     (result, store.vectors)
 }
 

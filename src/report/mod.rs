@@ -399,6 +399,11 @@ pub struct CheckReport {
     pub states_per_second: f64,
     /// Bytes of memory of the state store.
     pub memory_bytes: u64,
+    /// How the states were stored: `plain` or `tree`.
+    pub storage: String,
+    /// Bytes the stored states occupy, a state on average: table entries,
+    /// tree nodes and predecessor links, without the tables' empty room.
+    pub bytes_per_state: f64,
     /// Engine-specific figures (GPU table size and fill, threads, …).
     pub engine_details: Vec<(String, String)>,
     /// Warnings about the model and the options, also printed on stderr.
@@ -460,14 +465,16 @@ impl CheckReport {
         }
         out.push_str(&format!(
             "vector: {} processes, {} bits in {} words\ntime: load {:.3} s, search {:.3} s \
-             ({:.0} states/s)\nmemory: {}\n",
+             ({:.0} states/s)\nmemory: {} ({} storage, {:.1} bytes a state)\n",
             self.processes,
             self.vector_bits,
             self.vector_words,
             self.load_seconds,
             self.search_seconds,
             self.states_per_second,
-            human_bytes(self.memory_bytes)
+            human_bytes(self.memory_bytes),
+            self.storage,
+            self.bytes_per_state
         ));
         for (k, v) in &self.engine_details {
             out.push_str(&format!("{k}: {v}\n"));

@@ -92,9 +92,11 @@ fn json_report_follows_the_documented_schema() {
         "search_seconds",
         "states_per_second",
         "memory_bytes",
+        "bytes_per_state",
     ] {
         assert!(v[key].is_number(), "{key} missing");
     }
+    assert_eq!(v["storage"], "plain");
 }
 
 #[test]

@@ -111,7 +111,9 @@ use parents::{ParentLog, Parents};
 
 use super::livelock::{self, StateSpace};
 use super::outcome::{self, Ending};
-use super::{Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Trace};
+use super::{
+    Completion, Exploration, Finding, FindingKind, Progress, SearchOptions, Storage, Trace,
+};
 use crate::encode::{EncodedNetwork, SuccessorGenerator, hash_words};
 use crate::error::Error;
 use crate::explicit::{GraphSink, LabelledGraphBuilder};
@@ -423,6 +425,8 @@ fn search_from(
         completion: ending.completion(),
         elapsed: start.elapsed(),
         memory_bytes: table.bytes_for(handed_out) + parent_bytes + frontier_bytes,
+        storage: Storage::Plain,
+        state_bytes: totals.states * (table.store.record_bytes() + ENTRY_BYTES) + parent_bytes,
         engine: team.engine_name(),
     };
     (exploration, StoredStates { table, published })

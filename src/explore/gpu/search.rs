@@ -11,7 +11,7 @@ use super::kernel::{GrowParams, NetworkKernel, SearchKernel, SearchParams, found
 use super::{Frontier, GpuExploration, GpuOptions, ReadOnlyPath, SlotNumbers, SyncCombination};
 use crate::encode::{EncodedNetwork, hash_words};
 use crate::explore::outcome::{self, Ending};
-use crate::explore::{Exploration, Finding, FindingKind, Progress, SearchOptions, Trace};
+use crate::explore::{Exploration, Finding, FindingKind, Progress, SearchOptions, Storage, Trace};
 use crate::gpu::{Device, GpuError};
 
 /// Shared memory a block may use without opting in to more.
@@ -732,6 +732,8 @@ pub(super) fn run(
         completion,
         elapsed: search_start.elapsed(),
         memory_bytes: growth.peak_bytes,
+        storage: Storage::Plain,
+        state_bytes: states * 4 * geometry.slot_words as u64,
         engine,
     };
     let exploration = GpuExploration {
