@@ -28,7 +28,7 @@
 // does, a bucket fills before the sequence moves on.
 __device__ bool place(unsigned* table, unsigned long long buckets, const unsigned* stored) {
     unsigned long long b, step;
-    probe_start(hash_words<VEC_WORDS>(stored), buckets, b, step);
+    probe_start(hash_words<KEY_WORDS>(stored), buckets, b, step);
     for (int probe = 0; probe < MAX_PROBES; ++probe) {
         unsigned* bucket = table + b * BUCKET_WORDS;
         for (unsigned s = 0; s < SLOTS_PER_BUCKET; ++s) {
@@ -55,7 +55,7 @@ extern "C" __global__ void locate(const GrowParams p) {
         const unsigned* stored = p.source + slot_offset(i);
         slot_t to = NO_SLOT;
         if (stored[0] != EMPTY_WORD) {
-            to = table_find(p.table, p.buckets, stored, hash_words<VEC_WORDS>(stored));
+            to = table_find(p.table, p.buckets, stored, hash_words<KEY_WORDS>(stored));
             if (to == NO_SLOT) atomicAdd(p.failed, 1ull);
         }
         p.moved_to[i] = to;
@@ -75,8 +75,8 @@ extern "C" __global__ void renumber_links(const GrowParams p) {
         unsigned* stored = p.table + slot_offset(s);
         if (stored[0] == EMPTY_WORD || ((p.done[s / 32] >> (s % 32)) & 1)) continue;
         slot_t to;
-        if (!renumbered(p, read_slot_number(stored + VEC_WORDS), to)) continue;
-        for (unsigned k = 0; k < SLOT_NUMBER_WORDS; ++k) stored[VEC_WORDS + k] = slot_word(to, k);
+        if (!renumbered(p, read_slot_number(stored + KEY_WORDS), to)) continue;
+        for (unsigned k = 0; k < SLOT_NUMBER_WORDS; ++k) stored[KEY_WORDS + k] = slot_word(to, k);
         atomicOr(p.done + s / 32, 1u << (s % 32));
     }
 #else

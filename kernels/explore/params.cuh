@@ -32,6 +32,8 @@ struct SearchParams {
     unsigned* queue2;
     unsigned long long queue_capacity; // entries of each queue, or words of each bitmap
     unsigned long long* stats;         // counters at the ST_* indices
+    unsigned long long* nodes;         // the node table (tree storage: tree.cuh)
+    unsigned long long node_buckets;
     unsigned long long max_states;
     unsigned long long grow_at;        // stop before a level that might take the states beyond this
     unsigned first_level;

@@ -5,6 +5,9 @@
 // Compiled by NVRTC at run time. Macros from the host
 // (src/explore/gpu/kernel.rs, besides those of network.cuh and table.cuh):
 //   TRACE          1: store the predecessor slot after the vector
+//   TREE           1: store vectors as trees (explore/tree.cuh): the table
+//                  holds root pairs (KEY_WORDS 2), the nodes their own table
+//   TREE_REFS      values above a vector's words in its tree (tree.cuh)
 //   WIDE_SLOTS     1: 64-bit slot numbers (explore/slot.cuh)
 //   CACHE_ENTRIES  entries of each warp's cache of inserted vectors (0: off)
 //   WORK_CLAIMING  1: warps claim frontier chunks dynamically (work claiming)
@@ -28,12 +31,22 @@
 #include "explore/grow.cuh"
 #include "explore/network.cuh"
 #include "explore/table.cuh"
+#if TREE
+#include "explore/tree.cuh"
+#endif
 
 // Blocks per SM the register allocation must allow: 32 resident warps
 // (at most 64 registers a thread) keep enough insertions in flight.
 #define MIN_BLOCKS (WARPS >= 32 ? 1 : 32 / WARPS)
 // Bitmap words a warp claims at once when scanning for new marks.
 #define MARK_CHUNK 1024
+// Shared words of a warp: the vectors being expanded, one staged successor
+// per lane, the cache, with new marks the slots taken from the bitmap, with
+// sync buffers each lane's offer list, and with tree storage the expanded
+// states' tree values and each lane's root pair.
+#define WARP_OFFERS_AT (GROUPS_PER_WARP * VEC_WORDS + 32 * VEC_WORDS + CACHE_ENTRIES * VEC_WORDS + 32 * SLOT_NUMBER_WORDS * FRONTIER_BITS)
+#define WARP_TREE_AT (WARP_OFFERS_AT + 32 * OFFER_WORDS * SYNC_BUFFERS)
+#define WARP_SHARED_WORDS (WARP_TREE_AT + TREE * (GROUPS_PER_WARP * TREE_REFS + 32 * 2))
 
 // Records a finding at `slot`: the first of each class is kept (a fatal
 // error in its own counter, so that it wins over earlier findings), and a
@@ -124,13 +137,15 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
     const unsigned warp = threadIdx.x >> 5;
     const unsigned group = lane / GROUP_THREADS;
     const unsigned group_lane = lane % GROUP_THREADS;
-    // Per warp: the vectors being expanded, one staged successor per lane,
-    // the cache, with new marks the slots taken from the bitmap, and with
-    // sync buffers each lane's offer list.
-    unsigned* current =
-        shared + warp * (GROUPS_PER_WARP * VEC_WORDS + 32 * VEC_WORDS + CACHE_ENTRIES * VEC_WORDS + 32 * SLOT_NUMBER_WORDS * FRONTIER_BITS + 32 * OFFER_WORDS * SYNC_BUFFERS);
-    const Net net = network_of(params.net, current + GROUPS_PER_WARP * VEC_WORDS + 32 * VEC_WORDS +
-                                               CACHE_ENTRIES * VEC_WORDS + 32 * SLOT_NUMBER_WORDS * FRONTIER_BITS);
+    unsigned* current = shared + warp * WARP_SHARED_WORDS;
+    const Net net = network_of(params.net, current + WARP_OFFERS_AT);
+#if TREE
+    const Nodes nodes = {params.nodes, params.node_buckets};
+    // Each group's expanded state's tree values, and each lane's root pair.
+    unsigned* const tree_refs = current + WARP_TREE_AT;
+    unsigned* const keys = tree_refs + GROUPS_PER_WARP * TREE_REFS;
+    unsigned* const my_key = keys + 2 * lane;
+#endif
     unsigned* stage = current + GROUPS_PER_WARP * VEC_WORDS;
 #if CACHE_ENTRIES > 0
     unsigned* cache = stage + 32 * VEC_WORDS;
@@ -167,6 +182,9 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
 #endif
         // Per-warp tallies, flushed once per level (lane 0 holds them).
         unsigned long long new_states = 0, transitions = 0, blocked = 0, expanded = 0;
+#if TREE
+        unsigned new_nodes = 0; // stored by this lane
+#endif
         Chunks chunks = {&stats[ST_CURSOR + cur], global_warp, total_warps};
 #if FRONTIER_BITS
         // The warp claims MARK_CHUNK bitmap words at a time and reads them
@@ -237,10 +255,19 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
             const slot_t my_slot = active ? __ldcg(slots_in + index) : NO_SLOT;
 #endif
             unsigned* vec = current + group * VEC_WORDS;
+#if TREE
+            unsigned* const refs = tree_refs + group * TREE_REFS;
+            if (active && group_lane == 0) {
+                const unsigned* stored = table + slot_offset(my_slot);
+                const unsigned key[2] = {__ldcg(stored), __ldcg(stored + 1)};
+                tree_decode(nodes, key, vec, refs);
+            }
+#else
             if (active) {
                 const unsigned* stored = table + slot_offset(my_slot);
                 for (unsigned i = group_lane; i < VEC_WORDS; i += GROUP_THREADS) vec[i] = __ldcg(stored + i);
             }
+#endif
             __syncwarp();
             Generator gen;
             generator_start<(SYNC_BUFFERS != 0)>(gen, net, vec, active ? group_lane : net.processes);
@@ -266,6 +293,22 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                 for (int i = 0; i < VEC_WORDS && cached_already; ++i) cached_already = cached[i] == stage[lane * VEC_WORDS + i];
                 pending &= ~__ballot_sync(FULL_MASK, cached_already);
 #endif
+#if TREE
+                // Each lane turns its successor into a root pair (storing the
+                // nodes it needs): the key the groups below insert.
+                bool nodes_full = false;
+                unsigned long long my_key_hash = 0;
+                if ((pending >> lane) & 1) {
+                    nodes_full = !tree_root(nodes, stage + lane * VEC_WORDS, vec, refs, my_key, new_nodes);
+                    my_key_hash = hash_words<2>(my_key);
+                }
+                pending &= ~__ballot_sync(FULL_MASK, nodes_full);
+#define INSERTED_KEY(src) (keys + 2 * (src))
+#define INSERTED_HASH my_key_hash
+#else
+#define INSERTED_KEY(src) (stage + (src) * VEC_WORDS)
+#define INSERTED_HASH my_hash
+#endif
                 __syncwarp(); // the staged successors are read by other lanes below
                 // Insert the pending successors, INSERT_GROUPS at a time: insertion
                 // group g takes the g-th pending lane's successor.
@@ -281,11 +324,11 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                     for (unsigned g = 0, r = pending; g < INSERT_GROUPS && r; ++g, r &= r - 1) batch |= r & (0u - r);
                     pending &= ~batch;
                     const slot_t parent = __shfl_sync(FULL_MASK, my_slot, src);
-                    const unsigned long long hash = __shfl_sync(FULL_MASK, my_hash, src);
+                    const unsigned long long hash = __shfl_sync(FULL_MASK, INSERTED_HASH, src);
                     slot_t slot = NO_SLOT;
                     int outcome = INS_KNOWN;
                     if (inserting)
-                        outcome = table_insert(table, buckets, stage + src * VEC_WORDS, hash, TRACE ? parent : NO_SLOT, slot,
+                        outcome = table_insert(table, buckets, INSERTED_KEY(src), hash, TRACE ? parent : NO_SLOT, slot,
                                                group_mask);
                     __syncwarp();
                     // Back to the successor's own lane: lane `src` of rank r
@@ -302,6 +345,11 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                 const unsigned inserted = __ballot_sync(FULL_MASK, has && my_outcome == INS_NEW);
                 if (__any_sync(FULL_MASK, has && my_outcome == INS_FULL) && lane == 0)
                     atomicMax(&stats[ST_STOP], STOP_TABLE_FULL);
+#if TREE
+                // The node table does not grow: its filling ends the search.
+                if (__any_sync(FULL_MASK, nodes_full) && lane == 0) atomicMax(&stats[ST_STOP], STOP_NODES_FULL);
+                if (nodes_full) my_outcome = INS_FULL;
+#endif
                 new_states += __popc(inserted);
 #if CACHE_ENTRIES > 0
                 // Remember what was stored or found; of lanes sharing a cache
@@ -356,6 +404,10 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
             expanded += __popc(__ballot_sync(FULL_MASK, active && group_lane == 0));
             __syncwarp();
         }
+#if TREE
+        for (unsigned o = 16; o > 0; o >>= 1) new_nodes += __shfl_xor_sync(FULL_MASK, new_nodes, o);
+        if (lane == 0 && new_nodes) atomicAdd(&stats[ST_NODES], (unsigned long long)new_nodes);
+#endif
         if (lane == 0) {
             if (new_states) atomicAdd(&stats[ST_STATES], new_states);
             if (transitions) atomicAdd(&stats[ST_TRANSITIONS], transitions);
@@ -366,5 +418,29 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
         if (vstats[ST_DECISION] != 0) break;
     }
 }
+
+#if TREE
+// Stores the initial state `vec`: its nodes, and its root pair in the empty
+// table. One warp; out[0] gets its slot (NO_SLOT when a table is full),
+// out[1] the nodes it stored.
+extern "C" __global__ void store_initial(const SearchParams params, const unsigned* vec, unsigned long long* out) {
+    const unsigned lane = threadIdx.x & 31;
+    const Nodes nodes = {params.nodes, params.node_buckets};
+    __shared__ unsigned key[2];
+    __shared__ unsigned nodes_ok;
+    if (lane == 0) {
+        unsigned stored = 0;
+        nodes_ok = tree_root(nodes, vec, nullptr, nullptr, key, stored);
+        out[1] = stored;
+    }
+    __syncwarp();
+    if (lane >= INSERT_GROUP) return;
+    const unsigned gmask = INSERT_GROUP == 32 ? FULL_MASK : (1u << INSERT_GROUP) - 1;
+    slot_t slot = NO_SLOT;
+    if (nodes_ok && table_insert(params.table, params.buckets, key, hash_words<2>(key), NO_SLOT, slot, gmask) != INS_NEW)
+        slot = NO_SLOT;
+    if (lane == 0) out[0] = slot;
+}
+#endif
 
 #include "abi_check.h"

@@ -1,11 +1,13 @@
-// The global hash table of state vectors: buckets of 32-word lines holding
-// slots (a vector, then its predecessor's slot with TRACE), filled by
-// lock-free insertion and read by look-ups along the same probe sequence.
+// The global hash table of state vectors (or of their tree roots): buckets
+// of 32-word lines holding slots (a key, then its predecessor's slot with
+// TRACE), filled by lock-free insertion and read by look-ups along the same
+// probe sequence.
 // See docs/GPU.md for the insertion protocol and its reasoning.
 //
 // Macros from the host (src/explore/gpu/kernel.rs):
-//   VEC_WORDS         words of a state vector
-//   SLOT_WORDS        words of a slot (VEC_WORDS, plus SLOT_NUMBER_WORDS for the
+//   KEY_WORDS         words of a key: the state vector, or with tree storage
+//                     its root pair (tree.cuh)
+//   SLOT_WORDS        words of a slot (KEY_WORDS, plus SLOT_NUMBER_WORDS for the
 //                     predecessor with TRACE)
 //   SLOTS_PER_BUCKET  slots per bucket
 //   BUCKET_LINES      32-word cache lines per bucket (1 unless SLOT_WORDS > 32)
@@ -75,11 +77,11 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
     // assembles word-indexed masks (bit w: word w of the line).
     const unsigned gl = lane % INSERT_GROUP;
     const unsigned first_lane = lane - gl;
-    const unsigned vector_mask = VEC_WORDS >= 32 ? FULL_MASK : ((1u << VEC_WORDS) - 1);
+    const unsigned vector_mask = KEY_WORDS >= 32 ? FULL_MASK : ((1u << KEY_WORDS) - 1);
     unsigned want[4];
     for (int j = 0; j < 4; ++j) {
         const unsigned w = 4 * gl + j;
-        want[j] = (w < SLOTS_PER_BUCKET * SLOT_WORDS && w % SLOT_WORDS < VEC_WORDS) ? vec[w % SLOT_WORDS] : 0;
+        want[j] = (w < SLOTS_PER_BUCKET * SLOT_WORDS && w % SLOT_WORDS < KEY_WORDS) ? vec[w % SLOT_WORDS] : 0;
     }
 #endif
     for (int probe = 0; probe < MAX_PROBES; ++probe) {
@@ -97,12 +99,12 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
             for (int j = 0; j < 4; ++j) {
                 const unsigned w = 4 * gl + j, off = w % SLOT_WORDS, word = words[j], bit = 1u << w;
                 if (w >= SLOTS_PER_BUCKET * SLOT_WORDS) continue;
-                if (off < VEC_WORDS && word != want[j]) mismatch |= bit;
+                if (off < KEY_WORDS && word != want[j]) mismatch |= bit;
                 if (off == 0) {
                     if (word == EMPTY_WORD) empty |= bit;
                     else if ((word & BUSY_BIT) && (word & TAG_MASK) == (head & TAG_MASK)) busy |= bit;
                     if (word == head) same_head |= bit;
-                } else if (off < VEC_WORDS && word == EMPTY_WORD) {
+                } else if (off < KEY_WORDS && word == EMPTY_WORD) {
                     blank |= bit;
                 }
             }
@@ -111,7 +113,7 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
             busy = group_or(busy, gmask);
             same_head = group_or(same_head, gmask);
             unsigned match = 0, doubtful = 0;
-            if (VEC_WORDS > 1) blank = group_or(blank, gmask);
+            if (KEY_WORDS > 1) blank = group_or(blank, gmask);
             for (unsigned m = same_head; m; m &= m - 1) {
                 const unsigned w = __ffs(m) - 1;
                 if (((mismatch >> w) & vector_mask) == 0) match |= 1u << w;
@@ -121,7 +123,7 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
             // before the head is published. A published head equal to ours
             // whose other words read EMPTY may have been read before those
             // writes: fence (acquire) and read again before deciding.
-            if (VEC_WORDS > 1 && (doubtful & ~trusted)) {
+            if (KEY_WORDS > 1 && (doubtful & ~trusted)) {
                 trusted |= same_head;
                 FENCE();
                 continue;
@@ -136,7 +138,7 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
             const unsigned at_lane = first_lane + at / 4;
             unsigned won = 0;
             if (lane == at_lane) {
-                unsigned claim = VEC_WORDS == 1 ? head : (BUSY_BIT | (head & TAG_MASK));
+                unsigned claim = KEY_WORDS == 1 ? head : (BUSY_BIT | (head & TAG_MASK));
                 won = atomicCAS(bucket + at, EMPTY_WORD, claim) == EMPTY_WORD;
             }
             won = __shfl_sync(gmask, won, at_lane);
@@ -144,9 +146,9 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
             for (int j = 0; j < 4; ++j) {
                 const unsigned w = 4 * gl + j;
                 if (w > at && w < at + SLOT_WORDS)
-                    bucket[w] = w - at < VEC_WORDS ? vec[w - at] : slot_word(parent, w - at - VEC_WORDS);
+                    bucket[w] = w - at < KEY_WORDS ? vec[w - at] : slot_word(parent, w - at - KEY_WORDS);
             }
-            if (VEC_WORDS > 1) {
+            if (KEY_WORDS > 1) {
                 FENCE();
                 __syncwarp(gmask);
                 if (lane == at_lane) {
@@ -166,7 +168,7 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
                 won = __shfl_sync(FULL_MASK, won, 0);
                 if (!won) continue;
                 for (unsigned i = lane; i < SLOT_WORDS; i += 32)
-                    if (i > 0) bucket[i] = i < VEC_WORDS ? vec[i] : slot_word(parent, i - VEC_WORDS);
+                    if (i > 0) bucket[i] = i < KEY_WORDS ? vec[i] : slot_word(parent, i - KEY_WORDS);
                 FENCE();
                 __syncwarp();
                 if (lane == 0) atomicExch(bucket, head);
@@ -183,7 +185,7 @@ __device__ int table_insert(unsigned* table, unsigned long long buckets, const u
             if (first != head) break;
             FENCE(); // acquire: the published head orders the words after it
             bool differs = false;
-            for (unsigned i = lane; i < VEC_WORDS; i += 32) differs |= __ldcg(bucket + i) != vec[i];
+            for (unsigned i = lane; i < KEY_WORDS; i += 32) differs |= __ldcg(bucket + i) != vec[i];
             if (!__any_sync(FULL_MASK, differs)) return INS_KNOWN;
             break;
 #endif
@@ -211,7 +213,7 @@ __device__ slot_t table_find(const unsigned* table, unsigned long long buckets, 
                 continue;
             }
             bool same = true;
-            for (int i = 0; i < VEC_WORDS && same; ++i) same = slot[i] == vec[i];
+            for (int i = 0; i < KEY_WORDS && same; ++i) same = slot[i] == vec[i];
             if (same) return (slot_t)(b * SLOTS_PER_BUCKET + s);
         }
         if (empty) return NO_SLOT;

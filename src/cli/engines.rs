@@ -161,7 +161,7 @@ fn run_gpu(
     } else {
         (gpu::explore(device, net, search, &options)?, None)
     };
-    let details = vec![
+    let mut details = vec![
         ("device".to_string(), device.description()),
         (
             "hash table".to_string(),
@@ -201,11 +201,29 @@ fn run_gpu(
             format!("{:.3} s", run.setup.as_secs_f64()),
         ),
     ];
-    let notes = if run.exploration.completion == Completion::TableFull {
-        vec![table_full_note(&run)]
-    } else {
-        Vec::new()
-    };
+    if run.node_capacity > 0 {
+        details.push((
+            "tree nodes".to_string(),
+            format!(
+                "{} of {} ({:.2}% full), {:.2} a state",
+                run.nodes,
+                run.node_capacity,
+                100.0 * run.nodes as f64 / run.node_capacity as f64,
+                run.nodes as f64 / run.exploration.states.max(1) as f64
+            ),
+        ));
+    }
+    let mut notes = Vec::new();
+    if let Some((states, elapsed)) = run.plain_attempt {
+        notes.push(format!(
+            "the plain GPU table filled at {states} states after {:.3} s; the search ran \
+             again with tree storage (--storage tree skips the first attempt)",
+            elapsed.as_secs_f64()
+        ));
+    }
+    if run.exploration.completion == Completion::TableFull {
+        notes.push(table_full_note(&run));
+    }
     Ok(EngineRun {
         exploration: run.exploration,
         details,
@@ -218,6 +236,14 @@ fn run_gpu(
 /// What limited a GPU search whose table filled, and what to change.
 fn table_full_note(run: &gpu::GpuExploration) -> String {
     let states = run.exploration.states;
+    if run.nodes_full {
+        return format!(
+            "the GPU node table of tree storage filled at {states} states ({} nodes, at most \
+             2^32 - 16 whatever the memory, else a third of --memory): give a larger --memory \
+             if it is below that, or use --storage plain",
+            run.nodes
+        );
+    }
     let traces = if run.capacity < run.capacity_without_traces {
         format!(
             "; without traces (--no-trace) the same memory holds about {} states",

@@ -20,7 +20,7 @@ use warpcheck::explicit::{Csr, LabelledGraphBuilder};
 use warpcheck::explore::gpu::{
     self, Frontier, GpuOptions, OwnerChoice, ReadOnlyPath, SlotNumbers, SyncCombination,
 };
-use warpcheck::explore::{Completion, Exploration, SearchOptions, outcome, reference};
+use warpcheck::explore::{Completion, Exploration, SearchOptions, Storage, outcome, reference};
 use warpcheck::frontend::aut::AutWriter;
 use warpcheck::generate;
 use warpcheck::gpu::{Device, GpuError, KERNEL_DIR_VARIABLE, scan};
@@ -85,10 +85,30 @@ fn compare(
     options: &GpuOptions,
     what: &str,
 ) -> Result<(), String> {
-    let all = search(true);
+    compare_stored(device, net, options, Storage::Auto, what)
+}
+
+/// [`compare`] with the states stored as `storage` says.
+fn compare_stored(
+    device: &Device,
+    net: &EncodedNetwork,
+    options: &GpuOptions,
+    storage: Storage,
+    what: &str,
+) -> Result<(), String> {
+    let all = SearchOptions {
+        storage,
+        ..search(true)
+    };
     let reference = reference::explore(net, &all);
     let found = gpu::explore(device, net, &small(all.clone()), options)
         .map_err(|e| format!("{what}: {e}"))?;
+    if storage != Storage::Auto && found.exploration.storage != storage {
+        return Err(format!(
+            "{what}: stored as {:?}, not {storage:?}",
+            found.exploration.storage
+        ));
+    }
     let fatal_stop = found.exploration.completion == Completion::StoppedAtFinding;
     if fatal_stop {
         // A Model error ends even a --all search; where it is met first
@@ -115,6 +135,7 @@ fn compare(
     for trace in [true, false] {
         let first = SearchOptions {
             no_trace: !trace,
+            storage,
             ..search(false)
         };
         let reference = reference::explore(net, &first);
@@ -192,11 +213,27 @@ fn options_for(seed: u64, processes: usize) -> GpuOptions {
 /// with the switches [`options_for`] picks from the seed, and fails once
 /// with every mismatch listed.
 fn assert_all_match(device: &Device, cases: impl Iterator<Item = (u64, Network, String)>) {
+    assert_all_stored_match(device, Storage::Auto, cases);
+}
+
+/// [`assert_all_match`] with the states stored as `storage` says.
+fn assert_all_stored_match(
+    device: &Device,
+    storage: Storage,
+    cases: impl Iterator<Item = (u64, Network, String)>,
+) {
     let failures: Vec<String> = cases
         .filter_map(|(seed, network, name)| {
             let net = EncodedNetwork::new(&network).expect("test networks encode");
-            let what = format!("{name} ({} words)", net.words());
-            compare(device, &net, &options_for(seed, net.processes()), &what).err()
+            let what = format!("{name} ({} words, {storage:?})", net.words());
+            compare_stored(
+                device,
+                &net,
+                &options_for(seed, net.processes()),
+                storage,
+                &what,
+            )
+            .err()
         })
         .collect();
     assert!(
@@ -426,6 +463,120 @@ fn tables_that_grow_stay_exact() {
             "no growth staged the old table through the host"
         );
         assert!(rerun > 0, "no level ran again after filling the table");
+    });
+}
+
+/// Tree storage against the reference: random networks (every tree shape
+/// from 1 to 36 words, with every design switch of `options_for`), long
+/// chains of wide vectors, the specs and the small MCC models; traces
+/// replay.
+#[test]
+fn tree_storage_matches_the_reference() {
+    with_gpu(|device| {
+        let random =
+            (0..150u64).map(|seed| (seed, testing::random_network(seed), format!("seed {seed}")));
+        let wide = [(40usize, 150..190u64), (100, 190..220), (1100, 220..235)]
+            .into_iter()
+            .flat_map(|(pads, seeds)| seeds.map(move |seed| (pads, seed)))
+            .map(|(pads, seed)| {
+                let network = testing::widened(testing::random_network(seed), pads);
+                (seed, network, format!("seed {seed} + {pads} pads"))
+            });
+        assert_all_stored_match(device, Storage::Tree, random.chain(wide));
+        let mut failures = Vec::new();
+        for n in [40, 700] {
+            let net = EncodedNetwork::new(&testing::chain(n)).unwrap();
+            failures.extend(
+                compare_stored(
+                    device,
+                    &net,
+                    &GpuOptions::default(),
+                    Storage::Tree,
+                    &format!("chain {n}"),
+                )
+                .err(),
+            );
+        }
+        for (what, net) in testing::spec_checks() {
+            failures.extend(
+                compare_stored(device, &net, &GpuOptions::default(), Storage::Tree, &what).err(),
+            );
+        }
+        for model in testing::mcc_models(Path::new("tests/data/mcc")) {
+            let net = testing::load_mcc_model(&model);
+            let what = model.display().to_string();
+            failures.extend(
+                compare_stored(device, &net, &GpuOptions::default(), Storage::Tree, &what).err(),
+            );
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    });
+}
+
+/// `--storage auto` keeps vectors of a few words plain until the table
+/// fills, then runs again as trees, which hold the state space in the
+/// same memory: exact counts, and the first attempt reported.
+#[test]
+fn auto_storage_turns_to_trees_when_the_plain_table_fills() {
+    with_gpu(|device| {
+        let text = generate::philosophers(11).unwrap();
+        let network = warpcheck::frontend::net::parse(&text, Path::new("generated.net")).unwrap();
+        let net = EncodedNetwork::new(&testing::widened(network, 300)).unwrap();
+        let reference = reference::explore(&net, &search(true));
+        let limited = |storage| SearchOptions {
+            memory_bytes: Some(1 << 20),
+            storage,
+            ..search(true)
+        };
+        let plain = gpu::explore(
+            device,
+            &net,
+            &limited(Storage::Plain),
+            &GpuOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            plain.exploration.completion,
+            Completion::TableFull,
+            "{} words",
+            net.words()
+        );
+        let auto = gpu::explore(
+            device,
+            &net,
+            &limited(Storage::Auto),
+            &GpuOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(figures(&auto.exploration), figures(&reference));
+        assert_eq!(auto.exploration.storage, Storage::Tree);
+        assert_eq!(
+            auto.plain_attempt.map(|(states, _)| states),
+            Some(plain.exploration.states)
+        );
+        // A tree state takes fewer bytes than a plain one of these vectors.
+        let per_state = auto.exploration.state_bytes as f64 / auto.exploration.states as f64;
+        assert!(
+            per_state < 4.0 * net.words() as f64,
+            "{per_state} bytes a state"
+        );
+        assert!(auto.nodes > 0 && auto.nodes <= auto.node_capacity);
+    });
+}
+
+#[test]
+fn a_full_node_table_is_reported_never_a_verdict() {
+    with_gpu(|device| {
+        let net = EncodedNetwork::new(&testing::widened(testing::chain(3000), 64)).unwrap();
+        let tiny = SearchOptions {
+            memory_bytes: Some(96 << 10),
+            storage: Storage::Tree,
+            ..search(true)
+        };
+        let found = gpu::explore(device, &net, &tiny, &GpuOptions::default()).unwrap();
+        assert_eq!(found.exploration.completion, Completion::TableFull);
+        assert!(found.exploration.states < 3001);
+        assert!(found.nodes_full, "the root table filled first");
     });
 }
 

@@ -15,6 +15,7 @@ const HEADERS: &[KernelFile] = &[
     kernel_file!("explore/readonly.cuh"),
     kernel_file!("explore/table.cuh"),
     kernel_file!("explore/slot.cuh"),
+    kernel_file!("explore/tree.cuh"),
 ];
 
 /// Headers of the search's module beyond [`HEADERS`]: the kernels that
@@ -34,6 +35,7 @@ pub const SEARCH_SOURCE: KernelSource = KernelSource {
         HEADERS[2],
         HEADERS[3],
         HEADERS[4],
+        HEADERS[5],
         GROW_HEADERS[0],
         GROW_HEADERS[1],
     ],
@@ -119,8 +121,10 @@ kernel_constants! {
         START_EXPANDED = 26;
         /// `MONITOR_BLOCKED` when the current level started.
         START_MONITOR_BLOCKED = 27;
+        /// Tree nodes stored (tree storage).
+        NODES = 28;
         /// Length of the array.
-        WORDS = 28;
+        WORDS = 29;
     }
 }
 
@@ -133,6 +137,8 @@ kernel_constants! {
         TABLE_FULL = 2;
         /// A frontier queue overflowed.
         QUEUE_FULL = 3;
+        /// The node table of tree storage is full (it does not grow).
+        NODES_FULL = 4;
     }
 }
 
@@ -197,6 +203,10 @@ param_block! {
         pub queue_capacity: u64,
         /// The statistics ([`stat`]).
         pub stats: u64,
+        /// The node table (tree storage).
+        pub nodes: u64,
+        /// Its buckets.
+        pub node_buckets: u64,
         /// Stop once this many states are stored.
         pub max_states: u64,
         /// Stop before a level that might take the states beyond this
@@ -306,7 +316,9 @@ pub const MAX_PROBES: i64 = 128;
 pub struct NetworkKernel {
     /// Words of a state vector.
     pub vec_words: usize,
-    /// Words of a slot: the vector, then the predecessor with traces.
+    /// Words of a table key: the vector, or its root pair with tree storage.
+    pub key_words: usize,
+    /// Words of a slot: the key, then the predecessor with traces.
     pub slot_words: usize,
     /// Slots in one bucket.
     pub slots_per_bucket: usize,
@@ -325,6 +337,7 @@ impl NetworkKernel {
     fn defines(&self) -> Vec<(&'static str, i64)> {
         vec![
             ("VEC_WORDS", self.vec_words as i64),
+            ("KEY_WORDS", self.key_words as i64),
             ("SLOT_WORDS", self.slot_words as i64),
             ("SLOTS_PER_BUCKET", self.slots_per_bucket as i64),
             ("BUCKET_LINES", self.bucket_lines as i64),
@@ -342,8 +355,12 @@ impl NetworkKernel {
         ]
     }
 
-    /// The graph passes for this network and table.
+    /// The graph passes for this network and table (of whole vectors).
     pub fn graph_build(&self) -> Build {
+        debug_assert_eq!(
+            self.key_words, self.vec_words,
+            "graph passes read plain tables"
+        );
         Build::new(GRAPH_SOURCE)
             .defines(&self.defines())
             .defines(&[("SYNC_BUFFERS", 0), ("MAX_OFFERS", 1)])
@@ -360,6 +377,8 @@ pub struct SearchKernel {
     pub network: NetworkKernel,
     /// Store predecessor slots.
     pub trace: bool,
+    /// Tree storage (`tree.cuh`): the table holds root pairs.
+    pub tree: bool,
     /// Entries of each warp's cache of inserted vectors (0: none).
     pub cache_entries: usize,
     /// Warps claim frontier chunks through a shared cursor.
@@ -383,6 +402,15 @@ impl SearchKernel {
             .defines(&self.network.defines())
             .defines(&[
                 ("TRACE", i64::from(self.trace)),
+                ("TREE", i64::from(self.tree)),
+                (
+                    "TREE_REFS",
+                    super::tree::refs(self.network.vec_words) as i64,
+                ),
+                (
+                    "TREE_LEAVES",
+                    super::tree::leaves(self.network.vec_words) as i64,
+                ),
                 ("CACHE_ENTRIES", self.cache_entries as i64),
                 ("WORK_CLAIMING", i64::from(self.work_claiming)),
                 (
@@ -434,6 +462,7 @@ impl SearchKernel {
                     for group_threads in [1, 8] {
                         let network = NetworkKernel {
                             vec_words,
+                            key_words: vec_words,
                             slot_words,
                             slots_per_bucket,
                             bucket_lines,
@@ -444,6 +473,7 @@ impl SearchKernel {
                         let base = SearchKernel {
                             network,
                             trace,
+                            tree: false,
                             cache_entries: 0,
                             work_claiming: true,
                             frontier: Frontier::Queue,
@@ -471,6 +501,42 @@ impl SearchKernel {
             max_offers: 8,
             ..narrow
         });
+        // Tree storage: every tree shape the kernel special-cases (no node,
+        // none above one word, one level, odd levels, many levels), with
+        // and without traces and 64-bit slot numbers, both frontiers.
+        for (vec_words, trace, wide_slots, group_threads) in [
+            (1, false, false, 1),
+            (2, true, false, 1),
+            (3, true, true, 1),
+            (7, false, false, 8),
+            (11, true, false, 32),
+            (40, true, false, 8),
+        ] {
+            let slot_words = 2 + usize::from(trace) * (1 + usize::from(wide_slots));
+            let base = SearchKernel {
+                tree: true,
+                trace,
+                cache_entries: 32,
+                network: NetworkKernel {
+                    vec_words,
+                    key_words: 2,
+                    slot_words,
+                    slots_per_bucket: 32 / slot_words,
+                    bucket_lines: 1,
+                    wide_slots,
+                    group_threads,
+                    ..narrow.network
+                },
+                ..narrow
+            };
+            variants.extend([
+                base,
+                SearchKernel {
+                    frontier: Frontier::NewMarks,
+                    ..base
+                },
+            ]);
+        }
         variants
     }
 }
@@ -593,12 +659,21 @@ mod tests {
         // The graph passes read 32-bit slot numbers only.
         let mut networks: Vec<NetworkKernel> = Vec::new();
         for variant in &variants {
-            if !variant.network.wide_slots && !networks.contains(&variant.network) {
+            if !variant.network.wide_slots && !variant.tree && !networks.contains(&variant.network)
+            {
                 networks.push(variant.network);
             }
         }
+        // Compiled in full besides the first: the widest tree variant (its
+        // code once took minutes to compile).
+        let widest_tree = variants
+            .iter()
+            .filter(|v| v.tree)
+            .max_by_key(|v| v.network.vec_words)
+            .expect("tree variants are among the variants");
         let mut builds = vec![
             variants[0].build(),
+            widest_tree.build(),
             networks[0].graph_build(),
             scan::build(),
             hash_check_build(3),
@@ -609,7 +684,7 @@ mod tests {
         builds.extend(networks.iter().skip(1).map(NetworkKernel::graph_build));
         builds.push(hash_check_build(40));
         let count = builds.len();
-        let failed = failures(builds, 4);
+        let failed = failures(builds, 5);
         assert!(
             failed.is_empty(),
             "{} of {count} builds failed:\n{}",

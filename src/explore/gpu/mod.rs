@@ -18,6 +18,7 @@ mod graph;
 pub mod kernel;
 mod rules;
 mod search;
+mod tree;
 
 use std::time::Instant;
 
@@ -28,7 +29,7 @@ pub use crate::encode::OwnerChoice;
 use crate::error::Error;
 use crate::explicit::GraphSink;
 use crate::explore::livelock::{self, StateSpace, StateVectors};
-use crate::explore::{Completion, Exploration, SearchOptions, outcome};
+use crate::explore::{Completion, Exploration, SearchOptions, Storage, outcome};
 use crate::gpu::{Device, GpuError};
 pub use graph::{DeviceGraph, TableGraph};
 
@@ -184,6 +185,16 @@ pub struct GpuExploration {
     /// States the same memory would hold without predecessor links
     /// (`--no-trace`): what traces cost.
     pub capacity_without_traces: u64,
+    /// Tree nodes stored (tree storage; 0 otherwise).
+    pub nodes: u64,
+    /// Nodes the node table holds (0 without tree storage).
+    pub node_capacity: u64,
+    /// The search ended because the node table was full.
+    pub nodes_full: bool,
+    /// With `--storage auto`: the states the plain table held when it
+    /// filled, and the time that took, before the search ran again with
+    /// tree storage (that time is part of `exploration.elapsed`).
+    pub plain_attempt: Option<(u64, std::time::Duration)>,
     /// Extra expansions in percent of states (states expanded more than
     /// once); the frontier queue makes this 0 by construction.
     pub redundancy: f64,
@@ -211,6 +222,10 @@ impl GpuExploration {
             table_fill: 0.0,
             capacity: 0,
             capacity_without_traces: 0,
+            nodes: 0,
+            node_capacity: 0,
+            nodes_full: false,
+            plain_attempt: None,
             redundancy: 0.0,
             launches: 0,
             setup: std::time::Duration::ZERO,
@@ -363,6 +378,14 @@ impl StateVectors for TableVectors {
     }
 }
 
+/// With `--storage auto`, vectors of at least this many words are stored
+/// as trees from the start: a plain slot takes 4 bytes a word, a tree a few
+/// a state (docs/GPU.md, "Tree storage").
+const AUTO_TREE_WORDS: usize = 16;
+/// Vectors of fewer words gain nothing from trees (a root pair is two
+/// words): `auto` keeps them plain even when the table fills.
+const MIN_TREE_WORDS: usize = 3;
+
 /// How a search began: without the device, when the initial state is an
 /// error state (the rules of [`outcome::initial_error`]), or on it.
 enum Started {
@@ -385,8 +408,40 @@ fn start(
         match outcome::initial_error(net, search, engine_name(device), started) {
             Some(exploration) => Started::InitialError(exploration),
             None => {
-                let (result, table) = search::run(device, net, search, options, wide_allowed)?;
-                Started::Searched(result, Box::new(table))
+                let tree = match (search.storage, wide_allowed) {
+                    (Storage::Tree, false) => {
+                        return Err(GpuError::Invalid(
+                            "tree storage is not available where the states are numbered \
+                             after the search (scc, --livelock, --write-aut): use --storage \
+                             plain or auto"
+                                .into(),
+                        ));
+                    }
+                    (Storage::Tree, true) => true,
+                    (Storage::Plain, _) => false,
+                    (Storage::Auto, allowed) => allowed && net.words() >= AUTO_TREE_WORDS,
+                };
+                let (result, table) =
+                    search::run(device, net, search, options, wide_allowed, tree)?;
+                let retry = search.storage == Storage::Auto
+                    && wide_allowed
+                    && !tree
+                    && net.words() >= MIN_TREE_WORDS
+                    && result.exploration.completion == Completion::TableFull;
+                if retry {
+                    tracing::info!(
+                        "the plain GPU table filled at {} states; running again with tree storage",
+                        result.exploration.states
+                    );
+                    drop(table);
+                    let (mut again, table) = search::run(device, net, search, options, true, true)?;
+                    let plain = &result.exploration;
+                    again.exploration.elapsed += plain.elapsed;
+                    again.plain_attempt = Some((plain.states, plain.elapsed));
+                    Started::Searched(again, Box::new(table))
+                } else {
+                    Started::Searched(result, Box::new(table))
+                }
             }
         },
     )

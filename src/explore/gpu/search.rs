@@ -1,6 +1,7 @@
 //! Host side of a GPU search: table geometry, device buffers, the launch
 //! loop over breadth-first levels, and trace reconstruction from the
-//! predecessor slots stored in the table.
+//! predecessor slots stored in the table. With tree storage the table
+//! holds root pairs and a node table beside it the rest (`tree.cuh`).
 
 use std::time::Instant;
 
@@ -8,6 +9,7 @@ use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::device_net::DeviceNet;
 use super::kernel::{GrowParams, NetworkKernel, SearchKernel, SearchParams, found, stat, stop};
+use super::tree::{self, NODE_BUCKET};
 use super::{Frontier, GpuExploration, GpuOptions, ReadOnlyPath, SlotNumbers, SyncCombination};
 use crate::encode::{EncodedNetwork, hash_words};
 use crate::explore::outcome::{self, Ending};
@@ -46,6 +48,13 @@ const GROWTH_CHUNK_SHARE: u64 = 32;
 /// more than about 1/256 of the budget's states then holds most of it).
 const LAST_STEP_SHARE: u64 = 32;
 
+/// With tree storage, the node table takes this share of the memory (and
+/// the table of roots the rest) ...
+const NODE_SHARE: u64 = 3;
+/// ... but at most this many entries: node indices are 32-bit, and one
+/// value is reserved (`tree::ALL_ONES_NODE`).
+const MAX_NODE_ENTRIES: u64 = (1 << 32) - NODE_BUCKET;
+
 /// The counters of a level's expansions, which a level that runs again
 /// takes back to their values at its start ([`AT_LEVEL_START`]).
 const LEVEL_COUNTED: [usize; 4] = [
@@ -66,9 +75,9 @@ const AT_LEVEL_START: [usize; 4] = [
 /// Shape of the global table and the frontier queues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Geometry {
-    /// Words of a state vector.
+    /// Words of a key: a state vector, or its root pair with tree storage.
     pub(super) words: usize,
-    /// Words of a slot: the vector, then the predecessor slot with traces.
+    /// Words of a slot: the key, then the predecessor slot with traces.
     pub(super) slot_words: usize,
     /// Slots in one bucket.
     pub(super) slots_per_bucket: usize,
@@ -292,6 +301,66 @@ pub(super) struct SearchTable {
     pub(super) initial_slot: u64,
 }
 
+/// The node table of tree storage on the device (`tree.cuh`): buckets of
+/// [`NODE_BUCKET`] 64-bit pairs, all ones where empty. It does not grow.
+pub(super) struct NodeTable {
+    entries: CudaSlice<u64>,
+    buckets: u64,
+}
+
+impl NodeTable {
+    /// An empty table of the most buckets `bytes` hold (and
+    /// [`MAX_NODE_ENTRIES`] allow).
+    fn allocate(device: &Device, bytes: u64) -> Result<NodeTable, GpuError> {
+        let buckets = (bytes / (8 * NODE_BUCKET)).min(MAX_NODE_ENTRIES / NODE_BUCKET);
+        if buckets < 2 {
+            return Err(GpuError::Invalid(format!(
+                "{bytes} bytes of GPU memory cannot hold a node table"
+            )));
+        }
+        let entries = (buckets * NODE_BUCKET) as usize;
+        // SAFETY: filled with the empty pattern right below.
+        let mut table: CudaSlice<u64> = unsafe { device.alloc(entries) }?;
+        let pointer = device.address_mut(&mut table);
+        // SAFETY: `pointer` addresses the table's `entries * 8` bytes.
+        unsafe {
+            cudarc::driver::result::memset_d8_async(
+                pointer,
+                0xFF,
+                entries * 8,
+                device.stream().cu_stream(),
+            )
+        }
+        .map_err(GpuError::driver("clearing the node table"))?;
+        Ok(NodeTable {
+            entries: table,
+            buckets,
+        })
+    }
+
+    fn capacity(&self) -> u64 {
+        self.buckets * NODE_BUCKET
+    }
+
+    fn bytes(&self) -> u64 {
+        8 * self.capacity()
+    }
+
+    /// The vector of root pair `key`, read node by node from the device.
+    fn vector(&self, device: &Device, words: usize, key: [u32; 2]) -> Result<Vec<u32>, GpuError> {
+        tree::decode(words, key, |index| {
+            let at = index as usize;
+            if u64::from(index) >= self.capacity() {
+                return Err(GpuError::Inconsistent {
+                    during: "reading a tree-stored state",
+                    detail: format!("node {index} is beyond the node table"),
+                });
+            }
+            Ok(device.download(&self.entries.slice(at..at + 1))?[0])
+        })
+    }
+}
+
 /// The search's table and frontier queues on the device; growing the
 /// table replaces them.
 struct Buffers {
@@ -355,13 +424,14 @@ struct Growth {
 /// Runs the whole search from an initial state that is not an error
 /// state, and keeps its table. Slot numbers stay 32-bit unless
 /// `wide_allowed` (the passes that number a table's states read 32-bit
-/// slots).
+/// slots). With `tree`, the states are stored as trees (`tree.cuh`).
 pub(super) fn run(
     device: &Device,
     net: &EncodedNetwork,
     search: &SearchOptions,
     options: &GpuOptions,
     wide_allowed: bool,
+    tree: bool,
 ) -> Result<(GpuExploration, SearchTable), GpuError> {
     let numbers = match (options.slot_numbers, wide_allowed) {
         (SlotNumbers::Wide, false) => {
@@ -406,7 +476,16 @@ pub(super) fn run(
         Some(bytes) => bytes,
         None => free.saturating_sub(RESERVED_MEMORY) / 10 * 9,
     };
-    let largest = Geometry::largest(words, trace, options.frontier, budget, numbers)?;
+    let nodes = if tree {
+        Some(NodeTable::allocate(device, budget / NODE_SHARE)?)
+    } else {
+        None
+    };
+    let node_bytes = nodes.as_ref().map_or(0, NodeTable::bytes);
+    // The table's budget, and its keys: vectors, or root pairs.
+    let table_budget = budget - node_bytes;
+    let key_words = if tree { 2 } else { words };
+    let largest = Geometry::largest(key_words, trace, options.frontier, table_budget, numbers)?;
     let device_net = DeviceNet::upload(device, net, options.readonly_path, options.owners)?;
     // Computed only for the shared-memory combination (a walk over every
     // local state's entries); 1 otherwise, as the kernel needs the constant.
@@ -428,10 +507,17 @@ pub(super) fn run(
     let marks = options.frontier == Frontier::NewMarks;
     let slot_number_words = 1 + usize::from(largest.wide);
     // The marked slots' list takes 32 slot numbers a warp.
+    // With tree storage, each group's tree values and each lane's root pair.
+    let tree_words = if tree {
+        tree::refs(words) * (32 / group) + 32 * 2
+    } else {
+        0
+    };
     let warp_shared = 4
         * (words * (32 / group + 32 + cache_entries)
             + 32 * slot_number_words * usize::from(marks)
-            + 32 * offer_words);
+            + 32 * offer_words
+            + tree_words);
     let requested_threads = options.threads_per_block.unwrap_or(DEFAULT_THREADS);
     if requested_threads == 0 || !requested_threads.is_multiple_of(32) || requested_threads > 1024 {
         return Err(GpuError::Invalid(format!(
@@ -452,6 +538,7 @@ pub(super) fn run(
     let kernel = SearchKernel {
         network: NetworkKernel {
             vec_words: words,
+            key_words,
             slot_words: largest.slot_words,
             slots_per_bucket: largest.slots_per_bucket,
             bucket_lines: largest.lines,
@@ -460,6 +547,7 @@ pub(super) fn run(
             read_path,
         },
         trace,
+        tree,
         cache_entries,
         work_claiming: options.work_claiming,
         frontier: options.frontier,
@@ -492,12 +580,20 @@ pub(super) fn run(
         }
     );
     let capacity_without_traces =
-        Geometry::largest(words, false, options.frontier, budget, numbers)?.slots();
+        Geometry::largest(key_words, false, options.frontier, table_budget, numbers)?.slots();
     tracing::info!(
-        "GPU table: up to {} of memory, about {} states ({} with --no-trace)",
+        "GPU table: up to {} of memory, about {} states ({} with --no-trace){}",
         crate::report::human_bytes(budget),
         largest.slots(),
-        capacity_without_traces
+        capacity_without_traces,
+        match &nodes {
+            Some(nodes) => format!(
+                ", stored as trees with up to {} nodes ({})",
+                nodes.capacity(),
+                crate::report::human_bytes(nodes.bytes())
+            ),
+            None => String::new(),
+        }
     );
 
     let initial_buckets =
@@ -508,7 +604,7 @@ pub(super) fn run(
         largest.growing(initial_buckets)
     };
     let mut growth = Growth {
-        budget,
+        budget: table_budget,
         largest,
         can_grow: first.buckets < largest.buckets,
         growths: 0,
@@ -521,20 +617,37 @@ pub(super) fn run(
     let mut buffers = Buffers::allocate(device, first)?;
     device.note_memory_use()?;
 
-    // The initial state: slot 0 of its home bucket, the only state of level 0.
+    // The initial state, the only state of level 0: slot 0 of its home
+    // bucket, or stored by a kernel as a tree.
     let geometry = buffers.geometry;
     let no_slot = geometry.no_slot();
-    let home = geometry.home_bucket(hash_words(&net.initial));
-    let mut initial_slot = home * geometry.slots_per_bucket as u64;
-    let mut initial = net.initial.clone();
-    if trace {
-        initial.extend(slot_number_words_of(no_slot, geometry.wide));
-    }
-    let at = geometry.slot_offset(initial_slot);
-    device.write(
-        &initial,
-        &mut buffers.table.slice_mut(at..at + initial.len()),
-    )?;
+    let mut params = SearchParams {
+        net: device_net.params(device),
+        table: device.address_mut(&mut buffers.table),
+        buckets: geometry.buckets,
+        ..SearchParams::default()
+    };
+    let (mut initial_slot, initial_nodes) = match &nodes {
+        Some(nodes) => {
+            params.nodes = device.address(&nodes.entries);
+            params.node_buckets = nodes.buckets;
+            store_initial(device, &kernel.build(), &params, &net.initial, no_slot)?
+        }
+        None => {
+            let home = geometry.home_bucket(hash_words(&net.initial));
+            let slot = home * geometry.slots_per_bucket as u64;
+            let mut initial = net.initial.clone();
+            if trace {
+                initial.extend(slot_number_words_of(no_slot, geometry.wide));
+            }
+            let at = geometry.slot_offset(slot);
+            device.write(
+                &initial,
+                &mut buffers.table.slice_mut(at..at + initial.len()),
+            )?;
+            (slot, 0)
+        }
+    };
     if marks {
         let word = (initial_slot / 32) as usize;
         device.write(
@@ -551,6 +664,7 @@ pub(super) fn run(
     stats_host[stat::FOUND] = u64::MAX;
     stats_host[stat::FOUND_FATAL] = u64::MAX;
     stats_host[stat::LEN] = 1;
+    stats_host[stat::NODES] = initial_nodes;
     let mut stats = device.upload(&stats_host)?;
     device.synchronize()?;
     let setup = start.elapsed();
@@ -561,16 +675,12 @@ pub(super) fn run(
         shared_mem_bytes: shared_bytes,
     };
     let max_states = search.max_states.unwrap_or(u64::MAX);
-    let mut params = SearchParams {
-        net: device_net.params(device),
-        stats: device.address_mut(&mut stats),
-        max_states,
-        first_level: 0,
-        levels: iterations,
-        check_deadlock: u32::from(search.check_deadlock),
-        keep_going: u32::from(search.keep_going),
-        ..SearchParams::default()
-    };
+    params.stats = device.address_mut(&mut stats);
+    params.max_states = max_states;
+    params.first_level = 0;
+    params.levels = iterations;
+    params.check_deadlock = u32::from(search.check_deadlock);
+    params.keep_going = u32::from(search.keep_going);
     let mut launches = 0u64;
     let mut interrupted = false;
     let counters = loop {
@@ -697,10 +807,14 @@ pub(super) fn run(
     let first = match found {
         u64::MAX => None,
         found => Some(finding(
-            device,
+            &StoredStates {
+                device,
+                table: &buffers.table,
+                geometry: &geometry,
+                nodes: nodes.as_ref(),
+                vector_words: words,
+            },
             net,
-            &buffers.table,
-            &geometry,
             found & ((1 << FOUND_KIND_SHIFT) - 1),
             found >> FOUND_KIND_SHIFT == found::DEADLOCK,
             trace,
@@ -708,7 +822,7 @@ pub(super) fn run(
     };
     let ending = Ending {
         finding_ends: outcome::finding_ends(net, search, first.as_ref().map(|f| &f.kind)),
-        out_of_room: stopped == stop::TABLE_FULL || stopped == stop::QUEUE_FULL,
+        out_of_room: [stop::TABLE_FULL, stop::QUEUE_FULL, stop::NODES_FULL].contains(&stopped),
         state_limit: !finished && !interrupted,
         interrupted,
     };
@@ -731,9 +845,9 @@ pub(super) fn run(
         first,
         completion,
         elapsed: search_start.elapsed(),
-        memory_bytes: growth.peak_bytes,
-        storage: Storage::Plain,
-        state_bytes: states * 4 * geometry.slot_words as u64,
+        memory_bytes: growth.peak_bytes + node_bytes,
+        storage: if tree { Storage::Tree } else { Storage::Plain },
+        state_bytes: states * 4 * geometry.slot_words as u64 + 8 * counters[stat::NODES],
         engine,
     };
     let exploration = GpuExploration {
@@ -748,6 +862,10 @@ pub(super) fn run(
         rerun_levels: growth.rerun_levels,
         growth_time: growth.time,
         budget,
+        nodes: counters[stat::NODES],
+        node_capacity: nodes.as_ref().map_or(0, NodeTable::capacity),
+        nodes_full: stopped == stop::NODES_FULL,
+        plain_attempt: None,
         redundancy,
         launches,
         setup,
@@ -1036,6 +1154,40 @@ fn grow(
     Ok(new)
 }
 
+/// Stores the initial state `vector` as a tree (kernel `store_initial` of
+/// the search's `build`) in the empty tables of `params`: its slot and the
+/// nodes it took.
+fn store_initial(
+    device: &Device,
+    build: &crate::gpu::Build,
+    params: &SearchParams,
+    vector: &[u32],
+    no_slot: u64,
+) -> Result<(u64, u64), GpuError> {
+    let store = device.function(build, "store_initial")?;
+    let input = device.upload(vector)?;
+    let mut out = device.alloc_zeroed::<u64>(2)?;
+    let mut launch = device.stream().launch_builder(&store);
+    launch.arg(params);
+    launch.arg(&input);
+    launch.arg(&mut out);
+    let one_warp = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: the block matches the kernel's; `input` holds a vector and
+    // `out` two counters; the tables `params` addresses are allocated.
+    unsafe { launch.launch(one_warp) }.map_err(GpuError::driver("storing the initial state"))?;
+    let out = device.download(&out)?;
+    if out[0] == no_slot {
+        return Err(GpuError::Invalid(
+            "the initial state does not fit the tables (give more --memory)".into(),
+        ));
+    }
+    Ok((out[0], out[1]))
+}
+
 /// Launches growth kernel `name` over `params`.
 fn launch_grow(
     device: &Device,
@@ -1071,7 +1223,36 @@ fn slot_number_of(words: &[u32], wide: bool) -> u64 {
     }
 }
 
-/// Reads slot `slot` (vector, then predecessor when traces are on).
+/// Where a search's states are, to read them back.
+struct StoredStates<'a> {
+    device: &'a Device,
+    table: &'a CudaSlice<u32>,
+    geometry: &'a Geometry,
+    /// The node table with tree storage.
+    nodes: Option<&'a NodeTable>,
+    vector_words: usize,
+}
+
+impl StoredStates<'_> {
+    /// The vector at `slot` and its predecessor's slot (`no_slot` for the
+    /// initial state, or without traces).
+    fn read(&self, slot: u64, trace: bool) -> Result<(Vec<u32>, u64), GpuError> {
+        let stored = read_slot(self.device, self.table, self.geometry, slot)?;
+        let key_words = self.geometry.words;
+        let predecessor = if trace {
+            slot_number_of(&stored[key_words..], self.geometry.wide)
+        } else {
+            self.geometry.no_slot()
+        };
+        let vector = match self.nodes {
+            Some(nodes) => nodes.vector(self.device, self.vector_words, [stored[0], stored[1]])?,
+            None => stored[..key_words].to_vec(),
+        };
+        Ok((vector, predecessor))
+    }
+}
+
+/// Reads slot `slot` (key, then predecessor when traces are on).
 pub(super) fn read_slot(
     device: &Device,
     table: &CudaSlice<u32>,
@@ -1084,17 +1265,14 @@ pub(super) fn read_slot(
 
 /// The finding at `slot`, with its trace rebuilt from predecessor slots.
 fn finding(
-    device: &Device,
+    stored: &StoredStates,
     net: &EncodedNetwork,
-    table: &CudaSlice<u32>,
-    geometry: &Geometry,
     slot: u64,
     deadlock: bool,
     trace: bool,
 ) -> Result<Finding, GpuError> {
-    let words = geometry.words;
-    let stored = read_slot(device, table, geometry, slot)?;
-    let state = stored[..words].to_vec();
+    let geometry = stored.geometry;
+    let (state, mut predecessor) = stored.read(slot, trace)?;
     let kind = if deadlock {
         FindingKind::Deadlock
     } else {
@@ -1106,7 +1284,6 @@ fn finding(
     };
     let trace = if trace {
         let mut states = vec![state.clone()];
-        let mut predecessor = slot_number_of(&stored[words..], geometry.wide);
         while predecessor != geometry.no_slot() {
             if states.len() as u64 > geometry.slots() {
                 return Err(GpuError::Inconsistent {
@@ -1114,9 +1291,9 @@ fn finding(
                     detail: "the predecessor links form a cycle".into(),
                 });
             }
-            let stored = read_slot(device, table, geometry, predecessor)?;
-            states.push(stored[..words].to_vec());
-            predecessor = slot_number_of(&stored[words..], geometry.wide);
+            let (vector, before) = stored.read(predecessor, true)?;
+            states.push(vector);
+            predecessor = before;
         }
         states.reverse();
         Some(
