@@ -6,7 +6,7 @@
 # then a tree run of
 #   BINARY check MODEL --engine cpu --storage S --no-trace --format json
 # each under `timeout TIMEOUT`. Writes runs.tsv (one line a run) and
-# table.md (one line a net) into OUT_DIR.
+# table.md (one line a net, by table.sh) into OUT_DIR.
 #
 # Usage: run.sh BINARY MCC_DIR MAX_STATES TIMEOUT OUT_DIR
 set -euo pipefail
@@ -34,27 +34,4 @@ while IFS=$'\t' read -r model states _transitions _deadlock; do
     done
 done <"$mcc_dir/oracles.tsv"
 
-# The table: oracle against both runs, bytes a state and the time ratio.
-{
-    echo "| model | words | oracle states | plain states | tree states | exact | plain s | tree s | tree/plain time | plain B/state | tree B/state | plain MiB | tree MiB |"
-    echo "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-    awk -F'\t' -v oracles="$mcc_dir/oracles.tsv" '
-        BEGIN { while ((getline line < oracles) > 0) { split(line, f, "\t"); expect[f[1]] = f[2] "\t" f[3] } }
-        NR == 1 { next }
-        { key = $1; order[key] = order[key] ? order[key] : ++n; name[n] = key
-          row[key, $2] = $0 }
-        END {
-          for (i = 1; i <= n; i++) {
-            m = name[i]; split(expect[m], e, "\t")
-            split(row[m, "plain"], p, "\t"); split(row[m, "tree"], t, "\t")
-            exact = (p[4] == "complete" && t[4] == "complete" && p[5] == e[1] && t[5] == e[1] && p[6] == e[2] && t[6] == e[2]) ? "yes" : "no"
-            if (p[4] != "complete" || t[4] != "complete") exact = "timeout " p[3] "/" t[3]
-            ratio = (p[8] > 0 && t[8] > 0) ? sprintf("%.2f", t[8] / p[8]) : "-"
-            pm = (p[10] > 0) ? sprintf("%.1f", p[10] / 1048576) : "-"
-            tm = (t[10] > 0) ? sprintf("%.1f", t[10] / 1048576) : "-"
-            ps = (p[8] > 0) ? sprintf("%.3f", p[8]) : "-"; ts = (t[8] > 0) ? sprintf("%.3f", t[8]) : "-"
-            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m, (p[7] ? p[7] : t[7]), e[1], p[5], t[5], exact, ps, ts, ratio, p[9], t[9], pm, tm
-          }
-        }' "$runs"
-} >"$out/table.md"
-cat "$out/table.md"
+"$(dirname "${BASH_SOURCE[0]}")/table.sh" "$runs" "$mcc_dir/oracles.tsv" | tee "$out/table.md"

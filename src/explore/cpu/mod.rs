@@ -176,7 +176,7 @@ const PLANNED_PARENT_BYTES: u64 = 4;
 const TREE_RECORD_BYTES: u64 = 8;
 /// Node table entries a conversion to tree storage plans a stored state
 /// (the table grows again if they are too few).
-const CONVERSION_NODE_SLOTS_PER_STATE: u64 = 4;
+const CONVERSION_NODE_SLOTS_PER_STATE: u64 = 2;
 /// Entries of an index bucket, the unit of index sizes.
 const BUCKET: u64 = BUCKET_ENTRIES as u64;
 /// Memory limit when the available memory cannot be read.
