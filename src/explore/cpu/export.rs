@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::StoredStates;
+use super::{StoredStates, TreeScratch};
 use crate::encode::{EncodedNetwork, SuccessorGenerator};
 use crate::error::Error;
 use crate::explicit::{Edge, GraphSink};
@@ -59,9 +59,14 @@ pub(super) fn push_edges(
             round
                 .par_iter()
                 .map_init(
-                    || (SuccessorGenerator::new(net), vec![0; stored.words()]),
-                    |(generator, state), ids| {
-                        edges_of(net, stored, &numbering, generator, state, ids.clone())
+                    || {
+                        let words = stored.words();
+                        let scratch = TreeScratch::new(words);
+                        (SuccessorGenerator::new(net), vec![0; words], scratch)
+                    },
+                    |(generator, state, scratch), ids| {
+                        let numbered = (stored, &numbering);
+                        edges_of(net, numbered, generator, state, scratch, ids.clone())
                     },
                 )
                 .collect()
@@ -82,14 +87,15 @@ pub(super) fn push_edges(
     Ok(())
 }
 
-/// The transitions of states `ids`; error states have none (the search
-/// does not expand them).
+/// The transitions of states `ids` of `stored`, numbered by `numbering`;
+/// error states have none (the search does not expand them). `scratch` is
+/// working memory for tree storage.
 fn edges_of(
     net: &EncodedNetwork,
-    stored: &StoredStates,
-    numbering: &DenseNumbering,
+    (stored, numbering): (&StoredStates, &DenseNumbering),
     generator: &mut SuccessorGenerator<'_>,
     state: &mut [u32],
+    scratch: &mut TreeScratch,
     ids: Range<u32>,
 ) -> Result<Vec<Edge>, Error> {
     let mut edges = Vec::new();
@@ -100,9 +106,11 @@ fn edges_of(
             continue;
         }
         let source = numbering.of(id);
-        generator.for_each(state, |successor| match stored.id_of(successor.state) {
-            Some(target) => edges.push((source, successor.action, numbering.of(target))),
-            None => unknown = true,
+        generator.for_each(state, |successor| {
+            match stored.id_of(successor.state, scratch) {
+                Some(target) => edges.push((source, successor.action, numbering.of(target))),
+                None => unknown = true,
+            }
         });
         if unknown {
             return Err(Error::Internal(format!(

@@ -65,7 +65,8 @@
 //!
 //! # Memory
 //!
-//! A stored state costs its vector, 4 / fill bytes of index and, with
+//! A stored state costs its record (vector or tree root; with trees, also
+//! its share of the node table), 4 / fill bytes of index and, with
 //! traces, its entry in its thread's predecessor log (`parents`), which
 //! takes well under the 4 bytes of a stored predecessor id and was no
 //! slower on one and two threads (measured in docs/CPU.md, "Predecessor
@@ -77,8 +78,9 @@
 //! a model that it made grow once more (docs/CPU.md, "Growing at 90 %").
 //! Reported memory is what the search wrote: the whole index, the store's
 //! records of every id handed out (the store's segments beyond them are
-//! never written, so the system gives them no memory), the predecessor
-//! logs, and the largest lists of state ids of two consecutive levels.
+//! never written, so the system gives them no memory), the whole node
+//! table of a tree store, the predecessor logs, and the largest lists of
+//! state ids of two consecutive levels.
 //!
 //! The index and the store's segments are mapped with transparent huge
 //! pages asked for (`cells::ZeroedCells`), and a segment is mapped whole, so
@@ -89,18 +91,45 @@
 //! out the rest of the huge page that the last records of each store array
 //! lie in, up to 2 MiB each (docs/CPU.md, "Memory the report leaves out").
 //!
+//! # Storage: whole vectors or trees
+//!
+//! The store keeps each state's vector whole (`--storage plain`) or as a
+//! tree of shared nodes (`--storage tree`, `tree.rs`: an 8-byte root a
+//! state, and 8 bytes a node in one lock-free node table). The index
+//! hashes the whole vector either way and compares the record (vector or
+//! root), so ids, frontier and predecessor logs do not depend on it. A
+//! thread encodes a successor against the state it expands, whose node
+//! values it kept when it read it: only the nodes above changed words are
+//! looked up.
+//!
+//! A node table does not grow in place (a node's index is its entry): when
+//! the nodes reach [`NODE_MAX_FILL_PER_MILLE`] of it (a shared allowance,
+//! taken in batches, like state ids), a *store copy* pause encodes every
+//! published state again, in parallel, into a tree store with a table
+//! twice as large (or as large as fits), under the same ids (the
+//! `Phase::Copy` phase), and frees the old one. `--storage auto` starts
+//! with whole vectors and, when a doubled table of them would not fit the
+//! memory limit and a root is smaller than a vector, copies the states
+//! into a tree store the same way, then grows the index; a search whose
+//! vectors fit never pays for trees. While a copy runs, the old store and
+//! the new one are both held: the limit does not count that peak.
+//!
 //! # Diagnostics
 //!
 //! With `-vv` the engine logs where the threads' time went: waiting at the
-//! ends of levels, at growth pauses, re-indexing, and the time the deciding
-//! thread took at barriers.
+//! ends of levels, at growth pauses, re-indexing, copying stores, and the
+//! time the deciding thread took at barriers.
 
 mod cells;
 mod export;
 mod parents;
 mod table;
+mod tree;
 
-pub use table::{BUCKET_ENTRIES, ENTRY_BYTES, Index, Lookup, MAX_STATES, StateStore, StateTable};
+pub use table::{
+    BUCKET_ENTRIES, ENTRY_BYTES, Index, Lookup, MAX_STATES, StateStore, StateTable, VectorStore,
+};
+pub use tree::{NODE_BYTES, NODE_MAX_FILL_PER_MILLE, NodeTable, TreeScratch};
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -143,6 +172,11 @@ pub const MAX_FILL_PER_MILLE: u64 = 900;
 /// traces): what an uncompressed id takes. The compressed log
 /// (`parents`) takes less (docs/CPU.md, "Predecessor log").
 const PLANNED_PARENT_BYTES: u64 = 4;
+/// Bytes of a tree-stored state's record: its root.
+const TREE_RECORD_BYTES: u64 = 8;
+/// Node table entries a conversion to tree storage plans a stored state
+/// (the table grows again if they are too few).
+const CONVERSION_NODE_SLOTS_PER_STATE: u64 = 2;
 /// Entries of an index bucket, the unit of index sizes.
 const BUCKET: u64 = BUCKET_ENTRIES as u64;
 /// Memory limit when the available memory cannot be read.
@@ -291,11 +325,16 @@ impl StoredStates {
         self.table.store.read(id, out);
     }
 
-    /// The id of `vector`, if it was stored; looks up without inserting.
-    fn id_of(&self, vector: &[u32]) -> Option<u32> {
+    /// The id of `vector`, if it was stored; looks up without inserting
+    /// (`scratch` is working memory for a tree store).
+    fn id_of(&self, vector: &[u32], scratch: &mut TreeScratch) -> Option<u32> {
+        let record = self
+            .table
+            .store
+            .record_of(vector, None, scratch, &mut || false)?;
         match self
             .table
-            .find_or_insert(vector, hash_words(vector), || None)
+            .find_or_insert(record, hash_words(vector), || None)
         {
             Lookup::Found(id) => Some(id),
             Lookup::Inserted(_) | Lookup::Refused => None,
@@ -314,24 +353,33 @@ fn search_from(
 ) -> (Exploration, StoredStates) {
     let Team { threads, cores } = team;
     let traces = !search.no_trace;
+    let words = net.words();
     let sizing = Sizing {
         limit: search.memory_bytes.unwrap_or_else(default_memory_limit),
-        record_bytes: StateStore::new(net.words()).record_bytes()
-            + if traces { PLANNED_PARENT_BYTES } else { 0 },
+        parent_bytes: if traces { PLANNED_PARENT_BYTES } else { 0 },
+        converts: search.storage == Storage::Auto && 4 * words as u64 > TREE_RECORD_BYTES,
     };
-    let slots = sizing.initial_slots(initial_slots);
-    let table = StateTable::new(net.words(), slots, Sizing::capacity(slots));
+    let store = match search.storage {
+        Storage::Tree => StateStore::tree(words, Sizing::initial_node_slots(initial_slots, words)),
+        Storage::Plain | Storage::Auto => StateStore::plain(words),
+    };
+    let slots = sizing.initial_slots(initial_slots, &store);
+    let table = StateTable::of(store, slots, Sizing::capacity(slots));
     let root = 0;
-    let inserted = table.find_or_insert(&net.initial, hash_words(&net.initial), || Some(root));
+    let mut scratch = TreeScratch::new(words);
+    let record = table
+        .store
+        .record_of(&net.initial, None, &mut scratch, &mut || true)
+        .expect("the first node table has room for a whole tree");
+    let inserted = table.find_or_insert(record, hash_words(&net.initial), || Some(root));
     debug_assert_eq!(inserted, Lookup::Inserted(root));
-    let ids = Ids {
-        next: AtomicU64::new(1),
-        limit: AtomicU64::new(0),
-        batch: AtomicU64::new(1),
-        max_states: search.max_states,
-        threads: threads as u64,
-    };
-    ids.set_capacity(table.store.capacity());
+    let nodes = scratch.take_inserted();
+    let ids = Ids::new(search.max_states, threads);
+    ids.restart(1, table.store.capacity());
+    let node_ids = Ids::new(None, threads);
+    if let Some(node_table) = table.store.nodes() {
+        node_ids.restart(nodes, NodeTable::capacity(node_table.slots()));
+    }
 
     let shared = Shared {
         net,
@@ -342,6 +390,13 @@ fn search_from(
         published: RwLock::new(Vec::new()),
         handovers: (0..threads).map(|_| Line(Mutex::default())).collect(),
         ids: Line(ids),
+        node_ids: Line(node_ids),
+        nodes: AtomicU64::new(nodes),
+        pending: RwLock::new(None),
+        pending_nodes: AtomicU64::new(0),
+        copy_failed: AtomicBool::new(false),
+        grow_index: AtomicBool::new(false),
+        words,
         start,
         stop: Line(AtomicBool::new(false)),
         grow: Line(AtomicBool::new(false)),
@@ -356,6 +411,7 @@ fn search_from(
         phase: AtomicU8::new(Phase::Expand as u8),
         depth: AtomicU32::new(0),
         growths: AtomicU32::new(0),
+        copies: AtomicU32::new(0),
         deciding_nanos: AtomicU64::new(0),
         level_stored: AtomicU64::new(0),
         frontier_bytes: AtomicU64::new(0),
@@ -387,13 +443,15 @@ fn search_from(
     let share = |time: Duration| 100.0 * time.as_secs_f64() / thread_time;
     tracing::debug!(
         "cpu engine: {threads} threads, {} levels, {} growths; of the threads' time, \
-         {:.1}% waiting at the ends of levels, {:.1}% at growth pauses, {:.1}% re-indexing; \
-         {:.1} ms deciding at barriers",
+         {:.1}% waiting at the ends of levels, {:.1}% at growth pauses, {:.1}% re-indexing, \
+         {:.1}% copying stores ({} store copies); {:.1} ms deciding at barriers",
         shared.depth.load(Ordering::Relaxed),
         shared.growths.load(Ordering::Relaxed),
         share(totals.waiting),
         share(totals.pausing),
         share(totals.reindexing),
+        share(totals.copying),
+        shared.copies.load(Ordering::Relaxed),
         shared.deciding_nanos.load(Ordering::Relaxed) as f64 / 1e6,
     );
 
@@ -413,6 +471,7 @@ fn search_from(
     let handed_out = shared.ids.next.load(Ordering::Relaxed);
     let published = published(handed_out, shared.unused_reserves());
     let frontier_bytes = shared.frontier_bytes.load(Ordering::Relaxed);
+    let nodes = shared.nodes.load(Ordering::Relaxed);
     let table = shared.table.into_inner().expect("no thread runs any more");
     let exploration = Exploration {
         states: totals.states,
@@ -425,8 +484,10 @@ fn search_from(
         completion: ending.completion(),
         elapsed: start.elapsed(),
         memory_bytes: table.bytes_for(handed_out) + parent_bytes + frontier_bytes,
-        storage: Storage::Plain,
-        state_bytes: totals.states * (table.store.record_bytes() + ENTRY_BYTES) + parent_bytes,
+        storage: table.store.storage(),
+        state_bytes: totals.states * (table.store.records().record_bytes() + ENTRY_BYTES)
+            + nodes * NODE_BYTES
+            + parent_bytes,
         engine: team.engine_name(),
     };
     (exploration, StoredStates { table, published })
@@ -451,14 +512,21 @@ fn mem_available(meminfo: &str) -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// How large the table may get: index entries and store records together
-/// stay within `limit` bytes. A growth frees the old index before it
-/// allocates the new one, so the two never count together.
+/// How large the table may get: index entries, store records and node
+/// table together stay within `limit` bytes. A growth frees the old index
+/// before it allocates the new one, so the two never count together; a
+/// store copy (a larger node table, or a conversion to tree storage)
+/// holds the old store and the new one at once, which the limit does not
+/// count (docs/CPU.md, "Tree storage").
 struct Sizing {
     /// Bytes the table may take.
     limit: u64,
-    /// Bytes of one store record.
-    record_bytes: u64,
+    /// Bytes a state's predecessor is planned to take.
+    parent_bytes: u64,
+    /// Whether a store of whole vectors becomes a tree store when a
+    /// doubled table would not fit (`--storage auto`, on vectors wider
+    /// than a root).
+    converts: bool,
 }
 
 impl Sizing {
@@ -467,37 +535,82 @@ impl Sizing {
         (slots * MAX_FILL_PER_MILLE / 1000).clamp(1, MAX_STATES)
     }
 
-    /// Bytes of an index of `slots` entries and a store as large as it
-    /// may hold.
-    fn table_bytes(&self, slots: u64) -> u64 {
-        slots * ENTRY_BYTES + Self::capacity(slots) * self.record_bytes
+    /// Bytes of an index of `slots` entries, a store as large as it may
+    /// hold of records of `record_bytes` bytes, and `node_bytes` of node
+    /// table.
+    fn table_bytes(&self, slots: u64, record_bytes: u64, node_bytes: u64) -> u64 {
+        slots * ENTRY_BYTES
+            + Self::capacity(slots) * (record_bytes + self.parent_bytes)
+            + node_bytes
+    }
+
+    /// The first node table's entries for vectors of `words` words:
+    /// `wanted`, and room for a whole tree at least.
+    fn initial_node_slots(wanted: u64, words: usize) -> u64 {
+        wanted.max(4 * words as u64).next_power_of_two()
     }
 
     /// The first index's entries: `wanted` in whole buckets, halved until
-    /// the table fits the limit (at least one bucket).
-    fn initial_slots(&self, wanted: u64) -> u64 {
+    /// the table of `store` fits the limit (at least one bucket).
+    fn initial_slots(&self, wanted: u64, store: &StateStore) -> u64 {
+        let record_bytes = store.records().record_bytes();
+        let node_bytes = store.node_table_bytes();
         let mut slots = (wanted / BUCKET).max(1) * BUCKET;
-        while slots > BUCKET && self.table_bytes(slots) > self.limit {
+        while slots > BUCKET && self.table_bytes(slots, record_bytes, node_bytes) > self.limit {
             slots = (slots / (2 * BUCKET)).max(1) * BUCKET;
         }
         slots
     }
 
-    /// The entries of the index that replaces one of `slots` entries:
-    /// twice as many, or as many as fit; `None` when no larger table fits.
-    fn next_slots(&self, slots: u64) -> Option<u64> {
+    /// The entries of the index that replaces one of `slots` entries over
+    /// `store`: twice as many, or as many as fit (unless the store is to
+    /// become a tree store instead); `None` when no larger table fits.
+    fn next_slots(&self, slots: u64, store: &StateStore) -> Option<u64> {
         if Self::capacity(slots) >= MAX_STATES {
             return None;
         }
+        let record_bytes = store.records().record_bytes();
+        let node_bytes = store.node_table_bytes();
         let doubled = 2 * slots;
-        if self.table_bytes(doubled) <= self.limit {
+        if self.table_bytes(doubled, record_bytes, node_bytes) <= self.limit {
             return Some(doubled);
+        }
+        if self.converts && store.storage() == Storage::Plain {
+            return None;
         }
         // Bytes per entry of a full-size table: the entry and its share of
         // the store.
-        let per_mille_bytes = 1000 * ENTRY_BYTES + MAX_FILL_PER_MILLE * self.record_bytes;
-        let fitting = self.limit * 1000 / per_mille_bytes / BUCKET * BUCKET;
+        let per_mille_bytes =
+            1000 * ENTRY_BYTES + MAX_FILL_PER_MILLE * (record_bytes + self.parent_bytes);
+        let fitting =
+            self.limit.saturating_sub(node_bytes) * 1000 / per_mille_bytes / BUCKET * BUCKET;
         (Self::capacity(fitting) > Self::capacity(slots)).then_some(fitting)
+    }
+
+    /// The entries of a node table larger than one of `node_slots`
+    /// entries beside an index of `index_slots` entries over tree records:
+    /// twice as many, or as many as fit; `None` when no larger one fits.
+    fn next_node_slots(&self, index_slots: u64, node_slots: u64) -> Option<u64> {
+        let room = self
+            .limit
+            .saturating_sub(self.table_bytes(index_slots, TREE_RECORD_BYTES, 0))
+            / NODE_BYTES;
+        let slots = (2 * node_slots).min(room).min(tree::MAX_NODE_SLOTS);
+        (NodeTable::capacity(slots) > NodeTable::capacity(node_slots)).then_some(slots)
+    }
+
+    /// The node table entries a conversion of `states` states to tree
+    /// storage starts with, beside an index of `index_slots` entries:
+    /// [`CONVERSION_NODE_SLOTS_PER_STATE`] a state, or as many as fit.
+    fn conversion_node_slots(&self, index_slots: u64, states: u64) -> u64 {
+        let room = self
+            .limit
+            .saturating_sub(self.table_bytes(index_slots, TREE_RECORD_BYTES, 0))
+            / NODE_BYTES;
+        (CONVERSION_NODE_SLOTS_PER_STATE * states)
+            .next_power_of_two()
+            .min(room)
+            .min(tree::MAX_NODE_SLOTS)
     }
 }
 
@@ -518,6 +631,29 @@ struct Ids {
 }
 
 impl Ids {
+    /// An allowance of no ids yet, under the user's state limit
+    /// `max_states`, for `threads` threads; see [`Ids::restart`].
+    fn new(max_states: Option<u64>, threads: usize) -> Ids {
+        Ids {
+            next: AtomicU64::new(0),
+            limit: AtomicU64::new(0),
+            batch: AtomicU64::new(1),
+            max_states,
+            threads: threads as u64,
+        }
+    }
+
+    /// Hands out ids from `next` on, for a table of `capacity`.
+    fn restart(&self, next: u64, capacity: u64) {
+        self.next.store(next, Ordering::Relaxed);
+        self.set_capacity(capacity);
+    }
+
+    /// Whether every id of the allowance has been reserved.
+    fn spent(&self) -> bool {
+        self.next.load(Ordering::Relaxed) >= self.limit.load(Ordering::Relaxed)
+    }
+
     /// Sets the allowance for a table of `capacity` states. Exact counts
     /// under a state limit (batches of one); otherwise batches small enough
     /// that no thread sits on a large share of a small table.
@@ -643,7 +779,10 @@ enum Phase {
     /// Expand (the rest of) the current level.
     Expand,
     /// Put the published states into the new index, then expand.
-    Grow,
+    Reindex,
+    /// Copy the published states into the new store (a tree store with a
+    /// larger node table, or one that replaces whole vectors).
+    Copy,
     /// The search is over.
     Finished,
 }
@@ -651,7 +790,7 @@ enum Phase {
 impl Phase {
     /// The phase stored as `value` (by `phase as u8`).
     fn from_u8(value: u8) -> Phase {
-        [Phase::Expand, Phase::Grow, Phase::Finished]
+        [Phase::Expand, Phase::Reindex, Phase::Copy, Phase::Finished]
             .into_iter()
             .find(|phase| *phase as u8 == value)
             .expect("only phases are stored")
@@ -673,6 +812,8 @@ struct Stats {
     pausing: Duration,
     /// Time spent putting states into a grown index.
     reindexing: Duration,
+    /// Time spent copying states into a new store.
+    copying: Duration,
 }
 
 impl Stats {
@@ -685,6 +826,7 @@ impl Stats {
         self.waiting += other.waiting;
         self.pausing += other.pausing;
         self.reindexing += other.reindexing;
+        self.copying += other.copying;
     }
 }
 
@@ -729,6 +871,21 @@ struct Shared<'a> {
     /// threads reaching a barrier together do not wait for one another.
     handovers: Vec<Line<Mutex<Handover>>>,
     ids: Line<Ids>,
+    /// The allowance of nodes that may be put into a tree store's node
+    /// table: as many as it may hold.
+    node_ids: Line<Ids>,
+    /// Nodes in the tree store's node table, as of the last barrier.
+    nodes: AtomicU64,
+    /// The store the published states are being copied into.
+    pending: RwLock<Option<StateStore>>,
+    /// Nodes put into the pending store's node table.
+    pending_nodes: AtomicU64,
+    /// Set when the pending store's node table had no room for a copy.
+    copy_failed: AtomicBool,
+    /// Whether the index grows after the store copy.
+    grow_index: AtomicBool,
+    /// Words of a state vector.
+    words: usize,
     start: Instant,
     /// Set to make every thread stop at its next state.
     stop: Line<AtomicBool>,
@@ -755,8 +912,10 @@ struct Shared<'a> {
     phase: AtomicU8,
     /// Breadth-first depth reached.
     depth: AtomicU32,
-    /// Times the table grew.
+    /// Times the index grew.
     growths: AtomicU32,
+    /// Times the states were copied into a new store.
+    copies: AtomicU32,
     /// Time the last threads to reach a barrier spent deciding, while the
     /// others waited.
     deciding_nanos: AtomicU64,
@@ -829,7 +988,9 @@ impl Shared<'_> {
             parents: (!self.search.no_trace).then(ParentLog::default),
             shared: self,
             generator: SuccessorGenerator::new(self.net),
-            state: vec![0; self.net.words()],
+            state: vec![0; self.words],
+            scratch: TreeScratch::new(self.words),
+            node_credits: 0,
             next: Vec::new(),
             reserve: 0..0,
             successors: Vec::new(),
@@ -881,6 +1042,8 @@ impl Shared<'_> {
             }
             self.level_stored
                 .fetch_add(worker.stats.states - stored_before, Ordering::Relaxed);
+            self.nodes
+                .fetch_add(worker.scratch.take_inserted(), Ordering::Relaxed);
             {
                 let mut handover = self.handovers[id].lock().expect("no panics while locked");
                 handover.produced.append(&mut worker.next);
@@ -894,37 +1057,98 @@ impl Shared<'_> {
                     .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
             });
             let waited = arrived.elapsed();
-            match Phase::from_u8(self.phase.load(Ordering::Relaxed)) {
-                Phase::Finished => {
-                    worker.stats.waiting += waited;
-                    return (worker.stats, worker.parents);
-                }
-                Phase::Expand => worker.stats.waiting += waited,
-                Phase::Grow => {
-                    worker.stats.pausing += waited;
-                    let started = Instant::now();
-                    {
-                        let table = self.table.read().expect("no panics while locked");
-                        let published = self.published.read().expect("no panics while locked");
-                        table.index.map_pages(id, self.threads);
-                        for ids in share(&published, id, self.threads) {
-                            table.reindex(ids);
-                        }
+            // A pause for room goes through phases, each ended by a
+            // barrier, until the threads expand again or the search ends.
+            let mut phase = Phase::from_u8(self.phase.load(Ordering::Relaxed));
+            if phase == Phase::Expand || phase == Phase::Finished {
+                worker.stats.waiting += waited;
+            } else {
+                worker.stats.pausing += waited;
+            }
+            loop {
+                match phase {
+                    Phase::Finished => return (worker.stats, worker.parents),
+                    Phase::Expand => break,
+                    Phase::Reindex => {
+                        let started = Instant::now();
+                        self.reindex_share(id);
+                        let arrived = Instant::now();
+                        worker.stats.reindexing += arrived - started;
+                        // Every state is in the new index before anyone
+                        // looks a vector up again.
+                        self.barrier
+                            .wait(|| self.phase.store(Phase::Expand as u8, Ordering::Relaxed));
+                        worker.stats.pausing += arrived.elapsed();
                     }
-                    let arrived = Instant::now();
-                    worker.stats.reindexing += arrived - started;
-                    // Every state is in the new index before anyone looks
-                    // a vector up again.
-                    self.barrier.wait(|| {});
-                    worker.stats.pausing += arrived.elapsed();
+                    Phase::Copy => {
+                        let started = Instant::now();
+                        self.copy_share(id);
+                        let arrived = Instant::now();
+                        worker.stats.copying += arrived - started;
+                        self.barrier.wait(|| {
+                            let next = self.finish_copy();
+                            self.phase.store(next as u8, Ordering::Relaxed);
+                        });
+                        worker.stats.pausing += arrived.elapsed();
+                        // The credits were for the node table replaced.
+                        worker.node_credits = 0;
+                    }
                 }
+                phase = Phase::from_u8(self.phase.load(Ordering::Relaxed));
             }
         }
     }
 
+    /// Puts share `part` of the published states into the new index, after
+    /// mapping the pages of a share of it.
+    fn reindex_share(&self, part: usize) {
+        let table = self.table.read().expect("no panics while locked");
+        let published = self.published.read().expect("no panics while locked");
+        table.index.map_pages(part, self.threads);
+        for ids in share(&published, part, self.threads) {
+            table.reindex(ids);
+        }
+    }
+
+    /// Copies share `part` of the published states into the pending store;
+    /// raises `copy_failed` when its node table has no room left.
+    fn copy_share(&self, part: usize) {
+        let table = self.table.read().expect("no panics while locked");
+        let pending = self.pending.read().expect("no panics while locked");
+        let published = self.published.read().expect("no panics while locked");
+        let into = pending.as_ref().expect("a copy has a store to copy into");
+        let mut scratch = TreeScratch::new(self.words);
+        let mut credits = 0;
+        for ids in share(&published, part, self.threads) {
+            let copied = into.copy_from(&table.store, ids, &mut scratch, &mut || {
+                self.node_credit(&mut credits)
+            });
+            if !copied {
+                self.copy_failed.store(true, Ordering::Relaxed);
+                break;
+            }
+        }
+        self.pending_nodes
+            .fetch_add(scratch.take_inserted(), Ordering::Relaxed);
+    }
+
+    /// Takes one node insertion from a thread's `credits`, refilled from
+    /// the shared allowance; `false` when it is spent.
+    #[inline]
+    fn node_credit(&self, credits: &mut u64) -> bool {
+        if *credits == 0 {
+            match self.node_ids.reserve() {
+                Some(batch) => *credits = batch.end - batch.start,
+                None => return false,
+            }
+        }
+        *credits -= 1;
+        true
+    }
+
     /// Run by the last thread to reach the barrier, while the others wait:
-    /// ends the search, starts a growth, or makes the states produced by
-    /// the level just finished the next level.
+    /// ends the search, starts a pause for room, or makes the states
+    /// produced by the level just finished the next level.
     fn decide(&self) {
         let phase = self.next_phase();
         self.phase.store(phase as u8, Ordering::Relaxed);
@@ -938,11 +1162,7 @@ impl Shared<'_> {
             return Phase::Finished;
         }
         if self.grow.swap(false, Ordering::Relaxed) {
-            if self.begin_growth() {
-                return Phase::Grow;
-            }
-            self.table_full.store(true, Ordering::Relaxed);
-            return Phase::Finished;
+            return self.begin_growth();
         }
         // No thread was interrupted, so every thread ran out of chunks:
         // the level is done.
@@ -971,23 +1191,103 @@ impl Shared<'_> {
         Phase::Expand
     }
 
-    /// Replaces the index by a larger, empty one and makes room in the
-    /// store, if a larger table fits the memory limit, and lists the
-    /// published ids to put into the new index: those handed out, less the
-    /// threads' unused reserves.
-    fn begin_growth(&self) -> bool {
+    /// Makes room for the search to go on, as the allowance that was spent
+    /// asks: a larger node table (the states copied into it), else a larger
+    /// index, else (`--storage auto`) tree storage instead of whole
+    /// vectors, the index then grown. Lists the published ids (those
+    /// handed out, less the threads' unused reserves) for the phases
+    /// that follow. [`Phase::Finished`] when nothing larger fits.
+    fn begin_growth(&self) -> Phase {
         let mut table = self.table.write().expect("no panics while locked");
-        let Some(slots) = self.sizing.next_slots(table.index.slots()) else {
-            return false;
-        };
-        table.begin_growth(slots, Sizing::capacity(slots));
-        self.growths.fetch_add(1, Ordering::Relaxed);
         *self.published.write().expect("no panics while locked") = published(
             self.ids.next.load(Ordering::Relaxed),
             self.unused_reserves(),
         );
-        self.ids.set_capacity(table.store.capacity());
-        true
+        let nodes_full = table.store.nodes().is_some() && self.node_ids.spent();
+        if nodes_full {
+            let node_slots = table.store.nodes().map_or(0, NodeTable::slots);
+            let Some(node_slots) = self.sizing.next_node_slots(table.index.slots(), node_slots)
+            else {
+                return self.out_of_room();
+            };
+            self.grow_index.store(self.ids.spent(), Ordering::Relaxed);
+            return self.start_copy(&table, node_slots);
+        }
+        self.grow_index_of(&mut table)
+    }
+
+    /// Replaces the index by a larger, empty one and makes room in the
+    /// store ([`Phase::Reindex`]), if a larger table fits; else converts a
+    /// store of whole vectors into a tree store, if the search may
+    /// ([`Phase::Copy`], the index grown after).
+    fn grow_index_of(&self, table: &mut StateTable) -> Phase {
+        if let Some(slots) = self.sizing.next_slots(table.index.slots(), &table.store) {
+            table.begin_growth(slots, Sizing::capacity(slots));
+            self.growths.fetch_add(1, Ordering::Relaxed);
+            self.ids.set_capacity(table.store.capacity());
+            return Phase::Reindex;
+        }
+        if self.sizing.converts && table.store.storage() == Storage::Plain {
+            let states = self.ids.next.load(Ordering::Relaxed);
+            self.grow_index.store(true, Ordering::Relaxed);
+            let node_slots = self
+                .sizing
+                .conversion_node_slots(table.index.slots(), states);
+            return self.start_copy(table, node_slots);
+        }
+        self.out_of_room()
+    }
+
+    /// Ends the search for want of room.
+    fn out_of_room(&self) -> Phase {
+        self.table_full.store(true, Ordering::Relaxed);
+        Phase::Finished
+    }
+
+    /// Starts copying the states of `table` into a tree store with a node
+    /// table of `node_slots` entries.
+    fn start_copy(&self, table: &StateTable, node_slots: u64) -> Phase {
+        let mut pending = self.pending.write().expect("no panics while locked");
+        // An earlier attempt's store is freed before the next one is made.
+        *pending = None;
+        let mut into = StateStore::tree(self.words, node_slots);
+        into.reserve(table.store.capacity());
+        self.node_ids.restart(0, NodeTable::capacity(node_slots));
+        self.pending_nodes.store(0, Ordering::Relaxed);
+        *pending = Some(into);
+        Phase::Copy
+    }
+
+    /// Run by the last thread after a store copy: the copy replaces the
+    /// store (and the index grows if it was full), or, if its node table
+    /// had no room, a copy into a larger one starts, if one fits.
+    fn finish_copy(&self) -> Phase {
+        let mut table = self.table.write().expect("no panics while locked");
+        let node_slots = {
+            let pending = self.pending.read().expect("no panics while locked");
+            let into = pending.as_ref().expect("a copy has a store to copy into");
+            into.nodes().map_or(0, NodeTable::slots)
+        };
+        if self.copy_failed.swap(false, Ordering::Relaxed) {
+            return match self.sizing.next_node_slots(table.index.slots(), node_slots) {
+                Some(larger) => self.start_copy(&table, larger),
+                None => {
+                    *self.pending.write().expect("no panics while locked") = None;
+                    self.out_of_room()
+                }
+            };
+        }
+        let copied = self.pending.write().expect("no panics while locked").take();
+        table.store = copied.expect("a copy has a store to copy into");
+        self.copies.fetch_add(1, Ordering::Relaxed);
+        let nodes = self.pending_nodes.load(Ordering::Relaxed);
+        self.nodes.store(nodes, Ordering::Relaxed);
+        self.node_ids
+            .restart(nodes, NodeTable::capacity(node_slots));
+        if self.grow_index.swap(false, Ordering::Relaxed) {
+            return self.grow_index_of(&mut table);
+        }
+        Phase::Expand
     }
 
     /// The ids the threads reserved but had not used at the last barrier:
@@ -1085,8 +1385,9 @@ fn chunks(runs: Vec<Range<u32>>, threads: usize) -> Vec<Range<u32>> {
 enum Expansion {
     /// Every successor was looked up; the state is counted.
     Done,
-    /// A new successor found no room: the table must grow, and the state
-    /// be expanded again after.
+    /// A new successor found no room (no state id or, stored as a tree, no
+    /// node left): the table must grow, and the state be expanded again
+    /// after.
     NeedsRoom,
     /// The state limit was reached; the search stops.
     Stopped,
@@ -1098,6 +1399,12 @@ struct Worker<'s, 'a> {
     generator: SuccessorGenerator<'a>,
     /// The vector being expanded.
     state: Vec<u32>,
+    /// Working memory for tree storage: the node values of `state`, the
+    /// base of its successors' trees.
+    scratch: TreeScratch,
+    /// Nodes this thread may still put into the node table before it
+    /// takes more from the shared allowance.
+    node_credits: u64,
     /// Runs of ids of the new states for the next level.
     next: Vec<Range<u32>>,
     /// Ids reserved for this thread and not used yet.
@@ -1123,6 +1430,8 @@ impl Worker<'_, '_> {
             shared,
             generator,
             state,
+            scratch,
+            node_credits,
             next,
             reserve,
             successors,
@@ -1130,7 +1439,7 @@ impl Worker<'_, '_> {
             parents,
             stats,
         } = self;
-        table.store.read(id, state);
+        table.store.read_with(id, state, scratch);
         successors.clear();
         found.clear();
         let expansion = generator.for_each(state, |successor| {
@@ -1140,7 +1449,14 @@ impl Worker<'_, '_> {
             found.push((hash, successor.error));
         });
         for (successor, &(hash, error)) in successors.chunks_exact(state.len()).zip(found.iter()) {
-            let lookup = table.find_or_insert(successor, hash, || {
+            let credit = &mut || shared.node_credit(node_credits);
+            let Some(record) = table
+                .store
+                .record_of(successor, Some(state), scratch, credit)
+            else {
+                return Expansion::NeedsRoom;
+            };
+            let lookup = table.find_or_insert(record, hash, || {
                 if reserve.is_empty() {
                     *reserve = shared.ids.reserve()?;
                 }
@@ -1230,9 +1546,10 @@ mod tests {
         let mut vector = vec![0; stored.words()];
         stored.read(0, &mut vector);
         assert_eq!(vector, net.initial);
+        let mut scratch = TreeScratch::new(stored.words());
         for id in ids {
             stored.read(id, &mut vector);
-            assert_eq!(stored.id_of(&vector), Some(id));
+            assert_eq!(stored.id_of(&vector, &mut scratch), Some(id));
         }
     }
 

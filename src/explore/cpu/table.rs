@@ -1,20 +1,27 @@
 //! The state table shared by all worker threads, in two parts:
 //!
-//! - a [`StateStore`]: the stored vectors one after the other, each under
-//!   a stable *state id* (its index). It grows by appending segments and
-//!   never moves a state, so a state id stays valid for the whole search:
+//! - a [`StateStore`]: the stored vectors under stable *state ids*, either
+//!   whole ([`VectorStore`]: the vectors one after the other, each at its
+//!   id) or as trees (`super::tree`: a root of two words at each id, and
+//!   the shared node table). It grows by appending segments and never
+//!   moves a state, so a state id stays valid for the whole search:
 //!   predecessor links and the breadth-first frontier (runs of ids)
-//!   survive any growth untouched;
+//!   survive any growth untouched; a change of storage or of node table
+//!   copies every state to the same id ([`StateStore::copy_from`]);
 //! - an [`Index`]: a lock-free open-addressing hash table of 4-byte entries
 //!   (state id and as many bits of the vector's hash as the id leaves
 //!   free), probed a bucket (one cache line of 16 entries) at a time, after
 //!   Laarman, van de Pol & Weber's lockless hash table. When it fills up,
 //!   the search pauses every thread, frees it and builds a larger one from
-//!   the stored vectors ([`StateTable::reindex`]).
+//!   the stored vectors ([`StateTable::reindex`]). It hashes the whole
+//!   vector however it is stored, and compares a stored state by its
+//!   *record*: the vector, or the root of its tree (equal vectors have
+//!   equal roots), so a change of storage leaves it as it is.
 //!
-//! A stored state costs its vector and 4 bytes of index entry divided by
+//! A stored state costs its record and 4 bytes of index entry divided by
 //! the index's fill (0.45 to 0.9 in the search, so 4.4 to 8.9 bytes), and
-//! with traces its entry in a predecessor log (`super::parents`).
+//! with traces its entry in a predecessor log (`super::parents`); stored
+//! as a tree, also its share of the nodes (8 bytes each).
 //! 8-byte entries holding 32 hash bits would spare reading vectors when the
 //! index grows, but cost as much again (4.4 to 8.9 more bytes a state) and
 //! the old index beside the new one while it grows.
@@ -23,7 +30,9 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::cells::ZeroedCells;
+use super::tree::{NodeTable, TreeScratch, TreeStore};
 use crate::encode::hash_words;
+use crate::explore::Storage;
 
 /// Entries of a bucket: one cache line.
 pub const BUCKET_ENTRIES: usize = 16;
@@ -57,11 +66,12 @@ pub enum Lookup {
     Refused,
 }
 
-/// The stored vectors, addressed by state id, in segments of 2^19
-/// (`SEGMENT_RECORDS`) vectors (`ZeroedCells`) that are added as the
-/// capacity grows and never move. (The predecessors are logged apart, by
-/// the threads that store the states: `super::parents`.)
-pub struct StateStore {
+/// Records of a fixed number of words (whole vectors, or tree roots),
+/// addressed by state id, in segments of 2^19 (`SEGMENT_RECORDS`) records
+/// (`ZeroedCells`) that are added as the capacity grows and never move.
+/// (The predecessors are logged apart, by the threads that store the
+/// states: `super::parents`.)
+pub struct VectorStore {
     /// Words of a vector.
     words: usize,
     /// The segments of `SEGMENT_RECORDS` vectors each.
@@ -70,22 +80,22 @@ pub struct StateStore {
     capacity: u64,
 }
 
-impl StateStore {
-    /// An empty store for vectors of `words` words.
-    pub fn new(words: usize) -> StateStore {
-        StateStore {
+impl VectorStore {
+    /// An empty store for records of `words` words.
+    pub fn new(words: usize) -> VectorStore {
+        VectorStore {
             words,
             vectors: Vec::new(),
             capacity: 0,
         }
     }
 
-    /// Words of a state vector.
+    /// Words of a record.
     pub fn words(&self) -> usize {
         self.words
     }
 
-    /// Bytes the store spends on a state: its vector.
+    /// Bytes the store spends on a state: its record.
     pub fn record_bytes(&self) -> u64 {
         4 * self.words as u64
     }
@@ -119,15 +129,15 @@ impl StateStore {
         &self.vectors[segment][start..start + self.words]
     }
 
-    /// Writes the vector of an id that no other thread can see yet.
+    /// Writes the record of an id that no other thread can see yet.
     #[inline]
-    fn write(&self, id: u32, vector: &[u32]) {
+    pub fn write(&self, id: u32, vector: &[u32]) {
         for (cell, &word) in self.vector_cells(id).iter().zip(vector) {
             cell.store(word, Ordering::Relaxed);
         }
     }
 
-    /// Copies the vector of stored state `id` into `out`.
+    /// Copies the record of stored state `id` into `out`.
     #[inline]
     pub fn read(&self, id: u32, out: &mut [u32]) {
         for (word, cell) in out.iter_mut().zip(self.vector_cells(id)) {
@@ -135,13 +145,153 @@ impl StateStore {
         }
     }
 
-    /// Whether stored state `id` holds `vector`.
+    /// Whether stored state `id` has the record `vector`.
     #[inline]
     fn holds(&self, id: u32, vector: &[u32]) -> bool {
         self.vector_cells(id)
             .iter()
             .zip(vector)
             .all(|(cell, &word)| cell.load(Ordering::Relaxed) == word)
+    }
+}
+
+/// The stored states, by state id: whole vectors or trees.
+pub enum StateStore {
+    /// Each vector whole, as its record.
+    Plain(VectorStore),
+    /// Each vector as a tree, its root as its record.
+    Tree(TreeStore),
+}
+
+impl StateStore {
+    /// An empty store of whole vectors of `words` words.
+    pub fn plain(words: usize) -> StateStore {
+        StateStore::Plain(VectorStore::new(words))
+    }
+
+    /// An empty tree store for vectors of `words` words with a node table
+    /// of `node_slots` entries.
+    pub fn tree(words: usize, node_slots: u64) -> StateStore {
+        StateStore::Tree(TreeStore::new(words, node_slots))
+    }
+
+    /// Words of a state vector.
+    pub fn words(&self) -> usize {
+        match self {
+            StateStore::Plain(vectors) => vectors.words(),
+            StateStore::Tree(tree) => tree.words(),
+        }
+    }
+
+    /// How the vectors are stored.
+    pub fn storage(&self) -> Storage {
+        match self {
+            StateStore::Plain(_) => Storage::Plain,
+            StateStore::Tree(_) => Storage::Tree,
+        }
+    }
+
+    /// The records the index compares: the vectors, or the roots.
+    pub fn records(&self) -> &VectorStore {
+        match self {
+            StateStore::Plain(vectors) => vectors,
+            StateStore::Tree(tree) => tree.roots(),
+        }
+    }
+
+    /// The node table of a tree store.
+    pub fn nodes(&self) -> Option<&NodeTable> {
+        match self {
+            StateStore::Plain(_) => None,
+            StateStore::Tree(tree) => Some(tree.nodes()),
+        }
+    }
+
+    /// Bytes of the node table (0 for whole vectors): what the store
+    /// takes beyond its records.
+    pub fn node_table_bytes(&self) -> u64 {
+        self.nodes().map_or(0, NodeTable::bytes)
+    }
+
+    /// States the store has room for.
+    pub fn capacity(&self) -> u64 {
+        self.records().capacity()
+    }
+
+    /// Makes room for `capacity` states (at most [`MAX_STATES`]).
+    pub fn reserve(&mut self, capacity: u64) {
+        match self {
+            StateStore::Plain(vectors) => vectors.reserve(capacity),
+            StateStore::Tree(tree) => tree.roots_mut().reserve(capacity),
+        }
+    }
+
+    /// Copies the vector of stored state `id` into `out`; a tree store
+    /// keeps its node values in `scratch`, as the base of the next
+    /// [`StateStore::record_of`].
+    #[inline]
+    pub fn read_with(&self, id: u32, out: &mut [u32], scratch: &mut TreeScratch) {
+        match self {
+            StateStore::Plain(vectors) => vectors.read(id, out),
+            StateStore::Tree(tree) => tree.read(id, out, scratch),
+        }
+    }
+
+    /// Copies the vector of stored state `id` into `out` (for a tree
+    /// store, with scratch memory of its own).
+    pub fn read(&self, id: u32, out: &mut [u32]) {
+        self.read_with(id, out, &mut TreeScratch::new(out.len()));
+    }
+
+    /// The record of `vector`: the vector itself, or the root of its tree
+    /// (the tree's missing nodes put into the table; `credit`, called
+    /// before each, may refuse, and then the answer is `None`). `base` is
+    /// the vector read or encoded last with `scratch`, whose nodes the
+    /// tree may reuse.
+    #[inline]
+    pub fn record_of<'r>(
+        &self,
+        vector: &'r [u32],
+        base: Option<&[u32]>,
+        scratch: &'r mut TreeScratch,
+        credit: &mut impl FnMut() -> bool,
+    ) -> Option<&'r [u32]> {
+        match self {
+            StateStore::Plain(_) => Some(vector),
+            StateStore::Tree(tree) => {
+                tree.encode(vector, base, scratch, credit)?;
+                Some(TreeStore::last_root(scratch))
+            }
+        }
+    }
+
+    /// Stores the states of ids `ids` of `from` under the same ids here,
+    /// whose room is made; `false` when `credit` refused a node (nothing
+    /// is stored for the ids after). Several threads may copy disjoint
+    /// ranges at once. Consecutive ids are often close in the search
+    /// (successors of one state), so each tree is encoded against the one
+    /// before.
+    pub fn copy_from(
+        &self,
+        from: &StateStore,
+        ids: Range<u32>,
+        scratch: &mut TreeScratch,
+        credit: &mut impl FnMut() -> bool,
+    ) -> bool {
+        let words = from.words();
+        let (mut vector, mut previous) = (vec![0; words], vec![0; words]);
+        let mut reading = TreeScratch::new(words);
+        for (at, id) in ids.enumerate() {
+            from.read_with(id, &mut vector, &mut reading);
+            let base = (at > 0).then_some(&previous[..]);
+            let Some(record) = self.record_of(&vector, base, scratch, credit) else {
+                return false;
+            };
+            self.records().write(id, record);
+            scratch.rebase();
+            std::mem::swap(&mut vector, &mut previous);
+        }
+        true
     }
 }
 
@@ -321,17 +471,23 @@ pub struct StateTable {
 }
 
 impl StateTable {
-    /// A table for vectors of `words` words with an index of about `slots`
-    /// entries and room for `capacity` states.
+    /// A table of whole vectors of `words` words with an index of about
+    /// `slots` entries and room for `capacity` states.
     pub fn new(words: usize, slots: u64, capacity: u64) -> StateTable {
-        let mut store = StateStore::new(words);
+        StateTable::of(StateStore::plain(words), slots, capacity)
+    }
+
+    /// A table of `store` (empty) with an index of about `slots` entries
+    /// and room for `capacity` states.
+    pub fn of(mut store: StateStore, slots: u64, capacity: u64) -> StateTable {
         store.reserve(capacity);
         let index = Index::new(slots, store.capacity());
         StateTable { store, index }
     }
 
-    /// Looks `vector` (whose [`crate::encode::hash_words`] is `hash`) up
-    /// and stores it when it is new. `next_id`
+    /// Looks up the vector whose record (see [`StateStore::record_of`])
+    /// is `record` and whose [`crate::encode::hash_words`] is `hash`, and
+    /// stores the record when it is new. `next_id`
     /// is called, at most once, only for a vector that is not in the index;
     /// it gives an id that no other thread uses and that the caller
     /// consumes only when the answer is [`Lookup::Inserted`] with that id,
@@ -339,11 +495,12 @@ impl StateTable {
     #[inline]
     pub fn find_or_insert(
         &self,
-        vector: &[u32],
+        record: &[u32],
         hash: u64,
         next_id: impl FnOnce() -> Option<u32>,
     ) -> Lookup {
         let index = &self.index;
+        let records = self.store.records();
         let tag = index.tag_of(hash);
         let mut next_id = Some(next_id);
         let mut written: Option<u32> = None;
@@ -357,7 +514,7 @@ impl StateTable {
                             let Some(id) = next_id.take().and_then(|next| next()) else {
                                 return Lookup::Refused;
                             };
-                            self.store.write(id, vector);
+                            records.write(id, record);
                             written = Some(id);
                             id
                         }
@@ -374,7 +531,7 @@ impl StateTable {
                 }
                 if entry & !index.id_mask == tag {
                     let id = (entry & index.id_mask) - 1;
-                    if self.store.holds(id, vector) {
+                    if records.holds(id, record) {
                         return Lookup::Found(id);
                     }
                 }
@@ -404,13 +561,15 @@ impl StateTable {
     /// prefetched before the first of them is placed, so that their cache
     /// misses overlap.
     pub fn reindex(&self, ids: Range<u32>) {
-        let mut vector = vec![0; self.store.words];
+        let words = self.store.words();
+        let mut vector = vec![0; words];
+        let mut scratch = TreeScratch::new(words);
         let mut hashes = [0u64; REINDEX_BATCH];
         let mut start = ids.start;
         while start < ids.end {
             let batch = start..ids.end.min(start.saturating_add(REINDEX_BATCH as u32));
             for (id, hash) in batch.clone().zip(hashes.iter_mut()) {
-                self.store.read(id, &mut vector);
+                self.store.read_with(id, &mut vector, &mut scratch);
                 *hash = hash_words(&vector);
                 self.index.prefetch(*hash);
             }
@@ -422,9 +581,12 @@ impl StateTable {
     }
 
     /// Bytes used when ids below `ids` have been handed out: the whole
-    /// index, and the records of those ids (the store's pages beyond them
-    /// were never written, so the system never gave them memory).
+    /// index, the records of those ids (the store's pages beyond them
+    /// were never written, so the system never gave them memory) and the
+    /// whole node table of a tree store.
     pub fn bytes_for(&self, ids: u64) -> u64 {
-        self.index.bytes() + ids * self.store.record_bytes()
+        self.index.bytes()
+            + ids * self.store.records().record_bytes()
+            + self.store.node_table_bytes()
     }
 }
