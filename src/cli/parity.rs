@@ -16,7 +16,7 @@ use crate::error::{Error, exit};
 use crate::explicit::{ParityGame, Player};
 use crate::explore::cpu::MAX_THREADS;
 use crate::frontend::pgsolver;
-use crate::gpu::Device;
+use crate::gpu::{Device, GpuError};
 use crate::parity::verify::verify;
 use crate::parity::{self, Finisher, Solution, SolveError, SolveOptions, SolveProgress, Solver};
 
@@ -27,7 +27,7 @@ Exit codes:
   2    bad input or usage (messages say file:line:column), or --engine gpu
        without a GPU or with a solver the GPU does not run
   3    not solved: --timeout or Ctrl-C ended the solver, or SPM would need
-       more memory than it may take
+       more memory than it may take (or than the GPU has)
   4    internal failure: the solution failed --verify, or the GPU failed
   141  standard output was closed by its reader (as a tool killed by SIGPIPE)";
 
@@ -219,6 +219,13 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         Err(SolveError::TooLarge(message)) => {
             return Err(Error::Incomplete(format!(
                 "{}: not solved: {message}",
+                args.game.display()
+            )));
+        }
+        Err(SolveError::Gpu(GpuError::OutOfMemory { requested, free })) => {
+            return Err(Error::Incomplete(format!(
+                "{}: not solved: the GPU has too little memory for small progress measures \
+                 ({requested} bytes more asked, {free} free); use --engine cpu",
                 args.game.display()
             )));
         }
