@@ -33,7 +33,7 @@ pub const SOURCE: KernelSource = KernelSource {
 const THREADS: u32 = 256;
 /// Lifting launches between two reads of their counts (and of the stop
 /// signal).
-const LAUNCHES_PER_CHECK: usize = 16;
+const LAUNCHES_PER_CHECK: usize = 64;
 /// What the kernels do, for error messages.
 const DURING: &str = "lifting progress measures on the GPU";
 
