@@ -250,7 +250,11 @@ impl<'a> OnDevice<'a> {
     ) -> Result<Vec<u32>, SolveError> {
         let device = self.device;
         let bounds = measure_bounds(player, &self.priorities, self.highest);
-        device.write(&bounds, &mut self.bounds)?;
+        // A player without opponent's priorities has measures of no
+        // components (and nothing to copy).
+        if !bounds.is_empty() {
+            device.write(&bounds, &mut self.bounds)?;
+        }
         device.write(top, &mut self.top)?;
         for buffer in self.measures.iter_mut() {
             memset_zeros(device, buffer)?;
