@@ -9,23 +9,26 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 
+use super::engines::{preferred_device, required_device};
 use super::output::{check_output_path, warn};
 use super::{Cli, Interruption, cpu_threads, emit_report, parse_seconds, spinner};
 use crate::error::{Error, exit};
-use crate::explicit::Player;
+use crate::explicit::{ParityGame, Player};
 use crate::explore::cpu::MAX_THREADS;
 use crate::frontend::pgsolver;
+use crate::gpu::{Device, GpuError};
 use crate::parity::verify::verify;
-use crate::parity::{self, Solution, SolveError, SolveOptions, SolveProgress, Solver};
+use crate::parity::{self, Finisher, Solution, SolveError, SolveOptions, SolveProgress, Solver};
 
 /// The exit codes of `parity`.
 pub const PARITY_EXIT_CODES: &str = "\
 Exit codes:
   0    solved (and, with --verify, the strategies checked)
   2    bad input or usage (messages say file:line:column), or --engine gpu
+       without a GPU or with a solver the GPU does not run
   3    not solved: --timeout or Ctrl-C ended the solver, or SPM would need
-       more memory than it may take
-  4    internal failure: the solution failed --verify
+       more memory than it may take (or than the GPU has)
+  4    internal failure: the solution failed --verify, or the GPU failed
   141  standard output was closed by its reader (as a tool killed by SIGPIPE)";
 
 /// The solvers, as the command line names them.
@@ -51,13 +54,17 @@ pub enum SolverChoice {
 /// Where the solver runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ParityEngine {
-    /// The CPU for now (the GPU solvers are not yet available).
+    /// The CPU (the GPU's small progress measures have not yet been
+    /// measured to win on any kind of game).
     Auto,
     /// The CPU.
     Cpu,
-    /// The GPU: not yet available (exit 2).
+    /// The GPU: small progress measures (`--solver spm`, which `auto`
+    /// chooses there); the other solvers run on the CPU only.
     Gpu,
-    /// CPU and GPU at once, the first result wins: the CPU alone for now.
+    /// The CPU's solver (`--solver`) and the GPU's small progress
+    /// measures at once: the first result wins, the other is stopped.
+    /// Without a GPU, the CPU alone.
     Race,
 }
 
@@ -70,10 +77,13 @@ pub struct ParityArgs {
     /// The solver.
     #[arg(long, value_enum, default_value_t = SolverChoice::Auto)]
     pub solver: SolverChoice,
-    /// Where the solver runs; `auto` and `race` use the CPU until the GPU
-    /// solvers exist, `gpu` is refused.
+    /// Where the solver runs.
     #[arg(long, value_enum, default_value_t = ParityEngine::Auto)]
     pub engine: ParityEngine,
+    /// GPU to use with `--engine gpu` or `race`, as CUDA numbers the
+    /// visible devices (default 0).
+    #[arg(long, value_name = "N")]
+    pub device: Option<usize>,
     /// Worker threads of the multi-threaded solver (fpi; default: all
     /// cores); from 2 on, `auto` may race a second solver on a second
     /// thread, and on 1 runs tangle learning alone.
@@ -108,6 +118,9 @@ struct ParityReport {
     winner_of_first: Option<&'static str>,
     solver: Solver,
     engine: String,
+    /// With `--engine race` and a GPU: `cpu` or `gpu`, whichever finished
+    /// first.
+    race_winner: Option<&'static str>,
     verified: bool,
     load_seconds: f64,
     solve_seconds: f64,
@@ -121,17 +134,6 @@ struct ParityReport {
 /// Runs `parity`.
 pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
     let started = Instant::now();
-    if args.engine == ParityEngine::Gpu {
-        return Err(Error::Usage(
-            "--engine gpu: the GPU parity solvers are not available yet; use --engine cpu".into(),
-        ));
-    }
-    if let Some(path) = &args.write_solution {
-        check_output_path(path, &args.game, "--write-solution")?;
-    }
-    let loading = Instant::now();
-    let game = pgsolver::load(&args.game)?;
-    let load_seconds = loading.elapsed().as_secs_f64();
     let chosen = match args.solver {
         SolverChoice::Auto => None,
         SolverChoice::Zielonka => Some(Solver::Zielonka),
@@ -139,8 +141,32 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         SolverChoice::Fpi => Some(Solver::Fpi),
         SolverChoice::Tangle => Some(Solver::Tangle),
     };
+    if let Some(solver) = chosen.filter(|&s| args.engine == ParityEngine::Gpu && s != Solver::Spm) {
+        return Err(Error::Usage(format!(
+            "--engine gpu: the GPU solves by small progress measures only (--solver spm); \
+             {} runs on the CPU: use --engine cpu, or --engine race to race it against the GPU",
+            solver.name()
+        )));
+    }
+    if let Some(path) = &args.write_solution {
+        check_output_path(path, &args.game, "--write-solution")?;
+    }
+    let ordinal = args.device.unwrap_or(0);
+    let device = match args.engine {
+        ParityEngine::Gpu => Some(required_device(ordinal)?),
+        ParityEngine::Race => preferred_device(ordinal, cli.quiet, "the CPU alone"),
+        ParityEngine::Auto | ParityEngine::Cpu => None,
+    };
+    let loading = Instant::now();
+    let game = pgsolver::load(&args.game)?;
+    let load_seconds = loading.elapsed().as_secs_f64();
     let mut warnings = Vec::new();
-    if let Some(solver) = chosen.filter(|&s| args.threads.is_some() && s != Solver::Fpi) {
+    if device.is_none() && args.device.is_some() {
+        warnings.push("--device only affects the GPU, which does not run here".into());
+    }
+    if args.engine == ParityEngine::Gpu && args.threads.is_some() {
+        warnings.push("--threads only affects the CPU solvers, which do not run here".into());
+    } else if let Some(solver) = chosen.filter(|&s| args.threads.is_some() && s != Solver::Fpi) {
         warnings.push(format!(
             "--threads only affects the fpi and auto solvers; {} runs on one thread",
             solver.name()
@@ -169,14 +195,11 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         }),
     };
     let solving = Instant::now();
-    let outcome = match chosen {
-        Some(solver) => parity::solve(&game, solver, &options).map(|s| (s, solver)),
-        None => parity::solve_auto(&game, &options),
-    };
+    let outcome = solve(&game, args.engine, chosen, device.as_ref(), &options);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    let (solution, solver) = match outcome {
+    let (solution, ran) = match outcome {
         Ok(solved) => solved,
         Err(SolveError::Invalid(e)) => {
             return Err(Error::Model(format!("{}: {e}", args.game.display())));
@@ -199,7 +222,16 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
                 args.game.display()
             )));
         }
+        Err(SolveError::Gpu(GpuError::OutOfMemory { requested, free })) => {
+            return Err(Error::Incomplete(format!(
+                "{}: not solved: the GPU has too little memory for small progress measures \
+                 ({requested} bytes more asked, {free} free); use --engine cpu",
+                args.game.display()
+            )));
+        }
+        Err(SolveError::Gpu(error)) => return Err(Error::Gpu(error)),
     };
+    let solver = ran.solver();
     let solve_seconds = solving.elapsed().as_secs_f64();
     let verify_seconds = if args.verify {
         let checking = Instant::now();
@@ -230,12 +262,11 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         won_by_odd: solution.won_by(Player::Odd),
         winner_of_first: solution.winners.first().map(|&w| name(w)),
         solver,
-        engine: match (chosen, solver) {
-            (None, _) if threads > 1 => {
-                format!("cpu (race of zielonka and tangle, {} first)", solver.name())
-            }
-            (_, Solver::Fpi) => format!("cpu ({threads} threads)"),
-            _ => "cpu (1 thread)".to_string(),
+        engine: ran.describe(chosen, threads, device.as_ref()),
+        race_winner: match ran {
+            Ran::Race(Finisher::Cpu(_)) => Some("cpu"),
+            Ran::Race(Finisher::Gpu) => Some("gpu"),
+            Ran::Cpu(_) | Ran::Gpu => None,
         },
         verified: args.verify,
         load_seconds,
@@ -251,6 +282,77 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
     };
     emit_report(cli, &report, text_report)?;
     Ok(exit::OK)
+}
+
+/// Where a solution came from.
+#[derive(Debug, Clone, Copy)]
+enum Ran {
+    /// The CPU, with this solver.
+    Cpu(Solver),
+    /// The GPU (small progress measures).
+    Gpu,
+    /// A race of the CPU and the GPU, won by this side.
+    Race(Finisher),
+}
+
+impl Ran {
+    /// The solver that gave the solution.
+    fn solver(self) -> Solver {
+        match self {
+            Ran::Cpu(solver) | Ran::Race(Finisher::Cpu(solver)) => solver,
+            Ran::Gpu | Ran::Race(Finisher::Gpu) => Solver::Spm,
+        }
+    }
+
+    /// The engine as the report names it; `chosen` is the solver asked
+    /// for (`None`: auto), `threads` the CPU's.
+    fn describe(self, chosen: Option<Solver>, threads: usize, device: Option<&Device>) -> String {
+        let cpu = |solver: Solver| match (chosen, solver) {
+            (None, _) if threads > 1 => {
+                format!("cpu (race of zielonka and tangle, {} first)", solver.name())
+            }
+            (_, Solver::Fpi) => format!("cpu ({threads} threads)"),
+            _ => "cpu (1 thread)".to_string(),
+        };
+        let gpu = || {
+            format!(
+                "gpu ({})",
+                device.map_or(String::new(), Device::description)
+            )
+        };
+        match self {
+            Ran::Cpu(solver) => cpu(solver),
+            Ran::Gpu => gpu(),
+            Ran::Race(Finisher::Cpu(solver)) => {
+                format!("race of cpu and {}: {} first", gpu(), cpu(solver))
+            }
+            Ran::Race(Finisher::Gpu) => format!("race of cpu and {0}: {0} first", gpu()),
+        }
+    }
+}
+
+/// Solves `game` where `engine` says, with the solver `chosen` (`None`:
+/// auto) on the CPU; `device` is the GPU opened for `gpu` and `race` (for
+/// `race`, `None` when none could be opened: the CPU alone).
+fn solve(
+    game: &ParityGame,
+    engine: ParityEngine,
+    chosen: Option<Solver>,
+    device: Option<&Device>,
+    options: &SolveOptions,
+) -> Result<(Solution, Ran), SolveError> {
+    match (engine, device) {
+        (ParityEngine::Gpu, Some(device)) => {
+            parity::solve_on_gpu(game, device, options).map(|s| (s, Ran::Gpu))
+        }
+        (ParityEngine::Race, Some(device)) => {
+            parity::race_cpu_gpu(game, chosen, device, options).map(|(s, f)| (s, Ran::Race(f)))
+        }
+        _ => match chosen {
+            Some(solver) => parity::solve(game, solver, options).map(|s| (s, Ran::Cpu(solver))),
+            None => parity::solve_auto(game, options).map(|(s, solver)| (s, Ran::Cpu(solver))),
+        },
+    }
 }
 
 /// The report as `name: value` lines.

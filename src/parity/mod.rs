@@ -10,6 +10,9 @@
 //! * [`reference`](mod@reference): Zielonka's recursive algorithm with an explicit stack,
 //!   the oracle of the tests.
 //! * [`spm`]: small progress measures (Jurdziński) with a work queue.
+//! * [`gpu`]: the same small progress measures on the GPU
+//!   ([`solve_on_gpu`]), and [`race_cpu_gpu`], the CPU's solver against
+//!   it.
 //! * [`fpi`]: fixpoint iteration with distractions and freezing (van Dijk
 //!   and Rubbens), multi-threaded over the vertices of a priority.
 //! * [`tangle`]: tangle learning (van Dijk).
@@ -20,6 +23,7 @@
 
 mod controlled;
 pub mod fpi;
+pub mod gpu;
 pub mod reference;
 pub mod spm;
 pub mod tangle;
@@ -33,6 +37,7 @@ use thiserror::Error;
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::{Csr, GameError, ParityGame, Player};
 use crate::explore::StopSignal;
+use crate::gpu::{Device, GpuError};
 use crate::scc::reference::representatives_among;
 
 /// A solved game: the winner of every vertex and a winning strategy for
@@ -102,6 +107,9 @@ pub enum SolveError {
     /// The solver would need more memory than it may take.
     #[error("{0}")]
     TooLarge(String),
+    /// The GPU failed, or had too little memory.
+    #[error("{0}")]
+    Gpu(GpuError),
 }
 
 /// How far a solver has come, for a progress line.
@@ -168,6 +176,63 @@ fn solve_valid(
     Ok(solution.normalised(game))
 }
 
+/// Solves `game` by small progress measures on `device` ([`gpu`]),
+/// after the same preprocessing as [`Solver::Spm`] on the CPU. The game
+/// is validated first.
+pub fn solve_on_gpu(
+    game: &ParityGame,
+    device: &Device,
+    options: &SolveOptions,
+) -> Result<Solution, SolveError> {
+    game.validate()?;
+    solve_valid_on_gpu(game, device, options)
+}
+
+/// [`solve_on_gpu`] for a game already validated.
+fn solve_valid_on_gpu(
+    game: &ParityGame,
+    device: &Device,
+    options: &SolveOptions,
+) -> Result<Solution, SolveError> {
+    let mut watch = Watch::new(options, "rounds");
+    let solution =
+        controlled::solve_with(game, &mut watch, |rest| gpu::solve(device, rest, options))?;
+    Ok(solution.normalised(game))
+}
+
+/// Which side of [`race_cpu_gpu`] finished first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finisher {
+    /// The CPU, with this solver.
+    Cpu(Solver),
+    /// The GPU, with small progress measures.
+    Gpu,
+}
+
+/// Solves `game` on the CPU and on `device` at once, and gives the first
+/// solution with the side that found it; the other side is stopped then
+/// (the GPU between two batches of launches). The CPU runs `solver`, or
+/// with `None` what [`solve_auto`] chooses, on `options.threads`; the GPU
+/// runs small progress measures ([`solve_on_gpu`]). Progress comes from
+/// the CPU. An error only when both sides fail: the error of the last to
+/// fail.
+pub fn race_cpu_gpu(
+    game: &ParityGame,
+    solver: Option<Solver>,
+    device: &Device,
+    options: &SolveOptions,
+) -> Result<(Solution, Finisher), SolveError> {
+    game.validate()?;
+    let on_cpu: Contestant<'_, Finisher> = Box::new(move |cpu_options| match solver {
+        Some(solver) => solve_valid(game, solver, &cpu_options).map(|s| (s, Finisher::Cpu(solver))),
+        None => solve_auto_valid(game, &cpu_options).map(|(s, solver)| (s, Finisher::Cpu(solver))),
+    });
+    let on_gpu: Contestant<'_, Finisher> = Box::new(move |gpu_options| {
+        solve_valid_on_gpu(game, device, &gpu_options).map(|s| (s, Finisher::Gpu))
+    });
+    first_to_finish(vec![on_cpu, on_gpu], Duration::ZERO, options)
+}
+
 /// Solves `game` with the solver that suits it, and names that solver.
 /// Zielonka's algorithm starts; on two threads or more, tangle learning
 /// joins it in a [`race`] if it is not done after a head start of about
@@ -183,15 +248,24 @@ pub fn solve_auto(
     game: &ParityGame,
     options: &SolveOptions,
 ) -> Result<(Solution, Solver), SolveError> {
+    game.validate()?;
+    solve_auto_valid(game, options)
+}
+
+/// [`solve_auto`] for a game already validated.
+fn solve_auto_valid(
+    game: &ParityGame,
+    options: &SolveOptions,
+) -> Result<(Solution, Solver), SolveError> {
     let threads = match options.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
     if threads < 2 {
-        return Ok((solve(game, Solver::Tangle, options)?, Solver::Tangle));
+        return Ok((solve_valid(game, Solver::Tangle, options)?, Solver::Tangle));
     }
     let delay = head_start(game);
-    race(game, &[Solver::Zielonka, Solver::Tangle], delay, options)
+    race_valid(game, &[Solver::Zielonka, Solver::Tangle], delay, options)
 }
 
 /// How long the first solver of [`solve_auto`] runs alone: 200 ns per
@@ -213,18 +287,58 @@ pub fn race(
     options: &SolveOptions,
 ) -> Result<(Solution, Solver), SolveError> {
     game.validate()?;
+    race_valid(game, solvers, delay, options)
+}
+
+/// [`race`] for a game already validated.
+fn race_valid(
+    game: &ParityGame,
+    solvers: &[Solver],
+    delay: Duration,
+    options: &SolveOptions,
+) -> Result<(Solution, Solver), SolveError> {
+    let contestants = solvers
+        .iter()
+        .map(|&solver| -> Contestant<'_, Solver> {
+            Box::new(move |contestant: SolveOptions| {
+                let one_thread = SolveOptions {
+                    threads: 1,
+                    ..contestant
+                };
+                solve_valid(game, solver, &one_thread).map(|s| (s, solver))
+            })
+        })
+        .collect();
+    first_to_finish(contestants, delay, options)
+}
+
+/// One side of a race: solves with the options it is given and names
+/// itself with a `T`.
+type Contestant<'a, T> =
+    Box<dyn FnOnce(SolveOptions) -> Result<(Solution, T), SolveError> + Send + 'a>;
+
+/// Runs `contestants`, a thread each, and gives the first solution; the
+/// others are stopped then. The first starts at once, the others after
+/// `delay` unless it has finished by then. Each gets `options` with a
+/// stop signal of the race, set when `options.stop` is or a solution is
+/// in; progress goes to the first only. When all fail, the last error.
+fn first_to_finish<T: Send>(
+    contestants: Vec<Contestant<'_, T>>,
+    delay: Duration,
+    options: &SolveOptions,
+) -> Result<(Solution, T), SolveError> {
     let rivals_done = StopSignal::new();
     let (sender, receiver) = std::sync::mpsc::channel();
     let started = Instant::now();
     std::thread::scope(|scope| {
-        let mut waiting = solvers.iter().enumerate();
+        let mut waiting = contestants.into_iter().enumerate();
         let mut running = 0;
         let mut last_error = SolveError::Stopped;
         loop {
             let due = !rivals_done.is_set() && (running == 0 || started.elapsed() >= delay);
-            if let Some((i, &solver)) = due.then(|| waiting.next()).flatten() {
-                let contestant = SolveOptions {
-                    threads: 1,
+            if let Some((i, contestant)) = due.then(|| waiting.next()).flatten() {
+                let own = SolveOptions {
+                    threads: options.threads,
                     stop: rivals_done.clone(),
                     progress: if i == 0 {
                         options.progress.clone()
@@ -235,9 +349,8 @@ pub fn race(
                 let sender = sender.clone();
                 running += 1;
                 scope.spawn(move || {
-                    let outcome = solve_valid(game, solver, &contestant);
                     // The receiver is gone only once a result was taken.
-                    let _ = sender.send((outcome, solver));
+                    let _ = sender.send(contestant(own));
                 });
                 continue;
             }
@@ -252,11 +365,11 @@ pub fn race(
                 _ => REPORT_INTERVAL,
             };
             match receiver.recv_timeout(wait) {
-                Ok((Ok(solution), solver)) => {
+                Ok(Ok(solved)) => {
                     rivals_done.request();
-                    return Ok((solution, solver));
+                    return Ok(solved);
                 }
-                Ok((Err(error), _)) => {
+                Ok(Err(error)) => {
                     running -= 1;
                     last_error = error;
                 }

@@ -66,9 +66,48 @@ pub fn solve(game: &ParityGame, options: &SolveOptions) -> Result<Solution, Solv
     Ok(Solution { winners, strategy })
 }
 
+/// The bound of every component of `player`'s measures, lowest priority
+/// first: the vertices of that priority (`priorities` compressed, the
+/// highest `highest`). A component per priority that favours the
+/// opponent, so as many components as bounds.
+pub(super) fn measure_bounds(player: Player, priorities: &[u32], highest: u32) -> Vec<u32> {
+    let offset = player.opponent() as u32;
+    let width = if highest < offset {
+        0
+    } else {
+        ((highest - offset) / 2 + 1) as usize
+    };
+    let mut bounds = vec![0u32; width];
+    for &p in priorities {
+        if Player::favoured_by(p) != player {
+            bounds[(p / 2) as usize] += 1;
+        }
+    }
+    bounds
+}
+
+/// The counters of the measures of `vertices` vertices of `width`
+/// components, refused above [`MAX_COUNTERS`].
+pub(super) fn checked_counters(vertices: usize, width: usize) -> Result<u64, SolveError> {
+    let counters = vertices as u64 * width as u64;
+    if counters > MAX_COUNTERS {
+        return Err(too_many_counters(vertices, width));
+    }
+    Ok(counters)
+}
+
+/// The error of measures that need too many counters.
+fn too_many_counters(vertices: usize, width: usize) -> SolveError {
+    let counters = vertices as u64 * width as u64;
+    SolveError::TooLarge(format!(
+        "small progress measures need {counters} counters ({vertices} vertices × {width} \
+         priorities), more than the {MAX_COUNTERS} allowed; use --solver zielonka or fpi"
+    ))
+}
+
 /// The moves of `game` with self-loops simplified (see the module
 /// comment), `priorities` the compressed ones.
-fn without_useless_self_loops(game: &ParityGame, priorities: &[u32]) -> Csr {
+pub(super) fn without_useless_self_loops(game: &ParityGame, priorities: &[u32]) -> Csr {
     let mut offsets = Vec::with_capacity(game.edges.offsets.len());
     let mut targets = Vec::with_capacity(game.edges.targets.len());
     offsets.push(0);
@@ -111,33 +150,13 @@ impl Measures {
         highest: u32,
         top: Vec<bool>,
     ) -> Result<Measures, SolveError> {
-        let offset = player.opponent() as u32;
-        let width = if highest < offset {
-            0
-        } else {
-            ((highest - offset) / 2 + 1) as usize
-        };
-        let mut bounds = vec![0u32; width];
-        for &p in priorities {
-            if Player::favoured_by(p) != player {
-                bounds[(p / 2) as usize] += 1;
-            }
-        }
-        let counters = priorities.len() as u64 * width as u64;
-        let too_large = || {
-            SolveError::TooLarge(format!(
-                "small progress measures need {counters} counters ({} vertices × {width} \
-                 priorities), more than the {MAX_COUNTERS} allowed; use --solver zielonka or fpi",
-                priorities.len()
-            ))
-        };
-        if counters > MAX_COUNTERS {
-            return Err(too_large());
-        }
+        let bounds = measure_bounds(player, priorities, highest);
+        let width = bounds.len();
+        let counters = checked_counters(priorities.len(), width)?;
         let mut values = Vec::new();
         values
             .try_reserve_exact(counters as usize)
-            .map_err(|_| too_large())?;
+            .map_err(|_| too_many_counters(priorities.len(), width))?;
         values.resize(counters as usize, 0);
         Ok(Measures {
             player,
@@ -283,4 +302,24 @@ impl Measures {
 /// component down.
 fn less(a: &[u32], b: &[u32]) -> bool {
     a.iter().rev().cmp(b.iter().rev()).is_lt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A vertex whose moves are all the same self-loop (listed twice) of a
+    /// priority that favours the opponent loses them all: no move is a
+    /// loss for its owner, as the loop is.
+    #[test]
+    fn a_vertex_with_only_a_losing_self_loop_is_lost_by_its_owner() {
+        let game = ParityGame {
+            priorities: vec![0, 1],
+            owners: vec![Player::Odd, Player::Even],
+            edges: Csr::from_edges(2, [(0, 0), (0, 0), (1, 1), (1, 1)]).unwrap(),
+            names: Vec::new(),
+        };
+        let solution = solve(&game, &SolveOptions::default()).unwrap();
+        assert_eq!(solution.winners, [Player::Even, Player::Odd]);
+    }
 }

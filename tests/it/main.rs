@@ -21,6 +21,7 @@ mod mcc;
 mod mcc_pt;
 mod mec;
 mod parity;
+mod parity_gpu;
 mod pnml;
 mod prob;
 mod reference;

@@ -36,7 +36,7 @@ fn may_run_out(solver: Solver, row: &std::collections::HashMap<String, String>) 
 
 /// The file of game `name` in `dir` with extension `extension`, plain or
 /// gzipped, when there is one.
-fn file_in(dir: &Path, name: &str, extension: &str) -> Option<PathBuf> {
+pub(crate) fn file_in(dir: &Path, name: &str, extension: &str) -> Option<PathBuf> {
     [
         format!("{name}.{extension}"),
         format!("{name}.{extension}.gz"),
@@ -154,7 +154,10 @@ fn shared_games_get_oinks_winners_and_verified_strategies() {
 
 /// Random games of up to `max_vertices` vertices, every vertex with one
 /// to three moves, priorities up to `max_priority`.
-fn small_games(max_vertices: u32, max_priority: u32) -> impl Strategy<Value = ParityGame> {
+pub(crate) fn small_games(
+    max_vertices: u32,
+    max_priority: u32,
+) -> impl Strategy<Value = ParityGame> {
     (1..=max_vertices).prop_flat_map(move |vertices| {
         let vertex = (
             0..=max_priority,
@@ -397,11 +400,27 @@ fn bad_games_and_requests_are_refused_with_their_reason() {
     assert_eq!(shared_dead_end.status.code(), Some(2));
     assert!(stderr(&shared_dead_end).contains("deadend.pg:3:7: vertex 1 has no successor"));
 
-    let gpu = warpcheck(&["parity", "specs/parity_example.pg", "--engine", "gpu"]);
-    assert_eq!(gpu.status.code(), Some(2));
+    let zielonka_on_gpu = warpcheck(&[
+        "parity",
+        "specs/parity_example.pg",
+        "--engine",
+        "gpu",
+        "--solver",
+        "zielonka",
+    ]);
+    assert_eq!(zielonka_on_gpu.status.code(), Some(2));
     assert_eq!(
-        stderr(&gpu),
-        "error: --engine gpu: the GPU parity solvers are not available yet; use --engine cpu\n"
+        stderr(&zielonka_on_gpu),
+        "error: --engine gpu: the GPU solves by small progress measures only (--solver spm); \
+         zielonka runs on the CPU: use --engine cpu, or --engine race to race it against the GPU\n"
+    );
+    // The binary runs without a GPU here (`warpcheck`).
+    let no_gpu = warpcheck(&["parity", "specs/parity_example.pg", "--engine", "gpu"]);
+    assert_eq!(no_gpu.status.code(), Some(2));
+    assert!(
+        stderr(&no_gpu).starts_with("error: --engine gpu: no GPU available: "),
+        "{}",
+        stderr(&no_gpu)
     );
     let json = warpcheck(&["--format", "json", "parity", "no/such.pg"]);
     assert_eq!(json.status.code(), Some(2));
@@ -446,4 +465,30 @@ fn a_timeout_ends_the_solver_with_exit_3() {
             path.display()
         )
     );
+}
+
+#[test]
+fn a_race_without_a_gpu_runs_the_cpu_alone_and_says_so() {
+    let out = warpcheck(&[
+        "--format",
+        "json",
+        "parity",
+        "specs/parity_example.pg",
+        "--engine",
+        "race",
+        "--solver",
+        "zielonka",
+        "--verify",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no GPU could be opened") && stderr(&out).contains("the CPU alone"),
+        "{}",
+        stderr(&out)
+    );
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["solver"], "zielonka");
+    assert_eq!(report["engine"], "cpu (1 thread)");
+    assert_eq!(report["race_winner"], serde_json::Value::Null);
+    assert_eq!(report["verified"], true);
 }

@@ -1,0 +1,234 @@
+// Small progress measures on the GPU (crate::parity::gpu), after Bootsma's
+// thesis: a thread per vertex lifts the vertices of an implicit work queue
+// (a dirty flag per vertex) and launches repeat until one raises nothing.
+//
+// Measures of one player P: a u32 component per priority that favours the
+// opponent, stored column-wise (component c of vertex v at c * vertices +
+// v, so that the threads of a warp read neighbouring words); ⊤ is a bit
+// per vertex. Measures only grow, so any measure read is at most the least
+// fixpoint; but a measure written component by component while another
+// thread reads it could be read torn, mixing old and new components into a
+// value above both. So measures are double-buffered: launch k reads
+// `read_measures` and writes `write_measures`, the host swapping them
+// between launches, and a vertex raised by launch k - 1 copies its measure
+// into the other buffer in launch k (`changed_last`), so that both buffers
+// agree again. ⊤, one bit, is set in place with atomicOr: reading it early
+// only helps. A vertex raised marks its predecessors in `dirty_next`,
+// lifted by the next launch; `dirty` of this launch is only read and
+// cleared by each vertex's own thread. The host zeroes each launch's count
+// of raised vertices before the launch (the thesis resets its "changed"
+// flag inside the kernel, which races with blocks still running).
+
+#include "common/grid.cuh"
+
+struct SpmParams {
+    unsigned long long offsets;             // u64[vertices + 1]: each vertex's first move
+    unsigned long long targets;             // u32: the moves' targets
+    unsigned long long predecessor_offsets; // u64[vertices + 1]
+    unsigned long long predecessors;        // u32: the moves' sources, by target
+    unsigned long long priorities;          // u32[vertices], compressed
+    unsigned long long owners;              // u8[vertices]: 0 Even, 1 Odd
+    unsigned long long bounds;              // u32[width]: the largest value of each component
+    unsigned long long read_measures;       // u32[width * vertices], column-wise
+    unsigned long long write_measures;      // u32[width * vertices], column-wise
+    unsigned long long top;                 // u32[(vertices + 31) / 32]: bit v set when v's measure is ⊤
+    unsigned long long dirty;               // u8[vertices]: lift in this launch
+    unsigned long long dirty_next;          // u8[vertices]: lift in the next launch
+    unsigned long long changed_last;        // u8[vertices]: raised (not to ⊤) by the last launch
+    unsigned long long raised;              // u64: vertices this launch raised, zeroed by the host
+    unsigned long long strategy;            // u32[vertices]: the move chosen (spm_strategy)
+    unsigned long long vertices;
+    unsigned long long width;               // components per measure
+    unsigned long long player;              // whose measures: 0 Even, 1 Odd
+};
+
+#include "abi_check.h"
+
+#define NO_MOVE 0xffffffffu
+
+// Whether v's measure is ⊤ (read past the L1 cache: other blocks set bits).
+__device__ __forceinline__ bool is_top(const SpmParams& p, unsigned v) {
+    const unsigned* top = (const unsigned*)p.top;
+    return (__ldcg(top + v / 32) >> (v % 32)) & 1u;
+}
+
+__device__ __forceinline__ void set_top(const SpmParams& p, unsigned v) {
+    atomicOr((unsigned*)p.top + v / 32, 1u << (v % 32));
+}
+
+// Component c of v's measure in the column-wise `measures`.
+__device__ __forceinline__ unsigned component(const SpmParams& p, const unsigned* measures, unsigned long long c,
+                                              unsigned v) {
+    return measures[c * p.vertices + v];
+}
+
+// The order of the measures of a and b (neither ⊤) on the components from
+// `cut` up, compared from the highest down: negative, 0 or positive.
+__device__ int compare_from(const SpmParams& p, const unsigned* measures, unsigned a, unsigned b, unsigned cut) {
+    for (unsigned long long c = p.width; c-- > cut;) {
+        const unsigned x = component(p, measures, c, a), y = component(p, measures, c, b);
+        if (x != y) return x < y ? -1 : 1;
+    }
+    return 0;
+}
+
+// The first component that matters to a vertex of `priority`: lower ones
+// count priorities below it, which a pass through it forgets.
+__device__ __forceinline__ unsigned first_component(const SpmParams& p, unsigned priority) {
+    return (priority + (unsigned)p.player) / 2;
+}
+
+// The move of v that P's progress measures favour: the successor whose
+// measure, from `cut` up, is least when `least` (P's choice), else the
+// greatest (the opponent's); ⊤ is the greatest of all. The first one on a
+// tie, as the CPU solver (crate::parity::spm) chooses. Progress adds the
+// same increment to every move's measure, which keeps their order, so the
+// successors' measures are compared as they are. Sets `chosen_top` to
+// whether the move chosen was ⊤ when compared: a bit set since then must
+// not count, as the other moves were compared with its measure. A vertex
+// left without moves (its self-loops favoured the opponent and were all
+// it had) has NO_MOVE, ⊤: its owner loses it, as on the CPU.
+__device__ unsigned extreme_move(const SpmParams& p, const unsigned* measures, unsigned v, unsigned cut, bool least,
+                                 bool& chosen_top) {
+    const unsigned long long* offsets = (const unsigned long long*)p.offsets;
+    const unsigned* targets = (const unsigned*)p.targets;
+    if (offsets[v] == offsets[v + 1]) {
+        chosen_top = true;
+        return NO_MOVE;
+    }
+    unsigned best = targets[offsets[v]];
+    bool best_top = is_top(p, best);
+    for (unsigned long long e = offsets[v] + 1; e < offsets[v + 1] && !(best_top && !least); ++e) {
+        const unsigned w = targets[e];
+        const bool w_top = is_top(p, w);
+        const bool better = least ? best_top ? !w_top : !w_top && compare_from(p, measures, w, best, cut) < 0
+                                  : w_top || compare_from(p, measures, w, best, cut) > 0;
+        if (better) {
+            best = w;
+            best_top = w_top;
+        }
+    }
+    chosen_top = best_top;
+    return best;
+}
+
+// Marks v's predecessors that are not ⊤ for the next launch.
+__device__ void mark_predecessors(const SpmParams& p, unsigned v) {
+    const unsigned long long* offsets = (const unsigned long long*)p.predecessor_offsets;
+    const unsigned* predecessors = (const unsigned*)p.predecessors;
+    unsigned char* dirty_next = (unsigned char*)p.dirty_next;
+    for (unsigned long long e = offsets[v]; e < offsets[v + 1]; ++e) {
+        const unsigned u = predecessors[e];
+        if (!is_top(p, u)) dirty_next[u] = 1;
+    }
+}
+
+// What lifting a vertex did.
+enum Lift { UNCHANGED, RAISED, RAISED_TO_TOP };
+
+// Lifts v (not ⊤): its owner, when it is P, takes the move of least
+// measure, else the move of greatest; the measure needed there is the
+// successor's from the first component that matters up, plus one at v's
+// own component when v's priority favours the opponent (carrying into
+// higher components past their bounds, ⊤ past the last). A measure above
+// v's is written into `write_measures`; v's measure stays there otherwise.
+__device__ Lift lift(const SpmParams& p, unsigned v) {
+    const unsigned* read = (const unsigned*)p.read_measures;
+    unsigned* write = (unsigned*)p.write_measures;
+    const unsigned* bounds = (const unsigned*)p.bounds;
+    const unsigned priority = ((const unsigned*)p.priorities)[v];
+    const unsigned cut = first_component(p, priority);
+    const bool own = ((const unsigned char*)p.owners)[v] == p.player;
+    bool w_top;
+    const unsigned w = extreme_move(p, read, v, cut, own, w_top);
+    if (w_top) {
+        set_top(p, v);
+        return RAISED_TO_TOP;
+    }
+    // Components below `zeroed` are 0, component `incremented` (p.width
+    // when none) is w's plus one, the others are w's.
+    unsigned zeroed = cut, incremented = (unsigned)p.width;
+    if ((priority & 1u) != p.player) {
+        incremented = cut;
+        while (incremented < p.width && component(p, read, incremented, w) >= bounds[incremented]) ++incremented;
+        if (incremented == p.width) {
+            set_top(p, v);
+            return RAISED_TO_TOP;
+        }
+        zeroed = incremented;
+    }
+    const auto needed = [&](unsigned long long c) {
+        return c < zeroed ? 0u : component(p, read, c, w) + (c == incremented);
+    };
+    int order = 0;
+    for (unsigned long long c = p.width; c-- > 0 && order == 0;) {
+        const unsigned mine = component(p, read, c, v), new_value = needed(c);
+        order = new_value > mine ? 1 : new_value < mine ? -1 : 0;
+    }
+    if (order <= 0) return UNCHANGED;
+    for (unsigned long long c = 0; c < p.width; ++c) write[c * p.vertices + v] = needed(c);
+    return RAISED;
+}
+
+// Copies v's measure from `read_measures` into `write_measures`.
+__device__ void keep_measure(const SpmParams& p, unsigned v) {
+    const unsigned* read = (const unsigned*)p.read_measures;
+    unsigned* write = (unsigned*)p.write_measures;
+    for (unsigned long long c = 0; c < p.width; ++c) write[c * p.vertices + v] = read[c * p.vertices + v];
+}
+
+// Adds this thread's count to the launch's: one atomic per warp.
+__device__ __forceinline__ void add_raised(const SpmParams& p, unsigned long long raised) {
+    for (int offset = 16; offset > 0; offset /= 2) raised += __shfl_down_sync(0xffffffffu, raised, offset);
+    if ((threadIdx.x & 31u) == 0 && raised) atomicAdd((unsigned long long*)p.raised, raised);
+}
+
+// The first work queue: every vertex that is not ⊤ and whose priority
+// favours the opponent (no other measure can grow before one of those).
+extern "C" __global__ void spm_start(const SpmParams p) {
+    const unsigned* priorities = (const unsigned*)p.priorities;
+    unsigned char* dirty = (unsigned char*)p.dirty;
+    for (unsigned long long v = grid_thread(); v < p.vertices; v += grid_threads()) {
+        dirty[v] = !is_top(p, (unsigned)v) && (priorities[v] & 1u) != p.player;
+    }
+}
+
+// One round: every dirty vertex is lifted once.
+extern "C" __global__ void spm_lift(const SpmParams p) {
+    unsigned char* dirty = (unsigned char*)p.dirty;
+    unsigned char* changed_last = (unsigned char*)p.changed_last;
+    unsigned long long raised = 0;
+    for (unsigned long long i = grid_thread(); i < p.vertices; i += grid_threads()) {
+        const unsigned v = (unsigned)i;
+        const bool was_dirty = dirty[v], was_changed = changed_last[v];
+        if (!was_dirty && !was_changed) continue;
+        dirty[v] = 0;
+        changed_last[v] = 0;
+        if (is_top(p, v)) continue;
+        const Lift outcome = was_dirty ? lift(p, v) : UNCHANGED;
+        if (outcome == UNCHANGED) {
+            if (was_changed) keep_measure(p, v);
+            continue;
+        }
+        changed_last[v] = outcome == RAISED;
+        mark_predecessors(p, v);
+        ++raised;
+    }
+    add_raised(p, raised);
+}
+
+// P's winning moves once the measures are stable: from every vertex P
+// owns and wins (not ⊤), the move of least measure.
+extern "C" __global__ void spm_strategy(const SpmParams p) {
+    const unsigned char* owners = (const unsigned char*)p.owners;
+    const unsigned* priorities = (const unsigned*)p.priorities;
+    unsigned* strategy = (unsigned*)p.strategy;
+    for (unsigned long long i = grid_thread(); i < p.vertices; i += grid_threads()) {
+        const unsigned v = (unsigned)i;
+        if (owners[v] != p.player || is_top(p, v)) continue;
+        bool chosen_top;
+        const unsigned move =
+            extreme_move(p, (const unsigned*)p.read_measures, v, first_component(p, priorities[v]), true, chosen_top);
+        if (!chosen_top) strategy[v] = move;
+    }
+}
