@@ -279,8 +279,11 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                 bool has = more && generator_next<false, (SYNC_BUFFERS != 0)>(gen, net, vec, stage + lane * VEC_WORDS, error, monitor_blocked,
                                                                   no_label);
                 more = has;
-                // Each lane hashes its own successor: in parallel, once.
-                const unsigned long long my_hash = has ? hash_words<VEC_WORDS>(stage + lane * VEC_WORDS) : 0;
+                // Each lane hashes its own successor: in parallel, once (tree
+                // storage inserts the root's hash: this one only finds the
+                // successor's cache line).
+                const bool hashed = has && (!TREE || CACHE_ENTRIES > 0);
+                const unsigned long long my_hash = hashed ? hash_words<VEC_WORDS>(stage + lane * VEC_WORDS) : 0;
                 successors += has;
                 unsigned pending = __ballot_sync(FULL_MASK, has);
                 if (!pending) break;

@@ -35,7 +35,7 @@ fn run_parallel(net: &EncodedNetwork, search: &SearchOptions, threads: usize) ->
 
 /// The engine starting from a one-bucket table, with at most
 /// `memory_bytes` (default: the engine's limit).
-fn run_growing(
+pub(crate) fn run_growing(
     net: &EncodedNetwork,
     search: &SearchOptions,
     threads: usize,

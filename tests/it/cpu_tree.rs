@@ -13,11 +13,10 @@ use warpcheck::explore::{Completion, Exploration, SearchOptions, Storage, refere
 use warpcheck::model::{Lts, LtsTransition, Network, Participant, Process, SyncRule};
 use warpcheck::testing;
 
+use crate::cpu::run_growing;
+
 /// Thread counts every comparison runs at.
 const THREADS: [usize; 3] = [1, 2, 8];
-/// Index (and node table) entries of the smallest start: a search that
-/// starts there grows its index and copies its node table many times.
-const TINY_TABLE: u64 = 8;
 
 /// A search for deadlocks, with `storage`, keeping going after findings
 /// or not.
@@ -28,20 +27,6 @@ fn options(storage: Storage, keep_going: bool) -> SearchOptions {
         storage,
         ..SearchOptions::default()
     }
-}
-
-/// The engine from the smallest table, with at most `memory_bytes`.
-fn run_growing(
-    net: &EncodedNetwork,
-    search: &SearchOptions,
-    threads: usize,
-    memory_bytes: Option<u64>,
-) -> Exploration {
-    let limited = SearchOptions {
-        memory_bytes,
-        ..search.clone()
-    };
-    cpu::explore_from(net, &limited, &CpuOptions { threads }, TINY_TABLE)
 }
 
 /// The figures two complete searches must share.
