@@ -40,6 +40,13 @@ struct SearchParams {
     unsigned levels;                   // levels this launch may run
     unsigned check_deadlock;           // 1: count states without successors as deadlocks
     unsigned keep_going;               // 1: go on after findings that do not end every search
+    // A partitioned search (PARTITIONED in search.cu):
+    unsigned* outbox;                  // a region of out_capacity messages per other partition
+    unsigned long long* out_counts;    // messages sent to each region; then the flag that stops taking work
+    unsigned long long out_capacity;   // messages a region holds
+    unsigned long long out_soft;       // a region this full raises the flag (the host exchanges, the level goes on)
+    unsigned partition;                // this partition
+    unsigned partitions;               // how many there are
 };
 
 // The passes over a finished search's table that number its states and

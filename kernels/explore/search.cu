@@ -19,6 +19,9 @@
 //                  one, marks the next, and clears the third (read by the
 //                  level before), so that a level's input stays intact and
 //                  the level can run again after the table grows
+//   PARTITIONED    1: one partition of a search split over several GPUs (or
+//                  partitions of one): successors that others own go to
+//                  their outboxes, and `absorb` stores those received
 //   WARPS          warps per block
 //   ST_*, STOP_*, FOUND_*: statistics indices, stop reasons and finding
 //                  kinds, spelled once in src/explore/gpu/kernel.rs
@@ -56,6 +59,146 @@ __device__ __forceinline__ void record_finding(unsigned long long* stats, bool k
                                                slot_t slot, bool fatal) {
     atomicCAS(&stats[fatal ? ST_FOUND_FATAL : ST_FOUND], ~0ull, (kind << FOUND_KIND_SHIFT) | slot);
     if (fatal || !keep_going) atomicMax(&stats[ST_STOP], STOP_FINDING);
+}
+
+// The key a lane inserts and its hash: its successor (staged in shared
+// memory), or with tree storage the successor's root pair.
+#if TREE
+#define INSERTED_KEY(src) (keys + 2 * (src))
+#define INSERTED_HASH my_key_hash
+#else
+#define INSERTED_KEY(src) (stage + (src) * VEC_WORDS)
+#define INSERTED_HASH my_hash
+#endif
+
+#if PARTITIONED
+// A partitioned search (several GPUs, or partitions of one) splits the
+// states by the hash of their vectors: each partition stores the states it
+// owns and sends the successors others own to them, through an outbox
+// region per other partition that the host empties between launches. A
+// message is the vector, then the predecessor's link (two words, the
+// partition above bit PARTITION_SHIFT) with ERROR_FLAG in its top bit.
+#define MESSAGE_WORDS (VEC_WORDS + 2)
+#define PARTITION_SHIFT 56
+#define ERROR_FLAG 0x80000000u
+#if TRACE && !WIDE_SLOTS
+#error "a partitioned search with traces links states by 64-bit slot numbers"
+#endif
+#if TRACE
+#define LINK_OF(slot) ((slot) | ((slot_t)params.partition << PARTITION_SHIFT))
+#else
+#define LINK_OF(slot) (slot)
+#endif
+
+// The partition that owns a vector of hash `hash`, from its low 16 bits
+// (the table's home bucket takes the high ones; the host's
+// `partition_of` mirrors this).
+__device__ __forceinline__ unsigned partition_of(unsigned long long hash, unsigned partitions) {
+    return (unsigned)(((hash & 0xffffull) * partitions) >> 16);
+}
+
+// Whether warps must stop taking frontier work: an outbox region filled
+// beyond `out_soft`, so the host exchanges and runs the level on.
+__device__ __forceinline__ bool must_yield(const SearchParams& params) {
+    return ((volatile unsigned long long*)params.out_counts)[params.partitions - 1] != 0;
+}
+
+// Appends, for each lane with `remote`, its successor `vec` (error state
+// when `error`) of the state at `link` to the outbox region of partition
+// `owner`. Lanes sending to one partition claim their entries with one
+// atomic. Called by the whole warp.
+__device__ __forceinline__ void send_remote(const SearchParams& params, bool remote, unsigned owner, const unsigned* vec,
+                                            unsigned long long link, bool error) {
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned peers = __match_any_sync(FULL_MASK, remote ? owner : 0xffffffffu);
+    if (!remote) return;
+    const unsigned leader = __ffs(peers) - 1;
+    const unsigned region = owner - (owner > params.partition ? 1u : 0u);
+    unsigned long long at = 0;
+    if (lane == leader) at = atomicAdd(params.out_counts + region, (unsigned long long)__popc(peers));
+    at = __shfl_sync(peers, at, leader) + __popc(peers & ((1u << lane) - 1));
+    if (at >= params.out_soft) params.out_counts[params.partitions - 1] = 1;
+    if (at >= params.out_capacity) {
+        atomicMax(params.stats + ST_STOP, STOP_EXCHANGE_FULL);
+        return;
+    }
+    unsigned* message = params.outbox + (region * params.out_capacity + at) * MESSAGE_WORDS;
+    for (unsigned i = 0; i < VEC_WORDS; ++i) message[i] = vec[i];
+    message[VEC_WORDS] = (unsigned)link;
+    message[VEC_WORDS + 1] = ((unsigned)(link >> 32) & ~ERROR_FLAG) | (error ? ERROR_FLAG : 0u);
+}
+#else
+#define LINK_OF(slot) (slot)
+__device__ __forceinline__ bool must_yield(const SearchParams&) { return false; }
+#endif
+
+// Inserts the keys of the lanes of `pending` (lane l's at key_base + l *
+// key_stride, with hash `my_hash` and predecessor link `my_link`),
+// INSERT_GROUPS keys at a time: insertion group g takes the g-th pending
+// lane's key. Each pending lane gets its outcome and slot back. Called by
+// the whole warp.
+__device__ __forceinline__ void insert_lanes(unsigned* table, unsigned long long buckets, const unsigned* key_base,
+                                             unsigned key_stride, unsigned long long my_hash, slot_t my_link,
+                                             unsigned pending, int& my_outcome, slot_t& my_slot) {
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned group_mask = (INSERT_GROUP == 32 ? FULL_MASK : ((1u << INSERT_GROUP) - 1)) << (lane / INSERT_GROUP * INSERT_GROUP);
+    my_outcome = INS_KNOWN;
+    my_slot = NO_SLOT;
+    while (pending) {
+        unsigned rest = pending;
+        for (unsigned g = 0; g < lane / INSERT_GROUP; ++g) rest &= rest - 1;
+        const bool inserting = rest != 0;
+        const unsigned src = inserting ? __ffs(rest) - 1 : lane;
+        unsigned batch = 0;
+        for (unsigned g = 0, r = pending; g < INSERT_GROUPS && r; ++g, r &= r - 1) batch |= r & (0u - r);
+        pending &= ~batch;
+        const slot_t link = __shfl_sync(FULL_MASK, my_link, src);
+        const unsigned long long hash = __shfl_sync(FULL_MASK, my_hash, src);
+        slot_t slot = NO_SLOT;
+        int outcome = INS_KNOWN;
+        if (inserting) outcome = table_insert(table, buckets, key_base + src * key_stride, hash, link, slot, group_mask);
+        __syncwarp();
+        // Back to the key's own lane: lane `src` of rank r in the batch
+        // reads insertion group r's first lane.
+        const unsigned rank = __popc(batch & ((1u << lane) - 1));
+        const unsigned from = ((batch >> lane) & 1) ? rank * INSERT_GROUP : lane;
+        outcome = __shfl_sync(FULL_MASK, outcome, from);
+        slot = __shfl_sync(FULL_MASK, slot, from);
+        if ((batch >> lane) & 1) {
+            my_outcome = outcome;
+            my_slot = slot;
+        }
+    }
+}
+
+// Hands on each lane's new state (`is_new`; `vec` its vector, stored at
+// `slot`): an error state (`error`) is counted and recorded as a finding,
+// any other joins the frontier of level `next` (modulo 3): appended to the
+// queue `queue_out`, or marked in the bitmap `queue_out`. Called by the
+// whole warp.
+__device__ __forceinline__ void publish_new(unsigned long long* stats, bool keep_going, const Net& net,
+                                            const unsigned* vec, bool is_new, bool error, slot_t slot,
+                                            unsigned* queue_out, unsigned long long queue_capacity, unsigned next) {
+    const unsigned lane = threadIdx.x & 31;
+    if (is_new && error) {
+        atomicAdd(&stats[ST_ERRORS], 1ull);
+        record_finding(stats, keep_going, FOUND_ERROR, slot, first_error_is_fatal(net, vec));
+    }
+    const unsigned enqueue = __ballot_sync(FULL_MASK, is_new && !error);
+    if (!enqueue) return;
+#if FRONTIER_BITS
+    if (lane == 0) atomicAdd(&stats[ST_LEN + next], (unsigned long long)__popc(enqueue));
+    if ((enqueue >> lane) & 1) atomicOr(queue_out + (slot >> 5), 1u << (slot & 31));
+#else
+    unsigned long long at = 0;
+    if (lane == 0) at = atomicAdd(&stats[ST_LEN + next], (unsigned long long)__popc(enqueue));
+    at = __shfl_sync(FULL_MASK, at, 0);
+    if ((enqueue >> lane) & 1) {
+        at += __popc(enqueue & ((1u << lane) - 1));
+        if (at < queue_capacity) reinterpret_cast<slot_t*>(queue_out)[at] = slot;
+        else atomicMax(&stats[ST_STOP], STOP_QUEUE_FULL);
+    }
+#endif
 }
 
 // The chunks of a level's frontier (queue entries or bitmap words) a warp
@@ -177,8 +320,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
 #else
         unsigned* const queue_in = queues[level & 1];
         unsigned* const queue_out = queues[(level + 1) & 1];
-        slot_t* const slots_in = reinterpret_cast<slot_t*>(queue_in);
-        slot_t* const slots_out = reinterpret_cast<slot_t*>(queue_out);
+        const slot_t* const slots_in = reinterpret_cast<const slot_t*>(queue_in);
 #endif
         // Per-warp tallies, flushed once per level (lane 0 holds them).
         unsigned long long new_states = 0, transitions = 0, blocked = 0, expanded = 0;
@@ -199,13 +341,19 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
 #endif
         for (;;) {
             // Warp-uniform, so that the whole warp leaves together.
-            if (__any_sync(FULL_MASK, vstats[ST_STOP] != 0)) break;
+            // A partitioned search also leaves when it must exchange (the
+            // bitmap frontier where its claimed chunk is done, below).
+            if (__any_sync(FULL_MASK, vstats[ST_STOP] != 0 || (!FRONTIER_BITS && must_yield(params)))) break;
 #if FRONTIER_BITS
             if (taken >= listed) {
                 listed = taken = 0;
                 while (listed < 32 && !drained) {
                     if (!__any_sync(FULL_MASK, marks != 0)) {
                         if (next_word >= chunk_end) {
+                            if (__any_sync(FULL_MASK, must_yield(params))) {
+                                drained = true;
+                                break;
+                            }
                             const unsigned long long base = next_chunk(chunks, MARK_CHUNK, lane);
                             if (base >= length) {
                                 drained = true;
@@ -281,8 +429,8 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                 more = has;
                 // Each lane hashes its own successor: in parallel, once (tree
                 // storage inserts the root's hash: this one only finds the
-                // successor's cache line).
-                const bool hashed = has && (!TREE || CACHE_ENTRIES > 0);
+                // successor's cache line), and a partitioned search its owner.
+                const bool hashed = has && (PARTITIONED || !TREE || CACHE_ENTRIES > 0);
                 const unsigned long long my_hash = hashed ? hash_words<VEC_WORDS>(stage + lane * VEC_WORDS) : 0;
                 successors += has;
                 unsigned pending = __ballot_sync(FULL_MASK, has);
@@ -296,6 +444,13 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                 for (int i = 0; i < VEC_WORDS && cached_already; ++i) cached_already = cached[i] == stage[lane * VEC_WORDS + i];
                 pending &= ~__ballot_sync(FULL_MASK, cached_already);
 #endif
+#if PARTITIONED
+                // Successors that another partition owns go to its outbox.
+                const unsigned owner = partition_of(my_hash, params.partitions);
+                const bool remote = ((pending >> lane) & 1) && owner != params.partition;
+                send_remote(params, remote, owner, stage + lane * VEC_WORDS, LINK_OF(my_slot), error);
+                pending &= ~__ballot_sync(FULL_MASK, remote);
+#endif
 #if TREE
                 // Each lane turns its successor into a root pair (storing the
                 // nodes it needs): the key the groups below insert.
@@ -306,45 +461,12 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                     my_key_hash = hash_words<2>(my_key);
                 }
                 pending &= ~__ballot_sync(FULL_MASK, nodes_full);
-#define INSERTED_KEY(src) (keys + 2 * (src))
-#define INSERTED_HASH my_key_hash
-#else
-#define INSERTED_KEY(src) (stage + (src) * VEC_WORDS)
-#define INSERTED_HASH my_hash
 #endif
                 __syncwarp(); // the staged successors are read by other lanes below
-                // Insert the pending successors, INSERT_GROUPS at a time: insertion
-                // group g takes the g-th pending lane's successor.
-                const unsigned group_mask = (INSERT_GROUP == 32 ? FULL_MASK : ((1u << INSERT_GROUP) - 1)) << (lane / INSERT_GROUP * INSERT_GROUP);
-                int my_outcome = INS_KNOWN;
-                slot_t my_inserted_slot = NO_SLOT;
-                while (pending) {
-                    unsigned rest = pending;
-                    for (unsigned g = 0; g < lane / INSERT_GROUP; ++g) rest &= rest - 1;
-                    const bool inserting = rest != 0;
-                    const unsigned src = inserting ? __ffs(rest) - 1 : lane;
-                    unsigned batch = 0;
-                    for (unsigned g = 0, r = pending; g < INSERT_GROUPS && r; ++g, r &= r - 1) batch |= r & (0u - r);
-                    pending &= ~batch;
-                    const slot_t parent = __shfl_sync(FULL_MASK, my_slot, src);
-                    const unsigned long long hash = __shfl_sync(FULL_MASK, INSERTED_HASH, src);
-                    slot_t slot = NO_SLOT;
-                    int outcome = INS_KNOWN;
-                    if (inserting)
-                        outcome = table_insert(table, buckets, INSERTED_KEY(src), hash, TRACE ? parent : NO_SLOT, slot,
-                                               group_mask);
-                    __syncwarp();
-                    // Back to the successor's own lane: lane `src` of rank r
-                    // in the batch reads insertion group r's first lane.
-                    const unsigned rank = __popc(batch & ((1u << lane) - 1));
-                    const unsigned from = ((batch >> lane) & 1) ? rank * INSERT_GROUP : lane;
-                    outcome = __shfl_sync(FULL_MASK, outcome, from);
-                    slot = __shfl_sync(FULL_MASK, slot, from);
-                    if ((batch >> lane) & 1) {
-                        my_outcome = outcome;
-                        my_inserted_slot = slot;
-                    }
-                }
+                int my_outcome;
+                slot_t my_inserted_slot;
+                insert_lanes(table, buckets, INSERTED_KEY(0), INSERTED_KEY(1) - INSERTED_KEY(0), INSERTED_HASH,
+                             TRACE ? LINK_OF(my_slot) : NO_SLOT, pending, my_outcome, my_inserted_slot);
                 const unsigned inserted = __ballot_sync(FULL_MASK, has && my_outcome == INS_NEW);
                 if (__any_sync(FULL_MASK, has && my_outcome == INS_FULL) && lane == 0)
                     atomicMax(&stats[ST_STOP], STOP_TABLE_FULL);
@@ -355,8 +477,8 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
 #endif
                 new_states += __popc(inserted);
 #if CACHE_ENTRIES > 0
-                // Remember what was stored or found; of lanes sharing a cache
-                // line, the highest writes it.
+                // Remember what was stored, found or sent; of lanes sharing a
+                // cache line, the highest writes it.
                 const bool remember = has && my_outcome != INS_FULL;
                 const unsigned peers = __match_any_sync(FULL_MASK, remember ? line : CACHE_ENTRIES + lane);
                 __syncwarp();
@@ -364,30 +486,8 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                     for (int i = 0; i < VEC_WORDS; ++i) cached[i] = stage[lane * VEC_WORDS + i];
                 __syncwarp();
 #endif
-                const bool is_new = (inserted >> lane) & 1;
-                if (is_new && error) {
-                    atomicAdd(&stats[ST_ERRORS], 1ull);
-                    record_finding(stats, keep_going, FOUND_ERROR, my_inserted_slot, first_error_is_fatal(net, stage + lane * VEC_WORDS));
-                }
-                const unsigned enqueue = __ballot_sync(FULL_MASK, is_new && !error);
-                // Publish this round's new states to the next frontier (at most 32).
-#if FRONTIER_BITS
-                if (enqueue) {
-                    if (lane == 0) atomicAdd(&stats[ST_LEN + next], (unsigned long long)__popc(enqueue));
-                    if ((enqueue >> lane) & 1) atomicOr(queue_out + (my_inserted_slot >> 5), 1u << (my_inserted_slot & 31));
-                }
-#else
-                if (enqueue) {
-                    unsigned long long at = 0;
-                    if (lane == 0) at = atomicAdd(&stats[ST_LEN + next], (unsigned long long)__popc(enqueue));
-                    at = __shfl_sync(FULL_MASK, at, 0);
-                    if ((enqueue >> lane) & 1) {
-                        at += __popc(enqueue & ((1u << lane) - 1));
-                        if (at < queue_capacity) slots_out[at] = my_inserted_slot;
-                        else atomicMax(&stats[ST_STOP], STOP_QUEUE_FULL);
-                    }
-                }
-#endif
+                publish_new(stats, keep_going, net, stage + lane * VEC_WORDS, (inserted >> lane) & 1, error,
+                            my_inserted_slot, queue_out, queue_capacity, next);
                 __syncwarp();
             }
             // Per-state successor count over the group: zero means deadlock.
@@ -421,6 +521,82 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
         if (vstats[ST_DECISION] != 0) break;
     }
 }
+
+#if PARTITIONED
+// Stores the successors other partitions sent this one: `count` messages
+// at `inbox` (MESSAGE_WORDS each). New states join the frontier of level
+// first_level + 1 like those the level stored itself. A warp takes 32
+// messages at a time, a message a lane.
+extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
+    absorb(const SearchParams params, const unsigned* inbox, unsigned long long count) {
+    extern __shared__ unsigned shared[];
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned warp = threadIdx.x >> 5;
+    unsigned* const current = shared + warp * WARP_SHARED_WORDS;
+    const Net net = network_of(params.net, current + WARP_OFFERS_AT);
+    unsigned* const stage = current + GROUPS_PER_WARP * VEC_WORDS;
+    unsigned* const mine = stage + lane * VEC_WORDS;
+#if TREE
+    const Nodes nodes = {params.nodes, params.node_buckets};
+    unsigned* const keys = current + WARP_TREE_AT + GROUPS_PER_WARP * TREE_REFS;
+    unsigned* const my_key = keys + 2 * lane;
+    unsigned new_nodes = 0; // stored by this lane
+#endif
+    const unsigned level = params.first_level, next = (level + 1) % 3;
+#if FRONTIER_BITS
+    unsigned* const queue_out = next == 0 ? params.queue0 : next == 1 ? params.queue1 : params.queue2;
+#else
+    unsigned* const queue_out = ((level + 1) & 1) ? params.queue1 : params.queue0;
+#endif
+    unsigned long long* const stats = params.stats;
+    volatile unsigned long long* vstats = stats;
+    unsigned long long new_states = 0;
+    const unsigned long long stride = (unsigned long long)gridDim.x * WARPS * 32;
+    for (unsigned long long base = ((unsigned long long)blockIdx.x * WARPS + warp) * 32; base < count; base += stride) {
+        if (__any_sync(FULL_MASK, vstats[ST_STOP] != 0)) break;
+        const bool has = base + lane < count;
+        unsigned long long link = NO_SLOT;
+        bool error = false;
+        if (has) {
+            const unsigned* message = inbox + (base + lane) * MESSAGE_WORDS;
+            for (unsigned i = 0; i < VEC_WORDS; ++i) mine[i] = message[i];
+            const unsigned high = message[VEC_WORDS + 1];
+            error = (high & ERROR_FLAG) != 0;
+            link = ((unsigned long long)(high & ~ERROR_FLAG) << 32) | message[VEC_WORDS];
+        }
+        unsigned pending = __ballot_sync(FULL_MASK, has);
+#if TREE
+        bool nodes_full = false;
+        unsigned long long my_key_hash = 0;
+        if (has) {
+            nodes_full = !tree_root(nodes, mine, nullptr, nullptr, my_key, new_nodes);
+            my_key_hash = hash_words<2>(my_key);
+        }
+        pending &= ~__ballot_sync(FULL_MASK, nodes_full);
+        if (__any_sync(FULL_MASK, nodes_full) && lane == 0) atomicMax(&stats[ST_STOP], STOP_NODES_FULL);
+#else
+        const unsigned long long my_hash = has ? hash_words<VEC_WORDS>(mine) : 0;
+#endif
+        __syncwarp();
+        int my_outcome;
+        slot_t my_slot;
+        insert_lanes(params.table, params.buckets, INSERTED_KEY(0), INSERTED_KEY(1) - INSERTED_KEY(0), INSERTED_HASH,
+                     TRACE ? (slot_t)link : NO_SLOT, pending, my_outcome, my_slot);
+        const unsigned inserted = __ballot_sync(FULL_MASK, has && my_outcome == INS_NEW);
+        if (__any_sync(FULL_MASK, has && my_outcome == INS_FULL) && lane == 0)
+            atomicMax(&stats[ST_STOP], STOP_TABLE_FULL);
+        new_states += __popc(inserted);
+        publish_new(stats, params.keep_going != 0, net, mine, (inserted >> lane) & 1, error, my_slot, queue_out,
+                    params.queue_capacity, next);
+        __syncwarp();
+    }
+#if TREE
+    for (unsigned o = 16; o > 0; o >>= 1) new_nodes += __shfl_xor_sync(FULL_MASK, new_nodes, o);
+    if (lane == 0 && new_nodes) atomicAdd(&stats[ST_NODES], (unsigned long long)new_nodes);
+#endif
+    if (lane == 0 && new_states) atomicAdd(&stats[ST_STATES], new_states);
+}
+#endif
 
 #if TREE
 // Stores the initial state `vec`: its nodes, and its root pair in the empty

@@ -3,7 +3,7 @@
 use clap::Args;
 
 use super::output::note;
-use super::{CheckArgs, EngineChoice, GpuArgs, cpu_options};
+use super::{CheckArgs, EngineChoice, GpuArgs, GpuCount, cpu_options};
 use crate::encode::EncodedNetwork;
 use crate::error::Error;
 use crate::explore::cpu::{self, MAX_THREADS};
@@ -26,6 +26,8 @@ pub struct EngineRun {
     pub space: Option<StateSpace>,
     /// Notes for the user about how the run went (why a table filled).
     pub notes: Vec<String>,
+    /// How a partitioned GPU search shared its work.
+    pub partitioning: Option<gpu::Partitioning>,
 }
 
 impl EngineRun {
@@ -37,6 +39,7 @@ impl EngineRun {
             on_gpu: false,
             space,
             notes: Vec::new(),
+            partitioning: None,
         }
     }
 }
@@ -156,8 +159,12 @@ fn run_gpu(
     keep_space: bool,
 ) -> Result<EngineRun, Error> {
     let options = gpu_options(&args.gpu);
+    let split = split_search(device, args, keep_space)?;
     let (run, space) = if keep_space {
         gpu::explore_space(device, net, search, &options)?
+    } else if let Some((devices, partitions)) = &split {
+        let run = gpu::explore_partitioned(devices, *partitions, net, search, &options)?;
+        (run, None)
     } else {
         (gpu::explore(device, net, search, &options)?, None)
     };
@@ -201,6 +208,31 @@ fn run_gpu(
             format!("{:.3} s", run.setup.as_secs_f64()),
         ),
     ];
+    if let Some(split) = &run.partitioning {
+        let states = run.exploration.states.max(1);
+        details.push((
+            "partitions".to_string(),
+            format!(
+                "{} on {} GPU(s), exchanging by {}; states per partition {:?}",
+                split.states.len(),
+                split.devices,
+                split.exchange,
+                split.states
+            ),
+        ));
+        details.push((
+            "exchange".to_string(),
+            format!(
+                "{} successors sent to their owners, {} ({:.1} bytes a state), in {} round(s), \
+                 {:.3} s",
+                split.messages,
+                human_bytes(split.bytes),
+                split.bytes as f64 / states as f64,
+                split.rounds,
+                split.time.as_secs_f64()
+            ),
+        ));
+    }
     if run.node_capacity > 0 {
         details.push((
             "tree nodes".to_string(),
@@ -230,12 +262,68 @@ fn run_gpu(
         on_gpu: true,
         space,
         notes,
+        partitioning: run.partitioning.map(|split| *split),
     })
+}
+
+/// The devices and partitions a search is split over (`--gpus`,
+/// `--partitions`), or `None` for a search on `device` alone. `--gpus`
+/// left at `all` gives one GPU where several cannot be used: with
+/// `keep_space` (scc, --livelock, --write-aut), with `--device`, or when
+/// one GPU is visible.
+fn split_search(
+    device: &Device,
+    args: &CheckArgs,
+    keep_space: bool,
+) -> Result<Option<(Vec<Device>, usize)>, Error> {
+    let usage = |message: String| Err(Error::Usage(message));
+    let gpus = match args.gpu.gpus {
+        Some(GpuCount::Exactly(n)) => n,
+        Some(GpuCount::All) | None if keep_space || args.limits.device.is_some() => 1,
+        Some(GpuCount::All) | None => Device::count().max(1),
+    };
+    if gpus > 1 && keep_space {
+        return usage(format!(
+            "--gpus {gpus}: scc, --livelock and --write-aut run on one GPU (--gpus 1)"
+        ));
+    }
+    if gpus > 1 && args.limits.device.is_some() {
+        return usage(format!(
+            "--gpus {gpus} takes the first {gpus} GPUs: leave out --device (or choose GPUs by \
+             CUDA_VISIBLE_DEVICES)"
+        ));
+    }
+    match args.gpu.partitions.map(|p| p as usize) {
+        Some(_) if keep_space => usage(
+            "--partitions: scc, --livelock and --write-aut run on one table".to_string(),
+        ),
+        Some(partitions) if gpus > 1 && partitions != gpus => usage(format!(
+            "--partitions {partitions} with --gpus {gpus}: several GPUs take one partition each"
+        )),
+        Some(partitions) if gpus == 1 => Ok(Some((vec![device.clone()], partitions))),
+        _ if gpus == 1 => Ok(None),
+        _ => {
+            let devices = (0..gpus)
+                .map(|ordinal| {
+                    Device::open(ordinal).map_err(|e| Error::Usage(format!("--gpus {gpus}: {e}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Some((devices, gpus)))
+        }
+    }
 }
 
 /// What limited a GPU search whose table filled, and what to change.
 fn table_full_note(run: &gpu::GpuExploration) -> String {
     let states = run.exploration.states;
+    if let Some(split) = run.partitioning.as_ref().filter(|split| split.outbox_full) {
+        return format!(
+            "a partition's outbox overflowed at {states} states: a level sent more than {} \
+             successors to one partition before it could stop to exchange them; give a larger \
+             --memory (an eighth of it holds the exchange buffers)",
+            split.outbox_messages
+        );
+    }
     if run.nodes_full {
         return format!(
             "the GPU node table of tree storage filled at {states} states ({} nodes, at most \

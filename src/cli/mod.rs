@@ -26,7 +26,9 @@ use crate::explore::{
 };
 use crate::frontend::{self, Format, aut::AutWriter, pnml};
 use crate::model::Network;
-use crate::report::{CheckReport, InfoReport, LIVELOCK_FOUND, LassoView, TraceView, Verdict};
+use crate::report::{
+    CheckReport, InfoReport, LIVELOCK_FOUND, LassoView, PartitionsView, TraceView, Verdict,
+};
 use output::{check_output_path, emit, note, warn};
 
 const EXIT_CODES: &str = "\
@@ -362,6 +364,39 @@ pub struct GpuArgs {
     /// --memory, so a small model takes little of the GPU.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub initial_table: Option<u64>,
+    /// GPU: how many GPUs share the search, `all` (the default: every
+    /// visible GPU, as CUDA_VISIBLE_DEVICES allows) or a number. With more
+    /// than one, each GPU owns the states whose hash falls to it and NCCL
+    /// moves successors to their owners; --memory is then per GPU and each
+    /// table takes it from the start. scc, --livelock and --write-aut run
+    /// on one GPU.
+    #[arg(long, value_name = "N|all", value_parser = parse_gpus)]
+    pub gpus: Option<GpuCount>,
+    /// GPU (for testing): split the search into N partitions on one GPU,
+    /// exchanging successors by device copies: the multi-GPU search on a
+    /// machine of one GPU.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=127))]
+    pub partitions: Option<u32>,
+}
+
+/// The GPUs `--gpus` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuCount {
+    /// Every visible GPU.
+    All,
+    /// This many (the first ones CUDA numbers).
+    Exactly(usize),
+}
+
+/// Parses `--gpus`: `all` or a number from 1.
+pub fn parse_gpus(text: &str) -> Result<GpuCount, String> {
+    match text.trim() {
+        "all" => Ok(GpuCount::All),
+        number => match number.parse::<usize>() {
+            Ok(n) if (1..=127).contains(&n) => Ok(GpuCount::Exactly(n)),
+            _ => Err(format!("`{text}` is neither `all` nor a number of GPUs from 1 to 127")),
+        },
+    }
 }
 
 impl GpuArgs {
@@ -373,6 +408,8 @@ impl GpuArgs {
             (self.iterations.is_some(), "--iterations"),
             (self.group_threads.is_some(), "--group-threads"),
             (self.initial_table.is_some(), "--initial-table"),
+            (self.gpus.is_some(), "--gpus"),
+            (self.partitions.is_some(), "--partitions"),
         ]
         .into_iter()
         .filter_map(|(given, name)| given.then_some(name))
@@ -861,7 +898,7 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
     for w in &warnings {
         warn(w);
     }
-    let report = check_report(
+    let mut report = check_report(
         args,
         &loaded,
         exploration,
@@ -874,6 +911,16 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         },
         warnings,
     );
+    report.partitions = run.partitioning.map(|split| PartitionsView {
+        gpus: split.devices,
+        exchange: split.exchange.to_string(),
+        bytes_exchanged_per_state: split.bytes as f64 / report.states.max(1) as f64,
+        states: split.states,
+        messages: split.messages,
+        bytes_exchanged: split.bytes,
+        exchange_seconds: split.time.as_secs_f64(),
+        rounds: split.rounds,
+    });
     match cli.format {
         OutputFormat::Text => emit(&report.to_text())?,
         OutputFormat::Json => emit(&format!("{}\n", to_json(&report)?))?,
@@ -987,6 +1034,7 @@ fn check_report(
         livelock_states: livelock.map_or(0, |l| l.cyclic_states),
         lasso,
         found,
+        partitions: None,
     }
 }
 

@@ -98,6 +98,15 @@ impl Device {
         })
     }
 
+    /// How many devices CUDA makes visible (0 without a driver).
+    pub fn count() -> usize {
+        // SAFETY: only tries to load the shared library.
+        if !unsafe { sys::is_culib_present() } {
+            return 0;
+        }
+        CudaContext::device_count().map_or(0, |count| count.max(0) as usize)
+    }
+
     /// The ordinal the device was opened with.
     pub fn ordinal(&self) -> usize {
         self.inner.ordinal

@@ -420,6 +420,32 @@ pub struct CheckReport {
     /// The keys of every kind of violation found (`deadlock`,
     /// `property-violated`, `model-error`, `livelock`).
     pub found: Vec<String>,
+    /// How a search split over several GPUs (or partitions of one) shared
+    /// its work; absent for a search on one table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<PartitionsView>,
+}
+
+/// The work sharing of a partitioned search, as `check` reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PartitionsView {
+    /// GPUs the partitions ran on.
+    pub gpus: usize,
+    /// How successors travelled: `NCCL` or `device copies`.
+    pub exchange: String,
+    /// States each partition stored.
+    pub states: Vec<u64>,
+    /// Successors sent to the partition that owns them.
+    pub messages: u64,
+    /// Bytes those messages took.
+    pub bytes_exchanged: u64,
+    /// Bytes exchanged per state stored.
+    pub bytes_exchanged_per_state: f64,
+    /// Seconds from the end of each round's expansions to the end of its
+    /// copies (part of the search time).
+    pub exchange_seconds: f64,
+    /// Exchanges: one a level, more where outboxes filled mid-level.
+    pub rounds: u64,
 }
 
 impl CheckReport {

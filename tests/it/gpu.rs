@@ -18,7 +18,8 @@ use warpcheck::encode::EncodedNetwork;
 use warpcheck::encode::{HASH_GOLDEN, hash_words};
 use warpcheck::explicit::{Csr, LabelledGraphBuilder};
 use warpcheck::explore::gpu::{
-    self, Frontier, GpuOptions, OwnerChoice, ReadOnlyPath, SlotNumbers, SyncCombination,
+    self, Frontier, GpuExploration, GpuOptions, OwnerChoice, ReadOnlyPath, SlotNumbers,
+    SyncCombination,
 };
 use warpcheck::explore::{Completion, Exploration, SearchOptions, Storage, outcome, reference};
 use warpcheck::frontend::aut::AutWriter;
@@ -48,7 +49,7 @@ pub(crate) fn with_gpu(run: impl FnOnce(&Device)) {
     }
 }
 
-fn search(keep_going: bool) -> SearchOptions {
+pub(crate) fn search(keep_going: bool) -> SearchOptions {
     SearchOptions {
         check_deadlock: true,
         keep_going,
@@ -65,7 +66,7 @@ fn small(search: SearchOptions) -> SearchOptions {
 }
 
 /// The figures every engine must agree on.
-fn figures(e: &Exploration) -> (u64, u64, u64, u64, u64, u32, Completion) {
+pub(crate) fn figures(e: &Exploration) -> (u64, u64, u64, u64, u64, u32, Completion) {
     (
         e.states,
         e.transitions,
@@ -96,13 +97,27 @@ fn compare_stored(
     storage: Storage,
     what: &str,
 ) -> Result<(), String> {
+    let what = format!("{what} ({options:?})");
+    compare_with(net, storage, &what, |search| {
+        gpu::explore(device, net, &small(search), options)
+    })
+}
+
+/// Compares a full search and stop-at-first searches (with and without
+/// traces) that `explore` runs with the reference engine, the states
+/// stored as `storage` says; replays the findings.
+pub(crate) fn compare_with(
+    net: &EncodedNetwork,
+    storage: Storage,
+    what: &str,
+    explore: impl Fn(SearchOptions) -> Result<GpuExploration, GpuError>,
+) -> Result<(), String> {
     let all = SearchOptions {
         storage,
         ..search(true)
     };
     let reference = reference::explore(net, &all);
-    let found = gpu::explore(device, net, &small(all.clone()), options)
-        .map_err(|e| format!("{what}: {e}"))?;
+    let found = explore(all.clone()).map_err(|e| format!("{what}: {e}"))?;
     // A search that ends at its initial state stores nothing.
     if storage != Storage::Auto && found.launches > 0 && found.exploration.storage != storage {
         return Err(format!(
@@ -128,7 +143,7 @@ fn compare_stored(
         testing::check_finding(net, finding).map_err(|e| format!("{what}: {e}"))?;
     } else if figures(&found.exploration) != figures(&reference) {
         return Err(format!(
-            "{what} ({options:?}): gpu {:?} != reference {:?}",
+            "{what}: gpu {:?} != reference {:?}",
             figures(&found.exploration),
             figures(&reference)
         ));
@@ -140,14 +155,14 @@ fn compare_stored(
             ..search(false)
         };
         let reference = reference::explore(net, &first);
-        let found = gpu::explore(device, net, &small(first.clone()), options)
+        let found = explore(first.clone())
             .map_err(|e| format!("{what}: {e}"))?
             .exploration;
         if found.completion != reference.completion
             || found.first.is_some() != reference.first.is_some()
         {
             return Err(format!(
-                "{what} ({options:?}): stop-at-first verdict {:?}/{} != reference {:?}/{}",
+                "{what}: stop-at-first verdict {:?}/{} != reference {:?}/{}",
                 found.completion,
                 found.first.is_some(),
                 reference.completion,
@@ -167,7 +182,7 @@ fn compare_stored(
 /// A different combination of the design switches for each seed (for a
 /// network of `processes` processes: the shared-memory sync buffers need a
 /// thread each, so at most 32).
-fn options_for(seed: u64, processes: usize) -> GpuOptions {
+pub(crate) fn options_for(seed: u64, processes: usize) -> GpuOptions {
     let buffers = seed % 7 == 3 && processes <= 32;
     GpuOptions {
         cache: seed.is_multiple_of(2),
@@ -972,7 +987,7 @@ fn a_device_failure_during_the_search_exits_4() {
 }
 
 /// Published (states, transitions, deadlock) of the MCC models in `dir`.
-fn oracles(dir: &Path) -> Vec<(String, u64, u64, String)> {
+pub(crate) fn oracles(dir: &Path) -> Vec<(String, u64, u64, String)> {
     let text = std::fs::read_to_string(dir.join("oracles.tsv")).unwrap_or_default();
     text.lines()
         .skip(1)

@@ -15,6 +15,7 @@ mod cpu_tree;
 mod explicit_inputs;
 mod frontends;
 mod gpu;
+mod gpu_partitioned;
 mod inputs;
 mod livelock;
 mod mcc;

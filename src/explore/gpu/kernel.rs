@@ -139,6 +139,8 @@ kernel_constants! {
         QUEUE_FULL = 3;
         /// The node table of tree storage is full (it does not grow).
         NODES_FULL = 4;
+        /// A partition's outbox overflowed (partitioned search).
+        EXCHANGE_FULL = 5;
     }
 }
 
@@ -220,6 +222,21 @@ param_block! {
         pub check_deadlock: u32,
         /// 1: go on after findings that do not end every search.
         pub keep_going: u32,
+        /// A partitioned search: the outbox, a region of `out_capacity`
+        /// messages per other partition.
+        pub outbox: u64,
+        /// Messages sent to each region, then the flag that tells warps to
+        /// stop taking frontier work (`u64` each).
+        pub out_counts: u64,
+        /// Messages a region holds.
+        pub out_capacity: u64,
+        /// A region this full raises the flag: the host exchanges the
+        /// messages and the level goes on.
+        pub out_soft: u64,
+        /// This partition.
+        pub partition: u32,
+        /// How many partitions there are.
+        pub partitions: u32,
     }
 }
 
@@ -392,6 +409,10 @@ pub struct SearchKernel {
     pub max_offers: usize,
     /// Warps per block.
     pub warps: usize,
+    /// One partition of a search split over several GPUs (or partitions
+    /// of one): successors others own go to their outboxes, and the
+    /// `absorb` kernel stores those received.
+    pub partitioned: bool,
 }
 
 impl SearchKernel {
@@ -420,6 +441,7 @@ impl SearchKernel {
                 ("SYNC_BUFFERS", i64::from(buffers)),
                 ("MAX_OFFERS", self.max_offers as i64),
                 ("WARPS", self.warps as i64),
+                ("PARTITIONED", i64::from(self.partitioned)),
             ])
             .defines(stat::DEFINES)
             .defines(stop::DEFINES)
@@ -480,6 +502,7 @@ impl SearchKernel {
                             sync: SyncCombination::Lookup,
                             max_offers: 1,
                             warps: 8,
+                            partitioned: false,
                         };
                         let switches = if wide {
                             vec![base]
@@ -536,6 +559,38 @@ impl SearchKernel {
                     ..base
                 },
             ]);
+        }
+        variants.extend(Self::partitioned_variants(variants[0], variants[variants.len() - 1]));
+        variants
+    }
+
+    /// Partitioned variants of `narrow` (plain storage) and `tree`: with
+    /// and without traces (64-bit links), both frontiers.
+    fn partitioned_variants(narrow: SearchKernel, tree: SearchKernel) -> Vec<SearchKernel> {
+        let mut variants = Vec::new();
+        for base in [narrow, tree] {
+            for trace in [false, true] {
+                let key_words = base.network.key_words;
+                let slot_words = key_words + if trace { 2 } else { 0 };
+                let network = NetworkKernel {
+                    wide_slots: trace,
+                    slot_words,
+                    slots_per_bucket: 32 / slot_words,
+                    bucket_lines: 1,
+                    ..base.network
+                };
+                for frontier in [Frontier::Queue, Frontier::NewMarks] {
+                    variants.push(SearchKernel {
+                        network,
+                        trace,
+                        cache_entries: 32,
+                        work_claiming: true,
+                        frontier,
+                        partitioned: true,
+                        ..base
+                    });
+                }
+            }
         }
         variants
     }
@@ -665,15 +720,21 @@ mod tests {
             }
         }
         // Compiled in full besides the first: the widest tree variant (its
-        // code once took minutes to compile).
+        // code once took minutes to compile) ...
         let widest_tree = variants
             .iter()
             .filter(|v| v.tree)
             .max_by_key(|v| v.network.vec_words)
             .expect("tree variants are among the variants");
+        // ... and a partitioned one with traces.
+        let partitioned = variants
+            .iter()
+            .find(|v| v.partitioned && v.trace && !v.tree)
+            .expect("partitioned variants are among the variants");
         let mut builds = vec![
             variants[0].build(),
             widest_tree.build(),
+            partitioned.build(),
             networks[0].graph_build(),
             scan::build(),
             hash_check_build(3),
@@ -684,7 +745,7 @@ mod tests {
         builds.extend(networks.iter().skip(1).map(NetworkKernel::graph_build));
         builds.push(hash_check_build(40));
         let count = builds.len();
-        let failed = failures(builds, 5);
+        let failed = failures(builds, 6);
         assert!(
             failed.is_empty(),
             "{} of {count} builds failed:\n{}",

@@ -16,6 +16,7 @@
 mod device_net;
 mod graph;
 pub mod kernel;
+mod partitioned;
 mod rules;
 mod search;
 mod tree;
@@ -32,6 +33,7 @@ use crate::explore::livelock::{self, StateSpace, StateVectors};
 use crate::explore::{Completion, Exploration, SearchOptions, Storage, outcome};
 use crate::gpu::{Device, GpuError};
 pub use graph::{DeviceGraph, TableGraph};
+pub use partitioned::{explore_partitioned, partition_of};
 
 /// How the kernels read the encoded network. Textures are the default:
 /// they took less search time than `__ldg` on every model measured
@@ -133,6 +135,11 @@ pub struct GpuOptions {
     /// Every growth of the table goes through host memory, as only the
     /// last one does by default (to measure and test that path).
     pub staged_growth: bool,
+    /// Messages each outbox region of a partitioned search holds (default:
+    /// an eighth of a partition's memory for its outboxes and inbox,
+    /// between 2^16 and 2^28 messages a region). Small ones make levels
+    /// run in several rounds (to test that path).
+    pub outbox_messages: Option<u64>,
 }
 
 impl Default for GpuOptions {
@@ -152,6 +159,7 @@ impl Default for GpuOptions {
             initial_table_bytes: None,
             slot_numbers: SlotNumbers::Auto,
             staged_growth: false,
+            outbox_messages: None,
         }
     }
 }
@@ -204,6 +212,35 @@ pub struct GpuExploration {
     /// network shape), allocation and clearing of the table. Not part of
     /// `exploration.elapsed`.
     pub setup: std::time::Duration,
+    /// How a partitioned search ([`explore_partitioned`]) split the work;
+    /// `None` for a search on one table.
+    pub partitioning: Option<Box<Partitioning>>,
+}
+
+/// The figures of a partitioned search: how the states were split and what
+/// the partitions sent each other.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Partitioning {
+    /// Devices the partitions ran on.
+    pub devices: usize,
+    /// How successors travelled: `"NCCL"`, or `"device copies"` for
+    /// partitions of one GPU.
+    pub exchange: &'static str,
+    /// States each partition stored.
+    pub states: Vec<u64>,
+    /// Successors sent to the partition that owns them.
+    pub messages: u64,
+    /// Bytes those messages took.
+    pub bytes: u64,
+    /// Time spent exchanging them, from the end of the expansions to the
+    /// end of the copies (part of `exploration.elapsed`).
+    pub time: std::time::Duration,
+    /// Exchanges: one a level, more where outboxes filled mid-level.
+    pub rounds: u64,
+    /// Messages an outbox region holds.
+    pub outbox_messages: u64,
+    /// An outbox overflowed (the search is incomplete).
+    pub outbox_full: bool,
 }
 
 impl GpuExploration {
@@ -229,6 +266,7 @@ impl GpuExploration {
             redundancy: 0.0,
             launches: 0,
             setup: std::time::Duration::ZERO,
+            partitioning: None,
         }
     }
 }

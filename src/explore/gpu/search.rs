@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::device_net::DeviceNet;
 use super::kernel::{GrowParams, NetworkKernel, SearchKernel, SearchParams, found, stat, stop};
@@ -50,7 +50,7 @@ const LAST_STEP_SHARE: u64 = 32;
 
 /// With tree storage, the node table takes this share of the memory (and
 /// the table of roots the rest) ...
-const NODE_SHARE: u64 = 3;
+pub(super) const NODE_SHARE: u64 = 3;
 /// ... but at most this many entries: node indices are 32-bit, and one
 /// value is reserved (`tree::ALL_ONES_NODE`).
 const MAX_NODE_ENTRIES: u64 = (1 << 32) - NODE_BUCKET;
@@ -101,7 +101,7 @@ impl Geometry {
     /// numbers are 64-bit when `numbers` says so, or by default when the
     /// table has more than `u32::MAX - 1` slots; otherwise the table has
     /// at most that many.
-    fn largest(
+    pub(super) fn largest(
         words: usize,
         trace: bool,
         frontier: Frontier,
@@ -210,7 +210,7 @@ impl Geometry {
     }
 
     /// Entries of each frontier queue, or words of each bitmap of new marks.
-    fn queue_capacity(&self) -> u64 {
+    pub(super) fn queue_capacity(&self) -> u64 {
         let slots = self.slots();
         match (self.frontier, self.roomy_queues) {
             (Frontier::Queue, true) => slots,
@@ -232,12 +232,12 @@ impl Geometry {
         self.buckets as usize * self.bucket_words()
     }
 
-    fn table_bytes(&self) -> u64 {
+    pub(super) fn table_bytes(&self) -> u64 {
         self.table_words() as u64 * 4
     }
 
     /// Bytes of the table and the queues.
-    fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         self.table_bytes() + (self.queue_count() * self.queue_words()) as u64 * 4
     }
 
@@ -290,6 +290,172 @@ fn group_size(processes: usize) -> usize {
     nearest.min(32)
 }
 
+/// How a search's kernels run: the variant, its compiled search kernel,
+/// and the largest grid that is resident at once.
+pub(super) struct Launcher {
+    pub(super) kernel: SearchKernel,
+    pub(super) function: CudaFunction,
+    pub(super) config: LaunchConfig,
+    /// The engine's name in reports.
+    pub(super) engine: String,
+}
+
+impl Launcher {
+    /// The search kernel for `net` (uploaded as `device_net`) with tables
+    /// shaped as `largest` (root pairs with `tree`), compiled for
+    /// `device`; `partitioned` for one partition of a split search.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        device: &Device,
+        net: &EncodedNetwork,
+        device_net: &DeviceNet,
+        options: &GpuOptions,
+        largest: &Geometry,
+        trace: bool,
+        tree: bool,
+        partitioned: bool,
+    ) -> Result<Launcher, GpuError> {
+        let words = net.words();
+        let processes = net.processes();
+        let buffers = options.sync == SyncCombination::SharedBuffers;
+        let group = match options.group_threads {
+            None if buffers => processes.next_power_of_two(),
+            None => group_size(processes),
+            Some(g) if g.is_power_of_two() && g <= 32 => g as usize,
+            Some(g) => {
+                return Err(GpuError::Invalid(format!(
+                    "threads per vector group must be a power of two up to 32, not {g}"
+                )));
+            }
+        };
+        if buffers && (group > 32 || group < processes) {
+            return Err(GpuError::Invalid(format!(
+                "shared-memory sync buffers need a thread per process: a group of at most 32 \
+                 threads for {processes} processes"
+            )));
+        }
+        // Computed only for the shared-memory combination (a walk over every
+        // local state's entries); 1 otherwise, as the kernel needs the constant.
+        let max_offers = if buffers {
+            net.max_rules_offered().max(1)
+        } else {
+            1
+        };
+        // Words of a lane's offer list (count, then rule, lo, hi per rule), as
+        // the kernel's OFFER_WORDS.
+        let offer_words = if buffers { 1 + 3 * max_offers } else { 0 };
+
+        // Per-warp shared memory: vectors being expanded, staged successors, cache.
+        let cache_entries = if options.cache {
+            (4096 / words).clamp(8, 128)
+        } else {
+            0
+        };
+        let marks = options.frontier == Frontier::NewMarks;
+        let slot_number_words = 1 + usize::from(largest.wide);
+        // The marked slots' list takes 32 slot numbers a warp.
+        // With tree storage, each group's tree values and each lane's root pair.
+        let tree_words = if tree {
+            tree::refs(words) * (32 / group) + 32 * 2
+        } else {
+            0
+        };
+        let warp_shared = 4
+            * (words * (32 / group + 32 + cache_entries)
+                + 32 * slot_number_words * usize::from(marks)
+                + 32 * offer_words
+                + tree_words);
+        let requested_threads = options.threads_per_block.unwrap_or(DEFAULT_THREADS);
+        if requested_threads == 0
+            || !requested_threads.is_multiple_of(32)
+            || requested_threads > 1024
+        {
+            return Err(GpuError::Invalid(format!(
+                "threads per block must be a multiple of 32 between 32 and 1024, not {requested_threads}"
+            )));
+        }
+        let warps = (requested_threads as usize / 32).min(SHARED_LIMIT / warp_shared);
+        if warps == 0 {
+            return Err(GpuError::Invalid(format!(
+                "state vectors of {words} words need more shared memory per warp \
+                 ({warp_shared} bytes) than a block has"
+            )));
+        }
+        let threads = 32 * warps as u32;
+        let shared_bytes = (warps * warp_shared) as u32;
+
+        let read_path = device_net.read_path(options.readonly_path);
+        let kernel = SearchKernel {
+            network: NetworkKernel {
+                vec_words: words,
+                key_words: largest.words,
+                slot_words: largest.slot_words,
+                slots_per_bucket: largest.slots_per_bucket,
+                bucket_lines: largest.lines,
+                wide_slots: largest.wide,
+                group_threads: group,
+                read_path,
+            },
+            trace,
+            tree,
+            cache_entries,
+            work_claiming: options.work_claiming,
+            frontier: options.frontier,
+            sync: options.sync,
+            max_offers,
+            warps,
+            partitioned,
+        };
+        let function = device.function(&kernel.build(), "explore_levels")?;
+        let resident = function
+            .occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes as usize, None)
+            .map_err(GpuError::driver("querying occupancy"))?
+            * device.multiprocessors();
+        if resident == 0 {
+            return Err(GpuError::Invalid(format!(
+                "a block of {threads} threads with {shared_bytes} bytes of shared memory cannot run"
+            )));
+        }
+        // Blocks wait for each other at level ends, so all must be resident.
+        let blocks = options.blocks.unwrap_or(resident).clamp(1, resident);
+        let engine = format!(
+            "{}; {blocks} blocks x {threads} threads, {words}-word vectors in groups of \
+             {group} threads, {} slots per bucket, network read through {}",
+            super::engine_name(device),
+            largest.slots_per_bucket,
+            match read_path {
+                ReadOnlyPath::Texture => "textures",
+                ReadOnlyPath::Ldg => "__ldg",
+                ReadOnlyPath::Plain => "plain loads",
+            }
+        );
+        Ok(Launcher {
+            kernel,
+            function,
+            config: LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: shared_bytes,
+            },
+            engine,
+        })
+    }
+}
+
+/// The bytes a search may take on `device`: `--memory`, or most of the
+/// free memory.
+pub(super) fn memory_budget(device: &Device, search: &SearchOptions) -> Result<u64, GpuError> {
+    let free = device.free_memory()?;
+    match search.memory_bytes {
+        Some(bytes) if bytes > free => Err(GpuError::OutOfMemory {
+            requested: bytes,
+            free,
+        }),
+        Some(bytes) => Ok(bytes),
+        None => Ok(free.saturating_sub(RESERVED_MEMORY) / 10 * 9),
+    }
+}
+
 /// What a search leaves on the device for the passes after it.
 pub(super) struct SearchTable {
     pub(super) device_net: DeviceNet,
@@ -311,7 +477,7 @@ pub(super) struct NodeTable {
 impl NodeTable {
     /// An empty table of the most buckets `bytes` hold (and
     /// [`MAX_NODE_ENTRIES`] allow).
-    fn allocate(device: &Device, bytes: u64) -> Result<NodeTable, GpuError> {
+    pub(super) fn allocate(device: &Device, bytes: u64) -> Result<NodeTable, GpuError> {
         let buckets = (bytes / (8 * NODE_BUCKET)).min(MAX_NODE_ENTRIES / NODE_BUCKET);
         if buckets < 2 {
             return Err(GpuError::Invalid(format!(
@@ -338,15 +504,20 @@ impl NodeTable {
         })
     }
 
-    fn capacity(&self) -> u64 {
+    pub(super) fn capacity(&self) -> u64 {
         self.buckets * NODE_BUCKET
     }
 
-    fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         8 * self.capacity()
     }
 
     /// The vector of root pair `key`, read node by node from the device.
+    /// Device address of the entries and the buckets, for the kernels.
+    pub(super) fn addresses(&self, device: &Device) -> (u64, u64) {
+        (device.address(&self.entries), self.buckets)
+    }
+
     fn vector(&self, device: &Device, words: usize, key: [u32; 2]) -> Result<Vec<u32>, GpuError> {
         tree::decode(words, key, |index| {
             let at = index as usize;
@@ -363,17 +534,17 @@ impl NodeTable {
 
 /// The search's table and frontier queues on the device; growing the
 /// table replaces them.
-struct Buffers {
-    table: CudaSlice<u32>,
+pub(super) struct Buffers {
+    pub(super) table: CudaSlice<u32>,
     /// By level parity, or bitmaps by level modulo 3.
-    queues: Vec<CudaSlice<u32>>,
-    geometry: Geometry,
+    pub(super) queues: Vec<CudaSlice<u32>>,
+    pub(super) geometry: Geometry,
 }
 
 impl Buffers {
     /// An empty table of `geometry` and its queues (bitmaps of new marks
     /// start cleared).
-    fn allocate(device: &Device, geometry: Geometry) -> Result<Buffers, GpuError> {
+    pub(super) fn allocate(device: &Device, geometry: Geometry) -> Result<Buffers, GpuError> {
         // SAFETY: filled with the empty pattern right below.
         let mut table: CudaSlice<u32> = unsafe { device.alloc(geometry.table_words()) }?;
         let pointer = device.address_mut(&mut table);
@@ -447,35 +618,7 @@ pub(super) fn run(
     let start = Instant::now();
     let trace = !search.no_trace;
     let words = net.words();
-    let processes = net.processes();
-    let buffers = options.sync == SyncCombination::SharedBuffers;
-    let group = match options.group_threads {
-        None if buffers => processes.next_power_of_two(),
-        None => group_size(processes),
-        Some(g) if g.is_power_of_two() && g <= 32 => g as usize,
-        Some(g) => {
-            return Err(GpuError::Invalid(format!(
-                "threads per vector group must be a power of two up to 32, not {g}"
-            )));
-        }
-    };
-    if buffers && (group > 32 || group < processes) {
-        return Err(GpuError::Invalid(format!(
-            "shared-memory sync buffers need a thread per process: a group of at most 32 \
-             threads for {processes} processes"
-        )));
-    }
-    let free = device.free_memory()?;
-    let budget = match search.memory_bytes {
-        Some(bytes) if bytes > free => {
-            return Err(GpuError::OutOfMemory {
-                requested: bytes,
-                free,
-            });
-        }
-        Some(bytes) => bytes,
-        None => free.saturating_sub(RESERVED_MEMORY) / 10 * 9,
-    };
+    let budget = memory_budget(device, search)?;
     let nodes = if tree {
         Some(NodeTable::allocate(device, budget / NODE_SHARE)?)
     } else {
@@ -487,98 +630,13 @@ pub(super) fn run(
     let key_words = if tree { 2 } else { words };
     let largest = Geometry::largest(key_words, trace, options.frontier, table_budget, numbers)?;
     let device_net = DeviceNet::upload(device, net, options.readonly_path, options.owners)?;
-    // Computed only for the shared-memory combination (a walk over every
-    // local state's entries); 1 otherwise, as the kernel needs the constant.
-    let max_offers = if buffers {
-        net.max_rules_offered().max(1)
-    } else {
-        1
-    };
-    // Words of a lane's offer list (count, then rule, lo, hi per rule), as
-    // the kernel's OFFER_WORDS.
-    let offer_words = if buffers { 1 + 3 * max_offers } else { 0 };
-
-    // Per-warp shared memory: vectors being expanded, staged successors, cache.
-    let cache_entries = if options.cache {
-        (4096 / words).clamp(8, 128)
-    } else {
-        0
-    };
-    let marks = options.frontier == Frontier::NewMarks;
-    let slot_number_words = 1 + usize::from(largest.wide);
-    // The marked slots' list takes 32 slot numbers a warp.
-    // With tree storage, each group's tree values and each lane's root pair.
-    let tree_words = if tree {
-        tree::refs(words) * (32 / group) + 32 * 2
-    } else {
-        0
-    };
-    let warp_shared = 4
-        * (words * (32 / group + 32 + cache_entries)
-            + 32 * slot_number_words * usize::from(marks)
-            + 32 * offer_words
-            + tree_words);
-    let requested_threads = options.threads_per_block.unwrap_or(DEFAULT_THREADS);
-    if requested_threads == 0 || !requested_threads.is_multiple_of(32) || requested_threads > 1024 {
-        return Err(GpuError::Invalid(format!(
-            "threads per block must be a multiple of 32 between 32 and 1024, not {requested_threads}"
-        )));
-    }
-    let warps = (requested_threads as usize / 32).min(SHARED_LIMIT / warp_shared);
-    if warps == 0 {
-        return Err(GpuError::Invalid(format!(
-            "state vectors of {words} words need more shared memory per warp \
-             ({warp_shared} bytes) than a block has"
-        )));
-    }
-    let threads = 32 * warps as u32;
-    let shared_bytes = (warps * warp_shared) as u32;
-
-    let read_path = device_net.read_path(options.readonly_path);
-    let kernel = SearchKernel {
-        network: NetworkKernel {
-            vec_words: words,
-            key_words,
-            slot_words: largest.slot_words,
-            slots_per_bucket: largest.slots_per_bucket,
-            bucket_lines: largest.lines,
-            wide_slots: largest.wide,
-            group_threads: group,
-            read_path,
-        },
-        trace,
-        tree,
-        cache_entries,
-        work_claiming: options.work_claiming,
-        frontier: options.frontier,
-        sync: options.sync,
-        max_offers,
-        warps,
-    };
-    let function = device.function(&kernel.build(), "explore_levels")?;
-    let resident = function
-        .occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes as usize, None)
-        .map_err(GpuError::driver("querying occupancy"))?
-        * device.multiprocessors();
-    if resident == 0 {
-        return Err(GpuError::Invalid(format!(
-            "a block of {threads} threads with {shared_bytes} bytes of shared memory cannot run"
-        )));
-    }
-    // Blocks wait for each other at level ends, so all must be resident.
-    let blocks = options.blocks.unwrap_or(resident).clamp(1, resident);
+    let Launcher {
+        kernel,
+        function,
+        config,
+        engine,
+    } = Launcher::new(device, net, &device_net, options, &largest, trace, tree, false)?;
     let iterations = options.iterations.unwrap_or(DEFAULT_ITERATIONS).max(1);
-    let engine = format!(
-        "{}; {blocks} blocks x {threads} threads, {words}-word vectors in groups of \
-         {group} threads, {} slots per bucket, network read through {}",
-        super::engine_name(device),
-        largest.slots_per_bucket,
-        match read_path {
-            ReadOnlyPath::Texture => "textures",
-            ReadOnlyPath::Ldg => "__ldg",
-            ReadOnlyPath::Plain => "plain loads",
-        }
-    );
     let capacity_without_traces =
         Geometry::largest(key_words, false, options.frontier, table_budget, numbers)?.slots();
     tracing::info!(
@@ -627,37 +685,16 @@ pub(super) fn run(
         buckets: geometry.buckets,
         ..SearchParams::default()
     };
-    let (mut initial_slot, initial_nodes) = match &nodes {
-        Some(nodes) => {
-            params.nodes = device.address(&nodes.entries);
-            params.node_buckets = nodes.buckets;
-            store_initial(device, &kernel.build(), &params, &net.initial, no_slot)?
-        }
-        None => {
-            let home = geometry.home_bucket(hash_words(&net.initial));
-            let slot = home * geometry.slots_per_bucket as u64;
-            let mut initial = net.initial.clone();
-            if trace {
-                initial.extend(slot_number_words_of(no_slot, geometry.wide));
-            }
-            let at = geometry.slot_offset(slot);
-            device.write(
-                &initial,
-                &mut buffers.table.slice_mut(at..at + initial.len()),
-            )?;
-            (slot, 0)
-        }
-    };
-    if marks {
-        let word = (initial_slot / 32) as usize;
-        device.write(
-            &[1u32 << (initial_slot % 32)],
-            &mut buffers.queues[0].slice_mut(word..word + 1),
-        )?;
-    } else {
-        let entry = slot_number_words_of(initial_slot, geometry.wide);
-        device.write(&entry, &mut buffers.queues[0].slice_mut(0..entry.len()))?;
+    if let Some(nodes) = &nodes {
+        (params.nodes, params.node_buckets) = nodes.addresses(device);
     }
+    let (mut initial_slot, initial_nodes) = place_initial(
+        device,
+        &kernel,
+        &mut buffers,
+        &params,
+        &net.initial,
+    )?;
     let mut stats_host = [0u64; stat::WORDS];
     stats_host[stat::STATES] = 1;
     stats_host[stat::PREV_STATES] = 1;
@@ -669,11 +706,6 @@ pub(super) fn run(
     device.synchronize()?;
     let setup = start.elapsed();
     let search_start = Instant::now();
-    let config = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (threads, 1, 1),
-        shared_mem_bytes: shared_bytes,
-    };
     let max_states = search.max_states.unwrap_or(u64::MAX);
     params.stats = device.address_mut(&mut stats);
     params.max_states = max_states;
@@ -826,30 +858,19 @@ pub(super) fn run(
         state_limit: !finished && !interrupted,
         interrupted,
     };
-    let completion = ending.completion();
-    let states = counters[stat::STATES];
-    let expanded = counters[stat::EXPANDED];
-    let unique_expansions = states - counters[stat::ERRORS];
-    let redundancy = if completion == crate::explore::Completion::Complete && states > 0 {
-        100.0 * expanded.saturating_sub(unique_expansions) as f64 / states as f64
-    } else {
-        0.0
-    };
-    let exploration = Exploration {
-        states,
-        transitions: counters[stat::TRANSITIONS],
-        depth: counters[stat::DEPTH] as u32,
-        deadlocks: counters[stat::DEADLOCKS],
-        errors: counters[stat::ERRORS],
-        monitor_blocked: counters[stat::MONITOR_BLOCKED],
+    let (exploration, redundancy) = exploration_of(
+        &counters,
         first,
-        completion,
-        elapsed: search_start.elapsed(),
-        memory_bytes: growth.peak_bytes + node_bytes,
-        storage: if tree { Storage::Tree } else { Storage::Plain },
-        state_bytes: states * 4 * geometry.slot_words as u64 + 8 * counters[stat::NODES],
-        engine,
-    };
+        ending,
+        tree,
+        geometry.slot_words,
+        Measured {
+            elapsed: search_start.elapsed(),
+            memory_bytes: growth.peak_bytes + node_bytes,
+            engine,
+        },
+    );
+    let states = exploration.states;
     let exploration = GpuExploration {
         exploration,
         table_bytes: geometry.table_bytes(),
@@ -869,6 +890,7 @@ pub(super) fn run(
         redundancy,
         launches,
         setup,
+        partitioning: None,
     };
     let kept = SearchTable {
         device_net,
@@ -878,6 +900,52 @@ pub(super) fn run(
         initial_slot,
     };
     Ok((exploration, kept))
+}
+
+/// What a search measured besides its counters.
+pub(super) struct Measured {
+    pub(super) elapsed: std::time::Duration,
+    pub(super) memory_bytes: u64,
+    pub(super) engine: String,
+}
+
+/// The figures of a search from its (merged) counters, its first finding
+/// and how it ended, with time, memory and engine from `measured`; and
+/// the redundant expansions in percent of the states (0 unless complete).
+/// A slot takes `slot_words` words; with `tree`, states are trees.
+pub(super) fn exploration_of(
+    counters: &[u64],
+    first: Option<Finding>,
+    ending: Ending,
+    tree: bool,
+    slot_words: usize,
+    measured: Measured,
+) -> (Exploration, f64) {
+    let completion = ending.completion();
+    let states = counters[stat::STATES];
+    let expanded = counters[stat::EXPANDED];
+    let unique_expansions = states - counters[stat::ERRORS];
+    let redundancy = if completion == crate::explore::Completion::Complete && states > 0 {
+        100.0 * expanded.saturating_sub(unique_expansions) as f64 / states as f64
+    } else {
+        0.0
+    };
+    let exploration = Exploration {
+        states,
+        transitions: counters[stat::TRANSITIONS],
+        depth: counters[stat::DEPTH] as u32,
+        deadlocks: counters[stat::DEADLOCKS],
+        errors: counters[stat::ERRORS],
+        monitor_blocked: counters[stat::MONITOR_BLOCKED],
+        first,
+        completion,
+        storage: if tree { Storage::Tree } else { Storage::Plain },
+        state_bytes: states * 4 * slot_words as u64 + 8 * counters[stat::NODES],
+        elapsed: measured.elapsed,
+        memory_bytes: measured.memory_bytes,
+        engine: measured.engine,
+    };
+    (exploration, redundancy)
 }
 
 /// The entries (new states) each of `queues` frontier queues or bitmaps
@@ -1154,6 +1222,49 @@ fn grow(
     Ok(new)
 }
 
+/// Stores `vector`, the initial state, in the empty table of `buffers`
+/// (whose addresses `params` holds, and the node table's with tree
+/// storage) and makes it the frontier of level 0: slot 0 of its home
+/// bucket, or stored by a kernel as a tree. Gives its slot and the nodes
+/// it took.
+pub(super) fn place_initial(
+    device: &Device,
+    kernel: &SearchKernel,
+    buffers: &mut Buffers,
+    params: &SearchParams,
+    vector: &[u32],
+) -> Result<(u64, u64), GpuError> {
+    let geometry = buffers.geometry;
+    let no_slot = geometry.no_slot();
+    let (slot, nodes) = if kernel.tree {
+        store_initial(device, &kernel.build(), params, vector, no_slot)?
+    } else {
+        let home = geometry.home_bucket(hash_words(vector));
+        let slot = home * geometry.slots_per_bucket as u64;
+        let mut initial = vector.to_vec();
+        if kernel.trace {
+            initial.extend(slot_number_words_of(no_slot, geometry.wide));
+        }
+        let at = geometry.slot_offset(slot);
+        device.write(
+            &initial,
+            &mut buffers.table.slice_mut(at..at + initial.len()),
+        )?;
+        (slot, 0)
+    };
+    if geometry.frontier == Frontier::NewMarks {
+        let word = (slot / 32) as usize;
+        device.write(
+            &[1u32 << (slot % 32)],
+            &mut buffers.queues[0].slice_mut(word..word + 1),
+        )?;
+    } else {
+        let entry = slot_number_words_of(slot, geometry.wide);
+        device.write(&entry, &mut buffers.queues[0].slice_mut(0..entry.len()))?;
+    }
+    Ok((slot, nodes))
+}
+
 /// Stores the initial state `vector` as a tree (kernel `store_initial` of
 /// the search's `build`) in the empty tables of `params`: its slot and the
 /// nodes it took.
@@ -1223,32 +1334,47 @@ fn slot_number_of(words: &[u32], wide: bool) -> u64 {
     }
 }
 
-/// Where a search's states are, to read them back.
-struct StoredStates<'a> {
-    device: &'a Device,
-    table: &'a CudaSlice<u32>,
-    geometry: &'a Geometry,
-    /// The node table with tree storage.
-    nodes: Option<&'a NodeTable>,
-    vector_words: usize,
+/// Reads a search's stored states back by their links: slot numbers, as
+/// predecessor links store them (with the partition above
+/// `PARTITION_SHIFT` in a partitioned search).
+pub(super) trait StateReader {
+    /// The vector at `link` and, with `trace`, its predecessor's link
+    /// (`None` for the initial state, or without traces).
+    fn read(&self, link: u64, trace: bool) -> Result<(Vec<u32>, Option<u64>), GpuError>;
+
+    /// The most states the store holds: no trace is longer.
+    fn capacity(&self) -> u64;
 }
 
-impl StoredStates<'_> {
-    /// The vector at `slot` and its predecessor's slot (`no_slot` for the
-    /// initial state, or without traces).
-    fn read(&self, slot: u64, trace: bool) -> Result<(Vec<u32>, u64), GpuError> {
+/// Where a search's states are, to read them back.
+pub(super) struct StoredStates<'a> {
+    pub(super) device: &'a Device,
+    pub(super) table: &'a CudaSlice<u32>,
+    pub(super) geometry: &'a Geometry,
+    /// The node table with tree storage.
+    pub(super) nodes: Option<&'a NodeTable>,
+    pub(super) vector_words: usize,
+}
+
+impl StateReader for StoredStates<'_> {
+    fn read(&self, slot: u64, trace: bool) -> Result<(Vec<u32>, Option<u64>), GpuError> {
         let stored = read_slot(self.device, self.table, self.geometry, slot)?;
         let key_words = self.geometry.words;
         let predecessor = if trace {
-            slot_number_of(&stored[key_words..], self.geometry.wide)
+            Some(slot_number_of(&stored[key_words..], self.geometry.wide))
+                .filter(|&link| link != self.geometry.no_slot())
         } else {
-            self.geometry.no_slot()
+            None
         };
         let vector = match self.nodes {
             Some(nodes) => nodes.vector(self.device, self.vector_words, [stored[0], stored[1]])?,
             None => stored[..key_words].to_vec(),
         };
         Ok((vector, predecessor))
+    }
+
+    fn capacity(&self) -> u64 {
+        self.geometry.slots()
     }
 }
 
@@ -1263,16 +1389,15 @@ pub(super) fn read_slot(
     device.download(&table.slice(at..at + geometry.slot_words))
 }
 
-/// The finding at `slot`, with its trace rebuilt from predecessor slots.
-fn finding(
-    stored: &StoredStates,
+/// The finding at `link`, with its trace rebuilt from predecessor links.
+pub(super) fn finding(
+    stored: &dyn StateReader,
     net: &EncodedNetwork,
-    slot: u64,
+    link: u64,
     deadlock: bool,
     trace: bool,
 ) -> Result<Finding, GpuError> {
-    let geometry = stored.geometry;
-    let (state, mut predecessor) = stored.read(slot, trace)?;
+    let (state, mut predecessor) = stored.read(link, trace)?;
     let kind = if deadlock {
         FindingKind::Deadlock
     } else {
@@ -1284,14 +1409,14 @@ fn finding(
     };
     let trace = if trace {
         let mut states = vec![state.clone()];
-        while predecessor != geometry.no_slot() {
-            if states.len() as u64 > geometry.slots() {
+        while let Some(link) = predecessor {
+            if states.len() as u64 > stored.capacity() {
                 return Err(GpuError::Inconsistent {
                     during: "rebuilding a trace",
                     detail: "the predecessor links form a cycle".into(),
                 });
             }
-            let (vector, before) = stored.read(predecessor, true)?;
+            let (vector, before) = stored.read(link, true)?;
             states.push(vector);
             predecessor = before;
         }
