@@ -294,9 +294,9 @@ fn split_search(
         ));
     }
     match args.gpu.partitions.map(|p| p as usize) {
-        Some(_) if keep_space => usage(
-            "--partitions: scc, --livelock and --write-aut run on one table".to_string(),
-        ),
+        Some(_) if keep_space => {
+            usage("--partitions: scc, --livelock and --write-aut run on one table".to_string())
+        }
         Some(partitions) if gpus > 1 && partitions != gpus => usage(format!(
             "--partitions {partitions} with --gpus {gpus}: several GPUs take one partition each"
         )),

@@ -394,7 +394,9 @@ pub fn parse_gpus(text: &str) -> Result<GpuCount, String> {
         "all" => Ok(GpuCount::All),
         number => match number.parse::<usize>() {
             Ok(n) if (1..=127).contains(&n) => Ok(GpuCount::Exactly(n)),
-            _ => Err(format!("`{text}` is neither `all` nor a number of GPUs from 1 to 127")),
+            _ => Err(format!(
+                "`{text}` is neither `all` nor a number of GPUs from 1 to 127"
+            )),
         },
     }
 }

@@ -161,7 +161,10 @@ fn traces_across_partitions_are_as_long_as_one_tables() {
                 failures.push(format!("seed {seed}: {e}"));
             }
         }
-        assert!(compared >= 50, "only {compared} findings of one kind compared");
+        assert!(
+            compared >= 50,
+            "only {compared} findings of one kind compared"
+        );
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     });
 }

@@ -560,7 +560,10 @@ impl SearchKernel {
                 },
             ]);
         }
-        variants.extend(Self::partitioned_variants(variants[0], variants[variants.len() - 1]));
+        variants.extend(Self::partitioned_variants(
+            variants[0],
+            variants[variants.len() - 1],
+        ));
         variants
     }
 

@@ -126,7 +126,8 @@ impl Partition {
             ..self.launcher.config
         };
         // SAFETY: as for `expand`; the inbox holds `messages` messages.
-        unsafe { launch.launch(config) }.map_err(GpuError::driver("storing received successors"))?;
+        unsafe { launch.launch(config) }
+            .map_err(GpuError::driver("storing received successors"))?;
         Ok(())
     }
 
@@ -358,7 +359,14 @@ pub fn explore_partitioned(
     let initial_nodes = {
         let part = &mut parts[owner];
         let (device, kernel) = (part.device.clone(), part.launcher.kernel);
-        place_initial(&device, &kernel, &mut part.buffers, &part.params, &net.initial)?.1
+        place_initial(
+            &device,
+            &kernel,
+            &mut part.buffers,
+            &part.params,
+            &net.initial,
+        )?
+        .1
     };
     for (p, part) in parts.iter_mut().enumerate() {
         let mut stats = [0u64; stat::WORDS];
@@ -440,7 +448,10 @@ pub fn explore_partitioned(
         };
         let merged = merge(&per_partition);
         let next = (level as usize + 1) % 3;
-        let frontier: u64 = per_partition.iter().map(|stats| stats[stat::LEN + next]).sum();
+        let frontier: u64 = per_partition
+            .iter()
+            .map(|stats| stats[stat::LEN + next])
+            .sum();
         // The depth: the last level that stored states.
         if merged[stat::STATES] > states_before {
             depth = level + 1;
@@ -467,7 +478,10 @@ pub fn explore_partitioned(
     let mut counters = merge(&per_partition);
     counters[stat::DEPTH] = u64::from(depth);
     let first = first_finding(&parts, &per_partition, net, !search.no_trace)?;
-    let stopped: Vec<u64> = per_partition.iter().map(|stats| stats[stat::STOP]).collect();
+    let stopped: Vec<u64> = per_partition
+        .iter()
+        .map(|stats| stats[stat::STOP])
+        .collect();
     let ending = Ending {
         finding_ends: outcome::finding_ends(net, search, first.as_ref().map(|f| &f.kind)),
         out_of_room: stopped.iter().any(|reason| {
@@ -482,7 +496,10 @@ pub fn explore_partitioned(
         state_limit: !finished && !interrupted,
         interrupted,
     };
-    traffic.states = per_partition.iter().map(|stats| stats[stat::STATES]).collect();
+    traffic.states = per_partition
+        .iter()
+        .map(|stats| stats[stat::STATES])
+        .collect();
     traffic.outbox_full = stopped.contains(&stop::EXCHANGE_FULL);
     let geometry = parts[0].buffers.geometry;
     let slots: u64 = parts.iter().map(|part| part.buffers.geometry.slots()).sum();
@@ -581,7 +598,16 @@ impl Partition {
         let key_words = if tree { 2 } else { words };
         let largest = Geometry::largest(key_words, trace, options.frontier, table_budget, numbers)?;
         let device_net = DeviceNet::upload(device, net, options.readonly_path, options.owners)?;
-        let launcher = Launcher::new(device, net, &device_net, options, &largest, trace, tree, true)?;
+        let launcher = Launcher::new(
+            device,
+            net,
+            &device_net,
+            options,
+            &largest,
+            trace,
+            tree,
+            true,
+        )?;
         let absorb = device.function(&launcher.kernel.build(), "absorb")?;
         let mut buffers = Buffers::allocate(device, largest)?;
         let message_words = (regions * capacity * message_bytes / 4) as usize;
@@ -703,10 +729,13 @@ struct Partitions<'a> {
 impl StateReader for Partitions<'_> {
     fn read(&self, link: u64, trace: bool) -> Result<(Vec<u32>, Option<u64>), GpuError> {
         let partition = (link >> PARTITION_SHIFT) as usize;
-        let part = self.parts.get(partition).ok_or_else(|| GpuError::Inconsistent {
-            during: "rebuilding a trace",
-            detail: format!("a link names partition {partition} of {}", self.parts.len()),
-        })?;
+        let part = self
+            .parts
+            .get(partition)
+            .ok_or_else(|| GpuError::Inconsistent {
+                during: "rebuilding a trace",
+                detail: format!("a link names partition {partition} of {}", self.parts.len()),
+            })?;
         let slot = link & ((1 << PARTITION_SHIFT) - 1);
         part.stored(self.vector_words).read(slot, trace)
     }
@@ -732,7 +761,10 @@ mod tests {
             }
             let mean = 60_000 / partitions as u64;
             for count in counts {
-                assert!(count.abs_diff(mean) < mean / 20, "{partitions}: {count} vs {mean}");
+                assert!(
+                    count.abs_diff(mean) < mean / 20,
+                    "{partitions}: {count} vs {mean}"
+                );
             }
         }
     }

@@ -635,7 +635,16 @@ pub(super) fn run(
         function,
         config,
         engine,
-    } = Launcher::new(device, net, &device_net, options, &largest, trace, tree, false)?;
+    } = Launcher::new(
+        device,
+        net,
+        &device_net,
+        options,
+        &largest,
+        trace,
+        tree,
+        false,
+    )?;
     let iterations = options.iterations.unwrap_or(DEFAULT_ITERATIONS).max(1);
     let capacity_without_traces =
         Geometry::largest(key_words, false, options.frontier, table_budget, numbers)?.slots();
@@ -688,13 +697,8 @@ pub(super) fn run(
     if let Some(nodes) = &nodes {
         (params.nodes, params.node_buckets) = nodes.addresses(device);
     }
-    let (mut initial_slot, initial_nodes) = place_initial(
-        device,
-        &kernel,
-        &mut buffers,
-        &params,
-        &net.initial,
-    )?;
+    let (mut initial_slot, initial_nodes) =
+        place_initial(device, &kernel, &mut buffers, &params, &net.initial)?;
     let mut stats_host = [0u64; stat::WORDS];
     stats_host[stat::STATES] = 1;
     stats_host[stat::PREV_STATES] = 1;
