@@ -459,8 +459,14 @@ fn start(
                     (Storage::Plain, _) => false,
                     (Storage::Auto, allowed) => allowed && net.words() >= AUTO_TREE_WORDS,
                 };
-                let (result, table) =
-                    search::run(device, net, search, options, wide_allowed, tree)?;
+                let (result, table) = search::run(
+                    device,
+                    net,
+                    search,
+                    &for_storage(options, search, tree),
+                    wide_allowed,
+                    tree,
+                )?;
                 let retry = search.storage == Storage::Auto
                     && wide_allowed
                     && !tree
@@ -472,7 +478,9 @@ fn start(
                         result.exploration.states
                     );
                     drop(table);
-                    let (mut again, table) = search::run(device, net, search, options, true, true)?;
+                    let options = for_storage(options, search, true);
+                    let (mut again, table) =
+                        search::run(device, net, search, &options, true, true)?;
                     let plain = &result.exploration;
                     again.exploration.elapsed += plain.elapsed;
                     again.plain_attempt = Some((plain.states, plain.elapsed));
@@ -483,6 +491,23 @@ fn start(
             }
         },
     )
+}
+
+/// `options` for a search that stores its states as trees (`tree`) or
+/// not: tree storage with traces keeps its frontier in bitmaps of new
+/// marks (3 bits a slot) rather than queues (2 x 2 bytes a slot with
+/// 64-bit slot numbers), which overflowed on Parking-PT-208 before the
+/// table filled (docs/GPU.md, "Tree storage").
+pub(super) fn for_storage(options: &GpuOptions, search: &SearchOptions, tree: bool) -> GpuOptions {
+    let marks = tree && !search.no_trace && options.frontier == Frontier::Queue;
+    GpuOptions {
+        frontier: if marks {
+            Frontier::NewMarks
+        } else {
+            options.frontier
+        },
+        ..options.clone()
+    }
 }
 
 /// The kernels' hash of each vector of `vectors` (`words` words each),
