@@ -76,9 +76,10 @@ __device__ __forceinline__ void record_finding(unsigned long long* stats, bool k
 // states by the hash of their vectors: each partition stores the states it
 // owns and sends the successors others own to them, through an outbox
 // region per other partition that the host empties between launches. A
-// message is the vector, then the predecessor's link (two words, the
-// partition above bit PARTITION_SHIFT) with ERROR_FLAG in its top bit.
-#define MESSAGE_WORDS (VEC_WORDS + 2)
+// message is the vector, then with TRACE the predecessor's link (two
+// words, the partition above bit PARTITION_SHIFT), and ERROR_FLAG in the
+// top bit of its last word (a word of its own without TRACE).
+#define MESSAGE_WORDS (VEC_WORDS + 1 + TRACE)
 #define PARTITION_SHIFT 56
 #define ERROR_FLAG 0x80000000u
 #if TRACE && !WIDE_SLOTS
@@ -124,8 +125,13 @@ __device__ __forceinline__ void send_remote(const SearchParams& params, bool rem
     }
     unsigned* message = params.outbox + (region * params.out_capacity + at) * MESSAGE_WORDS;
     for (unsigned i = 0; i < VEC_WORDS; ++i) message[i] = vec[i];
+#if TRACE
     message[VEC_WORDS] = (unsigned)link;
-    message[VEC_WORDS + 1] = ((unsigned)(link >> 32) & ~ERROR_FLAG) | (error ? ERROR_FLAG : 0u);
+    const unsigned high = (unsigned)(link >> 32) & ~ERROR_FLAG;
+#else
+    const unsigned high = 0;
+#endif
+    message[MESSAGE_WORDS - 1] = high | (error ? ERROR_FLAG : 0u);
 }
 #else
 #define LINK_OF(slot) (slot)
@@ -560,9 +566,11 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
         if (has) {
             const unsigned* message = inbox + (base + lane) * MESSAGE_WORDS;
             for (unsigned i = 0; i < VEC_WORDS; ++i) mine[i] = message[i];
-            const unsigned high = message[VEC_WORDS + 1];
+            const unsigned high = message[MESSAGE_WORDS - 1];
             error = (high & ERROR_FLAG) != 0;
+#if TRACE
             link = ((unsigned long long)(high & ~ERROR_FLAG) << 32) | message[VEC_WORDS];
+#endif
         }
         unsigned pending = __ballot_sync(FULL_MASK, has);
 #if TREE

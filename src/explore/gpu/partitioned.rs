@@ -56,6 +56,13 @@ pub fn partition_of(hash: u64, partitions: usize) -> usize {
     (((hash & 0xffff) * partitions as u64) >> 16) as usize
 }
 
+/// Words of a message (the kernels' `MESSAGE_WORDS`): the vector of
+/// `words` words, the predecessor's link (two words) with `trace`, and the
+/// error flag in the top bit of the last word (a word of its own without).
+fn message_words(words: usize, trace: bool) -> usize {
+    words + 1 + usize::from(trace)
+}
+
 /// The outbox region of partition `source` that holds messages for
 /// partition `owner` (a partition has no region for itself).
 fn region(source: usize, owner: usize) -> usize {
@@ -384,7 +391,7 @@ pub fn explore_partitioned(
     }
     let setup = started.elapsed();
     let search_start = Instant::now();
-    let words = net.words() + 2;
+    let words = message_words(net.words(), !search.no_trace);
     let max_states = search.max_states.unwrap_or(u64::MAX);
     let mut traffic = Partitioning {
         devices: devices.len(),
@@ -438,6 +445,11 @@ pub fn explore_partitioned(
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let messages: u64 = counts.iter().flatten().sum();
+            tracing::debug!(
+                "level {level}: {messages} successors exchanged in {:.3} ms{}",
+                exchange_start.elapsed().as_secs_f64() * 1e3,
+                if yielded { " (the level goes on)" } else { "" }
+            );
             traffic.messages += messages;
             traffic.bytes += messages * 4 * words as u64;
             traffic.time += exchange_start.elapsed();
@@ -564,7 +576,7 @@ impl Partition {
     ) -> Result<Partition, GpuError> {
         let trace = !search.no_trace;
         let words = net.words();
-        let message_bytes = 4 * (words as u64 + 2);
+        let message_bytes = 4 * message_words(words, trace) as u64;
         let regions = (partitions - 1) as u64;
         let capacity = options.outbox_messages.unwrap_or_else(|| {
             (budget / EXCHANGE_SHARE / (2 * regions * message_bytes))
