@@ -359,8 +359,22 @@ fn check_prob_models(dir: &Path) -> usize {
                 .rewards
                 .iter()
                 .find(|r| r.name.as_deref() == Some(reward_name));
-            if let Some(in_umb) = in_umb.filter(|_| kind != ModelType::Dtmc) {
-                assert_eq!(in_umb.values, srew.values, "{name}: reward {reward_name}");
+            if let Some(in_umb) = in_umb {
+                // A DTMC's `.srew` holds Storm's choice rewards folded into
+                // its states, as rewards per step.
+                let per_step: Vec<f64> = match (&in_umb.moves, kind) {
+                    (Some(moves), ModelType::Dtmc) => in_umb
+                        .states
+                        .iter()
+                        .zip(moves)
+                        .map(|(s, m)| s + m)
+                        .collect(),
+                    _ => in_umb.states.clone(),
+                };
+                assert_eq!(per_step, srew.states, "{name}: reward {reward_name}");
+                if kind != ModelType::Dtmc {
+                    assert_eq!(in_umb.moves, None, "{name}: reward {reward_name}");
+                }
             }
         }
     }
@@ -544,7 +558,7 @@ fn prism_files_beside_each_other_are_found_and_checked() {
     let model = prism::load(&tra, None, None).unwrap();
     assert_eq!(model.model.initial(), 1);
     assert_eq!(model.labels.get("goal"), Some(&[2][..]));
-    assert_eq!(model.rewards[0].values, [0.0, 0.0, 4.5]);
+    assert_eq!(model.rewards[0].states, [0.0, 0.0, 4.5]);
     let message = |lab: &str| {
         write("other.lab", lab);
         let error = prism::load(&tra, Some(&dir.path().join("other.lab")), None).unwrap_err();
