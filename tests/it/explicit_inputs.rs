@@ -746,3 +746,67 @@ fn load_speed() {
         );
     }
 }
+
+/// Rewards on a UMB archive's branches are earned when the branch is
+/// taken: csma-2-2's choice rewards `time`, moved onto every branch of
+/// their choice, give the same mean reward per choice. Rewards on anything
+/// else than states, choices and branches are refused by name.
+#[test]
+fn umb_branch_rewards_are_mean_rewards_of_moves() {
+    let members = members_of(&umb_tar("csma-2-2"));
+    let member = |name: &str| {
+        members
+            .iter()
+            .find(|(n, _)| n.trim_start_matches("./") == name)
+            .map(|(_, bytes)| bytes.clone())
+            .unwrap_or_else(|| panic!("no member {name}"))
+    };
+    let words = |bytes: Vec<u8>| -> Vec<u64> {
+        bytes
+            .chunks_exact(8)
+            .map(|w| u64::from_le_bytes(w.try_into().unwrap()))
+            .collect()
+    };
+    let choice_values = words(member("annotations/rewards/time/choices/values.bin"));
+    let branch_offsets = words(member("choice-to-branches.bin"));
+    let mut branch_values = Vec::new();
+    for (choice, &value) in choice_values.iter().enumerate() {
+        for _ in branch_offsets[choice]..branch_offsets[choice + 1] {
+            branch_values.extend_from_slice(&value.to_le_bytes());
+        }
+    }
+    let with_time_on = |applies_to: &str, values: &[u8]| {
+        let mut index: serde_json::Value = serde_json::from_slice(&member("index.json")).unwrap();
+        index["annotations"]["rewards"]["time"]["applies-to"] = serde_json::json!([applies_to]);
+        let mut kept: Vec<(String, Vec<u8>)> = members
+            .iter()
+            .filter(|(n, _)| !n.contains("rewards/time/") && !n.ends_with("index.json"))
+            .cloned()
+            .collect();
+        kept.push(("index.json".into(), serde_json::to_vec(&index).unwrap()));
+        kept.push((
+            format!("annotations/rewards/time/{applies_to}/values.bin"),
+            values.to_vec(),
+        ));
+        let kept: Vec<(&str, Vec<u8>)> =
+            kept.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+        umb::parse(&tar_of(&kept), Path::new("m.umb"))
+    };
+    let original = umb::load(&data("prob").join("csma-2-2.umb")).unwrap();
+    let time = |model: &warpcheck::explicit::ProbModel| {
+        let found = model
+            .rewards
+            .iter()
+            .find(|r| r.name.as_deref() == Some("time"));
+        found.unwrap().moves.clone().unwrap()
+    };
+    let on_branches = with_time_on("branches", &branch_values).unwrap();
+    for (a, b) in time(&on_branches).iter().zip(time(&original)) {
+        assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} vs {b}");
+    }
+    assert_eq!(
+        with_time_on("observations", &[]).unwrap_err().to_string(),
+        "m.umb: member index.json: reward time applies to observations; rewards of states, \
+         choices and branches are read"
+    );
+}
