@@ -598,7 +598,11 @@ proptest! {
         let _ = prism::parse_tra(&mutate(b"3 4\n0 1 0.5\n0 2 0.5\n1 1 1\n2 0 1e0\n"), path, None);
         let _ = prism::parse_tra(&mutate(b"3 3 4\n0 0 1 0.5\n0 0 2 0.5\n0 1 1 1\n2 0 2 1\n"), path, None);
         let _ = prism::parse_lab(&mutate(b"0=\"init\" 1=\"deadlock\" 2=\"g\"\n0: 0\n2: 1 2\n"), path, 3);
-        let _ = prism::parse_srew(&mutate(b"3 2\n0 1.5\n2 2\n"), path, 3);
+        let _ = prism::parse_srew(&mutate(b"# Reward structure \"r\"\n3 2\n0 1.5\n2 2\n"), path, 3);
+        let chain = prism::parse_tra(b"3 4\n0 1 0.5\n0 2 0.5\n1 1 1\n2 0 1\n", path, None).unwrap();
+        let _ = prism::parse_trew(&mutate(b"3 3\n0 1 2\n0 2 1.5\n2 0 1\n"), path, &chain);
+        let mdp = prism::parse_tra(b"3 3 4\n0 0 1 0.5\n0 0 2 0.5\n0 1 1 1\n2 0 2 1\n", path, None).unwrap();
+        let _ = prism::parse_trew(&mutate(b"3 3 3\n0 0 1 2\n0 1 1 1\n2 0 2 3\n"), path, &mdp);
     }
 
     /// Mutated UMB archives give a model or an error, never a panic.
