@@ -95,7 +95,21 @@ pub fn load(
     if let Some(trew) = sibling(tra, "trew") {
         let transition_rewards = parse_trew(&read_explicit(&trew)?, &trew, &model)?;
         match rewards.first_mut() {
-            Some(structure) => structure.add(transition_rewards),
+            Some(structure) => {
+                if let (Some(state_name), Some(transition_name)) =
+                    (&structure.name, &transition_rewards.name)
+                    && state_name != transition_name
+                {
+                    return Err(LoadError::invalid(
+                        &trew,
+                        format!(
+                            "names the reward structure \"{transition_name}\", but the .srew \
+                             beside it names \"{state_name}\""
+                        ),
+                    ));
+                }
+                structure.add(transition_rewards);
+            }
             None => rewards.push(transition_rewards),
         }
     }

@@ -789,6 +789,20 @@ fn transition_rewards_give_the_values_computed_by_hand() {
     );
     assert_value(&ctmc, "R=? [ F \"two\" ]", 31.0 / 6.0);
     assert_value(&ctmc, "R=? [ S ]", 62.0 / 9.0);
+    // Files beside each other that name different structures are refused.
+    std::fs::write(
+        dir.path().join("m.trew"),
+        format!("# Reward structure \"s\"\n{}", trew.1),
+    )
+    .unwrap();
+    let error = prism::load(&dir.path().join("m.tra"), None, None).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}: names the reward structure \"s\", but the .srew beside it names \"r\"",
+            dir.path().join("m.trew").display()
+        )
+    );
     std::fs::remove_file(dir.path().join("m.srew")).unwrap();
     let mdp = prism_model(
         dir.path(),
