@@ -46,7 +46,9 @@ def main():
         try:
             result = json.loads(run.stdout)["results"][0]
         except (ValueError, KeyError, IndexError):
-            print(f"{row['instance']}\t{row['property']}\tFAILED: {run.stderr.strip()}")
+            result = {"error": run.stderr.strip()}
+        if result.get("error") is not None:
+            print(f"{row['instance']}\t{row['property']}\tFAILED: {result['error']}")
             failed += 1
             continue
         expected = float(row["value"])

@@ -13,7 +13,7 @@ use super::mec::{TypeChoice, load_explicit};
 use super::output::{check_output_path, warn};
 use super::{Cli, EngineChoice, cpu_threads, emit_report};
 use crate::error::{Error, exit};
-use crate::explicit::{ModelType, StateRewards};
+use crate::explicit::{ExplicitModel, ModelType, RewardStructure};
 use crate::frontend::{self, LoadError, prism};
 use crate::numeric::property::{self, Property};
 use crate::numeric::{self, CheckError, Engine, Precision, SolveOptions};
@@ -44,11 +44,21 @@ pub struct ProbArgs {
     pub lab: Option<PathBuf>,
     /// State rewards from a PRISM `.srew` file (`STATES ENTRIES`, then
     /// `STATE VALUE` lines), as `FILE` or `NAME=FILE` (the structure that
-    /// `R{"NAME"}` names); repeatable. Given, these are the model's reward
-    /// structures, in place of the `.srew` beside a `.tra` file or those of
-    /// a UMB archive. A CTMC's values are rates, earned per time unit.
+    /// `R{"NAME"}` names; without it, the name of a `# Reward structure
+    /// "NAME"` comment in the file, if any); repeatable. Given, --srew and
+    /// --trew are the model's reward structures, in place of the `.srew`
+    /// and `.trew` beside a `.tra` file or those of a UMB archive. A
+    /// CTMC's values are rates, earned per time unit.
     #[arg(long, value_name = "[NAME=]FILE")]
     pub srew: Vec<String>,
+    /// Transition rewards from a PRISM `.trew` file (`STATES ENTRIES`,
+    /// then `SOURCE TARGET VALUE` lines; for an MDP `STATES CHOICES
+    /// ENTRIES`, then `SOURCE CHOICE TARGET VALUE`), named as for --srew;
+    /// repeatable. A value is earned each time its transition is taken (in
+    /// a CTMC too). A --srew and a --trew of the same name (or both without
+    /// one) make one structure.
+    #[arg(long, value_name = "[NAME=]FILE")]
+    pub trew: Vec<String>,
     /// The model's type, where a `.tra` file leaves it open.
     #[arg(long = "type", value_enum, value_name = "TYPE")]
     pub model_type: Option<TypeChoice>,
@@ -77,13 +87,14 @@ pub struct ProbArgs {
     pub write_values: Option<PathBuf>,
 }
 
-/// One property's result.
+/// One property's result, or why it has none.
 #[derive(Debug, serde::Serialize)]
 struct PropertyResult {
     property: String,
-    /// The value in the initial state (`"inf"` when infinite).
-    #[serde(serialize_with = "number_or_text")]
-    value: f64,
+    /// The value in the initial state (`"inf"` when infinite); null when
+    /// the property could not be computed.
+    #[serde(serialize_with = "optional_number_or_text")]
+    value: Option<f64>,
     /// The guaranteed bound on its error; null for --unsound, `"inf"`
     /// when no upper bound was proven.
     #[serde(serialize_with = "optional_number_or_text")]
@@ -92,6 +103,11 @@ struct PropertyResult {
     converged: bool,
     iterations: u64,
     elapsed_seconds: f64,
+    /// Why the property could not be computed; null when it was.
+    error: Option<String>,
+    /// The exit code this property alone would give.
+    #[serde(skip)]
+    exit_code: i32,
 }
 
 /// A finite number as a JSON number, others as the text `inf`, `-inf` or
@@ -159,12 +175,8 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
     let loading = Instant::now();
     let kind = args.model_type.map(ModelType::from);
     let mut model = load_explicit(&args.model, args.lab.as_deref(), kind, "prob")?;
-    if !args.srew.is_empty() {
-        model.rewards = args
-            .srew
-            .iter()
-            .map(|given| state_rewards(given, model.model.states()))
-            .collect::<Result<_, _>>()?;
+    if !args.srew.is_empty() || !args.trew.is_empty() {
+        model.rewards = reward_structures(args, &model.model)?;
     }
     let load_seconds = loading.elapsed().as_secs_f64();
     let mut warnings = Vec::new();
@@ -201,38 +213,55 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
             max_iterations: args.max_iterations,
             deadline: timeout.map(|timeout| Instant::now() + timeout),
         };
-        let outcome = match numeric::check(&model, property, &options, engine) {
-            Ok(outcome) => outcome,
-            Err(CheckError::Gpu(error)) => return Err(error.into()),
+        let initial = model.model.initial() as usize;
+        let result = match numeric::check(&model, property, &options, engine) {
+            Ok(outcome) => {
+                let result = PropertyResult {
+                    property: property.text.clone(),
+                    value: Some(outcome.values[initial]),
+                    error_bound: outcome.error_bounds.as_ref().map(|bounds| bounds[initial]),
+                    converged: outcome.converged,
+                    iterations: outcome.iterations,
+                    elapsed_seconds: checking.elapsed().as_secs_f64(),
+                    error: None,
+                    exit_code: if outcome.converged {
+                        exit::OK
+                    } else {
+                        exit::INCOMPLETE
+                    },
+                };
+                if args.write_values.is_some() {
+                    all_values.push((property.text.clone(), outcome.values));
+                }
+                result
+            }
             Err(error) => {
-                return Err(Error::Usage(format!(
-                    "property `{}`: {error}",
-                    property.text
-                )));
+                let error = match error {
+                    CheckError::Gpu(error) => Error::from(error),
+                    other => Error::Usage(other.to_string()),
+                };
+                eprintln!("error: property `{}`: {error}", property.text);
+                PropertyResult {
+                    property: property.text.clone(),
+                    value: None,
+                    error_bound: None,
+                    converged: false,
+                    iterations: 0,
+                    elapsed_seconds: checking.elapsed().as_secs_f64(),
+                    error: Some(error.to_string()),
+                    exit_code: error.exit_code(),
+                }
             }
         };
-        let initial = model.model.initial() as usize;
-        results.push(PropertyResult {
-            property: property.text.clone(),
-            value: outcome.values[initial],
-            error_bound: outcome.error_bounds.as_ref().map(|bounds| bounds[initial]),
-            converged: outcome.converged,
-            iterations: outcome.iterations,
-            elapsed_seconds: checking.elapsed().as_secs_f64(),
-        });
-        if args.write_values.is_some() {
-            all_values.push((property.text.clone(), outcome.values));
-        }
+        results.push(result);
     }
     if let Some(path) = &args.write_values {
         write_values(path, &all_values)?;
     }
-    let incomplete = results.iter().any(|r| !r.converged);
-    let exit_code = if incomplete {
-        exit::INCOMPLETE
-    } else {
-        exit::OK
-    };
+    let exit_code = results
+        .iter()
+        .map(|result| result.exit_code)
+        .fold(exit::OK, worse);
     let report = ProbReport {
         input: args.model.display().to_string(),
         model_type: model.model.model_type().name(),
@@ -254,23 +283,89 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
     Ok(exit_code)
 }
 
-/// The reward structure of one --srew: `NAME=FILE` when the text before
-/// the first `=` is a name (letters, digits, `_`, not starting with a
-/// digit), else the whole text as a file.
-fn state_rewards(given: &str, states: u32) -> Result<StateRewards, Error> {
-    let (name, file) = match given.split_once('=') {
+/// The worse of two exit codes: an incomplete value is worse than none
+/// missing, an error worse than that, and a device failure or internal
+/// error worst.
+fn worse(a: i32, b: i32) -> i32 {
+    let rank = |code| match code {
+        exit::OK => 0,
+        exit::INCOMPLETE => 1,
+        exit::BAD_INPUT => 2,
+        _ => 3,
+    };
+    if rank(b) > rank(a) { b } else { a }
+}
+
+/// The name and file of a --srew or --trew: `NAME=FILE` when the text
+/// before the first `=` is a name (letters, digits, `_`, not starting
+/// with a digit), else the whole text as a file without a name.
+fn named_file(given: &str) -> (Option<&str>, &Path) {
+    match given.split_once('=') {
         Some((name, file))
             if name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
         {
-            (Some(name.to_string()), file)
+            (Some(name), Path::new(file))
         }
-        _ => (None, given),
-    };
-    let path = Path::new(file);
-    let mut rewards = prism::parse_srew(&frontend::read_explicit(path)?, path, states)?;
-    rewards.name = name;
-    Ok(rewards)
+        _ => (None, Path::new(given)),
+    }
+}
+
+/// The reward structures of --srew and --trew for `model`: a state and a
+/// transition rewards file of the same name (given, else the file's) make
+/// one structure, as do two without a name.
+fn reward_structures(
+    args: &ProbArgs,
+    model: &ExplicitModel,
+) -> Result<Vec<RewardStructure>, Error> {
+    /// A structure, and which of its files it has, by option name.
+    struct Given {
+        structure: RewardStructure,
+        options: Vec<&'static str>,
+    }
+    let mut structures: Vec<Given> = Vec::new();
+    let files = args
+        .srew
+        .iter()
+        .map(|given| ("--srew", given))
+        .chain(args.trew.iter().map(|given| ("--trew", given)));
+    for (option, given) in files {
+        let (name, path) = named_file(given);
+        let bytes = frontend::read_explicit(path)?;
+        let mut structure = match option {
+            "--srew" => prism::parse_srew(&bytes, path, model.states())?,
+            _ => prism::parse_trew(&bytes, path, model)?,
+        };
+        if let Some(name) = name {
+            structure.name = Some(name.to_string());
+        }
+        match structures
+            .iter_mut()
+            .find(|other| other.structure.name == structure.name)
+        {
+            Some(other) if other.options.contains(&option) => {
+                let name = match &structure.name {
+                    Some(name) => format!("\"{name}\""),
+                    None => "without a name".to_string(),
+                };
+                return Err(Error::Usage(format!(
+                    "{option} {given}: the reward structure {name} has a {option} file already"
+                )));
+            }
+            Some(other) => {
+                other.structure.add(structure);
+                other.options.push(option);
+            }
+            None => structures.push(Given {
+                structure,
+                options: vec![option],
+            }),
+        }
+    }
+    Ok(structures
+        .into_iter()
+        .map(|given| given.structure)
+        .collect())
 }
 
 /// The properties of --property and --properties, parsed; at least one.
@@ -325,6 +420,11 @@ fn text_report(report: &ProbReport) -> String {
         report.input, report.model_type, report.states, report.choices, report.transitions
     )];
     for result in &report.results {
+        let (Some(value), None) = (result.value, &result.error) else {
+            let error = result.error.as_deref().unwrap_or_default();
+            lines.push(format!("{}: error: {error}", result.property));
+            continue;
+        };
         let bound = match result.error_bound {
             Some(bound) => format!(" ± {bound:.3e}"),
             None => " (no error bound: --unsound)".to_string(),
@@ -336,7 +436,7 @@ fn text_report(report: &ProbReport) -> String {
         };
         lines.push(format!(
             "{}: {}{bound}{reached} ({} iterations, {:.3} s)",
-            result.property, result.value, result.iterations, result.elapsed_seconds
+            result.property, value, result.iterations, result.elapsed_seconds
         ));
     }
     lines.push(format!(

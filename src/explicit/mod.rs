@@ -22,6 +22,6 @@ pub use game::{GameError, ParityGame, Player};
 pub use labels::StateLabels;
 pub use lts::{LabelledGraph, LabelledGraphBuilder, LtsError};
 pub use mdp::{Mdp, MdpError, PROBABILITY_TOLERANCE};
-pub use model::{ExplicitModel, ModelType, ProbModel, StateRewards};
+pub use model::{ExplicitModel, ModelType, ProbModel, RewardStructure};
 pub use offsets::OffsetsError;
 pub use sink::{Edge, GraphSink, SinkError};

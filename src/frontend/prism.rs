@@ -1,6 +1,7 @@
-//! PRISM's explicit files: transitions (`.tra`), labels (`.lab`) and state
-//! rewards (`.srew`), as PRISM's `-exportmodel` and Storm write them and
-//! `-importmodel` reads them, plain or gzip-compressed.
+//! PRISM's explicit files: transitions (`.tra`), labels (`.lab`), state
+//! rewards (`.srew`) and transition rewards (`.trew`), as PRISM's
+//! `-exportmodel` and Storm write them and `-importmodel` reads them, plain
+//! or gzip-compressed.
 //!
 //! * `.tra`: a header `STATES TRANSITIONS` and lines `SOURCE TARGET VALUE`
 //!   for a DTMC or CTMC; `STATES CHOICES TRANSITIONS` and lines
@@ -10,6 +11,15 @@
 //! * `.lab`: a line of declarations `0="init" 1="deadlock" ...`, then lines
 //!   `STATE: LABEL LABEL ...` naming declared label indices.
 //! * `.srew`: a header `STATES ENTRIES` and lines `STATE VALUE`.
+//! * `.trew`: a header `STATES ENTRIES` and lines `SOURCE TARGET VALUE` for
+//!   a DTMC or CTMC; `STATES CHOICES ENTRIES` and lines
+//!   `SOURCE CHOICE TARGET VALUE` for an MDP. Each line names a transition
+//!   of the `.tra` file, which earns the value when it is taken. PRISM
+//!   writes the same value on every branch of an MDP's choice (its action
+//!   reward); values that differ are read too, each earned on its branch.
+//!
+//! Rewards files may start with `#` comment lines, as PRISM 4.9 writes
+//! them; `# Reward structure "NAME"` names the structure.
 //!
 //! A `.tra` file does not say whether it is a DTMC or a CTMC: see [`load`].
 //! Lines are scanned as bytes, in parallel chunks for `.tra`, without an
@@ -25,13 +35,13 @@ use super::aut::{next_nonblank_line, split_at_lines};
 use super::{LoadError, read_explicit};
 use crate::explicit::{
     ExplicitModel, MAX_STATES, MarkovChain, Mdp, ModelType, PROBABILITY_TOLERANCE, ProbModel,
-    StateLabels, StateRewards,
+    RewardStructure, StateLabels,
 };
 
 /// Reads a model from PRISM explicit files: the transitions of `tra`, the
 /// labels of `lab` (by default the `.lab` or `.lab.gz` beside `tra`, when
-/// there is one) and the state rewards of the `.srew` or `.srew.gz` beside
-/// `tra`, when there is one.
+/// there is one) and one reward structure from the `.srew` and `.trew`
+/// (or `.gz`) files beside `tra`, when there are any.
 ///
 /// The model is of the type `kind` when given (a DTMC must then have rows
 /// summing to 1); otherwise an MDP when the header has three numbers, else
@@ -78,10 +88,31 @@ pub fn load(
         }
         None => StateLabels::default(),
     };
-    let rewards = match sibling(tra, "srew") {
-        Some(srew) => vec![parse_srew(&read_explicit(&srew)?, &srew, states)?],
-        None => Vec::new(),
-    };
+    let mut rewards: Vec<RewardStructure> = Vec::new();
+    if let Some(srew) = sibling(tra, "srew") {
+        rewards.push(parse_srew(&read_explicit(&srew)?, &srew, states)?);
+    }
+    if let Some(trew) = sibling(tra, "trew") {
+        let transition_rewards = parse_trew(&read_explicit(&trew)?, &trew, &model)?;
+        match rewards.first_mut() {
+            Some(structure) => {
+                if let (Some(state_name), Some(transition_name)) =
+                    (&structure.name, &transition_rewards.name)
+                    && state_name != transition_name
+                {
+                    return Err(LoadError::invalid(
+                        &trew,
+                        format!(
+                            "names the reward structure \"{transition_name}\", but the .srew \
+                             beside it names \"{state_name}\""
+                        ),
+                    ));
+                }
+                structure.add(transition_rewards);
+            }
+            None => rewards.push(transition_rewards),
+        }
+    }
     Ok(ProbModel {
         model,
         labels,
@@ -105,8 +136,8 @@ pub fn sibling(tra: &Path, extension: &str) -> Option<PathBuf> {
     .find(|path| path.is_file())
 }
 
-/// Most fields on a line of a `.tra` or `.srew` file, plus one to see
-/// extra text.
+/// Most fields on a line of a `.tra`, `.srew` or `.trew` file, plus one
+/// to see extra text.
 const MAX_FIELDS: usize = 5;
 
 /// The blank-separated fields of `line` with their offsets: at most
@@ -731,76 +762,250 @@ pub fn parse_lab(bytes: &[u8], path: &Path, states: u32) -> Result<StateLabels, 
     Ok(labels)
 }
 
+/// A rewards file being read: its bytes, for located errors.
+struct RewardsFile<'b> {
+    bytes: &'b [u8],
+    path: &'b Path,
+}
+
+impl<'b> RewardsFile<'b> {
+    /// An error at byte `offset`.
+    fn error(&self, offset: usize, message: String) -> LoadError {
+        LoadError::at_bytes(self.path, self.bytes, offset, message)
+    }
+
+    /// Reads the file: leading `#` comment lines (the name of
+    /// `# Reward structure "NAME"`), the header, whose numbers are
+    /// `header` (each with the value it must have, if any) and whose last
+    /// number counts the entry lines, then the entry lines, each of
+    /// `shape`'s fields and handed to `entry` with the offsets of its
+    /// fields in the file. Gives the structure's name, if any.
+    fn read(
+        &self,
+        header: &[(&str, Option<u64>)],
+        shape: &str,
+        mut entry: impl FnMut(&[(usize, &'b [u8])]) -> Result<(), LoadError>,
+    ) -> Result<Option<String>, LoadError> {
+        let bytes = self.bytes;
+        let mut name = None;
+        let mut from = 0;
+        let header_line = loop {
+            let Some((line_at, line_end)) = next_nonblank_line(bytes, from, bytes.len()) else {
+                break None;
+            };
+            let line = String::from_utf8_lossy(&bytes[line_at..line_end]);
+            let Some(comment) = line.trim_start().strip_prefix('#') else {
+                break Some((line_at, line_end));
+            };
+            if let Some(quoted) = comment.trim().strip_prefix("Reward structure") {
+                let quoted = quoted.trim();
+                name = quoted
+                    .strip_prefix('"')
+                    .and_then(|rest| rest.strip_suffix('"'))
+                    .filter(|name| !name.is_empty())
+                    .map(str::to_string);
+            }
+            from = line_end + 1;
+        };
+        let names: Vec<&str> = header.iter().map(|(name, _)| *name).collect();
+        let expected_header = format!("expected the header `{}`", names.join(" "));
+        let Some((header_at, header_end)) = header_line else {
+            return Err(self.error(bytes.len(), expected_header));
+        };
+        let (found, count) = fields(&bytes[header_at..header_end]);
+        if count != header.len() {
+            return Err(self.error(header_at, expected_header));
+        }
+        let mut entries = 0;
+        for (&(offset, field), &(what, required)) in found.iter().zip(header) {
+            let what = format!("the number of {}", what.to_lowercase());
+            let value = number(field, &what, u64::MAX)
+                .map_err(|message| self.error(header_at + offset, message))?;
+            if let Some(required) = required.filter(|&required| required != value) {
+                return Err(self.error(
+                    header_at + offset,
+                    format!(
+                        "the header declares {value} {} but the model has {required}",
+                        what.trim_start_matches("the number of ")
+                    ),
+                ));
+            }
+            entries = value;
+        }
+        let width = shape.split_whitespace().count();
+        let mut seen = 0u64;
+        let mut from = header_end + 1;
+        while let Some((line_at, line_end)) =
+            next_nonblank_line(bytes, from.min(bytes.len()), bytes.len())
+        {
+            from = line_end + 1;
+            let (mut found, count) = fields(&bytes[line_at..line_end]);
+            if count != width {
+                let at = if count > width {
+                    found[width].0
+                } else {
+                    line_end - line_at
+                };
+                return Err(self.error(line_at + at, format!("expected `{shape}`")));
+            }
+            for field in &mut found[..width] {
+                field.0 += line_at;
+            }
+            entry(&found[..width])?;
+            seen += 1;
+        }
+        if seen != entries {
+            return Err(self.error(
+                bytes.len(),
+                format!("the header declares {entries} entries but the file has {seen}"),
+            ));
+        }
+        Ok(name)
+    }
+
+    /// The state number of `field` (at `offset`), below `states`; `what`
+    /// says which state it is in messages.
+    fn state(
+        &self,
+        (offset, field): (usize, &[u8]),
+        what: &str,
+        states: u32,
+    ) -> Result<u32, LoadError> {
+        let state = number(field, "a state number", u64::MAX)
+            .map_err(|message| self.error(offset, message))?;
+        if state >= u64::from(states) {
+            return Err(self.error(offset, out_of_range(what, state, states.into())));
+        }
+        Ok(state as u32)
+    }
+
+    /// The finite reward of `field` (at `offset`).
+    fn reward(&self, (offset, field): (usize, &[u8])) -> Result<f64, LoadError> {
+        let value = float(field, "a reward").map_err(|message| self.error(offset, message))?;
+        if !value.is_finite() {
+            return Err(self.error(
+                offset,
+                format!("reward {} is not a finite number", shown(field)),
+            ));
+        }
+        Ok(value)
+    }
+}
+
 /// Parses `.srew` bytes for a model of `states` states; `path` names the
 /// file in errors. States not listed have reward 0.
-pub fn parse_srew(bytes: &[u8], path: &Path, states: u32) -> Result<StateRewards, LoadError> {
-    let error = |offset: usize, message: String| LoadError::at_bytes(path, bytes, offset, message);
-    let expected = "expected the header `STATES ENTRIES`";
-    let Some((header_at, header_end)) = next_nonblank_line(bytes, 0, bytes.len()) else {
-        return Err(error(0, expected.into()));
-    };
-    let (found, count) = fields(&bytes[header_at..header_end]);
-    if count != 2 {
-        return Err(error(header_at, expected.into()));
-    }
-    let declared_states = number(found[0].1, "the number of states", u64::MAX)
-        .map_err(|m| error(header_at + found[0].0, m))?;
-    let entries = number(found[1].1, "the number of entries", u64::MAX)
-        .map_err(|m| error(header_at + found[1].0, m))?;
-    if declared_states != u64::from(states) {
-        return Err(error(
-            header_at + found[0].0,
-            format!("the header declares {declared_states} states but the model has {states}"),
-        ));
-    }
+pub fn parse_srew(bytes: &[u8], path: &Path, states: u32) -> Result<RewardStructure, LoadError> {
+    let file = RewardsFile { bytes, path };
     let mut values = vec![0.0; states as usize];
     let mut given = vec![false; states as usize];
-    let mut seen = 0u64;
-    let mut from = header_end + 1;
-    while let Some((line_at, line_end)) =
-        next_nonblank_line(bytes, from.min(bytes.len()), bytes.len())
-    {
-        from = line_end + 1;
-        let (found, count) = fields(&bytes[line_at..line_end]);
-        if count != 2 {
-            let at = if count > 2 {
-                found[2].0
-            } else {
-                line_end - line_at
-            };
-            return Err(error(line_at + at, "expected `STATE VALUE`".into()));
-        }
-        let state = number(found[0].1, "a state number", u64::MAX)
-            .map_err(|m| error(line_at + found[0].0, m))?;
-        if state >= u64::from(states) {
-            return Err(error(
-                line_at + found[0].0,
-                out_of_range("rewarded", state, states.into()),
-            ));
-        }
-        let value = float(found[1].1, "a reward").map_err(|m| error(line_at + found[1].0, m))?;
-        if !value.is_finite() {
-            return Err(error(
-                line_at + found[1].0,
-                format!("reward {} is not a finite number", shown(found[1].1)),
-            ));
-        }
+    let header = [("STATES", Some(u64::from(states))), ("ENTRIES", None)];
+    let name = file.read(&header, "STATE VALUE", |fields| {
+        let state = file.state(fields[0], "rewarded", states)?;
+        let value = file.reward(fields[1])?;
         if std::mem::replace(&mut given[state as usize], true) {
-            return Err(error(
-                line_at + found[0].0,
-                format!("state {state} has a reward already"),
-            ));
+            return Err(file.error(fields[0].0, format!("state {state} has a reward already")));
         }
         values[state as usize] = value;
-        seen += 1;
-    }
-    if seen != entries {
-        return Err(error(
-            bytes.len(),
-            format!("the header declares {entries} entries but the file has {seen}"),
-        ));
-    }
-    Ok(StateRewards { name: None, values })
+        Ok(())
+    })?;
+    Ok(RewardStructure::of_states(name, values))
+}
+
+/// Parses `.trew` bytes for `model` (see the module's documentation for
+/// the format); `path` names the file in errors, which say the line and
+/// column at fault, a transition that `model` lacks included. Transitions
+/// not listed earn 0.
+pub fn parse_trew(
+    bytes: &[u8],
+    path: &Path,
+    model: &ExplicitModel,
+) -> Result<RewardStructure, LoadError> {
+    let file = RewardsFile { bytes, path };
+    let states = model.states();
+    let mut rewards = vec![0.0; model.transitions() as usize];
+    let mut given = vec![false; rewards.len()];
+    // The branch after the last one found: files list the transitions in
+    // the order of the `.tra` file, so it is usually the next one.
+    let mut next = 0usize;
+    let mut record = |branches: std::ops::Range<usize>,
+                      targets: &[u32],
+                      target: (usize, u32),
+                      what: &dyn Fn() -> String,
+                      value: f64|
+     -> Result<(), LoadError> {
+        let found = if branches.contains(&next) && targets[next] == target.1 {
+            Some(next)
+        } else {
+            branches.clone().find(|&branch| targets[branch] == target.1)
+        };
+        let Some(branch) = found else {
+            return Err(file.error(
+                target.0,
+                format!("{} has no transition to state {}", what(), target.1),
+            ));
+        };
+        if std::mem::replace(&mut given[branch], true) {
+            return Err(file.error(
+                target.0,
+                format!(
+                    "the transition of {} to state {} has a reward already",
+                    what(),
+                    target.1
+                ),
+            ));
+        }
+        rewards[branch] = value;
+        next = branch + 1;
+        Ok(())
+    };
+    let name = match model {
+        ExplicitModel::Dtmc(chain) | ExplicitModel::Ctmc(chain) => {
+            let header = [("STATES", Some(u64::from(states))), ("ENTRIES", None)];
+            file.read(&header, "SOURCE TARGET VALUE", |fields| {
+                let source = file.state(fields[0], "source", states)?;
+                let target = file.state(fields[1], "target", states)?;
+                let value = file.reward(fields[2])?;
+                let row = chain.offsets[source as usize] as usize
+                    ..chain.offsets[source as usize + 1] as usize;
+                let what = || format!("state {source}");
+                record(row, &chain.targets, (fields[1].0, target), &what, value)
+            })?
+        }
+        ExplicitModel::Mdp(mdp) => {
+            let header = [
+                ("STATES", Some(u64::from(states))),
+                ("CHOICES", Some(mdp.choices())),
+                ("ENTRIES", None),
+            ];
+            file.read(&header, "SOURCE CHOICE TARGET VALUE", |fields| {
+                let source = file.state(fields[0], "source", states)?;
+                let local = number(fields[1].1, "a choice number", u64::MAX)
+                    .map_err(|message| file.error(fields[1].0, message))?;
+                let target = file.state(fields[2], "target", states)?;
+                let value = file.reward(fields[3])?;
+                let choices = mdp.choices_of(source);
+                let choice = choices.start.saturating_add(local);
+                if choice >= choices.end {
+                    return Err(file.error(
+                        fields[1].0,
+                        format!(
+                            "state {source} has no choice {local}: it has {}",
+                            choices.end - choices.start
+                        ),
+                    ));
+                }
+                let branches = mdp.branch_offsets[choice as usize] as usize
+                    ..mdp.branch_offsets[choice as usize + 1] as usize;
+                let what = || format!("choice {local} of state {source}");
+                record(branches, &mdp.targets, (fields[2].0, target), &what, value)
+            })?
+        }
+    };
+    Ok(RewardStructure::of_moves(
+        name,
+        states,
+        model.mean_move_rewards(&rewards),
+    ))
 }
 
 #[cfg(test)]
@@ -976,11 +1181,85 @@ mod tests {
     }
 
     #[test]
+    fn transition_rewards_are_read_as_mean_rewards_of_moves_and_checked() {
+        let chain = tra("3 4\n0 1 0.25\n0 2 0.75\n1 2 1\n2 2 1\n", None).unwrap();
+        let mdp = tra("2 3 4\n0 0 1 1\n0 1 0 0.5\n0 1 1 0.5\n1 0 1 1\n", None).unwrap();
+        let trew = |text: &str, model: &ExplicitModel| {
+            parse_trew(text.as_bytes(), Path::new("m.trew"), model).map_err(|e| e.to_string())
+        };
+        let read = trew(
+            "# Reward structure \"r\"\n# Transition rewards\n3 2\n0 2 4\n0 1 8\n",
+            &chain,
+        )
+        .unwrap();
+        assert_eq!(read.name.as_deref(), Some("r"));
+        assert_eq!(read.states, [0.0; 3]);
+        assert_eq!(read.moves, Some(vec![0.25 * 8.0 + 0.75 * 4.0, 0.0, 0.0]));
+        let read = trew("2 3 2\n0 1 0 2\n0 1 1 6\n", &mdp).unwrap();
+        assert_eq!(read.moves, Some(vec![0.0, 4.0, 0.0]));
+        let cases = [
+            (
+                "3 1\n0 0 1\n",
+                &chain,
+                "m.trew:2:3: state 0 has no transition to state 0",
+            ),
+            (
+                "3 2\n0 1 1\n0 1 2\n",
+                &chain,
+                "m.trew:3:3: the transition of state 0 to state 1 has a reward already",
+            ),
+            (
+                "3 1\n0 1\n",
+                &chain,
+                "m.trew:2:4: expected `SOURCE TARGET VALUE`",
+            ),
+            (
+                "3 1\n0 1 x\n",
+                &chain,
+                "m.trew:2:5: expected a reward, found `x`",
+            ),
+            (
+                "3 1\n0 5 1\n",
+                &chain,
+                "m.trew:2:3: target state 5 is out of range: the model has 3 states (0 to 2)",
+            ),
+            (
+                "3 1\n",
+                &chain,
+                "m.trew:2:1: the header declares 1 entries but the file has 0",
+            ),
+            (
+                "3 4\n",
+                &mdp,
+                "m.trew:1:1: expected the header `STATES CHOICES ENTRIES`",
+            ),
+            (
+                "2 2 0\n",
+                &mdp,
+                "m.trew:1:3: the header declares 2 choices but the model has 3",
+            ),
+            (
+                "2 3 1\n1 1 1 1\n",
+                &mdp,
+                "m.trew:2:3: state 1 has no choice 1: it has 1",
+            ),
+            (
+                "2 3 1\n0 0 0 1\n",
+                &mdp,
+                "m.trew:2:5: choice 0 of state 0 has no transition to state 0",
+            ),
+        ];
+        for (text, model, expected) in cases {
+            assert_eq!(trew(text, model).unwrap_err(), expected, "for {text:?}");
+        }
+    }
+
+    #[test]
     fn state_rewards_are_read_and_checked() {
         let srew = |text: &str| {
             parse_srew(text.as_bytes(), Path::new("m.srew"), 3).map_err(|e| e.to_string())
         };
-        assert_eq!(srew("3 2\n0 1.5\n2 2\n").unwrap().values, [1.5, 0.0, 2.0]);
+        assert_eq!(srew("3 2\n0 1.5\n2 2\n").unwrap().states, [1.5, 0.0, 2.0]);
         let cases = [
             (
                 "4 0\n",

@@ -12,13 +12,14 @@
 //! [`ProbModel`] as PRISM's explicit files ([`super::prism`]): a CTMC's
 //! branch probabilities times its states' exit rates give its rates, atomic
 //! propositions become state labels (with `init` from the initial states
-//! when no proposition has that name), and reward annotations on states
-//! become state rewards, as do those on the choices of a DTMC (a reward per
-//! step, added to its state's). Other model types, rational or interval
-//! values, and reward annotations on branches or on the choices of CTMCs
-//! and MDPs are not read. Every array
-//! is checked against the counts of the index; a fault names the archive
-//! member and the byte offset in it.
+//! when no proposition has that name), and each reward annotation becomes
+//! a reward structure: its values on states are state rewards (rates in a
+//! CTMC), those on choices and on branches are earned when the choice is
+//! taken or the branch followed (Storm's state-action and transition
+//! rewards; a CTMC's one choice per state is its jump). Other model types,
+//! rational or interval values, and rewards on anything else are refused.
+//! Every array is checked against the counts of the index; a fault names
+//! the archive member and the byte offset in it.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -31,7 +32,7 @@ use flate2::read::MultiGzDecoder;
 
 use super::{LoadError, explicit_limit, is_gzip, read_raw};
 use crate::explicit::{
-    ExplicitModel, MAX_STATES, MarkovChain, Mdp, ProbModel, StateLabels, StateRewards,
+    ExplicitModel, MAX_STATES, MarkovChain, Mdp, ProbModel, RewardStructure, StateLabels,
 };
 
 /// The first bytes of every xz stream.
@@ -389,9 +390,9 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
             )));
         }
     };
-    // The state of each choice of a DTMC, whose choice rewards are rewards
-    // per step taken from that state.
-    let owners: Option<Vec<u32>> = (kind == "dtmc").then(|| {
+    // The state of each choice of a Markov chain, whose choice rewards are
+    // the rewards of that state's move.
+    let owners: Option<Vec<u32>> = (kind != "mdp").then(|| {
         let mut owners = vec![0u32; choices as usize];
         for state in 0..states as usize {
             for choice in choice_offsets[state]..choice_offsets[state + 1] {
@@ -479,10 +480,14 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
     }
     let mut rewards = Vec::new();
     for (id, annotation) in index.annotations.get("rewards").into_iter().flatten() {
-        let applies = |to: &str| annotation.applies_to.iter().any(|a| a == to);
-        let per_step = owners.as_ref().filter(|_| applies("choices"));
-        if !applies("states") && per_step.is_none() {
-            continue;
+        if let Some(other) = annotation
+            .applies_to
+            .iter()
+            .find(|to| !["states", "choices", "branches"].contains(&to.as_str()))
+        {
+            return Err(archive.fail(format!(
+                "member index.json: reward {id} applies to {other}; rewards of states, choices and branches are read"
+            )));
         }
         if !annotation.value_type.is_double() {
             return Err(archive.fail(format!(
@@ -490,25 +495,38 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
                 annotation.value_type.name
             )));
         }
-        let on_states = format!("annotations/rewards/{id}/states/values.bin");
-        let mut values = match archive.optional(&on_states).filter(|_| applies("states")) {
-            Some(bytes) => archive.doubles(&on_states, bytes, states)?,
-            None => vec![0.0; states as usize],
-        };
-        let on_choices = format!("annotations/rewards/{id}/choices/values.bin");
-        if let (Some(owners), Some(bytes)) = (per_step, archive.optional(&on_choices)) {
-            for (choice, value) in archive
-                .doubles(&on_choices, bytes, choices)?
-                .into_iter()
-                .enumerate()
-            {
-                values[owners[choice] as usize] += value;
-            }
+        let name = annotation.alias.clone().unwrap_or_else(|| id.clone());
+        let mut structure = RewardStructure::of_states(Some(name), vec![0.0; states as usize]);
+        for target in &annotation.applies_to {
+            let member = format!("annotations/rewards/{id}/{target}/values.bin");
+            let bytes = archive.required(&member)?;
+            let part = match target.as_str() {
+                "states" => {
+                    RewardStructure::of_states(None, archive.doubles(&member, bytes, states)?)
+                }
+                "choices" => {
+                    let values = archive.doubles(&member, bytes, choices)?;
+                    let moves = match &owners {
+                        // A chain has at most one choice per state.
+                        Some(owners) => {
+                            let mut moves = vec![0.0; states as usize];
+                            for (choice, value) in values.into_iter().enumerate() {
+                                moves[owners[choice] as usize] = value;
+                            }
+                            moves
+                        }
+                        None => values,
+                    };
+                    RewardStructure::of_moves(None, states as u32, moves)
+                }
+                _ => {
+                    let values = archive.doubles(&member, bytes, branches)?;
+                    RewardStructure::of_moves(None, states as u32, model.mean_move_rewards(&values))
+                }
+            };
+            structure.add(part);
         }
-        rewards.push(StateRewards {
-            name: Some(annotation.alias.clone().unwrap_or_else(|| id.clone())),
-            values,
-        });
+        rewards.push(structure);
     }
     Ok(ProbModel {
         model,

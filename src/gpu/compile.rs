@@ -310,3 +310,23 @@ pub fn nvrtc_available() -> bool {
     // SAFETY: only tries to load the shared library.
     unsafe { nvrtc::is_culib_present() }
 }
+
+/// For tests that compile kernels without a GPU: checks that `build`
+/// compiles for the architectures of the A100 and the H100/H200 and
+/// defines every kernel of `entries`; says SKIPPED where NVRTC cannot be
+/// loaded.
+#[cfg(test)]
+pub fn assert_kernels_compile(build: &Build, entries: &[&str]) {
+    if !nvrtc_available() {
+        eprintln!("SKIPPED: NVRTC cannot be loaded (set LD_LIBRARY_PATH to its lib directory)");
+        return;
+    }
+    for arch in ["sm_80", "sm_90"] {
+        let ptx = build
+            .compile(arch)
+            .unwrap_or_else(|e| panic!("{arch}: {e}"));
+        for entry in entries {
+            assert!(ptx.contains(&format!(".entry {entry}(")), "{arch}: {entry}");
+        }
+    }
+}

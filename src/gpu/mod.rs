@@ -20,6 +20,8 @@ use cudarc::driver::{
 };
 
 pub use abi::ParamBlock;
+#[cfg(test)]
+pub use compile::assert_kernels_compile;
 pub use compile::{
     Build, COMMON_HEADERS, KERNEL_DIR_VARIABLE, KernelFile, KernelSource, nvrtc_available,
 };

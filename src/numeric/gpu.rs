@@ -186,3 +186,15 @@ pub fn iterate(
     let (lower, upper) = (device.download(&lower)?, device.download(&upper)?);
     Ok(finish(&schedule, classes, lower, upper))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kernel compiles, and its parameter block matches the host's
+    /// ([`build`] checks the layout), without a GPU.
+    #[test]
+    fn the_iteration_kernel_compiles_with_nvrtc() {
+        crate::gpu::assert_kernels_compile(&build(), &["iterate"]);
+    }
+}

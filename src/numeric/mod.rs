@@ -260,7 +260,8 @@ pub fn check(
         }
         Query::LongRunReward { structure } => {
             let rewards = reward::structure(model, structure.as_deref())?;
-            long_run::average(&model.model, rewards, options, engine)
+            let rates = reward::rates(&model.model, rewards);
+            long_run::average(&model.model, &rates, options, engine)
         }
     }
 }

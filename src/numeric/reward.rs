@@ -2,27 +2,34 @@
 //! `Rmin`, `Rmax`), with PRISM's meaning: the value is infinite wherever
 //! the target is missed with positive probability (under some scheduler
 //! for `Rmax`, under every one for `Rmin`), else the least solution of
-//! `x = reward + Σ p·x` outside the target. A CTMC's state rewards are
-//! rates, earned for as long as the state is held: on its embedded DTMC,
-//! each visit earns the rate divided by the exit rate (the mean holding
-//! time). For `Rmin` the choices that risk missing the target are dropped,
-//! and end components without reward are collapsed (staying in one for
-//! ever earns nothing but never arrives). No upper bound is known
-//! beforehand: the [`super::reference::Schedule`] finds one.
+//! `x = reward + Σ p·x` outside the target. Each step earns the reward of
+//! the state it leaves and that of the move it makes (transition and
+//! choice rewards, as their mean over the branches: see
+//! [`RewardStructure`]), the move into the target included. A CTMC's state
+//! rewards are rates, earned for as long as the state is held: on its
+//! embedded DTMC, each visit earns the rate divided by the exit rate (the
+//! mean holding time), and each jump its move's reward. For `Rmin` the
+//! choices that risk missing the target are dropped, and end components
+//! without reward are collapsed (staying in one for ever earns nothing but
+//! never arrives). No upper bound is known beforehand: the
+//! [`super::reference::Schedule`] finds one.
 
 use super::qualitative::{self, Predecessors};
 use super::reference::{ChoiceRule, Classes, Iteration};
 use super::{
     CheckError, Engine, Optimum, Outcome, SolveOptions, as_mdp, embedded, holding_times, solve,
 };
-use crate::explicit::{ExplicitModel, Mdp, ProbModel};
+use crate::explicit::{ExplicitModel, Mdp, ProbModel, RewardStructure};
 use crate::gpu::GpuError;
 
-/// The state rewards a property names: the structure called `name`, or
-/// with no name (or when the model's only structure has none, as a PRISM
+/// The reward structure a property names: the one called `name`, or with
+/// no name (or when the model's only structure has none, as a PRISM
 /// `.srew` file gives it) the model's only one. Rewards must be finite and
 /// non-negative.
-pub fn structure<'m>(model: &'m ProbModel, name: Option<&str>) -> Result<&'m [f64], CheckError> {
+pub fn structure<'m>(
+    model: &'m ProbModel,
+    name: Option<&str>,
+) -> Result<&'m RewardStructure, CheckError> {
     let available = || {
         let names: Vec<String> = model
             .rewards
@@ -33,7 +40,7 @@ pub fn structure<'m>(model: &'m ProbModel, name: Option<&str>) -> Result<&'m [f6
             })
             .collect();
         if names.is_empty() {
-            "the model has none; give a .srew file with --srew".to_string()
+            "the model has none; give a .srew or .trew file with --srew or --trew".to_string()
         } else {
             format!("the model has {}", names.join(", "))
         }
@@ -60,50 +67,110 @@ pub fn structure<'m>(model: &'m ProbModel, name: Option<&str>) -> Result<&'m [f6
             }
         },
     };
-    if let Some((state, value)) = found
-        .values
-        .iter()
-        .enumerate()
-        .find(|(_, v)| !(v.is_finite() && **v >= 0.0))
-    {
+    let invalid = |(index, value): (usize, &f64)| {
+        (!(value.is_finite() && *value >= 0.0)).then_some((index, *value))
+    };
+    if let Some((state, value)) = found.states.iter().enumerate().find_map(invalid) {
         return Err(CheckError::Mismatch(format!(
             "state {state} has reward {value}: rewards must be finite and non-negative"
         )));
     }
-    Ok(&found.values)
+    let moves = found.moves.iter().flatten();
+    if let Some((index, value)) = moves.enumerate().find_map(invalid) {
+        let place = match model.model {
+            ExplicitModel::Mdp(_) => "choice",
+            _ => "the move of state",
+        };
+        return Err(CheckError::Mismatch(format!(
+            "{place} {index} has a mean transition reward of {value}: rewards must be finite \
+             and non-negative"
+        )));
+    }
+    Ok(found)
 }
 
-/// The expected reward (`rewards` per state) accumulated until a `target`
-/// state is reached, in every state of `model`, optimised by `optimum`
-/// for an MDP.
+/// The reward rate of every state of a Markov chain `model`, which
+/// long-run averages weigh: its state reward, plus the reward of its move
+/// times how often the move is made, once per step in a DTMC and at the
+/// state's exit rate in a CTMC.
+pub fn rates(model: &ExplicitModel, rewards: &RewardStructure) -> Vec<f64> {
+    let mut rates = rewards.states.clone();
+    if let Some(moves) = &rewards.moves {
+        let holding = match model {
+            ExplicitModel::Ctmc(chain) => Some(holding_times(chain)),
+            _ => None,
+        };
+        for (state, (rate, reward)) in rates.iter_mut().zip(moves).enumerate() {
+            *rate += match &holding {
+                Some(holding) => reward / holding[state],
+                None => *reward,
+            };
+        }
+    }
+    rates
+}
+
+/// The expected reward (of `rewards`) accumulated until a `target` state
+/// is reached, in every state of `model`, optimised by `optimum` for an
+/// MDP.
 pub fn expected(
     model: &ExplicitModel,
-    rewards: &[f64],
+    rewards: &RewardStructure,
     target: &[bool],
     optimum: Option<Optimum>,
     options: &SolveOptions,
     engine: Engine<'_>,
 ) -> Result<Outcome, GpuError> {
     let (mdp, per_visit) = match model {
-        ExplicitModel::Dtmc(chain) => (as_mdp(chain), rewards.to_vec()),
+        ExplicitModel::Dtmc(chain) => (as_mdp(chain), rewards.states.clone()),
         ExplicitModel::Ctmc(chain) => {
             let per_visit = holding_times(chain)
                 .iter()
-                .zip(rewards)
+                .zip(&rewards.states)
                 .map(|(time, reward)| time * reward)
                 .collect();
             (as_mdp(&embedded(chain)), per_visit)
         }
-        ExplicitModel::Mdp(mdp) => (mdp.clone(), rewards.to_vec()),
+        ExplicitModel::Mdp(mdp) => (mdp.clone(), rewards.states.clone()),
     };
-    let iteration = prepare(&mdp, &per_visit, target, optimum);
+    let mut choice_rewards = per_choice(&mdp, &per_visit);
+    if let Some(moves) = &rewards.moves {
+        for state in 0..mdp.states() {
+            for choice in mdp.choices_of(state) {
+                // A chain's moves are indexed by state, an MDP's by choice.
+                choice_rewards[choice as usize] += match model {
+                    ExplicitModel::Mdp(_) => moves[choice as usize],
+                    _ => moves[state as usize],
+                };
+            }
+        }
+    }
+    let iteration = prepare(&mdp, &choice_rewards, target, optimum);
     Ok(solve(engine, &mdp, iteration, options)?.outcome(options.sound))
 }
 
+/// The reward of every choice of `mdp` when each choice earns its state's
+/// reward (`rewards`, one per state).
+pub fn per_choice(mdp: &Mdp, rewards: &[f64]) -> Vec<f64> {
+    let mut choice_rewards = vec![0.0; mdp.choices() as usize];
+    for state in 0..mdp.states() {
+        for choice in mdp.choices_of(state) {
+            choice_rewards[choice as usize] = rewards[state as usize];
+        }
+    }
+    choice_rewards
+}
+
 /// The precomputation of the expected reward until `target` in `mdp` (a
-/// Markov chain as [`as_mdp`] gives it, with `optimum` `None`), `rewards`
-/// being earned at every visit of a state.
-pub fn prepare(mdp: &Mdp, rewards: &[f64], target: &[bool], optimum: Option<Optimum>) -> Iteration {
+/// Markov chain as [`as_mdp`] gives it, with `optimum` `None`),
+/// `choice_rewards` being earned each time a choice is taken ([`per_choice`]
+/// gives them for rewards of states).
+pub fn prepare(
+    mdp: &Mdp,
+    choice_rewards: &[f64],
+    target: &[bool],
+    optimum: Option<Optimum>,
+) -> Iteration {
     let predecessors = Predecessors::of(mdp);
     let all = vec![true; target.len()];
     // Where the target is reached with probability 1 under every scheduler
@@ -117,12 +184,6 @@ pub fn prepare(mdp: &Mdp, rewards: &[f64], target: &[bool], optimum: Option<Opti
         _ => qualitative::exists_almost_surely(mdp, &predecessors, &all, target),
     };
     let undecided: Vec<bool> = finite.iter().zip(target).map(|(&f, &t)| f && !t).collect();
-    let mut choice_rewards = vec![0.0; mdp.choices() as usize];
-    for state in 0..mdp.states() {
-        for choice in mdp.choices_of(state) {
-            choice_rewards[choice as usize] = rewards[state as usize];
-        }
-    }
     let stays_finite = |choice: u64| {
         let (targets, probabilities) = mdp.branches_of(choice);
         targets
@@ -134,7 +195,7 @@ pub fn prepare(mdp: &Mdp, rewards: &[f64], target: &[bool], optimum: Option<Opti
     let rule = ChoiceRule {
         usable: &stays_finite,
         collapsible: &without_reward,
-        constants: Some(&choice_rewards),
+        constants: Some(choice_rewards),
     };
     // Under Rmax and in Markov chains no end component lies among the
     // undecided states (staying in it would miss the target).
@@ -193,7 +254,12 @@ mod tests {
         )
         .unwrap();
         let target = [false, true, false, false];
-        let iteration = prepare(&mdp, &[1.0, 0.0, 1.0, 1.0], &target, None);
+        let iteration = prepare(
+            &mdp,
+            &per_choice(&mdp, &[1.0, 0.0, 1.0, 1.0]),
+            &target,
+            None,
+        );
         for relative in [false, true] {
             let outcome =
                 iterate(&mdp, iteration_clone(&iteration), &options(relative)).outcome(true);
@@ -247,7 +313,12 @@ mod tests {
         let rewards = [0.0, 0.0, 5.0];
         let min = iterate(
             &mdp,
-            prepare(&mdp, &rewards, &target, Some(Optimum::Min)),
+            prepare(
+                &mdp,
+                &per_choice(&mdp, &rewards),
+                &target,
+                Some(Optimum::Min),
+            ),
             &options(false),
         )
         .outcome(true);
@@ -255,7 +326,12 @@ mod tests {
         assert!((min.values[0] - 5.0).abs() <= 1e-9, "{}", min.values[0]);
         let max = iterate(
             &mdp,
-            prepare(&mdp, &rewards, &target, Some(Optimum::Max)),
+            prepare(
+                &mdp,
+                &per_choice(&mdp, &rewards),
+                &target,
+                Some(Optimum::Max),
+            ),
             &options(false),
         )
         .outcome(true);

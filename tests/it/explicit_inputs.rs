@@ -359,8 +359,22 @@ fn check_prob_models(dir: &Path) -> usize {
                 .rewards
                 .iter()
                 .find(|r| r.name.as_deref() == Some(reward_name));
-            if let Some(in_umb) = in_umb.filter(|_| kind != ModelType::Dtmc) {
-                assert_eq!(in_umb.values, srew.values, "{name}: reward {reward_name}");
+            if let Some(in_umb) = in_umb {
+                // A DTMC's `.srew` holds Storm's choice rewards folded into
+                // its states, as rewards per step.
+                let per_step: Vec<f64> = match (&in_umb.moves, kind) {
+                    (Some(moves), ModelType::Dtmc) => in_umb
+                        .states
+                        .iter()
+                        .zip(moves)
+                        .map(|(s, m)| s + m)
+                        .collect(),
+                    _ => in_umb.states.clone(),
+                };
+                assert_eq!(per_step, srew.states, "{name}: reward {reward_name}");
+                if kind != ModelType::Dtmc {
+                    assert_eq!(in_umb.moves, None, "{name}: reward {reward_name}");
+                }
             }
         }
     }
@@ -544,7 +558,7 @@ fn prism_files_beside_each_other_are_found_and_checked() {
     let model = prism::load(&tra, None, None).unwrap();
     assert_eq!(model.model.initial(), 1);
     assert_eq!(model.labels.get("goal"), Some(&[2][..]));
-    assert_eq!(model.rewards[0].values, [0.0, 0.0, 4.5]);
+    assert_eq!(model.rewards[0].states, [0.0, 0.0, 4.5]);
     let message = |lab: &str| {
         write("other.lab", lab);
         let error = prism::load(&tra, Some(&dir.path().join("other.lab")), None).unwrap_err();
@@ -584,7 +598,11 @@ proptest! {
         let _ = prism::parse_tra(&mutate(b"3 4\n0 1 0.5\n0 2 0.5\n1 1 1\n2 0 1e0\n"), path, None);
         let _ = prism::parse_tra(&mutate(b"3 3 4\n0 0 1 0.5\n0 0 2 0.5\n0 1 1 1\n2 0 2 1\n"), path, None);
         let _ = prism::parse_lab(&mutate(b"0=\"init\" 1=\"deadlock\" 2=\"g\"\n0: 0\n2: 1 2\n"), path, 3);
-        let _ = prism::parse_srew(&mutate(b"3 2\n0 1.5\n2 2\n"), path, 3);
+        let _ = prism::parse_srew(&mutate(b"# Reward structure \"r\"\n3 2\n0 1.5\n2 2\n"), path, 3);
+        let chain = prism::parse_tra(b"3 4\n0 1 0.5\n0 2 0.5\n1 1 1\n2 0 1\n", path, None).unwrap();
+        let _ = prism::parse_trew(&mutate(b"3 3\n0 1 2\n0 2 1.5\n2 0 1\n"), path, &chain);
+        let mdp = prism::parse_tra(b"3 3 4\n0 0 1 0.5\n0 0 2 0.5\n0 1 1 1\n2 0 2 1\n", path, None).unwrap();
+        let _ = prism::parse_trew(&mutate(b"3 3 3\n0 0 1 2\n0 1 1 1\n2 0 2 3\n"), path, &mdp);
     }
 
     /// Mutated UMB archives give a model or an error, never a panic.
@@ -731,4 +749,68 @@ fn load_speed() {
             file / 1_000_000,
         );
     }
+}
+
+/// Rewards on a UMB archive's branches are earned when the branch is
+/// taken: csma-2-2's choice rewards `time`, moved onto every branch of
+/// their choice, give the same mean reward per choice. Rewards on anything
+/// else than states, choices and branches are refused by name.
+#[test]
+fn umb_branch_rewards_are_mean_rewards_of_moves() {
+    let members = members_of(&umb_tar("csma-2-2"));
+    let member = |name: &str| {
+        members
+            .iter()
+            .find(|(n, _)| n.trim_start_matches("./") == name)
+            .map(|(_, bytes)| bytes.clone())
+            .unwrap_or_else(|| panic!("no member {name}"))
+    };
+    let words = |bytes: Vec<u8>| -> Vec<u64> {
+        bytes
+            .chunks_exact(8)
+            .map(|w| u64::from_le_bytes(w.try_into().unwrap()))
+            .collect()
+    };
+    let choice_values = words(member("annotations/rewards/time/choices/values.bin"));
+    let branch_offsets = words(member("choice-to-branches.bin"));
+    let mut branch_values = Vec::new();
+    for (choice, &value) in choice_values.iter().enumerate() {
+        for _ in branch_offsets[choice]..branch_offsets[choice + 1] {
+            branch_values.extend_from_slice(&value.to_le_bytes());
+        }
+    }
+    let with_time_on = |applies_to: &str, values: &[u8]| {
+        let mut index: serde_json::Value = serde_json::from_slice(&member("index.json")).unwrap();
+        index["annotations"]["rewards"]["time"]["applies-to"] = serde_json::json!([applies_to]);
+        let mut kept: Vec<(String, Vec<u8>)> = members
+            .iter()
+            .filter(|(n, _)| !n.contains("rewards/time/") && !n.ends_with("index.json"))
+            .cloned()
+            .collect();
+        kept.push(("index.json".into(), serde_json::to_vec(&index).unwrap()));
+        kept.push((
+            format!("annotations/rewards/time/{applies_to}/values.bin"),
+            values.to_vec(),
+        ));
+        let kept: Vec<(&str, Vec<u8>)> =
+            kept.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+        umb::parse(&tar_of(&kept), Path::new("m.umb"))
+    };
+    let original = umb::load(&data("prob").join("csma-2-2.umb")).unwrap();
+    let time = |model: &warpcheck::explicit::ProbModel| {
+        let found = model
+            .rewards
+            .iter()
+            .find(|r| r.name.as_deref() == Some("time"));
+        found.unwrap().moves.clone().unwrap()
+    };
+    let on_branches = with_time_on("branches", &branch_values).unwrap();
+    for (a, b) in time(&on_branches).iter().zip(time(&original)) {
+        assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} vs {b}");
+    }
+    assert_eq!(
+        with_time_on("observations", &[]).unwrap_err().to_string(),
+        "m.umb: member index.json: reward time applies to observations; rewards of states, \
+         choices and branches are read"
+    );
 }

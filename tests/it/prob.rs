@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use warpcheck::explicit::Mdp;
 use warpcheck::explicit::ProbModel;
+use warpcheck::explicit::{ExplicitModel, Mdp};
 use warpcheck::frontend::{prism, umb};
 use warpcheck::numeric::{self, Engine, Optimum, Precision, SolveOptions, property};
 
@@ -541,7 +541,8 @@ proptest::proptest! {
         let target: Vec<bool> = states[..n].iter().map(|&(_, t)| t).collect();
         for (optimum, maximise) in [(Optimum::Max, true), (Optimum::Min, false)] {
             let expected = brute_force(&mdp, &Objective::Reward { rewards: &rewards, target: &target }, maximise);
-            let prepared = || numeric::reward::prepare(&mdp, &rewards, &target, Some(optimum));
+            let choice_rewards = numeric::reward::per_choice(&mdp, &rewards);
+            let prepared = || numeric::reward::prepare(&mdp, &choice_rewards, &target, Some(optimum));
             for bounds in [
                 numeric::reference::iterate(&mdp, prepared(), &tight_options()),
                 numeric::cpu::iterate(&mdp, prepared(), &tight_options(), 2),
@@ -600,8 +601,8 @@ fn the_gpu_agrees_with_the_reference_on_random_mdps() {
             let n = mdp.states() as usize;
             let left: Vec<bool> = (0..n).map(|s| s % 5 != 1).collect();
             let right: Vec<bool> = (0..n).map(|s| s % 7 == 3).collect();
-            // Probabilities, and rewards (half the states earn nothing).
-            let rewards: Vec<f64> = (0..n).map(|s| (s % 2) as f64 * 1.5).collect();
+            // Probabilities, and rewards of choices (a third earn nothing).
+            let rewards: Vec<f64> = (0..mdp.choices()).map(|c| (c % 3) as f64 * 0.75).collect();
             let cases = [Optimum::Max, Optimum::Min]
                 .into_iter()
                 .flat_map(|optimum| [false, true].map(|reward| (optimum, reward)));
@@ -659,7 +660,8 @@ fn the_gpu_agrees_with_the_reference_on_long_rows() {
         let mdp = Mdp::from_choices(0, choices).unwrap();
         let goal: Vec<bool> = (0..n).map(|s| s % 29 == 3).collect();
         let all = vec![true; n as usize];
-        let rewards: Vec<f64> = (0..n).map(|s| f64::from(s % 3)).collect();
+        let state_rewards: Vec<f64> = (0..n).map(|s| f64::from(s % 3)).collect();
+        let rewards = numeric::reward::per_choice(&mdp, &state_rewards);
         for reward in [false, true] {
             let prepared = || match reward {
                 false => numeric::reference::prepare(&mdp, &all, &goal, None),
@@ -700,5 +702,320 @@ fn umb_choice_rewards_of_a_dtmc_are_per_step_rewards() {
     let (x, y) = (a.values[initial], b.values[initial]);
     let bounds = a.error_bounds.unwrap()[initial] + b.error_bounds.unwrap()[initial];
     assert!(a.converged && (x - y).abs() <= bounds + 1e-14, "{x} vs {y}");
-    assert_eq!(from_umb.rewards[0].values, from_text.rewards[0].values);
+    assert_eq!(
+        from_umb.rewards[0].moves.as_ref(),
+        Some(&from_text.rewards[0].states)
+    );
+}
+
+/// Checks that `property` has the value `expected` in the initial state of
+/// `model`, within the bound reported (at most 1e-9 relative) and 1e-10
+/// relative for rounding (as [`check_oracles`] allows), on the reference
+/// and the CPU engine.
+fn assert_value(model: &ProbModel, property: &str, expected: f64) {
+    let parsed = property::parse(property).unwrap();
+    let initial = model.model.initial() as usize;
+    for engine in [Engine::Reference, Engine::Cpu(2)] {
+        let outcome = numeric::check(model, &parsed, &tight_options(), engine)
+            .unwrap_or_else(|e| panic!("{property}: {e}"));
+        let (value, bound) = (
+            outcome.values[initial],
+            outcome.error_bounds.unwrap()[initial],
+        );
+        assert!(
+            outcome.converged
+                && bound <= 1e-9 * expected.abs()
+                && (value - expected).abs() <= bound + 1e-10 * expected.abs(),
+            "{property}: {value} ± {bound} vs {expected}"
+        );
+    }
+}
+
+/// Writes `files` (name, text) into `dir` and loads `m.tra` from it, with
+/// the `.lab`, `.srew` and `.trew` beside it.
+fn prism_model(dir: &Path, files: &[(&str, &str)]) -> ProbModel {
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    prism::load(&dir.join("m.tra"), None, None).unwrap()
+}
+
+/// Transition rewards (`.trew`) with state rewards (`.srew`), against
+/// values computed by hand. The chain: 0 → 1 (earning 2) and 0 → 2
+/// (earning 4), 1 → 0 (earning 1), 2 → 0 (earning nothing); state 1
+/// earns 1.
+/// - DTMC, both moves of 0 with probability 1/2: until 2, x0 = 3 + x1/2
+///   and x1 = 1 + 1 + x0, so x0 = 8; in the long run the chain is in 0,
+///   1, 2 for 1/2, 1/4, 1/4 of the steps and earns 3, 2, 0 per step:
+///   2 per step.
+/// - CTMC, rates 0 → 1: 1, 0 → 2: 3, 1 → 0: 2, 2 → 0: 4 (state 1's
+///   reward is a rate): a jump from 0 earns (1·2 + 3·4)/4 = 3.5 on
+///   average, a stay in 1 earns 1 · 1/2, so x0 = 3.5 + x1/4 and
+///   x1 = 1.5 + x0: x0 = 31/6. In the long run π = (4/9, 2/9, 3/9), and
+///   the reward rate is π1 · 1 + Σ π(s) Σ rate · reward = 2/9 + 4/9 · 14
+///   + 2/9 · 2 = 62/9.
+/// - MDP, state 0 choosing `a` → 1 (earning 5) or `b` → 1 (earning 1) or
+///   2 (earning 3) with probability 1/2 each; 1 → 2 earning 1: until 2,
+///   Rmax = 5 + 1 = 6 and Rmin = (1 + 1)/2 + 3/2 = 2.5.
+#[test]
+fn transition_rewards_give_the_values_computed_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels = ("m.lab", "0=\"init\" 1=\"two\"\n0: 0\n2: 1\n");
+    let trew = ("m.trew", "3 3\n0 1 2\n0 2 4\n1 0 1\n");
+    let srew = (
+        "m.srew",
+        "# Reward structure \"r\"\n# State rewards\n3 1\n1 1\n",
+    );
+    let dtmc = prism_model(
+        dir.path(),
+        &[
+            ("m.tra", "3 4\n0 1 0.5\n0 2 0.5\n1 0 1\n2 0 1\n"),
+            labels,
+            trew,
+            srew,
+        ],
+    );
+    assert_eq!(dtmc.rewards[0].name.as_deref(), Some("r"));
+    assert_value(&dtmc, "R{\"r\"}=? [ F \"two\" ]", 8.0);
+    assert_value(&dtmc, "R=? [ S ]", 2.0);
+    let ctmc = prism_model(
+        dir.path(),
+        &[
+            ("m.tra", "3 4\n0 1 1\n0 2 3\n1 0 2\n2 0 4\n"),
+            labels,
+            trew,
+            srew,
+        ],
+    );
+    assert_value(&ctmc, "R=? [ F \"two\" ]", 31.0 / 6.0);
+    assert_value(&ctmc, "R=? [ S ]", 62.0 / 9.0);
+    // Files beside each other that name different structures are refused.
+    std::fs::write(
+        dir.path().join("m.trew"),
+        format!("# Reward structure \"s\"\n{}", trew.1),
+    )
+    .unwrap();
+    let error = prism::load(&dir.path().join("m.tra"), None, None).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}: names the reward structure \"s\", but the .srew beside it names \"r\"",
+            dir.path().join("m.trew").display()
+        )
+    );
+    std::fs::remove_file(dir.path().join("m.srew")).unwrap();
+    let mdp = prism_model(
+        dir.path(),
+        &[
+            (
+                "m.tra",
+                "3 4 5\n0 0 1 1\n0 1 1 0.5\n0 1 2 0.5\n1 0 2 1\n2 0 2 1\n",
+            ),
+            labels,
+            ("m.trew", "3 4 4\n0 0 1 5\n0 1 1 1\n0 1 2 3\n1 0 2 1\n"),
+        ],
+    );
+    assert_eq!(mdp.rewards[0].name, None);
+    assert_value(&mdp, "Rmax=? [ F \"two\" ]", 6.0);
+    assert_value(&mdp, "Rmin=? [ F \"two\" ]", 2.5);
+}
+
+/// Choice rewards of a UMB archive are earned each time the choice is
+/// taken, in MDPs and CTMCs too. csma-2-2's `time` (an action reward of
+/// the PRISM model) gives the exact values of the Quantitative
+/// Verification Benchmark Set (Storm 1.2.4, exact arithmetic: 227630345357
+/// / 3221225472 and 53954981353 / 805306368). kanban-2's `throughput`
+/// (an action reward of a CTMC, earned at the rate its transitions are
+/// taken) gives 0.17387170617784925, which an independent Gauss–Seidel
+/// solution of the generator (Python, to 1e-13) also gives; the benchmark
+/// set lists 0.1739051212 from Storm's floating-point solver, 2·10⁻⁴
+/// away, a solver whose error on kanban-1 is 10⁻⁵ against its exact
+/// value.
+#[test]
+fn umb_choice_rewards_of_mdps_and_ctmcs_are_earned_per_move() {
+    let csma = umb::load(&data("prob").join("csma-2-2.umb")).unwrap();
+    assert_value(
+        &csma,
+        "R{\"time\"}max=? [ F \"all_delivered\" ]",
+        227630345357.0 / 3221225472.0,
+    );
+    assert_value(
+        &csma,
+        "R{\"time\"}min=? [ F \"all_delivered\" ]",
+        53954981353.0 / 805306368.0,
+    );
+    let kanban = umb::load(&data("prob").join("kanban-2.umb")).unwrap();
+    assert_value(&kanban, "R{\"throughput\"}=? [ S ]", 0.17387170617784925);
+}
+
+/// Each property gets its own result or its own error: in JSON an `error`
+/// field (null when the value is there), in text the message in place of
+/// the value, and the exit code of the worst (an error over an incomplete
+/// value). A `--srew` and a `--trew` of one name make one structure.
+#[test]
+fn each_property_gets_its_own_result_or_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let trew = dir.path().join("die.trew");
+    // One coin flip per move: as many as the flips of specs/die.srew.
+    let text = std::fs::read_to_string("specs/die.tra").unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.retain(|line| !line.trim().is_empty());
+    let mut trew_text = String::new();
+    for line in &lines[1..] {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields[0] != fields[1] {
+            trew_text += &format!("{} {} 1\n", fields[0], fields[1]);
+        }
+    }
+    let entries = trew_text.lines().count();
+    let states = lines[0].split_whitespace().next().unwrap();
+    std::fs::write(&trew, format!("{states} {entries}\n{trew_text}")).unwrap();
+    let trew_arg = format!("flips={}", trew.display());
+    let (code, report) = die_report(&[
+        "--trew",
+        &trew_arg,
+        "--property",
+        "R{\"flips\"}=? [ F \"done\" ]",
+        "--property",
+        "P=? [ F \"seven\" ]",
+        "--property",
+        "P=? [ F \"six\" ]",
+        "--max-iterations",
+        "3",
+    ]);
+    assert_eq!(code, Some(2), "{report}");
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    assert_eq!(results[0]["error"], serde_json::Value::Null);
+    assert!(results[0]["value"].as_f64().is_some(), "{}", results[0]);
+    assert_eq!(results[1]["value"], serde_json::Value::Null);
+    assert_eq!(
+        results[1]["error"].as_str(),
+        Some(
+            "column 9: unknown label \"seven\" (the model has: \"init\", \"deadlock\", \"done\", \
+             \"six\")"
+        )
+    );
+    assert_eq!(results[2]["converged"].as_bool(), Some(false));
+    // The transition rewards count the flips of specs/die.srew: 11/3.
+    let (code, report) = die_report(&[
+        "--trew",
+        &trew_arg,
+        "--property",
+        "R{\"flips\"}=? [ F \"done\" ]",
+        "--precision",
+        "1e-9",
+    ]);
+    assert_eq!(code, Some(0));
+    let result = &report["results"][0];
+    let (value, bound) = (
+        result["value"].as_f64().unwrap(),
+        result["error_bound"].as_f64().unwrap(),
+    );
+    assert!(
+        (value - 11.0 / 3.0).abs() <= bound && bound <= 1e-9,
+        "{result}"
+    );
+    // In text, the message stands in place of the value.
+    let output = warpcheck(&[
+        "prob",
+        "specs/die.tra",
+        "--property",
+        "P=? [ F \"seven\" ]",
+        "--property",
+        "P=? [ F \"six\" ]",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("P=? [ F \"seven\" ]: error: column 9: unknown label \"seven\"")
+            && stdout.contains("P=? [ F \"six\" ]: 0.1666"),
+        "{stdout}"
+    );
+    // A second file of one kind for one structure is refused.
+    let output = warpcheck(&[
+        "prob",
+        "specs/die.tra",
+        "--trew",
+        &trew_arg,
+        "--trew",
+        &trew_arg,
+        "--property",
+        "P=? [ F \"six\" ]",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "error: --trew {trew_arg}: the reward structure \"flips\" has a --trew file already\n"
+        )
+    );
+}
+
+/// Every reward row of `oracles.tsv` whose model is bundled, with its
+/// state rewards moved onto the transitions as a `.trew` file: each
+/// transition earns its source's reward (in a CTMC, the rate times the
+/// mean holding time, what a visit earns), which gives the same expected
+/// and long-run rewards, so the oracle's value.
+#[test]
+fn state_rewards_moved_onto_transitions_give_the_oracles_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let trew = dir.path().join("m.trew");
+    let mut checked = 0;
+    for row in oracle_rows(&data("prob").join("oracles.tsv")) {
+        let (name, text) = (&row["instance"], &row["property"]);
+        let Some(mut model) = model_in(&data("prob"), name).filter(|_| text.starts_with('R'))
+        else {
+            continue;
+        };
+        let reward_name = text.split('"').nth(1).map(str::to_string);
+        let property = property::parse(text).unwrap();
+        let states = numeric::reward::structure(&model, reward_name.as_deref())
+            .unwrap()
+            .states
+            .clone();
+        let mut lines = Vec::new();
+        match &model.model {
+            ExplicitModel::Dtmc(chain) | ExplicitModel::Ctmc(chain) => {
+                let ctmc = matches!(model.model, ExplicitModel::Ctmc(_));
+                for source in 0..chain.states() {
+                    let (targets, rates) = chain.row(source);
+                    let exit: f64 = rates.iter().sum();
+                    let earned = states[source as usize] / if ctmc { exit } else { 1.0 };
+                    lines.extend(targets.iter().map(|t| format!("{source} {t} {earned:e}")));
+                }
+            }
+            ExplicitModel::Mdp(mdp) => {
+                for source in 0..mdp.states() {
+                    let choices = mdp.choices_of(source);
+                    for choice in choices.clone() {
+                        let local = choice - choices.start;
+                        let earned = states[source as usize];
+                        lines.extend(
+                            mdp.branches_of(choice)
+                                .0
+                                .iter()
+                                .map(|t| format!("{source} {local} {t} {earned:e}")),
+                        );
+                    }
+                }
+            }
+        }
+        let header = match &model.model {
+            ExplicitModel::Mdp(mdp) => format!("{} {}", mdp.states(), mdp.choices()),
+            chain => chain.states().to_string(),
+        };
+        std::fs::write(
+            &trew,
+            format!("{header} {}\n{}\n", lines.len(), lines.join("\n")),
+        )
+        .unwrap();
+        let mut moved = prism::parse_trew(&std::fs::read(&trew).unwrap(), &trew, &model.model)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        moved.name = reward_name;
+        model.rewards = vec![moved];
+        assert_value(&model, &property.text, row["value"].parse().unwrap());
+        checked += 1;
+    }
+    assert_eq!(checked, 7);
 }
