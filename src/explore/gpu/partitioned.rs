@@ -27,11 +27,11 @@ use super::device_net::DeviceNet;
 use super::kernel::{SearchParams, found, stat, stop};
 use super::search::{
     Buffers, Geometry, Launcher, Measured, NODE_SHARE, NodeTable, StateReader, StoredStates,
-    exploration_of, finding, memory_budget, place_initial,
+    ending_of, exploration_of, finding, memory_budget, place_initial,
 };
 use super::{GpuExploration, GpuOptions, Partitioning, SlotNumbers};
 use crate::encode::{EncodedNetwork, hash_words};
-use crate::explore::outcome::{self, Ending};
+use crate::explore::outcome;
 use crate::explore::{Finding, Progress, SearchOptions, Storage};
 use crate::gpu::{Device, GpuError};
 
@@ -495,20 +495,7 @@ pub fn explore_partitioned(
         .iter()
         .map(|stats| stats[stat::STOP])
         .collect();
-    let ending = Ending {
-        finding_ends: outcome::finding_ends(net, search, first.as_ref().map(|f| &f.kind)),
-        out_of_room: stopped.iter().any(|reason| {
-            [
-                stop::TABLE_FULL,
-                stop::QUEUE_FULL,
-                stop::NODES_FULL,
-                stop::EXCHANGE_FULL,
-            ]
-            .contains(reason)
-        }),
-        state_limit: !finished && !interrupted,
-        interrupted,
-    };
+    let ending = ending_of(net, search, first.as_ref(), &stopped, finished, interrupted);
     traffic.states = per_partition
         .iter()
         .map(|stats| stats[stat::STATES])

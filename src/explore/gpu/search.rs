@@ -856,12 +856,14 @@ pub(super) fn run(
             trace,
         )?),
     };
-    let ending = Ending {
-        finding_ends: outcome::finding_ends(net, search, first.as_ref().map(|f| &f.kind)),
-        out_of_room: [stop::TABLE_FULL, stop::QUEUE_FULL, stop::NODES_FULL].contains(&stopped),
-        state_limit: !finished && !interrupted,
+    let ending = ending_of(
+        net,
+        search,
+        first.as_ref(),
+        &[stopped],
+        finished,
         interrupted,
-    };
+    );
     let (exploration, redundancy) = exploration_of(
         &counters,
         first,
@@ -904,6 +906,31 @@ pub(super) fn run(
         initial_slot,
     };
     Ok((exploration, kept))
+}
+
+/// How a search ended: its first finding, why each of its tables' kernels
+/// stopped (`stopped`: the `stat::STOP` of each), whether its last level
+/// left no frontier (`finished`), and whether it was interrupted.
+pub(super) fn ending_of(
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    first: Option<&Finding>,
+    stopped: &[u64],
+    finished: bool,
+    interrupted: bool,
+) -> Ending {
+    let room = [
+        stop::TABLE_FULL,
+        stop::QUEUE_FULL,
+        stop::NODES_FULL,
+        stop::EXCHANGE_FULL,
+    ];
+    Ending {
+        finding_ends: outcome::finding_ends(net, search, first.map(|f| &f.kind)),
+        out_of_room: stopped.iter().any(|reason| room.contains(reason)),
+        state_limit: !finished && !interrupted,
+        interrupted,
+    }
 }
 
 /// What a search measured besides its counters.
