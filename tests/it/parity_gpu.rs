@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
-use warpcheck::explicit::ParityGame;
+use warpcheck::explicit::{Csr, ParityGame};
 use warpcheck::explore::StopSignal;
 use warpcheck::frontend::pgsolver;
 use warpcheck::gpu::Device;
@@ -289,59 +289,84 @@ fn a_race_of_cpu_and_gpu_gives_the_references_winners_and_a_winning_strategy() {
     });
 }
 
+/// `copies` disjoint copies of `game`.
+fn copies(game: &ParityGame, copies: u32) -> ParityGame {
+    let vertices = game.vertices();
+    let edges: Vec<(u32, u32)> = (0..copies)
+        .flat_map(|copy| {
+            let shift = copy * vertices;
+            game.edges.edges().map(move |(v, w)| (v + shift, w + shift))
+        })
+        .collect();
+    ParityGame {
+        priorities: game.priorities.repeat(copies as usize),
+        owners: game.owners.repeat(copies as usize),
+        edges: Csr::from_edges(vertices * copies, edges).unwrap(),
+        names: Vec::new(),
+    }
+}
+
 /// The GPU looks at the stop signal before every batch of launches, and a
 /// race stops both sides: a stop set before the start ends every solver at
 /// once; a deadline reached during a long run ends the GPU's within
 /// `LATE` past it (batches take about [`parity::gpu::BATCH_TIME`]) and a
 /// race's within `LATE` plus the race's wait between two looks at the
 /// signal (0.1 s). counter_rr-20 takes the CPU's small progress measures
-/// more than 20 s.
+/// more than 20 s: on it alone the GPU lifts in one block, on 2000 copies
+/// of it (160000 vertices) in grid-wide launches.
 #[test]
 fn a_stop_ends_the_gpu_and_the_race() {
-    const DEADLINE: Duration = Duration::from_millis(300);
-    const LATE: Duration = Duration::from_millis(100);
     with_gpu(|device| {
         let game = pgsolver::load(&games_folder().join("counter_rr-20.pg")).unwrap();
-        let stopped = SolveOptions::default();
-        stopped.stop.request();
-        let error = parity::gpu::solve(device, &game, &stopped).unwrap_err();
-        assert!(matches!(error, SolveError::Stopped), "{error}");
-        let error = parity::solve_on_gpu(&game, device, &stopped).unwrap_err();
-        assert!(matches!(error, SolveError::Stopped), "{error}");
-        let error = parity::race_cpu_gpu(&game, None, device, &stopped).unwrap_err();
-        assert!(matches!(error, SolveError::Stopped), "{error}");
-        let stops_in_time = |what: &str, late: Duration, run: &dyn Fn(&SolveOptions) -> bool| {
-            let started = Instant::now();
-            let stopped = run(&within(DEADLINE));
-            let took = started.elapsed();
-            println!(
-                "{what}: {took:.2?}{}",
-                if stopped { " (stopped)" } else { "" }
-            );
-            assert!(took < DEADLINE + late, "{what} took {took:.2?}");
-        };
-        let is_stopped = |result: Result<Solution, SolveError>| match result {
-            Err(SolveError::Stopped) => true,
-            Ok(_) => false,
-            Err(e) => panic!("{e}"),
-        };
-        stops_in_time("the gpu", LATE, &|options| {
-            let stopped = is_stopped(parity::gpu::solve(device, &game, options));
-            assert!(stopped, "the gpu solved counter_rr-20 in {DEADLINE:?}");
-            stopped
-        });
-        stops_in_time("the gpu after preprocessing", LATE, &|options| {
-            is_stopped(parity::solve_on_gpu(&game, device, options))
-        });
-        // The CPU may win the race in time.
-        stops_in_time("the race", LATE + Duration::from_millis(100), &|options| {
-            is_stopped(parity::race_cpu_gpu(&game, None, device, options).map(|(s, _)| s))
-        });
+        stops_in_time(device, &game, "counter_rr-20");
+        stops_in_time(device, &copies(&game, 2000), "2000 copies of counter_rr-20");
         // After the stops the device still solves.
         let small = pgsolver::load(&games_folder().join("counter_m-20.pg")).unwrap();
         let solution =
             parity::solve_on_gpu(&small, device, &within(Duration::from_secs(10))).unwrap();
         assert_eq!(verify(&small, &solution), Ok(()));
+    });
+}
+
+/// The checks of [`a_stop_ends_the_gpu_and_the_race`] on `game` (`name`
+/// in messages), which the GPU must not solve in `DEADLINE`.
+fn stops_in_time(device: &Device, game: &ParityGame, name: &str) {
+    const DEADLINE: Duration = Duration::from_millis(300);
+    const LATE: Duration = Duration::from_millis(100);
+    let stopped = SolveOptions::default();
+    stopped.stop.request();
+    let error = parity::gpu::solve(device, game, &stopped).unwrap_err();
+    assert!(matches!(error, SolveError::Stopped), "{error}");
+    let error = parity::solve_on_gpu(game, device, &stopped).unwrap_err();
+    assert!(matches!(error, SolveError::Stopped), "{error}");
+    let error = parity::race_cpu_gpu(game, None, device, &stopped).unwrap_err();
+    assert!(matches!(error, SolveError::Stopped), "{error}");
+    let within_deadline = |what: &str, late: Duration, run: &dyn Fn(&SolveOptions) -> bool| {
+        let started = Instant::now();
+        let stopped = run(&within(DEADLINE));
+        let took = started.elapsed();
+        println!(
+            "{name}, {what}: {took:.2?}{}",
+            if stopped { " (stopped)" } else { "" }
+        );
+        assert!(took < DEADLINE + late, "{name}, {what} took {took:.2?}");
+    };
+    let is_stopped = |result: Result<Solution, SolveError>| match result {
+        Err(SolveError::Stopped) => true,
+        Ok(_) => false,
+        Err(e) => panic!("{e}"),
+    };
+    within_deadline("the gpu", LATE, &|options| {
+        let stopped = is_stopped(parity::gpu::solve(device, game, options));
+        assert!(stopped, "the gpu solved {name} in {DEADLINE:?}");
+        stopped
+    });
+    within_deadline("the gpu after preprocessing", LATE, &|options| {
+        is_stopped(parity::solve_on_gpu(game, device, options))
+    });
+    // The CPU may win the race in time.
+    within_deadline("the race", LATE + Duration::from_millis(100), &|options| {
+        is_stopped(parity::race_cpu_gpu(game, None, device, options).map(|(s, _)| s))
     });
 }
 
