@@ -14,7 +14,9 @@
 //! (`spm_lift`) take over when the list overflows. Either kind of batch is
 //! sized from the time the last one took ([`next_batch_size`]), so that
 //! the stop signal is looked at about every [`BATCH_TIME`] whatever the
-//! game.
+//! game. `gpu/model.rs` runs the same kernels and switching sequentially
+//! in the tests, to check the hand-over of buffers and flags without a
+//! GPU.
 //!
 //! The same measures as the CPU solver ([`super::spm`]): priorities
 //! compressed, self-loops simplified, a run for Even (whose ⊤ vertices
