@@ -113,7 +113,7 @@ param_block! {
         pub width: u64,
         /// Whose measures: 0 Even, 1 Odd.
         pub player: u64,
-        /// Slots of each list, at most [`QUEUE_CAPACITY`].
+        /// Slots of each list, at most `QUEUE_CAPACITY`.
         pub queue_capacity: u64,
         /// The strides of the block that one `spm_lift_queue` launch
         /// takes, about.
