@@ -18,6 +18,22 @@
 // cleared by each vertex's own thread. The host zeroes each launch's count
 // of raised vertices before the launch (the thesis resets its "changed"
 // flag inside the kernel, which races with blocks still running).
+//
+// Those grid-wide launches lift each queued vertex once. A game may need
+// millions of such rounds, each raising a handful of vertices (a measure
+// counting up around a short cycle, one step a round), and a launch costs
+// microseconds however little it does. So while the queue is short, the
+// host runs `spm_lift_queue` instead: one block that keeps the queued
+// vertices in a list and runs many rounds in one launch, each round in
+// two phases separated by barriers: every listed vertex computes its new
+// measure from the measures as they are (into `pending`), then the raised
+// ones write theirs and queue their predecessors. These are the very
+// rounds of `spm_lift` (reads never meet writes), only cheaper; the
+// host switches back to grid-wide launches when the list would overflow.
+// Any order of lifts reaches the same least fixpoint anyway (lifting is
+// monotone and only ever raises a measure to at most its value in the
+// least fixpoint), so the measures, and the strategy picked from them,
+// are the CPU solver's whatever the mix of launches.
 
 #include "common/grid.cuh"
 
@@ -37,9 +53,13 @@ struct SpmParams {
     unsigned long long changed_last;        // u8[vertices]: raised (not to ⊤) by the last launch
     unsigned long long raised;              // u64: vertices this launch raised, zeroed by the host
     unsigned long long strategy;            // u32[vertices]: the move chosen (spm_strategy)
+    unsigned long long lists;               // u32[2 * queue_capacity]: spm_lift_queue's lists
+    unsigned long long pending;             // u32[width * queue_capacity]: new measures, by list slot
     unsigned long long vertices;
     unsigned long long width;               // components per measure
     unsigned long long player;              // whose measures: 0 Even, 1 Odd
+    unsigned long long queue_capacity;      // slots of each list, at most QUEUE_CAPACITY
+    unsigned long long strides;             // spm_lift_queue's budget (see there)
 };
 
 #include "abi_check.h"
@@ -126,15 +146,15 @@ __device__ void mark_predecessors(const SpmParams& p, unsigned v) {
 // What lifting a vertex did.
 enum Lift { UNCHANGED, RAISED, RAISED_TO_TOP };
 
-// Lifts v (not ⊤): its owner, when it is P, takes the move of least
-// measure, else the move of greatest; the measure needed there is the
-// successor's from the first component that matters up, plus one at v's
-// own component when v's priority favours the opponent (carrying into
-// higher components past their bounds, ⊤ past the last). A measure above
-// v's is written into `write_measures`; v's measure stays there otherwise.
-__device__ Lift lift(const SpmParams& p, unsigned v) {
-    const unsigned* read = (const unsigned*)p.read_measures;
-    unsigned* write = (unsigned*)p.write_measures;
+// Lifts v (not ⊤) from the measures `read`: its owner, when it is P,
+// takes the move of least measure, else the move of greatest; the measure
+// needed there is the successor's from the first component that matters
+// up, plus one at v's own component when v's priority favours the
+// opponent (carrying into higher components past their bounds, ⊤ past
+// the last). A measure above v's is written into row `row` of the
+// column-wise `out` of `rows` rows; nothing is written otherwise.
+__device__ Lift lift(const SpmParams& p, const unsigned* read, unsigned v, unsigned* out, unsigned long long row,
+                     unsigned long long rows) {
     const unsigned* bounds = (const unsigned*)p.bounds;
     const unsigned priority = ((const unsigned*)p.priorities)[v];
     const unsigned cut = first_component(p, priority);
@@ -166,7 +186,7 @@ __device__ Lift lift(const SpmParams& p, unsigned v) {
         order = new_value > mine ? 1 : new_value < mine ? -1 : 0;
     }
     if (order <= 0) return UNCHANGED;
-    for (unsigned long long c = 0; c < p.width; ++c) write[c * p.vertices + v] = needed(c);
+    for (unsigned long long c = 0; c < p.width; ++c) out[c * rows + row] = needed(c);
     return RAISED;
 }
 
@@ -205,7 +225,9 @@ extern "C" __global__ void spm_lift(const SpmParams p) {
         dirty[v] = 0;
         changed_last[v] = 0;
         if (is_top(p, v)) continue;
-        const Lift outcome = was_dirty ? lift(p, v) : UNCHANGED;
+        const Lift outcome =
+            was_dirty ? lift(p, (const unsigned*)p.read_measures, v, (unsigned*)p.write_measures, v, p.vertices)
+                      : UNCHANGED;
         if (outcome == UNCHANGED) {
             if (was_changed) keep_measure(p, v);
             continue;
@@ -215,6 +237,129 @@ extern "C" __global__ void spm_lift(const SpmParams p) {
         ++raised;
     }
     add_raised(p, raised);
+}
+
+// Threads of spm_lift_queue's one block, and the most slots of its lists
+// (the host's queue_capacity may be less): the host defines both.
+#if !defined(QUEUE_THREADS) || !defined(QUEUE_CAPACITY)
+#error "QUEUE_THREADS and QUEUE_CAPACITY are defined by the host (crate::parity::gpu)"
+#endif
+
+// Sets v's flag in the byte array `flags` (4-byte aligned) and says
+// whether it was clear: of threads that set one flag at once, exactly one
+// is told so.
+__device__ __forceinline__ bool set_flag(unsigned char* flags, unsigned v) {
+    unsigned* word = (unsigned*)(flags + (v & ~3u));
+    const unsigned bit = 1u << (8 * (v & 3u));
+    return !(atomicOr(word, bit) & bit);
+}
+
+// Queues v's predecessors that are neither ⊤ nor queued: their flag in
+// `queued` is set and they go into `list`, whose length is `length`; one
+// that finds the list full sets `overflow` (its flag stays set).
+__device__ void queue_predecessors(const SpmParams& p, unsigned v, unsigned char* queued, unsigned* list,
+                                   unsigned* length, bool* overflow) {
+    const unsigned long long* offsets = (const unsigned long long*)p.predecessor_offsets;
+    const unsigned* predecessors = (const unsigned*)p.predecessors;
+    for (unsigned long long e = offsets[v]; e < offsets[v + 1]; ++e) {
+        const unsigned u = predecessors[e];
+        if (is_top(p, u) || !set_flag(queued, u)) continue;
+        const unsigned slot = atomicAdd(length, 1u);
+        if (slot < p.queue_capacity) {
+            list[slot] = u;
+        } else {
+            *overflow = true;
+        }
+    }
+}
+
+// Rounds of lifting in one block, on a list of the queued
+// vertices (see the top of the file). Starts with what a grid-wide launch
+// would: copies the measures `changed_last` marks into `write_measures`,
+// then lists the vertices `dirty` flags. Each round lifts every listed
+// vertex against `read_measures` into its `pending` row (phase 1), then
+// writes the raised measures into both buffers, so that they stay equal,
+// and lists their predecessors, deduplicated by their `dirty` flags
+// (phase 2). A listed vertex's flag stays set until its round clears it,
+// so whatever the launch leaves undone, the flags say: the next launch of
+// either kind goes on from them. The launch's work is counted in strides
+// of the block over vertices (the first scan counts one per
+// QUEUE_THREADS vertices, a round one per QUEUE_THREADS listed ones, at
+// least one): rounds follow while fewer than `strides` were taken, so
+// that the host can bound a launch's time. Leaves in `raised[0]` the vertices
+// raised and in `raised[1]` those left queued: 0 at the least fixpoint,
+// more than queue_capacity when a list overflowed. One block: the
+// barriers order every phase, and the counters live in shared memory,
+// zeroed before any thread uses them.
+extern "C" __global__ void __launch_bounds__(QUEUE_THREADS) spm_lift_queue(const SpmParams p) {
+    __shared__ unsigned length[2];
+    __shared__ bool overflow;
+    __shared__ unsigned long long raised_here;
+    __shared__ unsigned char outcomes[QUEUE_CAPACITY];
+    unsigned char* queued = (unsigned char*)p.dirty;
+    unsigned char* changed_last = (unsigned char*)p.changed_last;
+    unsigned* measures = (unsigned*)p.read_measures;
+    unsigned* copy = (unsigned*)p.write_measures;
+    unsigned* pending = (unsigned*)p.pending;
+    unsigned* lists = (unsigned*)p.lists;
+    if (threadIdx.x == 0) {
+        length[0] = length[1] = 0;
+        overflow = false;
+        raised_here = 0;
+    }
+    __syncthreads();
+    for (unsigned long long i = threadIdx.x; i < p.vertices; i += blockDim.x) {
+        const unsigned v = (unsigned)i;
+        if (changed_last[v]) {
+            keep_measure(p, v);
+            changed_last[v] = 0;
+        }
+        if (!queued[v]) continue;
+        const unsigned slot = atomicAdd(&length[0], 1u);
+        if (slot < p.queue_capacity) {
+            lists[slot] = v;
+        } else {
+            overflow = true;
+        }
+    }
+    __syncthreads();
+    unsigned current = 0;
+    unsigned long long raised = 0, strides = (p.vertices + QUEUE_THREADS - 1) / QUEUE_THREADS;
+    for (bool first = true; (first || strides < p.strides) && !overflow && length[current] != 0; first = false) {
+        const unsigned listed = length[current], next = 1 - current;
+        strides += (listed + QUEUE_THREADS - 1) / QUEUE_THREADS;
+        const unsigned* list = lists + current * p.queue_capacity;
+        for (unsigned i = threadIdx.x; i < listed; i += blockDim.x) {
+            const unsigned v = list[i];
+            queued[v] = 0;
+            outcomes[i] = is_top(p, v) ? UNCHANGED : lift(p, measures, v, pending, i, p.queue_capacity);
+        }
+        __syncthreads();
+        for (unsigned i = threadIdx.x; i < listed; i += blockDim.x) {
+            if (outcomes[i] == UNCHANGED) continue;
+            const unsigned v = list[i];
+            if (outcomes[i] == RAISED) {
+                for (unsigned long long c = 0; c < p.width; ++c) {
+                    const unsigned value = pending[c * p.queue_capacity + i];
+                    measures[c * p.vertices + v] = value;
+                    copy[c * p.vertices + v] = value;
+                }
+            }
+            queue_predecessors(p, v, queued, lists + next * p.queue_capacity, &length[next], &overflow);
+            ++raised;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) length[current] = 0;
+        current = next;
+        __syncthreads();
+    }
+    if (raised) atomicAdd(&raised_here, raised);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long* counts = (unsigned long long*)p.raised;
+        counts[0] = raised_here;
+        counts[1] = length[current];
+    }
 }
 
 // P's winning moves once the measures are stable: from every vertex P

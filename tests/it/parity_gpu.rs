@@ -7,6 +7,11 @@
 //! stop signal; and the command line on the GPU. Without a GPU every test
 //! prints `SKIPPED: no GPU available (<reason>)` and passes.
 //!
+//! Small progress measures can take very long on games of a few thousand
+//! vertices, on the CPU and more so on the GPU, so every solver call runs
+//! within a budget ([`within`]): what the GPU must finish (where the CPU
+//! was quick) is asserted, what runs out elsewhere is printed.
+//!
 //! On the GPU machine: `scripts/gpu_test.sh parity_gpu::` with a copy of
 //! `../shared/parity` in `$WARPCHECK_PARITY` and the binary in
 //! `$WARPCHECK_BIN`.
@@ -16,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
-use warpcheck::explicit::ParityGame;
+use warpcheck::explicit::{Csr, ParityGame};
 use warpcheck::explore::StopSignal;
 use warpcheck::frontend::pgsolver;
 use warpcheck::gpu::Device;
@@ -58,19 +63,27 @@ fn timed(run: impl FnOnce() -> Result<Solution, SolveError>) -> (Option<Solution
     (solution, started.elapsed())
 }
 
+/// How long the GPU may take on a game the CPU solved in `cpu_time`, or
+/// ran out on (`None`): 20 times the CPU's time, at least `floor`.
+fn gpu_budget(cpu_time: Option<Duration>, floor: Duration) -> Duration {
+    cpu_time.map_or(floor, |time| floor.max(time * 20))
+}
+
+/// Where the CPU took less than this, the GPU must finish within
+/// [`gpu_budget`].
+const MUST_FINISH: Duration = Duration::from_millis(200);
+
 /// Small progress measures without preprocessing on the CPU, then on the
 /// GPU; with preprocessing on the GPU. Winners must be Oink's, strategies
 /// must verify, and the GPU's solutions must equal the CPU's. The CPU has
-/// `CPU_BUDGET`; the GPU max(`GPU_BUDGET`, 20 t) where the CPU finished in
-/// t, else `GPU_BUDGET`. The GPU must finish where the CPU took less than
-/// `MUST_FINISH`; elsewhere running out is printed, not failed (a launch
-/// lifts each vertex once, so SPM may need far more launches than the
-/// CPU's work queue needs passes).
+/// `CPU_BUDGET`, the GPU [`gpu_budget`] (floor `CPU_BUDGET`) with and
+/// without preprocessing. The GPU must finish where the CPU took less than
+/// [`MUST_FINISH`]; elsewhere running out is printed, not failed (SPM
+/// lifts one step a round along a cycle, so the GPU can need millions of
+/// rounds where the CPU's work queue is quick).
 #[test]
 fn gpu_spm_gets_oinks_winners_and_the_cpus_solution_on_every_game() {
-    const CPU_BUDGET: Duration = Duration::from_secs(5);
-    const GPU_BUDGET: Duration = Duration::from_secs(10);
-    const MUST_FINISH: Duration = Duration::from_millis(500);
+    const CPU_BUDGET: Duration = Duration::from_secs(2);
     with_gpu(|device| {
         let folder = games_folder();
         let mut failures = Vec::new();
@@ -95,10 +108,7 @@ fn gpu_spm_gets_oinks_winners_and_the_cpus_solution_on_every_game() {
                 }
             };
             let (on_cpu, cpu_time) = timed(|| spm::solve(&game, &within(CPU_BUDGET)));
-            let gpu_budget = match on_cpu {
-                Some(_) => GPU_BUDGET.max(cpu_time * 20),
-                None => GPU_BUDGET,
-            };
+            let gpu_budget = gpu_budget(on_cpu.as_ref().map(|_| cpu_time), CPU_BUDGET);
             let (on_gpu, gpu_time) =
                 timed(|| parity::gpu::solve(device, &game, &within(gpu_budget)));
             println!(
@@ -122,7 +132,7 @@ fn gpu_spm_gets_oinks_winners_and_the_cpus_solution_on_every_game() {
             }
             solved_on_gpu += usize::from(on_gpu.is_some());
             let (preprocessed, _) =
-                timed(|| parity::solve_on_gpu(&game, device, &within(GPU_BUDGET)));
+                timed(|| parity::solve_on_gpu(&game, device, &within(gpu_budget)));
             match preprocessed {
                 Some(solution) => check(&solution, "the gpu after preprocessing", &mut failures),
                 None => println!("{name}: the gpu after preprocessing stopped"),
@@ -137,61 +147,130 @@ fn gpu_spm_gets_oinks_winners_and_the_cpus_solution_on_every_game() {
 
 /// Checks the GPU's small progress measures on `game`, with and without
 /// preprocessing, against the CPU's (the same solutions) and the
-/// reference (the same winners), and verifies the strategies.
-fn agrees_with_the_cpu(device: &Device, game: &ParityGame) -> Result<(), TestCaseError> {
-    let options = SolveOptions::default();
-    let reference = parity::solve(game, Solver::Zielonka, &options).unwrap();
-    let gpu = parity::gpu::solve(device, game, &options).unwrap();
-    prop_assert_eq!(&gpu, &spm::solve(game, &options).unwrap());
-    prop_assert_eq!(&gpu.winners, &reference.winners);
-    prop_assert_eq!(verify(game, &gpu), Ok(()));
-    let preprocessed = parity::solve_on_gpu(game, device, &options).unwrap();
-    prop_assert_eq!(
-        &preprocessed,
-        &parity::solve(game, Solver::Spm, &options).unwrap()
-    );
-    prop_assert_eq!(verify(game, &preprocessed), Ok(()));
-    Ok(())
+/// reference (the same winners), and verifies the strategies
+/// ([`compare_runs`]). Gives the runs that ran out.
+fn agrees_with_the_cpu(
+    device: &Device,
+    game: &ParityGame,
+    cpu_budget: Duration,
+) -> Result<usize, TestCaseError> {
+    let reference = parity::solve(game, Solver::Zielonka, &within(cpu_budget)).unwrap();
+    let plain = compare_runs(
+        "spm",
+        game,
+        &reference,
+        cpu_budget,
+        |options| spm::solve(game, options),
+        |options| parity::gpu::solve(device, game, options),
+    )?;
+    let preprocessed = compare_runs(
+        "spm after preprocessing",
+        game,
+        &reference,
+        cpu_budget,
+        |options| parity::solve(game, Solver::Spm, options),
+        |options| parity::solve_on_gpu(game, device, options),
+    )?;
+    Ok(plain + preprocessed)
 }
 
-/// Runs `cases` random games of [`small_games`] through `check` on the GPU.
+/// Runs `on_cpu` within `cpu_budget`, then `on_gpu` within [`gpu_budget`]
+/// (floor `cpu_budget`): the GPU must finish where the CPU took less than
+/// [`MUST_FINISH`], both solutions must be equal where both finished, and
+/// each one found must have the winners of `reference` and a strategy
+/// that verifies. Prints and gives the runs that ran out.
+fn compare_runs(
+    what: &str,
+    game: &ParityGame,
+    reference: &Solution,
+    cpu_budget: Duration,
+    on_cpu: impl FnOnce(&SolveOptions) -> Result<Solution, SolveError>,
+    on_gpu: impl FnOnce(&SolveOptions) -> Result<Solution, SolveError>,
+) -> Result<usize, TestCaseError> {
+    let (cpu, cpu_time) = timed(|| on_cpu(&within(cpu_budget)));
+    let budget = gpu_budget(cpu.as_ref().map(|_| cpu_time), cpu_budget);
+    let (gpu, gpu_time) = timed(|| on_gpu(&within(budget)));
+    let vertices = game.vertices();
+    prop_assert!(
+        gpu.is_some() || cpu.is_none() || cpu_time >= MUST_FINISH,
+        "{} on {} vertices: the gpu ran out after {:.2?}, the cpu took {:.2?}",
+        what,
+        vertices,
+        gpu_time,
+        cpu_time
+    );
+    let ran_out = usize::from(cpu.is_none()) + usize::from(gpu.is_none());
+    if ran_out > 0 {
+        println!(
+            "{what} on {vertices} vertices: cpu {cpu_time:.2?}{}, gpu {gpu_time:.2?}{}",
+            if cpu.is_some() { "" } else { " (ran out)" },
+            if gpu.is_some() { "" } else { " (ran out)" },
+        );
+    }
+    if let (Some(gpu), Some(cpu)) = (&gpu, &cpu) {
+        prop_assert_eq!(gpu, cpu, "{}", what);
+    }
+    for solution in gpu.iter().chain(&cpu) {
+        prop_assert_eq!(&solution.winners, &reference.winners, "{}", what);
+        prop_assert_eq!(verify(game, solution), Ok(()), "{}", what);
+    }
+    Ok(ran_out)
+}
+
+/// Runs `cases` random games of [`small_games`] through `check` on the GPU
+/// and prints how many runs ran out.
 fn on_random_games(
     cases: u32,
     max_vertices: u32,
     max_priority: u32,
-    check: impl Fn(&Device, &ParityGame) -> Result<(), TestCaseError>,
+    check: impl Fn(&Device, &ParityGame) -> Result<usize, TestCaseError>,
 ) {
     with_gpu(|device| {
+        let ran_out = std::cell::Cell::new(0);
+        let started = Instant::now();
         TestRunner::new(ProptestConfig::with_cases(cases))
             .run(&small_games(max_vertices, max_priority), |game| {
-                check(device, &game)
+                ran_out.set(ran_out.get() + check(device, &game)?);
+                Ok(())
             })
             .unwrap();
+        println!(
+            "{cases} games in {:.2?}; runs that ran out: {}",
+            started.elapsed(),
+            ran_out.get()
+        );
     });
 }
 
 #[test]
 fn gpu_spm_equals_the_cpus_on_small_random_games() {
-    on_random_games(400, 40, 9, agrees_with_the_cpu);
+    on_random_games(400, 40, 9, |device, game| {
+        agrees_with_the_cpu(device, game, Duration::from_secs(10))
+    });
 }
 
 /// Many priorities: wide measures, carries across components.
 #[test]
 fn gpu_spm_equals_the_cpus_on_random_games_with_many_priorities() {
-    on_random_games(150, 60, 40, agrees_with_the_cpu);
+    on_random_games(150, 60, 40, |device, game| {
+        agrees_with_the_cpu(device, game, Duration::from_secs(10))
+    });
 }
 
-/// Thousands of vertices: many blocks, and vertices lifted by one launch
-/// while their successors change in it.
+/// Thousands of vertices: grid-wide launches and the one block's lists,
+/// switching between them. Some of these games take the CPU's small
+/// progress measures tens of seconds: each run has a second.
 #[test]
 fn gpu_spm_equals_the_cpus_on_larger_random_games() {
-    on_random_games(30, 5000, 12, agrees_with_the_cpu);
+    on_random_games(30, 5000, 12, |device, game| {
+        agrees_with_the_cpu(device, game, Duration::from_secs(1))
+    });
 }
 
 #[test]
 fn a_race_of_cpu_and_gpu_gives_the_references_winners_and_a_winning_strategy() {
     on_random_games(100, 40, 9, |device, game| {
-        let options = SolveOptions::default();
+        let options = within(Duration::from_secs(10));
         let reference = parity::solve(game, Solver::Zielonka, &options).unwrap();
         for solver in [None, Some(Solver::Zielonka), Some(Solver::Spm)] {
             let (solution, finisher) =
@@ -206,27 +285,88 @@ fn a_race_of_cpu_and_gpu_gives_the_references_winners_and_a_winning_strategy() {
             prop_assert_eq!(&solution.winners, &reference.winners);
             prop_assert_eq!(verify(game, &solution), Ok(()));
         }
-        Ok(())
+        Ok(0)
     });
 }
 
+/// `copies` disjoint copies of `game`.
+fn copies(game: &ParityGame, copies: u32) -> ParityGame {
+    let vertices = game.vertices();
+    let edges: Vec<(u32, u32)> = (0..copies)
+        .flat_map(|copy| {
+            let shift = copy * vertices;
+            game.edges.edges().map(move |(v, w)| (v + shift, w + shift))
+        })
+        .collect();
+    ParityGame {
+        priorities: game.priorities.repeat(copies as usize),
+        owners: game.owners.repeat(copies as usize),
+        edges: Csr::from_edges(vertices * copies, edges).unwrap(),
+        names: Vec::new(),
+    }
+}
+
 /// The GPU looks at the stop signal before every batch of launches, and a
-/// race stops both sides.
+/// race stops both sides: a stop set before the start ends every solver at
+/// once; a deadline reached during a long run ends the GPU's within
+/// `LATE` past it (batches take about [`parity::gpu::BATCH_TIME`]) and a
+/// race's within `LATE` plus the race's wait between two looks at the
+/// signal (0.1 s). counter_rr-20 takes the CPU's small progress measures
+/// more than 20 s: on it alone the GPU lifts in one block, on 2000 copies
+/// of it (160000 vertices) in grid-wide launches.
 #[test]
 fn a_stop_ends_the_gpu_and_the_race() {
     with_gpu(|device| {
-        let game = pgsolver::load(&games_folder().join("counter_ortl-20.pg")).unwrap();
-        let stopped = SolveOptions::default();
-        stopped.stop.request();
-        let error = parity::gpu::solve(device, &game, &stopped).unwrap_err();
-        assert!(matches!(error, SolveError::Stopped), "{error}");
-        let error = parity::solve_on_gpu(&game, device, &stopped).unwrap_err();
-        assert!(matches!(error, SolveError::Stopped), "{error}");
-        let error = parity::race_cpu_gpu(&game, None, device, &stopped).unwrap_err();
-        assert!(matches!(error, SolveError::Stopped), "{error}");
+        let game = pgsolver::load(&games_folder().join("counter_rr-20.pg")).unwrap();
+        stops_in_time(device, &game, "counter_rr-20");
+        stops_in_time(device, &copies(&game, 2000), "2000 copies of counter_rr-20");
         // After the stops the device still solves.
-        let solution = parity::solve_on_gpu(&game, device, &SolveOptions::default()).unwrap();
-        assert_eq!(verify(&game, &solution), Ok(()));
+        let small = pgsolver::load(&games_folder().join("counter_m-20.pg")).unwrap();
+        let solution =
+            parity::solve_on_gpu(&small, device, &within(Duration::from_secs(10))).unwrap();
+        assert_eq!(verify(&small, &solution), Ok(()));
+    });
+}
+
+/// The checks of [`a_stop_ends_the_gpu_and_the_race`] on `game` (`name`
+/// in messages), which the GPU must not solve in `DEADLINE`.
+fn stops_in_time(device: &Device, game: &ParityGame, name: &str) {
+    const DEADLINE: Duration = Duration::from_millis(300);
+    const LATE: Duration = Duration::from_millis(100);
+    let stopped = SolveOptions::default();
+    stopped.stop.request();
+    let error = parity::gpu::solve(device, game, &stopped).unwrap_err();
+    assert!(matches!(error, SolveError::Stopped), "{error}");
+    let error = parity::solve_on_gpu(game, device, &stopped).unwrap_err();
+    assert!(matches!(error, SolveError::Stopped), "{error}");
+    let error = parity::race_cpu_gpu(game, None, device, &stopped).unwrap_err();
+    assert!(matches!(error, SolveError::Stopped), "{error}");
+    let within_deadline = |what: &str, late: Duration, run: &dyn Fn(&SolveOptions) -> bool| {
+        let started = Instant::now();
+        let stopped = run(&within(DEADLINE));
+        let took = started.elapsed();
+        println!(
+            "{name}, {what}: {took:.2?}{}",
+            if stopped { " (stopped)" } else { "" }
+        );
+        assert!(took < DEADLINE + late, "{name}, {what} took {took:.2?}");
+    };
+    let is_stopped = |result: Result<Solution, SolveError>| match result {
+        Err(SolveError::Stopped) => true,
+        Ok(_) => false,
+        Err(e) => panic!("{e}"),
+    };
+    within_deadline("the gpu", LATE, &|options| {
+        let stopped = is_stopped(parity::gpu::solve(device, game, options));
+        assert!(stopped, "the gpu solved {name} in {DEADLINE:?}");
+        stopped
+    });
+    within_deadline("the gpu after preprocessing", LATE, &|options| {
+        is_stopped(parity::solve_on_gpu(game, device, options))
+    });
+    // The CPU may win the race in time.
+    within_deadline("the race", LATE + Duration::from_millis(100), &|options| {
+        is_stopped(parity::race_cpu_gpu(game, None, device, options).map(|(s, _)| s))
     });
 }
 
