@@ -566,9 +566,14 @@ fn auto_storage_turns_to_trees_when_the_plain_table_fills() {
         .unwrap();
         assert_eq!(figures(&auto.exploration), figures(&reference));
         assert_eq!(auto.exploration.storage, Storage::Tree);
-        assert_eq!(
-            auto.plain_attempt.map(|(states, _)| states),
-            Some(plain.exploration.states)
+        // The first attempt ran plain and filled its table (how many states
+        // it stored by then depends on the warps' timing).
+        let attempt = auto.plain_attempt.map(|(states, _)| states);
+        assert!(
+            attempt.is_some_and(|states| states > 1 && states < reference.states),
+            "{attempt:?} of {} states; a plain run stored {}",
+            reference.states,
+            plain.exploration.states
         );
         // A tree state takes fewer bytes than a plain one of these vectors.
         let per_state = auto.exploration.state_bytes as f64 / auto.exploration.states as f64;
