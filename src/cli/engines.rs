@@ -282,6 +282,16 @@ fn split_search(
         Some(GpuCount::All) | None if keep_space || args.limits.device.is_some() => 1,
         Some(GpuCount::All) | None => Device::count().max(1),
     };
+    // Several GPUs by default only where NCCL can move the successors.
+    let gpus = if args.gpu.gpus.is_none() && gpus > 1 && !gpu::nccl_available() {
+        note(&format!(
+            "note: {gpus} GPUs are visible but NCCL (libnccl.so) cannot be loaded; searching \
+             on one (scripts/nccl.sh finds a libnccl.so.2 to link)"
+        ));
+        1
+    } else {
+        gpus
+    };
     if gpus > 1 && keep_space {
         return usage(format!(
             "--gpus {gpus}: scc, --livelock and --write-aut run on one GPU (--gpus 1)"

@@ -365,7 +365,8 @@ pub struct GpuArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub initial_table: Option<u64>,
     /// GPU: how many GPUs share the search, `all` (the default: every
-    /// visible GPU, as CUDA_VISIBLE_DEVICES allows) or a number. With more
+    /// visible GPU, as CUDA_VISIBLE_DEVICES allows, where NCCL can be
+    /// loaded; else one) or a number. With more
     /// than one, each GPU owns the states whose hash falls to it and NCCL
     /// moves successors to their owners; --memory is then per GPU and each
     /// table takes it from the start. scc, --livelock and --write-aut run

@@ -234,11 +234,17 @@ struct Nccl {
     comms: Vec<Comm>,
 }
 
+/// Whether the NCCL library (`libnccl.so`) can be loaded: what a search
+/// over several GPUs needs.
+pub fn nccl_available() -> bool {
+    // SAFETY: only tries to load the shared library.
+    unsafe { cudarc::nccl::sys::is_culib_present() }
+}
+
 impl Nccl {
     /// A communicator over `devices`' streams, rank `i` on device `i`.
     fn new(devices: &[Device]) -> Result<Nccl, GpuError> {
-        // SAFETY: only tries to load the shared library.
-        if !unsafe { cudarc::nccl::sys::is_culib_present() } {
+        if !nccl_available() {
             return Err(GpuError::Unavailable(
                 "the NCCL library (libnccl.so) cannot be loaded; put the directory of \
                  libnccl.so (a link to libnccl.so.2 will do) on LD_LIBRARY_PATH"
