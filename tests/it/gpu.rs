@@ -992,7 +992,7 @@ fn a_device_failure_during_the_search_exits_4() {
 }
 
 /// Published (states, transitions, deadlock) of the MCC models in `dir`.
-pub(crate) fn oracles(dir: &Path) -> Vec<(String, u64, u64, String)> {
+fn oracles(dir: &Path) -> Vec<(String, u64, u64, String)> {
     let text = std::fs::read_to_string(dir.join("oracles.tsv")).unwrap_or_default();
     text.lines()
         .skip(1)
@@ -1016,22 +1016,9 @@ pub(crate) fn oracles(dir: &Path) -> Vec<(String, u64, u64, String)> {
 #[test]
 #[ignore]
 fn mcc_models_match_the_published_counts() {
-    let Some(dir) = std::env::var_os("WARPCHECK_MCC").map(PathBuf::from) else {
-        println!("SKIPPED: set WARPCHECK_MCC to a copy of ../shared/mcc");
-        return;
-    };
-    let max: u64 = std::env::var("WARPCHECK_MCC_MAX")
-        .ok()
-        .and_then(|m| m.parse().ok())
-        .unwrap_or(10_000_000);
     with_gpu(|device| {
-        let mut failures = Vec::new();
-        for (name, states, transitions, deadlock) in oracles(&dir) {
-            if states > max || !dir.join(&name).join("model.pnml").is_file() {
-                continue;
-            }
-            let net = testing::load_mcc_model(&dir.join(&name));
-            let found = gpu::explore(device, &net, &search(true), &GpuOptions::default())
+        on_mcc_models(|name, net, (states, transitions), deadlock| {
+            let found = gpu::explore(device, net, &search(true), &GpuOptions::default())
                 .unwrap()
                 .exploration;
             println!(
@@ -1041,12 +1028,6 @@ fn mcc_models_match_the_published_counts() {
                 found.deadlocks,
                 found.elapsed.as_secs_f64()
             );
-            if (found.states, found.transitions) != (states, transitions) {
-                failures.push(format!(
-                    "{name}: gpu {} states {} transitions; published {states} {transitions}",
-                    found.states, found.transitions
-                ));
-            }
             if (deadlock == "yes") != (found.deadlocks > 0) && deadlock != "unknown" {
                 println!(
                     "note: {name}: published deadlock verdict {deadlock}, found {}",
@@ -1054,18 +1035,50 @@ fn mcc_models_match_the_published_counts() {
                 );
             }
             if states <= 1_000_000 {
-                let reference = reference::explore(&net, &search(true));
+                let reference = reference::explore(net, &search(true));
                 if figures(&found) != figures(&reference) {
-                    failures.push(format!(
+                    return Some(format!(
                         "{name}: gpu {:?} != reference {:?}",
                         figures(&found),
                         figures(&reference)
                     ));
                 }
             }
-        }
-        assert!(failures.is_empty(), "{}", failures.join("\n"));
+            ((found.states, found.transitions) != (states, transitions)).then(|| {
+                format!(
+                    "{name}: gpu {} states {} transitions; published {states} {transitions}",
+                    found.states, found.transitions
+                )
+            })
+        });
     });
+}
+
+/// Runs `check` on every model of `$WARPCHECK_MCC` (a copy of
+/// `../shared/mcc`) with at most `$WARPCHECK_MCC_MAX` states (default
+/// 10^7), with its name, network, published (states, transitions) and
+/// deadlock verdict; fails with every failure it gives. Without the
+/// variable, says SKIPPED.
+pub(crate) fn on_mcc_models(
+    mut check: impl FnMut(&str, &EncodedNetwork, (u64, u64), &str) -> Option<String>,
+) {
+    let Some(dir) = std::env::var_os("WARPCHECK_MCC").map(PathBuf::from) else {
+        println!("SKIPPED: set WARPCHECK_MCC to a copy of ../shared/mcc");
+        return;
+    };
+    let max: u64 = std::env::var("WARPCHECK_MCC_MAX")
+        .ok()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(10_000_000);
+    let mut failures = Vec::new();
+    for (name, states, transitions, deadlock) in oracles(&dir) {
+        if states > max || !dir.join(&name).join("model.pnml").is_file() {
+            continue;
+        }
+        let net = testing::load_mcc_model(&dir.join(&name));
+        failures.extend(check(&name, &net, (states, transitions), &deadlock));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

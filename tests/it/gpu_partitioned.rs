@@ -11,7 +11,7 @@
 //! On the GPU machine: `scripts/gpu_test.sh gpu_partitioned::` (with NCCL
 //! on `LD_LIBRARY_PATH`: `scripts/nccl.sh` finds it).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use cudarc::nccl::safe::Comm;
@@ -22,7 +22,7 @@ use warpcheck::generate;
 use warpcheck::gpu::{Device, GpuError};
 use warpcheck::testing;
 
-use crate::gpu::{binary, compare_with, figures, options_for, oracles, search, with_gpu};
+use crate::gpu::{binary, compare_with, figures, on_mcc_models, options_for, search, with_gpu};
 
 /// Device memory of a partitioned test search, split among its partitions.
 const TEST_MEMORY: u64 = 1 << 30;
@@ -330,30 +330,17 @@ fn the_cli_splits_the_search() {
 #[test]
 #[ignore]
 fn mcc_models_match_the_published_counts_in_partitions() {
-    let Some(dir) = std::env::var_os("WARPCHECK_MCC").map(PathBuf::from) else {
-        println!("SKIPPED: set WARPCHECK_MCC to a copy of ../shared/mcc");
-        return;
-    };
-    let max: u64 = std::env::var("WARPCHECK_MCC_MAX")
-        .ok()
-        .and_then(|m| m.parse().ok())
-        .unwrap_or(10_000_000);
     with_gpu(|device| {
         let devices: Vec<Device> = match Device::count() {
             1 => vec![device.clone()],
             count => (0..count).map(|o| Device::open(o).unwrap()).collect(),
         };
         let partitions = devices.len().max(2);
-        let mut failures = Vec::new();
-        for (name, states, transitions, _) in oracles(&dir) {
-            if states > max || !dir.join(&name).join("model.pnml").is_file() {
-                continue;
-            }
-            let net = testing::load_mcc_model(&dir.join(&name));
+        on_mcc_models(|name, net, (states, transitions), _| {
             let run = gpu::explore_partitioned(
                 &devices,
                 partitions,
-                &net,
+                net,
                 &search(true),
                 &GpuOptions::default(),
             )
@@ -370,13 +357,12 @@ fn mcc_models_match_the_published_counts_in_partitions() {
                 split.states,
                 split.bytes as f64 / found.states as f64
             );
-            if (found.states, found.transitions) != (states, transitions) {
-                failures.push(format!(
+            ((found.states, found.transitions) != (states, transitions)).then(|| {
+                format!(
                     "{name}: {} states {} transitions; published {states} {transitions}",
                     found.states, found.transitions
-                ));
-            }
-        }
-        assert!(failures.is_empty(), "{}", failures.join("\n"));
+                )
+            })
+        });
     });
 }
