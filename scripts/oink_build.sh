@@ -7,6 +7,8 @@
 #   DIR           where the sources (DIR/src), the build (DIR/build) and the binary (DIR/oink) go
 #   --oink-repo   where to clone Oink from (default https://github.com/trolando/oink); any git URL or a local
 #                 clone or mirror (bare or not), for machines without network access to GitHub
+#                 (a mirror that lacks Oink's large example games makes git print "invalid object ... for
+#                 'examples/...'" while checking out; harmless, examples/ is not checked out)
 #   --lace-repo   the same for Lace (default https://github.com/trolando/lace)
 #   --no-apt      do not install the Debian packages (cmake, g++, Boost); they must be there already
 # Environment: OINK_COMMIT (default 0a4a37f), LACE_TAG (default v1.4.1), JOBS (default: nproc).
@@ -55,14 +57,15 @@ clone() {
     local repo=$1 ref=$2 dest=$3
     shift 3
     rm -rf "$dest"
-    git clone --quiet --no-checkout "$repo" "$dest"
+    # (called under `if`, where set -e does not apply: every step returns on failure)
+    git clone --quiet --no-checkout "$repo" "$dest" || return 1
     if [ $# -gt 0 ]; then
         # cone-mode sparse checkout, written by hand: `git sparse-checkout set` would first try to check out the
         # default branch, which fails on a mirror that lacks some of its files.
-        git -C "$dest" config core.sparseCheckout true
-        git -C "$dest" config core.sparseCheckoutCone true
-        mkdir -p "$dest/.git/info"
-        { printf '/*\n!/*/\n'; printf '/%s/\n' "$@"; } >"$dest/.git/info/sparse-checkout"
+        git -C "$dest" config core.sparseCheckout true || return 1
+        git -C "$dest" config core.sparseCheckoutCone true || return 1
+        mkdir -p "$dest/.git/info" || return 1
+        { printf '/*\n!/*/\n'; printf '/%s/\n' "$@"; } >"$dest/.git/info/sparse-checkout" || return 1
     fi
     git -C "$dest" -c advice.detachedHead=false checkout --quiet "$ref"
 }
