@@ -313,10 +313,13 @@ fn split_search(
         Some(partitions) if gpus == 1 => Ok(Some((vec![device.clone()], partitions))),
         _ if gpus == 1 => Ok(None),
         _ => {
-            let devices = (0..gpus)
-                .map(|ordinal| {
-                    Device::open(ordinal).map_err(|e| Error::Usage(format!("--gpus {gpus}: {e}")))
-                })
+            // `device` is GPU 0 here (no --device): its compiled kernels
+            // are kept.
+            let others = (1..gpus).map(|ordinal| {
+                Device::open(ordinal).map_err(|e| Error::Usage(format!("--gpus {gpus}: {e}")))
+            });
+            let devices = std::iter::once(Ok(device.clone()))
+                .chain(others)
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(Some((devices, gpus)))
         }

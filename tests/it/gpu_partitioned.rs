@@ -234,8 +234,7 @@ fn an_overflowing_outbox_is_reported_never_a_verdict() {
 #[test]
 fn nccl_moves_data_between_the_gpus() {
     with_gpu(|_| {
-        // SAFETY: only tries to load the shared library.
-        if !unsafe { cudarc::nccl::sys::is_culib_present() } {
+        if !gpu::nccl_available() {
             assert!(
                 std::env::var_os("WARPCHECK_REQUIRE_NCCL").is_none(),
                 "libnccl.so cannot be loaded"
