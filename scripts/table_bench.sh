@@ -8,9 +8,9 @@
 #   scripts/table_bench.sh OLD_BIN NEW_BIN MCC_DIR MODEL... > results.tsv
 #
 # MCC_DIR holds MODEL/model.pnml and oracles.tsv (as ../shared/mcc does).
-# Set TABLE_BENCH_REPEATS (default 2), TABLE_BENCH_ENGINE (default gpu)
-# and TABLE_BENCH_TRACE ("no-trace
-# trace" by default). Prints one tab-separated line per run:
+# Set TABLE_BENCH_REPEATS (default 2), TABLE_BENCH_ENGINE (default gpu),
+# TABLE_BENCH_TRACE ("no-trace trace" by default) and TABLE_BENCH_OTHER
+# (a third build, run as variant "other" with the default table). Prints one tab-separated line per run:
 # model, trace, variant, states, transitions, exact, search seconds,
 # wall seconds (load and set-up included), peak table bytes, growths.
 set -euo pipefail
@@ -39,8 +39,11 @@ for model in "$@"; do
     flag=()
     [[ $trace == no-trace ]] && flag=(--no-trace)
     for repeat in $(seq "$repeats"); do
-      for variant in old grow largest; do
+      variants=(old grow largest)
+      [[ -n ${TABLE_BENCH_OTHER:-} ]] && variants+=(other)
+      for variant in "${variants[@]}"; do
         case $variant in
+          other) cmd=("$TABLE_BENCH_OTHER" check --engine "$engine") ;;
           old) cmd=("$old" check --engine "$engine") ;;
           grow) cmd=("$new" check --engine "$engine") ;;
           largest) cmd=("$new" check --engine "$engine" --initial-table 4T) ;;

@@ -12,6 +12,8 @@
 //                  GROUP_THREADS >= processes); 0: the owner reads them from
 //                  `lookup`
 //   MAX_OFFERS     most rules one local state offers (list length, SYNC_BUFFERS)
+//   RULE_INDEXES   1: the items may hold rule indexes (their cells are
+//                  walked); 0: they hold none and the walk is left out
 #pragma once
 
 #define INDEPENDENT 0x80000000u
@@ -213,12 +215,16 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
             if (++g.combo == g.combos) g.combo = g.combos = 0;
             return true;
         }
-        if (g.k < g.end || g.cell_k < g.cell_end) {
+        if (g.k < g.end || (RULE_INDEXES && g.cell_k < g.cell_end)) {
             // {INDEPENDENT | action, target, -, -}, {RULE_INDEX | first
             // key, end of keys, cell 0's row, -}, or for an owned rule
             // {first other, own lo, own hi, end of others}; a cell's items
             // (owned rules only) before the local state's next item.
+#if RULE_INDEXES
             const unsigned at = g.cell_k < g.cell_end ? g.cell_k++ : g.k++;
+#else
+            const unsigned at = g.k++;
+#endif
             const uint4 item = ro(net.items, at);
             if (item.x & INDEPENDENT) {
                 for (int i = 0; i < VEC_WORDS; ++i) out[i] = vec[i];
@@ -227,12 +233,14 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
                 if (LABELS) label = item.x;
                 return true;
             }
+#if RULE_INDEXES
             if (item.x & RULE_INDEX) {
                 const uint2 cell = index_cell(net, vec, item);
                 g.cell_k = cell.x;
                 g.cell_end = cell.y;
                 continue;
             }
+#endif
             unsigned long long combos = item.z - item.y;
             bool monitor_missing = false;
             if (BUFFERS) g.rule = ro(net.trans, 2 * item.y);

@@ -7,7 +7,7 @@ use cudarc::driver::{CudaSlice, sys};
 
 use super::kernel::NetworkParams;
 use super::{ReadOnlyPath, rules};
-use crate::encode::{EncodedNetwork, OwnerChoice};
+use crate::encode::{EncodedNetwork, INDEPENDENT, OwnerChoice, RULE_INDEX};
 use crate::explore::{FindingKind, outcome};
 use crate::gpu::{Device, GpuError};
 
@@ -32,6 +32,8 @@ pub(super) struct DeviceNet {
     pub(super) rule_actions: CudaSlice<u32>,
     errors: u32,
     processes: u32,
+    /// Whether the successor tables hold rule indexes.
+    rule_indexes: bool,
     /// Texture objects over the first seven arrays of [`NetworkParams`],
     /// when the network is read through textures.
     textures: Option<Textures>,
@@ -66,6 +68,16 @@ impl Drop for Textures {
             let _ = unsafe { sys::cuTexObjectDestroy(handle) };
         }
     }
+}
+
+/// Whether any of `items` (four words each, see [`FlatSuccessorTables`])
+/// is a rule index.
+///
+/// [`FlatSuccessorTables`]: crate::encode::FlatSuccessorTables
+fn has_rule_indexes(items: &[u32]) -> bool {
+    items
+        .chunks_exact(4)
+        .any(|item| item[0] & INDEPENDENT == 0 && item[0] & RULE_INDEX != 0)
 }
 
 impl DeviceNet {
@@ -109,12 +121,19 @@ impl DeviceNet {
             rule_actions: device.upload(&net.rule_actions)?,
             errors: net.error_locals.len() as u32,
             processes: net.processes() as u32,
+            rule_indexes: has_rule_indexes(&tables.items),
             textures: None,
         };
         if path == ReadOnlyPath::Texture {
             device_net.textures = device_net.textures(device)?;
         }
         Ok(device_net)
+    }
+
+    /// Whether the successor tables hold rule indexes (the kernels are
+    /// compiled with or without their walk).
+    pub(super) fn rule_indexes(&self) -> bool {
+        self.rule_indexes
     }
 
     /// The path the kernels must be compiled for: `asked`, except

@@ -347,6 +347,9 @@ pub struct NetworkKernel {
     pub group_threads: usize,
     /// How the network's arrays are read.
     pub read_path: ReadOnlyPath,
+    /// The successor tables hold rule indexes: without them the kernel
+    /// leaves out the walk of an index's cell.
+    pub rule_indexes: bool,
 }
 
 impl NetworkKernel {
@@ -369,6 +372,7 @@ impl NetworkKernel {
                 },
             ),
             ("MAX_PROBES", MAX_PROBES),
+            ("RULE_INDEXES", i64::from(self.rule_indexes)),
         ]
     }
 
@@ -491,6 +495,7 @@ impl SearchKernel {
                             wide_slots,
                             group_threads,
                             read_path,
+                            rule_indexes: group_threads == 1,
                         };
                         let base = SearchKernel {
                             network,

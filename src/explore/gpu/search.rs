@@ -395,6 +395,7 @@ impl Launcher {
                 wide_slots: largest.wide,
                 group_threads: group,
                 read_path,
+                rule_indexes: device_net.rule_indexes(),
             },
             trace,
             tree,
