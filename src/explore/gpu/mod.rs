@@ -463,7 +463,7 @@ fn start(
                     device,
                     net,
                     search,
-                    &for_storage(options, search, tree),
+                    &for_storage(options, tree),
                     wide_allowed,
                     tree,
                 )?;
@@ -478,7 +478,7 @@ fn start(
                         result.exploration.states
                     );
                     drop(table);
-                    let options = for_storage(options, search, true);
+                    let options = for_storage(options, true);
                     let (mut again, table) =
                         search::run(device, net, search, &options, true, true)?;
                     let plain = &result.exploration;
@@ -494,12 +494,14 @@ fn start(
 }
 
 /// `options` for a search that stores its states as trees (`tree`) or
-/// not: tree storage with traces keeps its frontier in bitmaps of new
-/// marks (3 bits a slot) rather than queues (2 x 2 bytes a slot with
-/// 64-bit slot numbers), which overflowed on Parking-PT-208 before the
-/// table filled (docs/GPU.md, "Tree storage").
-pub(super) fn for_storage(options: &GpuOptions, search: &SearchOptions, tree: bool) -> GpuOptions {
-    let marks = tree && !search.no_trace && options.frontier == Frontier::Queue;
+/// not: tree storage keeps its frontier in bitmaps of new marks (3 bits a
+/// slot) rather than queues (2 x 2 bytes a slot with 64-bit slot
+/// numbers). Queues overflowed on Parking-PT-208 with traces before the
+/// table filled, and without traces they cost half as much again as an
+/// 8-byte root, so that trees held no more 3-word states than a plain
+/// table (docs/GPU.md, "Tree storage").
+pub(super) fn for_storage(options: &GpuOptions, tree: bool) -> GpuOptions {
+    let marks = tree && options.frontier == Frontier::Queue;
     GpuOptions {
         frontier: if marks {
             Frontier::NewMarks
