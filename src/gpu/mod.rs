@@ -231,6 +231,57 @@ impl Device {
             .map_err(|e| self.allocation_error::<T>(len, e))
     }
 
+    /// `len` elements of uninitialised device memory, allocated and freed
+    /// synchronously (`cuMemAlloc`, `cuMemFree`) rather than from the
+    /// stream-ordered pool that [`Device::alloc`] uses: for tables of
+    /// gigabytes, which the pool maps slowly. On an H100, 64 GiB took
+    /// 0.26-0.29 s from the pool against 0.003 s synchronously, and a
+    /// pooled free 0.13-0.14 s against 0.045 s (`docs/GPU.md`, "Memory").
+    ///
+    /// # Safety
+    /// The caller must write every element before it is read.
+    pub unsafe fn alloc_large<T: DeviceRepr>(&self, len: usize) -> Result<LargeSlice<T>, GpuError> {
+        let len = len.max(1);
+        self.inner
+            .context
+            .bind_to_thread()
+            .map_err(GpuError::driver("binding the GPU context"))?;
+        // SAFETY: the memory is handed to one slice, which frees it once
+        // (`LargeSlice`'s drop); the caller writes it before reading.
+        let slice = unsafe {
+            let address = cudarc::driver::result::malloc_sync(len * std::mem::size_of::<T>())
+                .map_err(|e| self.allocation_error::<T>(len, e))?;
+            self.inner.stream.upgrade_device_ptr(address, len)
+        };
+        Ok(LargeSlice {
+            slice: std::mem::ManuallyDrop::new(slice),
+        })
+    }
+
+    /// `len` elements of device memory from [`Device::alloc_large`], every
+    /// byte set to `byte` (for integer elements: every pattern is a value).
+    pub fn alloc_large_filled<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        len: usize,
+        byte: u8,
+    ) -> Result<LargeSlice<T>, GpuError> {
+        // SAFETY: every byte is written right below.
+        let mut slice = unsafe { self.alloc_large::<T>(len) }?;
+        let bytes = slice.len() * std::mem::size_of::<T>();
+        let address = self.address_mut(&mut slice);
+        // SAFETY: `address` addresses the slice's `bytes` bytes.
+        unsafe {
+            cudarc::driver::result::memset_d8_async(
+                address,
+                byte,
+                bytes,
+                self.inner.stream.cu_stream(),
+            )
+        }
+        .map_err(GpuError::driver("filling device memory"))?;
+        Ok(slice)
+    }
+
     /// `len` zeroed elements of device memory.
     pub fn alloc_zeroed<T: DeviceRepr + ValidAsZeroBits>(
         &self,
@@ -307,5 +358,71 @@ impl Device {
     pub fn address_mut<T>(&self, slice: &mut impl DevicePtrMut<T>) -> u64 {
         let (address, _record) = slice.device_ptr_mut(&self.inner.stream);
         address
+    }
+}
+
+/// Device memory from [`Device::alloc_large`]: a [`CudaSlice`] (it derefs
+/// to one) that is freed synchronously, after the stream's work, instead
+/// of into the stream-ordered pool.
+pub struct LargeSlice<T> {
+    slice: std::mem::ManuallyDrop<CudaSlice<T>>,
+}
+
+impl<T> std::ops::Deref for LargeSlice<T> {
+    type Target = CudaSlice<T>;
+
+    fn deref(&self) -> &CudaSlice<T> {
+        &self.slice
+    }
+}
+
+impl<T> std::ops::DerefMut for LargeSlice<T> {
+    fn deref_mut(&mut self) -> &mut CudaSlice<T> {
+        &mut self.slice
+    }
+}
+
+impl<T> cudarc::driver::DeviceSlice<T> for LargeSlice<T> {
+    fn len(&self) -> usize {
+        self.slice.len()
+    }
+
+    fn stream(&self) -> &Arc<CudaStream> {
+        self.slice.stream()
+    }
+}
+
+impl<T> DevicePtr<T> for LargeSlice<T> {
+    fn device_ptr<'a>(
+        &'a self,
+        stream: &'a CudaStream,
+    ) -> (sys::CUdeviceptr, cudarc::driver::SyncOnDrop<'a>) {
+        self.slice.device_ptr(stream)
+    }
+}
+
+impl<T> DevicePtrMut<T> for LargeSlice<T> {
+    fn device_ptr_mut<'a>(
+        &'a mut self,
+        stream: &'a CudaStream,
+    ) -> (sys::CUdeviceptr, cudarc::driver::SyncOnDrop<'a>) {
+        self.slice.device_ptr_mut(stream)
+    }
+}
+
+impl<T> Drop for LargeSlice<T> {
+    fn drop(&mut self) {
+        // SAFETY: the slice is taken once, here, and not used after.
+        let slice = unsafe { std::mem::ManuallyDrop::take(&mut self.slice) };
+        let stream = slice.stream().clone();
+        // The kernels that use the memory finish before it is freed; a
+        // failure here has been or will be reported by the stream's next
+        // operation.
+        let _ = stream.synchronize();
+        let address = slice.leak();
+        let _ = stream.context().bind_to_thread();
+        // SAFETY: `address` came from `cuMemAlloc` in `alloc_large` and
+        // nothing else frees it; the stream is idle.
+        let _ = unsafe { cudarc::driver::result::free_sync(address) };
     }
 }

@@ -14,7 +14,7 @@ use super::{Frontier, GpuExploration, GpuOptions, ReadOnlyPath, SlotNumbers, Syn
 use crate::encode::{EncodedNetwork, hash_words};
 use crate::explore::outcome::{self, Ending};
 use crate::explore::{Exploration, Finding, FindingKind, Progress, SearchOptions, Storage, Trace};
-use crate::gpu::{Device, GpuError};
+use crate::gpu::{Device, GpuError, LargeSlice};
 
 /// Shared memory a block may use without opting in to more.
 const SHARED_LIMIT: usize = 48 * 1024;
@@ -460,7 +460,7 @@ pub(super) fn memory_budget(device: &Device, search: &SearchOptions) -> Result<u
 /// What a search leaves on the device for the passes after it.
 pub(super) struct SearchTable {
     pub(super) device_net: DeviceNet,
-    pub(super) table: CudaSlice<u32>,
+    pub(super) table: LargeSlice<u32>,
     pub(super) geometry: Geometry,
     /// The kernel variant the search ran: the passes read the table and
     /// the network as it did.
@@ -471,7 +471,7 @@ pub(super) struct SearchTable {
 /// The node table of tree storage on the device (`tree.cuh`): buckets of
 /// [`NODE_BUCKET`] 64-bit pairs, all ones where empty. It does not grow.
 pub(super) struct NodeTable {
-    entries: CudaSlice<u64>,
+    entries: LargeSlice<u64>,
     buckets: u64,
 }
 
@@ -486,19 +486,7 @@ impl NodeTable {
             )));
         }
         let entries = (buckets * NODE_BUCKET) as usize;
-        // SAFETY: filled with the empty pattern right below.
-        let mut table: CudaSlice<u64> = unsafe { device.alloc(entries) }?;
-        let pointer = device.address_mut(&mut table);
-        // SAFETY: `pointer` addresses the table's `entries * 8` bytes.
-        unsafe {
-            cudarc::driver::result::memset_d8_async(
-                pointer,
-                0xFF,
-                entries * 8,
-                device.stream().cu_stream(),
-            )
-        }
-        .map_err(GpuError::driver("clearing the node table"))?;
+        let table = device.alloc_large_filled::<u64>(entries, 0xFF)?;
         Ok(NodeTable {
             entries: table,
             buckets,
@@ -536,9 +524,9 @@ impl NodeTable {
 /// The search's table and frontier queues on the device; growing the
 /// table replaces them.
 pub(super) struct Buffers {
-    pub(super) table: CudaSlice<u32>,
+    pub(super) table: LargeSlice<u32>,
     /// By level parity, or bitmaps by level modulo 3.
-    pub(super) queues: Vec<CudaSlice<u32>>,
+    pub(super) queues: Vec<LargeSlice<u32>>,
     pub(super) geometry: Geometry,
 }
 
@@ -546,24 +534,12 @@ impl Buffers {
     /// An empty table of `geometry` and its queues (bitmaps of new marks
     /// start cleared).
     pub(super) fn allocate(device: &Device, geometry: Geometry) -> Result<Buffers, GpuError> {
-        // SAFETY: filled with the empty pattern right below.
-        let mut table: CudaSlice<u32> = unsafe { device.alloc(geometry.table_words()) }?;
-        let pointer = device.address_mut(&mut table);
-        // SAFETY: `pointer` addresses the table's `table_words * 4` bytes.
-        unsafe {
-            cudarc::driver::result::memset_d8_async(
-                pointer,
-                0xFF,
-                geometry.table_words() * 4,
-                device.stream().cu_stream(),
-            )
-        }
-        .map_err(GpuError::driver("clearing the table"))?;
+        let table = device.alloc_large_filled(geometry.table_words(), 0xFF)?;
         let queue = || match geometry.frontier {
-            Frontier::NewMarks => device.alloc_zeroed::<u32>(geometry.queue_words()),
+            Frontier::NewMarks => device.alloc_large_filled::<u32>(geometry.queue_words(), 0),
             // SAFETY: a queue is only read below the length the kernels
             // (or the host) wrote into it.
-            Frontier::Queue => unsafe { device.alloc::<u32>(geometry.queue_words()) },
+            Frontier::Queue => unsafe { device.alloc_large::<u32>(geometry.queue_words()) },
         };
         Ok(Buffers {
             queues: (0..geometry.queue_count())
