@@ -33,7 +33,7 @@ use super::{GpuExploration, GpuOptions, Partitioning, SlotNumbers};
 use crate::encode::{EncodedNetwork, hash_words};
 use crate::explore::outcome;
 use crate::explore::{Finding, Progress, SearchOptions, Storage};
-use crate::gpu::{Device, GpuError};
+use crate::gpu::{Device, GpuError, LargeSlice};
 
 /// A link's partition sits above this bit (the kernels' `PARTITION_SHIFT`).
 pub const PARTITION_SHIFT: u32 = 56;
@@ -78,11 +78,11 @@ struct Partition {
     nodes: Option<NodeTable>,
     stats: CudaSlice<u64>,
     /// A region of `params.out_capacity` messages per other partition.
-    outbox: CudaSlice<u32>,
+    outbox: LargeSlice<u32>,
     /// Messages in each region, then the flag that stops taking work.
     out_counts: CudaSlice<u64>,
     /// Room for a full region from every other partition.
-    inbox: CudaSlice<u32>,
+    inbox: LargeSlice<u32>,
     launcher: Launcher,
     absorb: CudaFunction,
     params: SearchParams,
@@ -118,7 +118,7 @@ impl Partition {
         let device = &self.device;
         let mut launch = device.stream().launch_builder(&self.absorb);
         launch.arg(&self.params);
-        launch.arg(&self.inbox);
+        launch.arg(&*self.inbox);
         launch.arg(&messages);
         let config = LaunchConfig {
             grid_dim: (
@@ -619,9 +619,9 @@ impl Partition {
         let message_words = (regions * capacity * message_bytes / 4) as usize;
         // SAFETY: only the messages the kernels counted are read (copied
         // and absorbed).
-        let mut outbox = unsafe { device.alloc::<u32>(message_words) }?;
+        let mut outbox = unsafe { device.alloc_large::<u32>(message_words) }?;
         // SAFETY: as for the outbox.
-        let inbox = unsafe { device.alloc::<u32>(message_words) }?;
+        let inbox = unsafe { device.alloc_large::<u32>(message_words) }?;
         let mut out_counts = device.alloc_zeroed::<u64>(partitions)?;
         let mut stats = device.alloc_zeroed::<u64>(stat::WORDS)?;
         let geometry = buffers.geometry;
