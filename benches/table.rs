@@ -123,7 +123,8 @@ fn growth(c: &mut Criterion) {
                         let share = VECTORS.div_ceil(threads as u32);
                         for part in 0..threads as u32 {
                             let table = &table;
-                            let ids = u64::from(part * share)..u64::from(VECTORS.min((part + 1) * share));
+                            let ids =
+                                u64::from(part * share)..u64::from(VECTORS.min((part + 1) * share));
                             scope.spawn(move || table.reindex(ids));
                         }
                     });

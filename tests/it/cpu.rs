@@ -80,7 +80,13 @@ fn finding_level(finding: &Finding) -> i64 {
 /// [`THREADS`] threads, with the default storage; returns a description of
 /// the first difference.
 fn compare(net: &Network, check_deadlock: bool) -> Result<(), String> {
-    compare_with(net, check_deadlock, SearchOptions::default().storage, 0, &THREADS)
+    compare_with(
+        net,
+        check_deadlock,
+        SearchOptions::default().storage,
+        0,
+        &THREADS,
+    )
 }
 
 /// [`compare`] with `storage`, state ids from `first_id`, at each of

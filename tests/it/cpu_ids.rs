@@ -76,7 +76,11 @@ fn the_index_grows_from_narrow_to_wide_entries_keeping_counts_and_memory_right()
     for storage in [Storage::Plain, Storage::Tree] {
         for threads in THREADS {
             let r = run_growing_from(&encoded, &whole(storage), threads, None, CROSSING);
-            assert_eq!(counts(&r), counts(&expected), "{storage:?}, {threads} threads");
+            assert_eq!(
+                counts(&r),
+                counts(&expected),
+                "{storage:?}, {threads} threads"
+            );
             if storage == Storage::Plain {
                 let ids = handed_out(&r, threads, 117_964);
                 assert_memory_with(&r, (1 << 17, WIDE_ENTRY_BYTES), ids, 4);

@@ -66,16 +66,17 @@
 //! # Memory
 //!
 //! A stored state costs its record (vector or tree root; with trees, also
-//! its share of the node table), 4 / fill bytes of index and, with
-//! traces, its entry in its thread's predecessor log (`parents`), which
-//! takes well under the 4 bytes of a stored predecessor id and was no
-//! slower on one and two threads (measured in docs/CPU.md, "Predecessor
-//! log").
+//! its share of the node table), an index entry / fill bytes of index and,
+//! with traces, its entry in its thread's predecessor log (`parents`),
+//! which takes well under the 4 or 8 bytes of a stored predecessor id and
+//! was no slower on one and two threads (measured in docs/CPU.md,
+//! "Predecessor log").
 //!
 //! The index grows at 90% fill, so a state costs 4 / fill bytes of index,
-//! 4.4 to 8.9 bytes. The probe of a bucket of 16 entries stays short, but
-//! not free; growing at 80% instead was no faster, and took more memory on
-//! a model that it made grow once more (docs/CPU.md, "Growing at 90 %").
+//! 4.4 to 8.9 bytes (twice that with 8-byte entries). The probe of a
+//! bucket of 16 entries stays short, but not free; growing at 80% instead
+//! was no faster, and took more memory on a model that it made grow once
+//! more (docs/CPU.md, "Growing at 90 %").
 //! Reported memory is what the search wrote: the whole index, the store's
 //! records of every id handed out (the store's segments beyond them are
 //! never written, so the system gives them no memory), the whole node
@@ -90,6 +91,23 @@
 //! store segments" and "Deciding at barriers"). The reported memory leaves
 //! out the rest of the huge page that the last records of each store array
 //! lie in, up to 2 MiB each (docs/CPU.md, "Memory the report leaves out").
+//!
+//! # State ids
+//!
+//! State ids are 64 bits ([`StateId`]) wherever they travel: the store,
+//! the index, the frontier's runs and chunks, the threads' reserves, the
+//! predecessor logs, findings and the export. The index alone spends
+//! memory on them for every state: its entries take 4 bytes while the ids
+//! of the table fit them, below [`NARROW_IDS_END`] (2^32 - 1), and 8 bytes
+//! from the growth whose larger table's ids pass it on (a growth rebuilds
+//! the index anyway, so changing the width costs nothing more). So a
+//! search of fewer than about 3.9 * 10^9 states costs what it cost with
+//! 32-bit ids, but for the lists of a level's runs of ids, whose runs take
+//! 16 bytes instead of 8 (docs/CPU.md, "State ids of 64 bits"). What
+//! bounds a table is memory, and at most [`MAX_STATES`] states (an index
+//! of [`MAX_INDEX_SLOTS`] entries). Tests reach ids past 2^32 by numbering
+//! the states from an id near it ([`TableStart::first_id`]); the store
+//! spends no memory below the first id.
 //!
 //! # Storage: whole vectors or trees
 //!
@@ -171,8 +189,8 @@ pub const INITIAL_SLOTS: u64 = 1 << 16;
 pub const MAX_FILL_PER_MILLE: u64 = 900;
 /// The most states a table may hold: those of the largest index
 /// ([`MAX_INDEX_SLOTS`] entries) at [`MAX_FILL_PER_MILLE`], about 6.2 *
-/// 10^10. Memory bounds a search long before: that many states take at
-/// least 8 bytes of index and a 4-byte record each, 740 GiB.
+/// 10^10. Memory bounds a search long before: that index alone takes 512
+/// GiB, and the states' records at least 230 GiB more.
 pub const MAX_STATES: u64 = MAX_INDEX_SLOTS / 1000 * MAX_FILL_PER_MILLE;
 /// Bytes a state that the memory limit plans for its predecessor (with
 /// traces): what an uncompressed id takes. The compressed log
@@ -410,10 +428,9 @@ fn search_from(
         converts: search.storage == Storage::Auto && 4 * words as u64 > TREE_RECORD_BYTES,
     };
     let store = match search.storage {
-        Storage::Tree => StateStore::tree(
-            words,
-            Sizing::initial_node_slots(table_start.slots, words),
-        ),
+        Storage::Tree => {
+            StateStore::tree(words, Sizing::initial_node_slots(table_start.slots, words))
+        }
         Storage::Plain | Storage::Auto => StateStore::plain(words),
     };
     let slots = sizing.initial_slots(table_start.slots, &store);
@@ -688,7 +705,7 @@ impl Sizing {
 /// limit's if lower), handed out to threads in batches so that they
 /// rarely touch the shared counter.
 struct Ids {
-    /// The first id (the initial state's).
+    /// The first id: the initial state's, or 0 for nodes.
     first: u64,
     /// The next id nobody has reserved.
     next: AtomicU64,
@@ -1609,8 +1626,11 @@ mod tests {
         // From a first id past 2^32.
         let first = 1 << 33;
         assert_eq!(
-            published(first..first + 10, vec![first + 2..first + 4]),
-            vec![first..first + 2, first + 4..first + 10]
+            published(
+                first..first + 10,
+                vec![first + 9..first + 10, first + 2..first + 4]
+            ),
+            vec![first..first + 2, first + 4..first + 9]
         );
     }
 

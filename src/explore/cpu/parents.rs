@@ -225,7 +225,12 @@ mod tests {
         // 2^40 and back, and a run of a second log further on.
         let low = (1u64 << 32) - 3;
         let mut log = ParentLog::default();
-        let parents = [(low, 7), (low + 1, 1 << 40), (low + 2, 1 << 40), (low + 3, 8)];
+        let parents = [
+            (low, 7),
+            (low + 1, 1 << 40),
+            (low + 2, 1 << 40),
+            (low + 3, 8),
+        ];
         for (id, parent) in parents {
             log.record(id, parent);
         }

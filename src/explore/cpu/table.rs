@@ -1,30 +1,39 @@
 //! The state table shared by all worker threads, in two parts:
 //!
-//! - a [`StateStore`]: the stored vectors under stable *state ids*, either
-//!   whole ([`VectorStore`]: the vectors one after the other, each at its
-//!   id) or as trees (`super::tree`: a root of two words at each id, and
-//!   the shared node table). It grows by appending segments and never
-//!   moves a state, so a state id stays valid for the whole search:
-//!   predecessor links and the breadth-first frontier (runs of ids)
-//!   survive any growth untouched; a change of storage or of node table
-//!   copies every state to the same id ([`StateStore::copy_from`]);
-//! - an [`Index`]: a lock-free open-addressing hash table of 4-byte entries
-//!   (state id and as many bits of the vector's hash as the id leaves
-//!   free), probed a bucket (one cache line of 16 entries) at a time, after
-//!   Laarman, van de Pol & Weber's lockless hash table. When it fills up,
-//!   the search pauses every thread, frees it and builds a larger one from
-//!   the stored vectors ([`StateTable::reindex`]). It hashes the whole
-//!   vector however it is stored, and compares a stored state by its
-//!   *record*: the vector, or the root of its tree (equal vectors have
-//!   equal roots), so a change of storage leaves it as it is.
+//! - a [`StateStore`]: the stored vectors under stable *state ids* (64
+//!   bits, [`StateId`]), either whole ([`VectorStore`]: the vectors one
+//!   after the other, each at its id) or as trees (`super::tree`: a root
+//!   of two words at each id, and the shared node table). It grows by
+//!   appending segments and never moves a state, so a state id stays valid
+//!   for the whole search: predecessor links and the breadth-first
+//!   frontier (runs of ids) survive any growth untouched; a change of
+//!   storage or of node table copies every state to the same id
+//!   ([`StateStore::copy_from`]);
+//! - an [`Index`]: a lock-free open-addressing hash table whose entries
+//!   hold a state id and as many bits of the vector's hash as the id
+//!   leaves free, probed a bucket of 16 entries at a time, after Laarman,
+//!   van de Pol & Weber's lockless hash table. Its entries take 4 bytes
+//!   while the store's ids fit them (below [`NARROW_IDS_END`], 2^32 - 1),
+//!   8 bytes after. When it fills up, the search pauses every thread,
+//!   frees it and builds a larger one from the stored vectors
+//!   ([`StateTable::reindex`]), of 8-byte entries once the larger store's
+//!   ids need them. It hashes the whole vector however it is stored, and
+//!   compares a stored state by its *record*: the vector, or the root of
+//!   its tree (equal vectors have equal roots), so a change of storage
+//!   leaves it as it is.
 //!
-//! A stored state costs its record and 4 bytes of index entry divided by
-//! the index's fill (0.45 to 0.9 in the search, so 4.4 to 8.9 bytes), and
-//! with traces its entry in a predecessor log (`super::parents`); stored
-//! as a tree, also its share of the nodes (8 bytes each).
+//! A stored state costs its record and an index entry divided by the
+//! index's fill (0.45 to 0.9 in the search): 4.4 to 8.9 bytes for fewer
+//! than about 3.9 * 10^9 states, 8.9 to 17.8 beyond; with traces, also its
+//! entry in a predecessor log (`super::parents`); stored as a tree, also
+//! its share of the nodes (8 bytes each). An index holds at most
+//! [`MAX_INDEX_SLOTS`] entries (2^32 buckets: the first bucket of a probe
+//! comes from 32 bits of the hash), about 6.2 * 10^10 states.
+//!
 //! 8-byte entries holding 32 hash bits would spare reading vectors when the
 //! index grows, but cost as much again (4.4 to 8.9 more bytes a state) and
-//! the old index beside the new one while it grows.
+//! the old index beside the new one while it grows; so do 8-byte entries
+//! for ids that 4 bytes hold, which is why the width follows the ids.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -445,7 +454,11 @@ impl<Cell: IndexCell> Entries<Cell> {
     #[inline]
     fn prefetch(&self, hash: u64) {
         let line_entries = 64 / size_of::<Cell>();
-        for cell in self.bucket(self.first_bucket(hash)).iter().step_by(line_entries) {
+        for cell in self
+            .bucket(self.first_bucket(hash))
+            .iter()
+            .step_by(line_entries)
+        {
             prefetch_line(cell);
         }
     }
