@@ -635,12 +635,13 @@ impl Sizing {
         wanted.max(4 * words as u64).next_power_of_two()
     }
 
-    /// The first index's entries: `wanted` in whole buckets, halved until
-    /// the table of `store` fits the limit (at least one bucket).
+    /// The first index's entries: `wanted` in whole buckets (at most
+    /// [`MAX_INDEX_SLOTS`]), halved until the table of `store` fits the
+    /// limit (at least one bucket).
     fn initial_slots(&self, wanted: u64, store: &StateStore) -> u64 {
         let record_bytes = store.records().record_bytes();
         let node_bytes = store.node_table_bytes();
-        let mut slots = (wanted / BUCKET).max(1) * BUCKET;
+        let mut slots = (wanted.min(MAX_INDEX_SLOTS) / BUCKET).max(1) * BUCKET;
         while slots > BUCKET && self.table_bytes(slots, record_bytes, node_bytes) > self.limit {
             slots = (slots / (2 * BUCKET)).max(1) * BUCKET;
         }

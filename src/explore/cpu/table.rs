@@ -763,3 +763,80 @@ impl StateTable {
             + self.store.node_table_bytes()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Distinct two-word vectors.
+    fn vector(i: u64) -> [u32; 2] {
+        [i as u32, (i >> 32) as u32 ^ 0x5555]
+    }
+
+    /// Inserts `count` distinct vectors under the ids from `ids.start`,
+    /// in order, and checks that each is found under its id.
+    fn fill_and_find(table: &StateTable, ids: &Range<StateId>, count: u64) {
+        for i in 0..count {
+            let v = vector(i);
+            let id = ids.start + i;
+            assert_eq!(
+                table.find_or_insert(&v, hash_words(&v), || Some(id)),
+                Lookup::Inserted(id)
+            );
+        }
+        for i in 0..count {
+            let v = vector(i);
+            let found = table.find_or_insert(&v, hash_words(&v), || None);
+            assert_eq!(found, Lookup::Found(ids.start + i));
+        }
+        let absent = vector(count);
+        assert_eq!(
+            table.find_or_insert(&absent, hash_words(&absent), || None),
+            Lookup::Refused
+        );
+    }
+
+    #[test]
+    fn entries_are_narrow_while_the_ids_fit_and_wide_after_and_survive_growth() {
+        let cases = [
+            (0..1000, NARROW_ENTRY_BYTES),
+            // The last ids a 4-byte entry holds: id + 1 is 2^32 - 1.
+            (NARROW_IDS_END - 1000..NARROW_IDS_END, NARROW_ENTRY_BYTES),
+            (NARROW_IDS_END - 1000..NARROW_IDS_END + 1, WIDE_ENTRY_BYTES),
+            (1 << 40..(1 << 40) + 1000, WIDE_ENTRY_BYTES),
+        ];
+        for (ids, width) in cases {
+            let mut table = StateTable::new(2, 2048, ids.clone());
+            assert_eq!(entry_bytes(ids.end), width);
+            assert_eq!(table.index.entry_bytes(), width, "ids {ids:?}");
+            assert_eq!(table.index.bytes(), 2048 * width);
+            fill_and_find(&table, &ids, 1000);
+            if ids.start == 0 {
+                continue;
+            }
+            // Growing past 2^32 - 1 rebuilds the index with wide entries.
+            table.begin_growth(4096, ids.start..ids.end.max(NARROW_IDS_END + 1));
+            assert_eq!(table.index.entry_bytes(), WIDE_ENTRY_BYTES);
+            table.reindex(ids.start..ids.start + 1000);
+            for i in 0..1000 {
+                let v = vector(i);
+                let found = table.find_or_insert(&v, hash_words(&v), || None);
+                assert_eq!(found, Lookup::Found(ids.start + i));
+            }
+        }
+    }
+
+    #[test]
+    fn a_store_spends_nothing_on_the_segments_below_its_first_id() {
+        let mut store = VectorStore::new(1);
+        let first = 3 * SEGMENT_RECORDS + 5;
+        store.reserve(first..first + 10);
+        assert_eq!(store.ids_end(), first + 10);
+        let lengths: Vec<usize> = store.vectors.iter().map(|segment| segment.len()).collect();
+        assert_eq!(lengths, [0, 0, 0, SEGMENT_RECORDS as usize]);
+        store.write(first, &[7]);
+        let mut out = [0];
+        store.read(first, &mut out);
+        assert_eq!(out, [7]);
+    }
+}
