@@ -46,8 +46,8 @@ use crate::explore::Storage;
 /// A state id: the state's place in the store.
 pub type StateId = u64;
 
-/// Entries of a bucket: one cache line of narrow entries, half of one of
-/// wide entries.
+/// Entries of a bucket: one cache line of narrow entries, two of wide
+/// entries.
 pub const BUCKET_ENTRIES: usize = 16;
 /// Most buckets an index has: the first bucket of a probe comes from 32
 /// bits of the hash.
