@@ -28,7 +28,7 @@ const SLOTS: u64 = (VECTORS as u64 * 1000)
 /// A table with room for every vector, with predecessors, as the engine
 /// would have it at its fullest.
 fn table() -> StateTable {
-    StateTable::new(WORDS, SLOTS, VECTORS as u64)
+    StateTable::new(WORDS, SLOTS, 0..VECTORS as u64)
 }
 
 /// Looks every vector up, inserting the new ones under ids taken from
@@ -39,7 +39,7 @@ fn insert_all(table: &StateTable, vectors: &[[u32; WORDS]], next_id: &AtomicU64)
     for v in vectors {
         let lookup = table.find_or_insert(v, hash_words(v), || {
             let id = *reserved.get_or_insert_with(|| next_id.fetch_add(1, Ordering::Relaxed));
-            Some(id as u32)
+            Some(id)
         });
         if let Lookup::Inserted(_) = lookup {
             reserved = None;
@@ -118,12 +118,13 @@ fn growth(c: &mut Criterion) {
             b.iter_batched(
                 full,
                 |mut table| {
-                    table.begin_growth(2 * SLOTS, VECTORS as u64);
+                    table.begin_growth(2 * SLOTS, 0..VECTORS as u64);
                     std::thread::scope(|scope| {
                         let share = VECTORS.div_ceil(threads as u32);
                         for part in 0..threads as u32 {
                             let table = &table;
-                            let ids = part * share..VECTORS.min((part + 1) * share);
+                            let ids =
+                                u64::from(part * share)..u64::from(VECTORS.min((part + 1) * share));
                             scope.spawn(move || table.reindex(ids));
                         }
                     });

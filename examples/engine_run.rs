@@ -5,14 +5,16 @@
 //!
 //! `scripts/bench_engines.sh --example` uses it instead of the CLI.
 //! Usage: `cargo run --release --example engine_run -- MODEL
-//! [--engine reference|cpu] [--threads N] [--memory BYTES] [--counters P,S]`
-//! where `--counters P,S` explores the built-in family of `P` counters of
-//! `S` values (`S^P` states) instead of a model file.
+//! [--engine reference|cpu] [--threads N] [--memory BYTES] [--counters P,S]
+//! [--first-id N]` where `--counters P,S` explores the built-in family of
+//! `P` counters of `S` values (`S^P` states) instead of a model file, and
+//! `--first-id N` numbers the CPU engine's states from `N` (past 2^32, its
+//! index takes 8-byte entries from the start).
 
 use std::process::ExitCode;
 
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::explore::cpu::{self, CpuOptions};
+use warpcheck::explore::cpu::{self, CpuOptions, TableStart};
 use warpcheck::explore::{Exploration, SearchOptions, reference};
 use warpcheck::model::Network;
 use warpcheck::testing;
@@ -23,6 +25,7 @@ struct Args {
     engine: String,
     threads: usize,
     memory: Option<u64>,
+    first_id: u64,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -31,6 +34,7 @@ fn parse_args() -> Result<Args, String> {
         engine: "cpu".to_string(),
         threads: 0,
         memory: None,
+        first_id: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -48,6 +52,11 @@ fn parse_args() -> Result<Args, String> {
                         .parse()
                         .map_err(|e| format!("--memory: {e}"))?,
                 )
+            }
+            "--first-id" => {
+                args.first_id = value("--first-id")?
+                    .parse()
+                    .map_err(|e| format!("--first-id: {e}"))?
             }
             // Flags the CLI takes that this example always applies.
             "--deadlock" | "--all" | "--no-trace" => {}
@@ -95,7 +104,11 @@ fn run(args: &Args) -> Result<Exploration, String> {
             let opts = CpuOptions {
                 threads: args.threads,
             };
-            Ok(cpu::explore(&encoded, &search, &opts))
+            let start = TableStart {
+                first_id: args.first_id,
+                ..TableStart::default()
+            };
+            Ok(cpu::explore_from(&encoded, &search, &opts, start))
         }
         other => Err(format!(
             "unknown engine `{other}`: expected reference or cpu"

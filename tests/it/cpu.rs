@@ -7,8 +7,10 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use warpcheck::encode::EncodedNetwork;
-use warpcheck::explore::cpu::{self, CpuOptions};
-use warpcheck::explore::{Completion, Exploration, Finding, FindingKind, SearchOptions, reference};
+use warpcheck::explore::cpu::{self, CpuOptions, TableStart};
+use warpcheck::explore::{
+    Completion, Exploration, Finding, FindingKind, SearchOptions, Storage, reference,
+};
 use warpcheck::model::Network;
 use warpcheck::testing;
 
@@ -41,11 +43,26 @@ pub(crate) fn run_growing(
     threads: usize,
     memory_bytes: Option<u64>,
 ) -> Exploration {
+    run_growing_from(net, search, threads, memory_bytes, 0)
+}
+
+/// [`run_growing`] with state ids from `first_id`.
+pub(crate) fn run_growing_from(
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    threads: usize,
+    memory_bytes: Option<u64>,
+    first_id: u64,
+) -> Exploration {
     let limited = SearchOptions {
         memory_bytes,
         ..search.clone()
     };
-    cpu::explore_from(net, &limited, &CpuOptions { threads }, TINY_TABLE)
+    let start = TableStart {
+        slots: TINY_TABLE,
+        first_id,
+    };
+    cpu::explore_from(net, &limited, &CpuOptions { threads }, start)
 }
 
 /// The breadth-first level whose expansion produced `finding`: a deadlock
@@ -59,14 +76,35 @@ fn finding_level(finding: &Finding) -> i64 {
     }
 }
 
-/// Compares the engines on `net` with and without keep-going; returns a
-/// description of the first difference.
+/// Compares the engines on `net` with and without keep-going, at
+/// [`THREADS`] threads, with the default storage; returns a description of
+/// the first difference.
 fn compare(net: &Network, check_deadlock: bool) -> Result<(), String> {
+    compare_with(
+        net,
+        check_deadlock,
+        SearchOptions::default().storage,
+        0,
+        &THREADS,
+    )
+}
+
+/// [`compare`] with `storage`, state ids from `first_id`, at each of
+/// `thread_counts` threads.
+pub(crate) fn compare_with(
+    net: &Network,
+    check_deadlock: bool,
+    storage: Storage,
+    first_id: u64,
+    thread_counts: &[usize],
+) -> Result<(), String> {
     let encoded = EncodedNetwork::new(net).map_err(|e| e.to_string())?;
     let all = options(check_deadlock, true);
     let reference = reference::explore(&encoded, &all);
     let first_only = options(check_deadlock, false);
     let reference_first = reference::explore(&encoded, &first_only);
+    let stored = |search: SearchOptions| SearchOptions { storage, ..search };
+    let (all, first_only) = (stored(all), stored(first_only));
     let counts = |r: &Exploration| {
         (
             r.states,
@@ -77,9 +115,9 @@ fn compare(net: &Network, check_deadlock: bool) -> Result<(), String> {
         )
     };
     let verdict = |r: &Exploration| (r.first.as_ref().map(finding_level), r.completion, r.depth);
-    for threads in THREADS {
+    for &threads in thread_counts {
         // The complete search grows its table from one bucket, many times.
-        let found = run_growing(&encoded, &all, threads, None);
+        let found = run_growing_from(&encoded, &all, threads, None, first_id);
         if found.engine != format!("cpu ({threads} threads)") {
             return Err(format!("engine name {:?}", found.engine));
         }
@@ -98,7 +136,11 @@ fn compare(net: &Network, check_deadlock: bool) -> Result<(), String> {
                 verdict(&reference)
             ));
         }
-        let stopped = run_parallel(&encoded, &first_only, threads);
+        let start = TableStart {
+            first_id,
+            ..TableStart::default()
+        };
+        let stopped = cpu::explore_from(&encoded, &first_only, &CpuOptions { threads }, start);
         if verdict(&stopped) != verdict(&reference_first) {
             return Err(format!(
                 "{threads} threads, first finding: (level, completion, depth) {:?}, reference {:?}",
@@ -277,12 +319,24 @@ fn the_default_table_grows_past_its_first_size() {
 /// entries, the records (of `record_bytes` bytes) of the state ids handed
 /// out, `ids` of them, the breadth-first lists of state ids, which take at
 /// most 16 bytes a state (two 8-byte runs: in the finished level and in
-/// the next one), and with traces the predecessor log, at most 22 bytes a
-/// state (an entry of a 1-byte header and a 5-byte delta, and a 16-byte run
-/// start).
+/// the next one), and with traces the predecessor log, at most 23 bytes a
+/// state (an entry of a 1-byte header and a delta of at most 6 bytes, for
+/// ids below 2^40, and a 16-byte run start).
 fn assert_memory(r: &Exploration, index_slots: u64, ids: RangeInclusive<u64>, record_bytes: u64) {
-    let least = index_slots * 4 + ids.start() * record_bytes;
-    let most = index_slots * 4 + ids.end() * record_bytes + (16 + 22) * r.states;
+    assert_memory_with(r, (index_slots, 4), ids, record_bytes);
+}
+
+/// [`assert_memory`] for an index of `index.0` entries of `index.1`
+/// bytes each.
+pub(crate) fn assert_memory_with(
+    r: &Exploration,
+    (index_slots, entry_bytes): (u64, u64),
+    ids: RangeInclusive<u64>,
+    record_bytes: u64,
+) {
+    let index_bytes = index_slots * entry_bytes;
+    let least = index_bytes + ids.start() * record_bytes;
+    let most = index_bytes + ids.end() * record_bytes + (16 + 23) * r.states;
     assert!(
         (least..=most).contains(&r.memory_bytes),
         "{} bytes for {} states, expected {least}..={most}",
@@ -295,7 +349,7 @@ fn assert_memory(r: &Exploration, index_slots: u64, ids: RangeInclusive<u64>, re
 /// threads on a table of `capacity` states hands out: at least one per
 /// state, at most the unused rest of each thread's last batch (of
 /// capacity / (16 * threads) ids, at most 4096) more.
-fn handed_out(r: &Exploration, threads: usize, capacity: u64) -> RangeInclusive<u64> {
+pub(crate) fn handed_out(r: &Exploration, threads: usize, capacity: u64) -> RangeInclusive<u64> {
     let batch = (capacity / (16 * threads as u64)).clamp(1, 4096);
     r.states..=r.states + threads as u64 * batch
 }

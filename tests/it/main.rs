@@ -11,6 +11,7 @@
 mod cli;
 mod corpus;
 mod cpu;
+mod cpu_ids;
 mod cpu_tree;
 mod explicit_inputs;
 mod frontends;

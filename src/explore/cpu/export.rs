@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::{StoredStates, TreeScratch};
+use super::{StateId, StoredStates, TreeScratch};
 use crate::encode::{EncodedNetwork, SuccessorGenerator};
 use crate::error::Error;
 use crate::explicit::{Edge, GraphSink};
@@ -17,7 +17,7 @@ use crate::explore::Exploration;
 use crate::explore::livelock::StateVectors;
 
 /// States the pass expands in one parallel task.
-const CHUNK: u32 = 4096;
+const CHUNK: StateId = 4096;
 /// Tasks whose edges are held in memory before they go to the sink in order.
 const CHUNKS_PER_ROUND: usize = 256;
 
@@ -39,14 +39,14 @@ pub(super) fn push_edges(
             exploration.states
         )));
     }
-    let chunks: Vec<Range<u32>> = stored
+    let chunks: Vec<Range<StateId>> = stored
         .published()
         .iter()
         .flat_map(|run| {
             let end = run.end;
             run.clone()
                 .step_by(CHUNK as usize)
-                .map(move |start| start..end.min(start.saturating_add(CHUNK)))
+                .map(move |start| start..end.min(start + CHUNK))
         })
         .collect();
     let pool = rayon::ThreadPoolBuilder::new()
@@ -96,7 +96,7 @@ fn edges_of(
     generator: &mut SuccessorGenerator<'_>,
     state: &mut [u32],
     scratch: &mut TreeScratch,
-    ids: Range<u32>,
+    ids: Range<StateId>,
 ) -> Result<Vec<Edge>, Error> {
     let mut edges = Vec::new();
     let mut unknown = false;
@@ -154,18 +154,18 @@ impl StateVectors for NumberedStates {
 /// Numbers the published state ids densely, in increasing order.
 struct DenseNumbering<'a> {
     /// The runs of published ids, in increasing order.
-    runs: &'a [Range<u32>],
+    runs: &'a [Range<StateId>],
     /// Ids in the runs before each run.
     before: Vec<u64>,
 }
 
 impl<'a> DenseNumbering<'a> {
-    fn new(runs: &'a [Range<u32>]) -> DenseNumbering<'a> {
+    fn new(runs: &'a [Range<StateId>]) -> DenseNumbering<'a> {
         let before = runs
             .iter()
             .scan(0, |count, run| {
                 let at = *count;
-                *count += run.len() as u64;
+                *count += run.end - run.start;
                 Some(at)
             })
             .collect();
@@ -177,21 +177,21 @@ impl<'a> DenseNumbering<'a> {
         self.runs
             .last()
             .zip(self.before.last())
-            .map_or(0, |(run, before)| before + run.len() as u64)
+            .map_or(0, |(run, before)| before + (run.end - run.start))
     }
 
     /// The published id numbered `number`, if there is one.
-    fn id(&self, number: u64) -> Option<u32> {
+    fn id(&self, number: u64) -> Option<StateId> {
         if number >= self.len() {
             return None;
         }
         let run = self.before.partition_point(|&before| before <= number) - 1;
-        Some(self.runs[run].start + (number - self.before[run]) as u32)
+        Some(self.runs[run].start + (number - self.before[run]))
     }
 
     /// The number of published id `id`.
-    fn of(&self, id: u32) -> u64 {
+    fn of(&self, id: StateId) -> u64 {
         let run = self.runs.partition_point(|run| run.start <= id) - 1;
-        self.before[run] + u64::from(id - self.runs[run].start)
+        self.before[run] + (id - self.runs[run].start)
     }
 }

@@ -66,16 +66,17 @@
 //! # Memory
 //!
 //! A stored state costs its record (vector or tree root; with trees, also
-//! its share of the node table), 4 / fill bytes of index and, with
-//! traces, its entry in its thread's predecessor log (`parents`), which
-//! takes well under the 4 bytes of a stored predecessor id and was no
-//! slower on one and two threads (measured in docs/CPU.md, "Predecessor
-//! log").
+//! its share of the node table), an index entry / fill bytes of index and,
+//! with traces, its entry in its thread's predecessor log (`parents`),
+//! which takes well under the 4 or 8 bytes of a stored predecessor id and
+//! was no slower on one and two threads (measured in docs/CPU.md,
+//! "Predecessor log").
 //!
 //! The index grows at 90% fill, so a state costs 4 / fill bytes of index,
-//! 4.4 to 8.9 bytes. The probe of a bucket of 16 entries stays short, but
-//! not free; growing at 80% instead was no faster, and took more memory on
-//! a model that it made grow once more (docs/CPU.md, "Growing at 90 %").
+//! 4.4 to 8.9 bytes (twice that with 8-byte entries). The probe of a
+//! bucket of 16 entries stays short, but not free; growing at 80% instead
+//! was no faster, and took more memory on a model that it made grow once
+//! more (docs/CPU.md, "Growing at 90 %").
 //! Reported memory is what the search wrote: the whole index, the store's
 //! records of every id handed out (the store's segments beyond them are
 //! never written, so the system gives them no memory), the whole node
@@ -90,6 +91,23 @@
 //! store segments" and "Deciding at barriers"). The reported memory leaves
 //! out the rest of the huge page that the last records of each store array
 //! lie in, up to 2 MiB each (docs/CPU.md, "Memory the report leaves out").
+//!
+//! # State ids
+//!
+//! State ids are 64 bits ([`StateId`]) wherever they travel: the store,
+//! the index, the frontier's runs and chunks, the threads' reserves, the
+//! predecessor logs, findings and the export. The index alone spends
+//! memory on them for every state: its entries take 4 bytes while the ids
+//! of the table fit them, below [`NARROW_IDS_END`] (2^32 - 1), and 8 bytes
+//! from the growth whose larger table's ids pass it on (a growth rebuilds
+//! the index anyway, so changing the width costs nothing more). So a
+//! search of fewer than about 3.9 * 10^9 states costs what it cost with
+//! 32-bit ids, but for the lists of a level's runs of ids, whose runs take
+//! 16 bytes instead of 8 (docs/CPU.md, "State ids of 64 bits"). What
+//! bounds a table is memory, and at most [`MAX_STATES`] states (an index
+//! of [`MAX_INDEX_SLOTS`] entries). Tests reach ids past 2^32 by numbering
+//! the states from an id near it ([`TableStart::first_id`]); the store
+//! spends no memory below the first id.
 //!
 //! # Storage: whole vectors or trees
 //!
@@ -127,7 +145,8 @@ mod table;
 mod tree;
 
 pub use table::{
-    BUCKET_ENTRIES, ENTRY_BYTES, Index, Lookup, MAX_STATES, StateStore, StateTable, VectorStore,
+    BUCKET_ENTRIES, Index, Lookup, MAX_INDEX_SLOTS, NARROW_ENTRY_BYTES, NARROW_IDS_END, StateId,
+    StateStore, StateTable, VectorStore, WIDE_ENTRY_BYTES, entry_bytes,
 };
 pub use tree::{NODE_BYTES, NODE_MAX_FILL_PER_MILLE, NodeTable, TreeScratch};
 
@@ -168,6 +187,11 @@ pub const INITIAL_SLOTS: u64 = 1 << 16;
 /// grows: probing a bucket at a time stays short up to here (docs/CPU.md,
 /// "Growing at 90 %").
 pub const MAX_FILL_PER_MILLE: u64 = 900;
+/// The most states a table may hold: those of the largest index
+/// ([`MAX_INDEX_SLOTS`] entries) at [`MAX_FILL_PER_MILLE`], about 6.2 *
+/// 10^10. Memory bounds a search long before: that index alone takes 512
+/// GiB, and the states' records at least 230 GiB more.
+pub const MAX_STATES: u64 = MAX_INDEX_SLOTS / 1000 * MAX_FILL_PER_MILLE;
 /// Bytes a state that the memory limit plans for its predecessor (with
 /// traces): what an uncompressed id takes. The compressed log
 /// (`parents`) takes less (docs/CPU.md, "Predecessor log").
@@ -187,8 +211,8 @@ const MIN_MEMORY_MARGIN: u64 = 256 << 20;
 /// Most state ids a thread reserves at a time.
 const MAX_ID_BATCH: u64 = 4096;
 /// Bounds of the number of states in one chunk of a level.
-const CHUNK_MIN: u32 = 16;
-const CHUNK_MAX: u32 = 1024;
+const CHUNK_MIN: u64 = 16;
+const CHUNK_MAX: u64 = 1024;
 /// A chunk holds at most this share, per thread, of the states of its
 /// level still unclaimed before it (see [`chunks`]).
 const CHUNK_SHARE: usize = 4;
@@ -201,7 +225,7 @@ const BARRIER_SPIN: Duration = Duration::from_micros(50);
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(500);
 /// A thread looks at the search's [`crate::explore::StopSignal`] at state
 /// ids that are multiples of this.
-const STOP_CHECK_INTERVAL: u32 = 1024;
+const STOP_CHECK_INTERVAL: StateId = 1024;
 
 /// Explores the state space of `net` breadth-first with `opts.threads`
 /// threads. Counts and verdicts equal those of [`super::reference::explore`]: on
@@ -209,22 +233,43 @@ const STOP_CHECK_INTERVAL: u32 = 1024;
 /// finding stops in the same breadth-first level (the finding may be
 /// another one of that level).
 pub fn explore(net: &EncodedNetwork, search: &SearchOptions, opts: &CpuOptions) -> Exploration {
-    explore_from(net, search, opts, INITIAL_SLOTS)
+    explore_from(net, search, opts, TableStart::default())
 }
 
-/// [`explore`] starting from an index of about `initial_slots` entries
-/// (at least one bucket, and smaller where the memory limit asks); a tiny
-/// start makes a search grow its table many times, which tests use.
+/// How a search's table starts. Tests pick a tiny index, which makes a
+/// search grow its table many times, or ids near or past 2^32, which only
+/// billions of states would reach otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableStart {
+    /// Index entries of the first index (at least one bucket, and fewer
+    /// where the memory limit asks).
+    pub slots: u64,
+    /// The initial state's id; the other states' ids follow it, and the
+    /// store spends no memory on the ids below it.
+    pub first_id: StateId,
+}
+
+impl Default for TableStart {
+    /// [`INITIAL_SLOTS`], and ids from 0.
+    fn default() -> TableStart {
+        TableStart {
+            slots: INITIAL_SLOTS,
+            first_id: 0,
+        }
+    }
+}
+
+/// [`explore`] with its table started as `table` says.
 pub fn explore_from(
     net: &EncodedNetwork,
     search: &SearchOptions,
     opts: &CpuOptions,
-    initial_slots: u64,
+    table: TableStart,
 ) -> Exploration {
     let start = Instant::now();
     let team = Team::of(opts);
     outcome::initial_error(net, search, team.engine_name(), start)
-        .unwrap_or_else(|| search_from(net, search, team, initial_slots, start).0)
+        .unwrap_or_else(|| search_from(net, search, team, table, start).0)
 }
 
 /// [`explore`], then a pass over the stored states that pushes every
@@ -236,12 +281,23 @@ pub fn explore_into(
     opts: &CpuOptions,
     sink: &mut dyn GraphSink,
 ) -> Result<Exploration, Error> {
+    explore_into_from(net, search, opts, TableStart::default(), sink)
+}
+
+/// [`explore_into`] with its table started as `table` says.
+pub fn explore_into_from(
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    opts: &CpuOptions,
+    table: TableStart,
+    sink: &mut dyn GraphSink,
+) -> Result<Exploration, Error> {
     let start = Instant::now();
     let team = Team::of(opts);
     if let Some(exploration) = outcome::initial_error(net, search, team.engine_name(), start) {
         return outcome::alone_into(exploration, sink);
     }
-    let (exploration, stored) = search_from(net, search, team, INITIAL_SLOTS, start);
+    let (exploration, stored) = search_from(net, search, team, table, start);
     if exploration.completion == Completion::Complete {
         export::push_edges(net, &stored, &exploration, team.threads, sink)?;
     }
@@ -257,13 +313,23 @@ pub fn explore_space(
     search: &SearchOptions,
     opts: &CpuOptions,
 ) -> Result<(Exploration, Option<StateSpace>), Error> {
+    explore_space_from(net, search, opts, TableStart::default())
+}
+
+/// [`explore_space`] with its table started as `table` says.
+pub fn explore_space_from(
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    opts: &CpuOptions,
+    table: TableStart,
+) -> Result<(Exploration, Option<StateSpace>), Error> {
     let start = Instant::now();
     let team = Team::of(opts);
     if let Some(exploration) = outcome::initial_error(net, search, team.engine_name(), start) {
         return livelock::alone(net, exploration);
     }
     let mut builder = LabelledGraphBuilder::new(net.actions.clone());
-    let (exploration, stored) = search_from(net, search, team, INITIAL_SLOTS, start);
+    let (exploration, stored) = search_from(net, search, team, table, start);
     if exploration.completion != Completion::Complete {
         return Ok((exploration, None));
     }
@@ -305,13 +371,13 @@ impl Team {
 /// handed out less those reserved but never used.
 struct StoredStates {
     table: StateTable,
-    published: Vec<Range<u32>>,
+    published: Vec<Range<StateId>>,
 }
 
 impl StoredStates {
     /// The ids that hold a state, as runs in increasing order; the initial
-    /// state is id 0.
-    fn published(&self) -> &[Range<u32>] {
+    /// state's id is the first.
+    fn published(&self) -> &[Range<StateId>] {
         &self.published
     }
 
@@ -321,13 +387,13 @@ impl StoredStates {
     }
 
     /// Copies the vector of published state `id` into `out`.
-    fn read(&self, id: u32, out: &mut [u32]) {
+    fn read(&self, id: StateId, out: &mut [u32]) {
         self.table.store.read(id, out);
     }
 
     /// The id of `vector`, if it was stored; looks up without inserting
     /// (`scratch` is working memory for a tree store).
-    fn id_of(&self, vector: &[u32], scratch: &mut TreeScratch) -> Option<u32> {
+    fn id_of(&self, vector: &[u32], scratch: &mut TreeScratch) -> Option<StateId> {
         let record = self
             .table
             .store
@@ -348,24 +414,27 @@ fn search_from(
     net: &EncodedNetwork,
     search: &SearchOptions,
     team: Team,
-    initial_slots: u64,
+    table_start: TableStart,
     start: Instant,
 ) -> (Exploration, StoredStates) {
     let Team { threads, cores } = team;
     let traces = !search.no_trace;
     let words = net.words();
+    let root = table_start.first_id;
     let sizing = Sizing {
+        first_id: root,
         limit: search.memory_bytes.unwrap_or_else(default_memory_limit),
         parent_bytes: if traces { PLANNED_PARENT_BYTES } else { 0 },
         converts: search.storage == Storage::Auto && 4 * words as u64 > TREE_RECORD_BYTES,
     };
     let store = match search.storage {
-        Storage::Tree => StateStore::tree(words, Sizing::initial_node_slots(initial_slots, words)),
+        Storage::Tree => {
+            StateStore::tree(words, Sizing::initial_node_slots(table_start.slots, words))
+        }
         Storage::Plain | Storage::Auto => StateStore::plain(words),
     };
-    let slots = sizing.initial_slots(initial_slots, &store);
-    let table = StateTable::of(store, slots, Sizing::capacity(slots));
-    let root = 0;
+    let slots = sizing.initial_slots(table_start.slots, &store);
+    let table = StateTable::of(store, slots, sizing.ids(slots));
     let mut scratch = TreeScratch::new(words);
     let record = table
         .store
@@ -374,9 +443,9 @@ fn search_from(
     let inserted = table.find_or_insert(record, hash_words(&net.initial), || Some(root));
     debug_assert_eq!(inserted, Lookup::Inserted(root));
     let nodes = scratch.take_inserted();
-    let ids = Ids::new(search.max_states, threads);
-    ids.restart(1, table.store.capacity());
-    let node_ids = Ids::new(None, threads);
+    let ids = Ids::new(root, search.max_states, threads);
+    ids.restart(root + 1, table.store.ids_end());
+    let node_ids = Ids::new(0, None, threads);
     if let Some(node_table) = table.store.nodes() {
         node_ids.restart(nodes, NodeTable::capacity(node_table.slots()));
     }
@@ -385,6 +454,7 @@ fn search_from(
         net,
         search,
         threads,
+        root,
         sizing,
         table: RwLock::new(table),
         published: RwLock::new(Vec::new()),
@@ -469,7 +539,7 @@ fn search_from(
         kind,
     });
     let handed_out = shared.ids.next.load(Ordering::Relaxed);
-    let published = published(handed_out, shared.unused_reserves());
+    let published = published(root..handed_out, shared.unused_reserves());
     let frontier_bytes = shared.frontier_bytes.load(Ordering::Relaxed);
     let nodes = shared.nodes.load(Ordering::Relaxed);
     let table = shared.table.into_inner().expect("no thread runs any more");
@@ -483,9 +553,10 @@ fn search_from(
         first,
         completion: ending.completion(),
         elapsed: start.elapsed(),
-        memory_bytes: table.bytes_for(handed_out) + parent_bytes + frontier_bytes,
+        memory_bytes: table.bytes_for(handed_out - root) + parent_bytes + frontier_bytes,
         storage: table.store.storage(),
-        state_bytes: totals.states * (table.store.records().record_bytes() + ENTRY_BYTES)
+        state_bytes: totals.states
+            * (table.store.records().record_bytes() + table.index.entry_bytes())
             + nodes * NODE_BYTES
             + parent_bytes,
         engine: team.engine_name(),
@@ -519,6 +590,9 @@ fn mem_available(meminfo: &str) -> Option<u64> {
 /// holds the old store and the new one at once, which the limit does not
 /// count (docs/CPU.md, "Tree storage").
 struct Sizing {
+    /// The initial state's id: the ids of a table of `capacity` states
+    /// end `capacity` after it.
+    first_id: StateId,
     /// Bytes the table may take.
     limit: u64,
     /// Bytes a state's predecessor is planned to take.
@@ -535,11 +609,22 @@ impl Sizing {
         (slots * MAX_FILL_PER_MILLE / 1000).clamp(1, MAX_STATES)
     }
 
+    /// The ids of a table whose index has `slots` entries.
+    fn ids(&self, slots: u64) -> Range<StateId> {
+        self.first_id..self.first_id + Self::capacity(slots)
+    }
+
+    /// Bytes of an entry of an index of `slots` entries: narrow while the
+    /// ids of its table fit them.
+    fn entry_bytes(&self, slots: u64) -> u64 {
+        entry_bytes(self.ids(slots).end)
+    }
+
     /// Bytes of an index of `slots` entries, a store as large as it may
     /// hold of records of `record_bytes` bytes, and `node_bytes` of node
     /// table.
     fn table_bytes(&self, slots: u64, record_bytes: u64, node_bytes: u64) -> u64 {
-        slots * ENTRY_BYTES
+        slots * self.entry_bytes(slots)
             + Self::capacity(slots) * (record_bytes + self.parent_bytes)
             + node_bytes
     }
@@ -550,12 +635,13 @@ impl Sizing {
         wanted.max(4 * words as u64).next_power_of_two()
     }
 
-    /// The first index's entries: `wanted` in whole buckets, halved until
-    /// the table of `store` fits the limit (at least one bucket).
+    /// The first index's entries: `wanted` in whole buckets (at most
+    /// [`MAX_INDEX_SLOTS`]), halved until the table of `store` fits the
+    /// limit (at least one bucket).
     fn initial_slots(&self, wanted: u64, store: &StateStore) -> u64 {
         let record_bytes = store.records().record_bytes();
         let node_bytes = store.node_table_bytes();
-        let mut slots = (wanted / BUCKET).max(1) * BUCKET;
+        let mut slots = (wanted.min(MAX_INDEX_SLOTS) / BUCKET).max(1) * BUCKET;
         while slots > BUCKET && self.table_bytes(slots, record_bytes, node_bytes) > self.limit {
             slots = (slots / (2 * BUCKET)).max(1) * BUCKET;
         }
@@ -566,12 +652,12 @@ impl Sizing {
     /// `store`: twice as many, or as many as fit (unless the store is to
     /// become a tree store instead); `None` when no larger table fits.
     fn next_slots(&self, slots: u64, store: &StateStore) -> Option<u64> {
-        if Self::capacity(slots) >= MAX_STATES {
+        if slots >= MAX_INDEX_SLOTS {
             return None;
         }
         let record_bytes = store.records().record_bytes();
         let node_bytes = store.node_table_bytes();
-        let doubled = 2 * slots;
+        let doubled = (2 * slots).min(MAX_INDEX_SLOTS);
         if self.table_bytes(doubled, record_bytes, node_bytes) <= self.limit {
             return Some(doubled);
         }
@@ -579,9 +665,10 @@ impl Sizing {
             return None;
         }
         // Bytes per entry of a full-size table: the entry and its share of
-        // the store.
-        let per_mille_bytes =
-            1000 * ENTRY_BYTES + MAX_FILL_PER_MILLE * (record_bytes + self.parent_bytes);
+        // the store. The entries are as wide as the doubled index's: no
+        // narrower, so that the table fits.
+        let per_mille_bytes = 1000 * self.entry_bytes(doubled)
+            + MAX_FILL_PER_MILLE * (record_bytes + self.parent_bytes);
         let fitting =
             self.limit.saturating_sub(node_bytes) * 1000 / per_mille_bytes / BUCKET * BUCKET;
         (Self::capacity(fitting) > Self::capacity(slots)).then_some(fitting)
@@ -614,11 +701,14 @@ impl Sizing {
     }
 }
 
-/// The shared allowance of state ids: ids below `limit` (the table's
-/// capacity, or the state limit if lower), handed out to threads in
-/// batches so that they rarely touch the shared counter.
+/// The shared allowance of ids (of states, or of tree nodes): ids from
+/// `first` below `limit` (the end of the table's ids, or of the state
+/// limit's if lower), handed out to threads in batches so that they
+/// rarely touch the shared counter.
 struct Ids {
-    /// The next id nobody has reserved (the initial state has id 0).
+    /// The first id: the initial state's, or 0 for nodes.
+    first: u64,
+    /// The next id nobody has reserved.
     next: AtomicU64,
     /// Ids that may be reserved: below this.
     limit: AtomicU64,
@@ -631,11 +721,13 @@ struct Ids {
 }
 
 impl Ids {
-    /// An allowance of no ids yet, under the user's state limit
-    /// `max_states`, for `threads` threads; see [`Ids::restart`].
-    fn new(max_states: Option<u64>, threads: usize) -> Ids {
+    /// An allowance of no ids yet, of ids from `first`, under the user's
+    /// state limit `max_states`, for `threads` threads; see
+    /// [`Ids::restart`].
+    fn new(first: u64, max_states: Option<u64>, threads: usize) -> Ids {
         Ids {
-            next: AtomicU64::new(0),
+            first,
+            next: AtomicU64::new(first),
             limit: AtomicU64::new(0),
             batch: AtomicU64::new(1),
             max_states,
@@ -643,10 +735,11 @@ impl Ids {
         }
     }
 
-    /// Hands out ids from `next` on, for a table of `capacity`.
-    fn restart(&self, next: u64, capacity: u64) {
+    /// Hands out ids from `next` on, for a table of the ids below
+    /// `ids_end`.
+    fn restart(&self, next: u64, ids_end: u64) {
         self.next.store(next, Ordering::Relaxed);
-        self.set_capacity(capacity);
+        self.set_ids_end(ids_end);
     }
 
     /// Whether every id of the allowance has been reserved.
@@ -654,11 +747,13 @@ impl Ids {
         self.next.load(Ordering::Relaxed) >= self.limit.load(Ordering::Relaxed)
     }
 
-    /// Sets the allowance for a table of `capacity` states. Exact counts
-    /// under a state limit (batches of one); otherwise batches small enough
-    /// that no thread sits on a large share of a small table.
-    fn set_capacity(&self, capacity: u64) {
-        let limit = self.max_states.map_or(capacity, |m| m.min(capacity));
+    /// Sets the allowance for a table of the ids from `first` below
+    /// `ids_end`. Exact counts under a state limit (batches of one);
+    /// otherwise batches small enough that no thread sits on a large share
+    /// of a small table.
+    fn set_ids_end(&self, ids_end: u64) {
+        let capacity = ids_end - self.first;
+        let limit = self.first + self.max_states.map_or(capacity, |m| m.min(capacity));
         self.limit.store(limit, Ordering::Relaxed);
         let batch = if self.max_states.is_some() {
             1
@@ -692,7 +787,7 @@ impl Ids {
     /// last reservation.
     fn state_limit_reached(&self) -> bool {
         self.max_states
-            .is_some_and(|m| self.next.load(Ordering::Relaxed) >= m)
+            .is_some_and(|m| self.next.load(Ordering::Relaxed) - self.first >= m)
     }
 }
 
@@ -768,8 +863,8 @@ impl LevelBarrier {
 /// of ids.
 #[derive(Default)]
 struct Handover {
-    produced: Vec<Range<u32>>,
-    reserve: Range<u64>,
+    produced: Vec<Range<StateId>>,
+    reserve: Range<StateId>,
 }
 
 /// What the threads do after a barrier, as decided by the last to arrive.
@@ -859,6 +954,8 @@ struct Shared<'a> {
     net: &'a EncodedNetwork,
     search: &'a SearchOptions,
     threads: usize,
+    /// The initial state's id.
+    root: StateId,
     sizing: Sizing,
     /// The states. Threads read-lock it for a whole round between two
     /// barriers; only the deciding thread write-locks it, while every
@@ -866,7 +963,7 @@ struct Shared<'a> {
     table: RwLock<StateTable>,
     /// Runs of the ids published before a growth, to put into the new
     /// index.
-    published: RwLock<Vec<Range<u32>>>,
+    published: RwLock<Vec<Range<StateId>>>,
     /// What each thread hands over at each barrier; a lock each, so that
     /// threads reaching a barrier together do not wait for one another.
     handovers: Vec<Line<Mutex<Handover>>>,
@@ -898,11 +995,11 @@ struct Shared<'a> {
     /// Set when the search's stop signal ended it.
     interrupted: AtomicBool,
     /// The finding to report and its state id.
-    first: Mutex<Option<(FindingKind, u32)>>,
+    first: Mutex<Option<(FindingKind, StateId)>>,
     /// Whether `first` holds a finding.
     has_finding: AtomicBool,
     /// The level being expanded: runs of state ids, cut into chunks.
-    frontier: RwLock<Vec<Range<u32>>>,
+    frontier: RwLock<Vec<Range<StateId>>>,
     /// Next chunk of `frontier` to hand out.
     cursor: Line<AtomicUsize>,
     /// Ends each round of work.
@@ -932,7 +1029,7 @@ impl Shared<'_> {
     /// fatal one (see [`outcome::is_fatal`]) comes later, as in the reference engine;
     /// every thread stops unless the search keeps going and the finding is
     /// not fatal.
-    fn record(&self, kind: FindingKind, id: u32) {
+    fn record(&self, kind: FindingKind, id: StateId) {
         let fatal = outcome::is_fatal(self.net, &kind);
         if outcome::ends_search(self.net, self.search, &kind) {
             self.stop.store(true, Ordering::Relaxed);
@@ -949,20 +1046,19 @@ impl Shared<'_> {
     }
 
     /// The vector of state `id`.
-    fn vector(&self, id: u32) -> Vec<u32> {
+    fn vector(&self, id: StateId) -> Vec<u32> {
         let mut vector = vec![0; self.net.words()];
         let table = self.table.read().expect("no panics while locked");
         table.store.read(id, &mut vector);
         vector
     }
 
-    /// The path from the initial state (id 0) to state `id`, following
-    /// the logged predecessors; the actions are recomputed from consecutive
-    /// vectors.
-    fn trace_to(&self, id: u32, parents: &Parents) -> Trace {
+    /// The path from the initial state to state `id`, following the logged
+    /// predecessors; the actions are recomputed from consecutive vectors.
+    fn trace_to(&self, id: StateId, parents: &Parents) -> Trace {
         let mut ids = vec![id];
         let mut at = id;
-        while at != 0 {
+        while at != self.root {
             at = parents
                 .of(at)
                 .expect("every stored state but the initial one has a logged predecessor");
@@ -999,7 +1095,7 @@ impl Shared<'_> {
         };
         // The ids of the chunk being expanded that are still to expand; it
         // survives a pause, so the thread resumes where it left off.
-        let mut chunk: Range<u32> = 0..0;
+        let mut chunk: Range<StateId> = 0..0;
         let mut next_progress = PROGRESS_INTERVAL;
         loop {
             let stored_before = worker.stats.states;
@@ -1200,7 +1296,7 @@ impl Shared<'_> {
     fn begin_growth(&self) -> Phase {
         let mut table = self.table.write().expect("no panics while locked");
         *self.published.write().expect("no panics while locked") = published(
-            self.ids.next.load(Ordering::Relaxed),
+            self.root..self.ids.next.load(Ordering::Relaxed),
             self.unused_reserves(),
         );
         let nodes_full = table.store.nodes().is_some() && self.node_ids.spent();
@@ -1222,9 +1318,9 @@ impl Shared<'_> {
     /// ([`Phase::Copy`], the index grown after).
     fn grow_index_of(&self, table: &mut StateTable) -> Phase {
         if let Some(slots) = self.sizing.next_slots(table.index.slots(), &table.store) {
-            table.begin_growth(slots, Sizing::capacity(slots));
+            table.begin_growth(slots, self.sizing.ids(slots));
             self.growths.fetch_add(1, Ordering::Relaxed);
-            self.ids.set_capacity(table.store.capacity());
+            self.ids.set_ids_end(table.store.ids_end());
             return Phase::Reindex;
         }
         if self.sizing.converts && table.store.storage() == Storage::Plain {
@@ -1251,7 +1347,7 @@ impl Shared<'_> {
         // An earlier attempt's store is freed before the next one is made.
         *pending = None;
         let mut into = StateStore::tree(self.words, node_slots);
-        into.reserve(table.store.capacity());
+        into.reserve(self.root..table.store.ids_end());
         self.node_ids.restart(0, NodeTable::capacity(node_slots));
         self.pending_nodes.store(0, Ordering::Relaxed);
         *pending = Some(into);
@@ -1292,7 +1388,7 @@ impl Shared<'_> {
 
     /// The ids the threads reserved but had not used at the last barrier:
     /// they hold no published state.
-    fn unused_reserves(&self) -> Vec<Range<u64>> {
+    fn unused_reserves(&self) -> Vec<Range<StateId>> {
         self.handovers
             .iter()
             .map(|handover| {
@@ -1326,36 +1422,40 @@ impl Shared<'_> {
     }
 }
 
-/// The ids below `end` outside the `unused` ranges (which lie below
-/// `end`), as runs.
-fn published(end: u64, mut unused: Vec<Range<u64>>) -> Vec<Range<u32>> {
+/// The ids `ids` outside the `unused` ranges (which lie within them), as
+/// runs.
+fn published(ids: Range<StateId>, mut unused: Vec<Range<StateId>>) -> Vec<Range<StateId>> {
     unused.sort_by_key(|gap| gap.start);
     let mut runs = Vec::with_capacity(unused.len() + 1);
-    let mut at = 0;
+    let mut at = ids.start;
     for gap in unused {
         if gap.start > at {
-            runs.push(at as u32..gap.start as u32);
+            runs.push(at..gap.start);
         }
         at = at.max(gap.end);
     }
-    if at < end {
-        runs.push(at as u32..end as u32);
+    if at < ids.end {
+        runs.push(at..ids.end);
     }
     runs
 }
 
 /// Share `part` of `parts` (as equal as can be) of the ids in `runs`, as
 /// runs.
-fn share(runs: &[Range<u32>], part: usize, parts: usize) -> impl Iterator<Item = Range<u32>> {
-    let total: u64 = runs.iter().map(|run| run.len() as u64).sum();
+fn share(
+    runs: &[Range<StateId>],
+    part: usize,
+    parts: usize,
+) -> impl Iterator<Item = Range<StateId>> {
+    let total: u64 = runs.iter().map(|run| run.end - run.start).sum();
     let from = total * part as u64 / parts as u64;
     let to = total * (part as u64 + 1) / parts as u64;
     let mut before = 0;
     runs.iter().filter_map(move |run| {
-        let (first, end) = (before, before + run.len() as u64);
+        let (first, end) = (before, before + (run.end - run.start));
         before = end;
         let (low, high) = (first.max(from), end.min(to));
-        (low < high).then(|| run.start + (low - first) as u32..run.start + (high - first) as u32)
+        (low < high).then(|| run.start + (low - first)..run.start + (high - first))
     })
 }
 
@@ -1365,16 +1465,16 @@ fn share(runs: &[Range<u32>], part: usize, parts: usize) -> impl Iterator<Item =
 /// claimed rarely early in a level and the last ones are small: a thread
 /// that takes the last chunk keeps the others waiting at the level's
 /// barrier for little time.
-fn chunks(runs: Vec<Range<u32>>, threads: usize) -> Vec<Range<u32>> {
-    let mut remaining: usize = runs.iter().map(|r| r.len()).sum();
+fn chunks(runs: Vec<Range<StateId>>, threads: usize) -> Vec<Range<StateId>> {
+    let mut remaining: u64 = runs.iter().map(|r| r.end - r.start).sum();
     let mut chunks = Vec::with_capacity(runs.len() + 2 * CHUNK_SHARE * threads);
     for run in runs {
         let mut start = run.start;
         while start < run.end {
-            let size = ((remaining / (CHUNK_SHARE * threads)) as u32).clamp(CHUNK_MIN, CHUNK_MAX);
-            let end = run.end.min(start.saturating_add(size));
+            let size = (remaining / (CHUNK_SHARE * threads) as u64).clamp(CHUNK_MIN, CHUNK_MAX);
+            let end = run.end.min(start + size);
             chunks.push(start..end);
-            remaining -= (end - start) as usize;
+            remaining -= end - start;
             start = end;
         }
     }
@@ -1406,9 +1506,9 @@ struct Worker<'s, 'a> {
     /// takes more from the shared allowance.
     node_credits: u64,
     /// Runs of ids of the new states for the next level.
-    next: Vec<Range<u32>>,
+    next: Vec<Range<StateId>>,
     /// Ids reserved for this thread and not used yet.
-    reserve: Range<u64>,
+    reserve: Range<StateId>,
     /// The successors of the state being expanded, one after the other.
     successors: Vec<u32>,
     /// Hash and error flag of each of `successors`.
@@ -1425,7 +1525,7 @@ impl Worker<'_, '_> {
     /// are generated (and their buckets prefetched) before the first
     /// lookup.
     #[inline]
-    fn expand(&mut self, table: &StateTable, id: u32) -> Expansion {
+    fn expand(&mut self, table: &StateTable, id: StateId) -> Expansion {
         let Worker {
             shared,
             generator,
@@ -1460,12 +1560,12 @@ impl Worker<'_, '_> {
                 if reserve.is_empty() {
                     *reserve = shared.ids.reserve()?;
                 }
-                Some(reserve.start as u32)
+                Some(reserve.start)
             });
             match lookup {
                 Lookup::Found(_) => {}
                 Lookup::Inserted(child) => {
-                    debug_assert_eq!(child as u64, reserve.start);
+                    debug_assert_eq!(child, reserve.start);
                     reserve.start += 1;
                     stats.states += 1;
                     if let Some(log) = parents {
@@ -1521,9 +1621,18 @@ mod tests {
     #[test]
     fn published_ids_leave_out_the_unused_reserves() {
         let unused = vec![20..24, 4..8, 6..10, 30..32];
-        assert_eq!(published(32, unused), vec![0..4, 10..20, 24..30]);
-        assert_eq!(published(5, vec![]), vec![0..5]);
-        assert_eq!(published(3, vec![0..2, 1..3]), Vec::<Range<u32>>::new());
+        assert_eq!(published(0..32, unused), vec![0..4, 10..20, 24..30]);
+        assert_eq!(published(0..5, vec![]), vec![0..5]);
+        assert_eq!(published(0..3, vec![0..2, 1..3]), Vec::<Range<u64>>::new());
+        // From a first id past 2^32.
+        let first = 1 << 33;
+        assert_eq!(
+            published(
+                first..first + 10,
+                vec![first + 9..first + 10, first + 2..first + 4]
+            ),
+            vec![first..first + 2, first + 4..first + 9]
+        );
     }
 
     #[test]
@@ -1538,13 +1647,27 @@ mod tests {
             ..SearchOptions::default()
         };
         let opts = CpuOptions { threads: 4 };
-        let (exploration, stored) = search_from(&net, &search, Team::of(&opts), 16, Instant::now());
+        // Ids from just below 2^32: the index grows from narrow entries to
+        // wide ones.
+        let first_id = NARROW_IDS_END - 1000;
+        let start = TableStart {
+            slots: 16,
+            first_id,
+        };
+        let (exploration, stored) =
+            search_from(&net, &search, Team::of(&opts), start, Instant::now());
         assert_eq!(exploration.states, 7381);
-        let ids: Vec<u32> = stored.published().iter().cloned().flatten().collect();
+        assert_eq!(stored.table.index.entry_bytes(), WIDE_ENTRY_BYTES);
+        let ids: Vec<u64> = stored.published().iter().cloned().flatten().collect();
         assert_eq!(ids.len(), 7381);
-        assert_eq!(ids[0], 0);
+        assert_eq!(ids[0], first_id);
+        assert!(ids[7380] > 1 << 32);
+        // The store's memory is that of the ids from the first one on.
+        let records = stored.table.store.records();
+        let index = stored.table.index.bytes();
+        assert!(exploration.memory_bytes < index + 2 * 7381 * records.record_bytes() + (1 << 20));
         let mut vector = vec![0; stored.words()];
-        stored.read(0, &mut vector);
+        stored.read(first_id, &mut vector);
         assert_eq!(vector, net.initial);
         let mut scratch = TreeScratch::new(stored.words());
         for id in ids {
@@ -1563,8 +1686,8 @@ mod tests {
         assert_eq!(cut[..4], [0..1024, 1024..2048, 2048..3042, 3042..3911]);
         assert_eq!(cut[cut.len() - 3..], [9967..9983, 9983..9999, 9999..10_000]);
         assert_eq!(cut.len(), 42);
-        let ids: Vec<u32> = cut.iter().cloned().flatten().collect();
-        assert_eq!(ids, (0..10_000).collect::<Vec<u32>>());
+        let ids: Vec<u64> = cut.iter().cloned().flatten().collect();
+        assert_eq!(ids, (0..10_000).collect::<Vec<u64>>());
         // Chunks never span two runs.
         assert_eq!(chunks(vec![0..3, 10..12], 4), vec![0..3, 10..12]);
     }
@@ -1573,11 +1696,11 @@ mod tests {
     fn shares_cover_every_id_once() {
         let runs = vec![0..4, 10..20, 24..30];
         for parts in 1..=8 {
-            let ids: Vec<u32> = (0..parts)
+            let ids: Vec<u64> = (0..parts)
                 .flat_map(|part| share(&runs, part, parts))
                 .flatten()
                 .collect();
-            let expected: Vec<u32> = runs.iter().cloned().flatten().collect();
+            let expected: Vec<u64> = runs.iter().cloned().flatten().collect();
             assert_eq!(ids, expected, "{parts} parts");
         }
         // 20 ids: the second half starts at the 11th, id 16.

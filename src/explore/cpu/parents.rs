@@ -14,15 +14,20 @@
 //!   when a zigzag LEB128 delta follows (at the start of a run, where the
 //!   delta counts from 0, or after a jump between chunks).
 //!
+//! Ids are 64 bits (`StateId`); deltas are taken modulo 2^64, so that
+//! any two ids have one, and a LEB128 delta takes at most 10 bytes.
+//!
 //! A run is found by its first id ([`Parents`]); finding a predecessor
 //! decodes its run from the start (at most a few thousand entries, as long
 //! as a thread's reserve), which only traces do.
 //!
-//! Against 4 bytes of predecessor id a state, the log takes a fraction of a
-//! byte a state on the benchmark models (measured in docs/CPU.md,
+//! Against 8 bytes of predecessor id a state (4 while ids fit 32 bits),
+//! the log takes a fraction of a byte a state on the benchmark models (measured in docs/CPU.md,
 //! "Predecessor log").
 
 use std::ops::Range;
+
+use super::table::StateId;
 
 /// Bits of an entry's header that hold `count - 1`.
 const COUNT_BITS: u32 = 4;
@@ -38,18 +43,18 @@ pub struct ParentLog {
     bytes: Vec<u8>,
     /// The runs of consecutive ids logged: first id and the offset of the
     /// run's first entry in `bytes`.
-    runs: Vec<(u32, usize)>,
+    runs: Vec<(StateId, usize)>,
     /// The id that continues the current run.
-    next_id: u32,
+    next_id: StateId,
     /// The predecessor of the last entry, and where its header is (while
     /// its count can still grow).
-    last_parent: u32,
+    last_parent: StateId,
     open: Option<usize>,
 }
 
 impl ParentLog {
     /// Logs that state `id` has predecessor `parent`.
-    pub fn record(&mut self, id: u32, parent: u32) {
+    pub fn record(&mut self, id: StateId, parent: StateId) {
         if self.runs.is_empty() || id != self.next_id {
             self.runs.push((id, self.bytes.len()));
             self.last_parent = 0;
@@ -63,7 +68,7 @@ impl ParentLog {
             self.bytes[at] += 1;
             return;
         }
-        let delta = zigzag(i64::from(parent) - i64::from(self.last_parent));
+        let delta = zigzag(parent.wrapping_sub(self.last_parent) as i64);
         self.open = Some(self.bytes.len());
         self.last_parent = parent;
         if delta < u64::from(DELTA_FOLLOWS) {
@@ -76,7 +81,7 @@ impl ParentLog {
 
     /// Bytes the log takes: its entries and its runs' starts.
     pub fn bytes(&self) -> u64 {
-        (self.bytes.len() + self.runs.len() * size_of::<(u32, usize)>()) as u64
+        (self.bytes.len() + self.runs.len() * size_of::<(StateId, usize)>()) as u64
     }
 }
 
@@ -85,13 +90,13 @@ impl ParentLog {
 pub struct Parents {
     logs: Vec<ParentLog>,
     /// First id of each run, its log and its offset there, by first id.
-    runs: Vec<(u32, usize, usize)>,
+    runs: Vec<(StateId, usize, usize)>,
 }
 
 impl Parents {
     /// The predecessors logged in `logs`.
     pub fn new(logs: Vec<ParentLog>) -> Parents {
-        let mut runs: Vec<(u32, usize, usize)> = logs
+        let mut runs: Vec<(StateId, usize, usize)> = logs
             .iter()
             .enumerate()
             .flat_map(|(index, log)| log.runs.iter().map(move |&(first, at)| (first, index, at)))
@@ -101,7 +106,7 @@ impl Parents {
     }
 
     /// The predecessor logged for state `id`; `None` when none was.
-    pub fn of(&self, id: u32) -> Option<u32> {
+    pub fn of(&self, id: StateId) -> Option<StateId> {
         let run = self
             .runs
             .partition_point(|run| run.0 <= id)
@@ -118,7 +123,7 @@ impl Parents {
             bytes: &log.bytes[at..end],
             parent: 0,
         };
-        let mut covered: Range<u32> = first..first;
+        let mut covered: Range<StateId> = first..first;
         for (count, parent) in entries {
             covered = covered.end..covered.end + count;
             if covered.contains(&id) {
@@ -132,13 +137,13 @@ impl Parents {
 /// Decodes a run's entries: `(count, predecessor)`.
 struct Entries<'a> {
     bytes: &'a [u8],
-    parent: u32,
+    parent: StateId,
 }
 
 impl Iterator for Entries<'_> {
-    type Item = (u32, u32);
+    type Item = (StateId, StateId);
 
-    fn next(&mut self) -> Option<(u32, u32)> {
+    fn next(&mut self) -> Option<(StateId, StateId)> {
         let (&header, rest) = self.bytes.split_first()?;
         self.bytes = rest;
         let code = header >> COUNT_BITS;
@@ -147,8 +152,8 @@ impl Iterator for Entries<'_> {
         } else {
             u64::from(code)
         };
-        self.parent = (i64::from(self.parent) + unzigzag(delta)) as u32;
-        Some((u32::from(header & COUNT_MASK) + 1, self.parent))
+        self.parent = self.parent.wrapping_add(unzigzag(delta) as u64);
+        Some((StateId::from(header & COUNT_MASK) + 1, self.parent))
     }
 }
 
@@ -214,20 +219,49 @@ mod tests {
         assert_eq!(parents.of(9), None);
     }
 
+    #[test]
+    fn runs_and_deltas_cross_32_bits() {
+        // A run across 2^32 whose parents jump from a low id to one past
+        // 2^40 and back, and a run of a second log further on.
+        let low = (1u64 << 32) - 3;
+        let mut log = ParentLog::default();
+        let parents = [
+            (low, 7),
+            (low + 1, 1 << 40),
+            (low + 2, 1 << 40),
+            (low + 3, 8),
+        ];
+        for (id, parent) in parents {
+            log.record(id, parent);
+        }
+        let mut other = ParentLog::default();
+        other.record(1 << 50, (1 << 50) - 2);
+        other.record((1 << 50) + 1, 0);
+        let found = Parents::new(vec![other, log]);
+        for (id, parent) in parents {
+            assert_eq!(found.of(id), Some(parent));
+        }
+        assert_eq!(found.of(1 << 50), Some((1 << 50) - 2));
+        assert_eq!(found.of((1 << 50) + 1), Some(0));
+        assert_eq!(found.of(low + 4), None);
+    }
+
     proptest! {
         #[test]
         fn every_logged_predecessor_is_found(
-            steps in proptest::collection::vec((0u32..3, 0u32..4, any::<u32>(), 0u8..4), 1..300),
-            threads in 1usize..4,
+            steps in proptest::collection::vec((0u64..3, 0u64..4, any::<u64>(), 0u8..4), 1..300),
+            threads in 1u64..4,
+            first in prop_oneof![Just(0u64), Just((1 << 32) - 50), Just(1 << 40)],
         ) {
-            // Each thread logs runs of ids in its own stripe of ids, with
-            // parents that repeat, step a little or jump anywhere.
+            // Each thread logs runs of ids in its own stripe of ids (from
+            // `first`, across 2^32 for some), with parents that repeat,
+            // step a little or jump anywhere.
             let mut logs: Vec<ParentLog> = (0..threads).map(|_| ParentLog::default()).collect();
-            let mut next: Vec<u32> = (0..threads as u32).map(|t| t * 1_000_000).collect();
-            let mut parent = 0u32;
+            let mut next: Vec<u64> = (0..threads).map(|t| first + t * 1_000_000).collect();
+            let mut parent = first;
             let mut expected = Vec::new();
             for (i, &(gap, step, far, kind)) in steps.iter().enumerate() {
-                let thread = i % threads;
+                let thread = i % threads as usize;
                 next[thread] += gap * 7;
                 parent = match kind {
                     0 => parent,

@@ -24,7 +24,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::cells::ZeroedCells;
-use super::table::VectorStore;
+use super::table::{StateId, VectorStore};
 
 /// The node index of the pair (0, 0). The table never holds that pair, so
 /// that an entry of 0 can mean empty; entry 0 is never used.
@@ -288,7 +288,7 @@ impl TreeStore {
     /// Copies the vector of stored state `id` into `out`, and its node
     /// values into `scratch` as the base of the next encoding.
     #[inline]
-    pub fn read(&self, id: u32, out: &mut [u32], scratch: &mut TreeScratch) {
+    pub fn read(&self, id: StateId, out: &mut [u32], scratch: &mut TreeScratch) {
         let mut root = [0; 2];
         self.roots.read(id, &mut root);
         let values = &mut scratch.base;
@@ -379,14 +379,14 @@ mod tests {
     /// ..., each encoded against the one before.
     fn stored(words: usize, vectors: &[Vec<u32>]) -> TreeStore {
         let mut store = TreeStore::new(words, 1 << 12);
-        store.roots_mut().reserve(vectors.len() as u64);
+        store.roots_mut().reserve(0..vectors.len() as u64);
         let mut scratch = TreeScratch::new(words);
         let mut previous: Option<&Vec<u32>> = None;
         for (id, vector) in vectors.iter().enumerate() {
             let root = store
                 .encode(vector, previous.map(|v| &v[..]), &mut scratch, &mut || true)
                 .unwrap();
-            store.roots().write(id as u32, &root);
+            store.roots().write(id as u64, &root);
             scratch.rebase();
             previous = Some(vector);
         }
@@ -420,13 +420,13 @@ mod tests {
             let mut scratch = TreeScratch::new(words);
             let mut out = vec![0; words];
             for (id, vector) in vectors.iter().enumerate() {
-                store.read(id as u32, &mut out, &mut scratch);
+                store.read(id as u64, &mut out, &mut scratch);
                 assert_eq!(&out, vector, "{words} words, state {id}");
                 // Encoding again from scratch finds every node.
                 let mut fresh = TreeScratch::new(words);
                 let root = store.encode(vector, None, &mut fresh, &mut || false);
                 let mut kept = [0; 2];
-                store.roots().read(id as u32, &mut kept);
+                store.roots().read(id as u64, &mut kept);
                 assert_eq!(root, Some(kept));
             }
         }
@@ -443,7 +443,7 @@ mod tests {
         let mut scratch = TreeScratch::new(4);
         let mut out = vec![1; 4];
         for (id, vector) in vectors.iter().enumerate() {
-            store.read(id as u32, &mut out, &mut scratch);
+            store.read(id as u64, &mut out, &mut scratch);
             assert_eq!(&out, vector);
         }
     }
