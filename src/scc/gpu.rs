@@ -13,7 +13,7 @@ use super::cpu::{
 };
 use super::{Components, Summary, reference};
 use crate::explicit::Csr;
-use crate::gpu::{Build, Device, GpuError, KernelFile, KernelSource, scan};
+use crate::gpu::{Build, Device, GpuError, KernelFile, KernelSource, LargeSlice, scan};
 use crate::{kernel_constants, kernel_file, param_block};
 
 /// Colouring's labels and edge rule, which the explorer's passes over
@@ -443,10 +443,10 @@ fn frontier_slot(direction: usize, parity: usize) -> usize {
 fn unset<T: cudarc::driver::DeviceRepr>(
     device: &Device,
     len: usize,
-) -> Result<CudaSlice<T>, GpuError> {
+) -> Result<LargeSlice<T>, GpuError> {
     // SAFETY: every caller's kernels write each entry before reading it
     // (as each allocation below says).
-    unsafe { device.alloc(len.max(1)) }
+    unsafe { device.alloc_large(len.max(1)) }
 }
 
 /// A decomposition in progress: the parameter block and the arrays both
@@ -459,10 +459,10 @@ struct Run<'d> {
     // The allocations the block's addresses point into: they live as long
     // as the run.
     /// Set for every state by the method's last pass.
-    representative: CudaSlice<u32>,
+    representative: LargeSlice<u32>,
     /// The work list and the compacted one, for the methods that keep one
     /// ([`Run::allocate_work_lists`]; set by the method's start).
-    lists: Vec<CudaSlice<u32>>,
+    lists: Vec<LargeSlice<u32>>,
     counters: CudaSlice<u64>,
     rounds: u64,
     passes: u64,
@@ -471,22 +471,22 @@ struct Run<'d> {
 /// Forward-backward's arrays (set by scc_start, the rounds and the
 /// transpose before they are read).
 struct ForwardBackwardArrays {
-    partition: CudaSlice<u64>,
-    labels: [CudaSlice<u32>; 2],
-    queued: [CudaSlice<u32>; 2],
+    partition: LargeSlice<u64>,
+    labels: [LargeSlice<u32>; 2],
+    queued: [LargeSlice<u32>; 2],
     /// Two frontier lists per direction.
-    frontiers: [[CudaSlice<u32>; 2]; 2],
-    reverse_offsets: CudaSlice<u64>,
-    reverse_targets: CudaSlice<u32>,
-    pivots: CudaSlice<u32>,
+    frontiers: [[LargeSlice<u32>; 2]; 2],
+    reverse_offsets: LargeSlice<u64>,
+    reverse_targets: LargeSlice<u32>,
+    pivots: LargeSlice<u32>,
 }
 
 /// Colouring's arrays: the labels (set by signatures_start) and two edge
 /// lists (the first filled by signatures_start, the other by each split
 /// below the count it sets).
 struct SignatureArrays {
-    signatures: CudaSlice<u32>,
-    edge_lists: [CudaSlice<u64>; 2],
+    signatures: LargeSlice<u32>,
+    edge_lists: [LargeSlice<u64>; 2],
 }
 
 impl<'d> Run<'d> {
@@ -615,7 +615,7 @@ impl<'d> Run<'d> {
     /// grows, each followed by the split of the edges and the restart of
     /// the live states, until none is left. Gives the states' summary
     /// bits (`state_bits` in the block), which the summary reads.
-    fn by_signatures(&mut self, phases: &mut Phases<'_>) -> Result<CudaSlice<u32>, GpuError> {
+    fn by_signatures(&mut self, phases: &mut Phases<'_>) -> Result<LargeSlice<u32>, GpuError> {
         let (device, kernels) = (self.device, self.kernels.clone());
         let (states, edges) = (self.params.states, self.params.edges);
         self.allocate_work_lists()?;
@@ -693,11 +693,14 @@ impl<'d> Run<'d> {
         let mut arrays = ForwardBackwardArrays {
             partition: unset(device, states)?,
             labels: [list()?, list()?],
-            queued: [device.alloc_zeroed(states)?, device.alloc_zeroed(states)?],
+            queued: [
+                device.alloc_large_filled(states, 0)?,
+                device.alloc_large_filled(states, 0)?,
+            ],
             frontiers: [[list()?, list()?], [list()?, list()?]],
-            reverse_offsets: device.alloc_zeroed(states + 1)?,
+            reverse_offsets: device.alloc_large_filled(states + 1, 0)?,
             reverse_targets: unset(device, graph.edges as usize)?,
-            pivots: device.alloc_zeroed(pivot_slots)?,
+            pivots: device.alloc_large_filled(pivot_slots, 0)?,
         };
         self.params = SccParams {
             partition: device.address_mut(&mut arrays.partition),
