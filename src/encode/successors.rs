@@ -38,8 +38,21 @@
 //! With a non-monitor owner, "every other non-monitor participant offers
 //! the rule, the monitor does not" is exactly what is counted as blocked.
 //!
+//! **Parallel rules** (Petri nets often repeat one transition's arcs under
+//! many names: ARMCacheCoherence-PT-none has 33,676 transitions and 1,251
+//! distinct arc sets) have the same participants, offered in the same local
+//! states with the same targets, and differ only in their actions. Every
+//! list of owned rules and every cell orders its rules by their lowest
+//! parallel rule, so parallel rules are adjacent, and
+//! [`SuccessorGenerator::for_each_merged`] combines each run of them once,
+//! counting its successors once per rule, for engines that need the
+//! successor vectors and the transition count but not every action (the
+//! CPU engine). [`SuccessorGenerator::for_each`] still emits every rule's
+//! step with its own action.
+//!
 //! The GPU engine reads the same tables, flattened into `u32` arrays
-//! ([`FlatSuccessorTables`]), so both engines share one owner choice.
+//! ([`FlatSuccessorTables`]), so both engines share one owner choice (the
+//! order of the rules within a list or cell changes nothing there).
 
 use std::collections::BTreeMap;
 
