@@ -145,10 +145,6 @@ struct OwnedGroup {
     others_end: u32,
     /// Action id of the combined step.
     action: u32,
-    /// The lowest rule id among the rules parallel to this one (see
-    /// [`parallel_rules`]): the rules of one list or cell are ordered by it,
-    /// so that parallel rules are adjacent.
-    class: u32,
     /// How many groups from this one on (itself included) are parallel
     /// rules of the same list or cell: the one combination of this group
     /// stands for all of them in [`SuccessorGenerator::for_each_merged`].
@@ -213,6 +209,9 @@ pub struct SuccessorTables {
     indexes: Vec<RuleIndex>,
     keys: Vec<IndexKey>,
     cells: Vec<[u32; 2]>,
+    /// Whether some list or cell holds parallel rules (see
+    /// [`SuccessorGenerator::for_each_merged`]).
+    has_parallel_rules: bool,
     /// The least number of rules owned in a local state that are indexed.
     indexed_from: usize,
     /// The most lookup rows by local state the tables were allowed, and
@@ -315,6 +314,8 @@ impl SuccessorTables {
             &rule_keys[start as usize..end as usize]
         };
 
+        // The lowest rule parallel to each rule: the rules of one list or
+        // cell are ordered by it, so that parallel rules are adjacent.
         let class = parallel_rules(net);
         let mut tables = SuccessorTables {
             places,
@@ -356,7 +357,6 @@ impl SuccessorTables {
                             others_start,
                             others_end,
                             action: net.rule_actions[rule as usize],
-                            class: class[rule as usize],
                             copies: 1,
                         });
                     } else if let Some(&base) = row_base.get(&(rule, p as u32)) {
@@ -364,11 +364,12 @@ impl SuccessorTables {
                     }
                 }
                 if owned_here.len() >= indexed_from.max(1) {
-                    owned_here = tables.index_rules(net, owned_here, &keys_of, &local_states);
+                    owned_here =
+                        tables.index_rules(net, owned_here, &keys_of, &local_states, &class);
                 }
                 // The rules checked one by one follow those that the cells
                 // file (in `owned` too).
-                order_parallel(&mut owned_here);
+                order_parallel(&mut owned_here, &class);
                 let owned_start = tables.owned.len() as u32;
                 tables.owned.extend(owned_here);
                 tables.slots.push(SlotPlan {
@@ -381,19 +382,22 @@ impl SuccessorTables {
                 });
             }
         }
+        tables.has_parallel_rules = tables.owned.iter().any(|group| group.copies > 1);
         tables
     }
 
     /// Files the `rules` one process owns in one local state of `net` in
     /// rule indexes by their key participants (`keys_of`: a rule's keys,
-    /// most selective first, with the local state each offers it in);
-    /// returns the rules left to check one by one, those without keys.
+    /// most selective first, with the local state each offers it in),
+    /// parallel rules (`class`, see [`order_parallel`]) adjacent in each
+    /// cell; returns the rules left to check one by one, those without keys.
     fn index_rules<'k>(
         &mut self,
         net: &EncodedNetwork,
         rules: Vec<OwnedGroup>,
         keys_of: &impl Fn(u32) -> &'k [(u32, u32)],
         local_states: &impl Fn(usize) -> usize,
+        class: &[u32],
     ) -> Vec<OwnedGroup> {
         let mut by_keys: BTreeMap<Vec<u32>, Vec<OwnedGroup>> = BTreeMap::new();
         for rule in rules {
@@ -478,7 +482,7 @@ impl SuccessorTables {
                 while let Some((_, entry)) = filed.next_if(|&(at, _)| at == cell) {
                     self.owned.push(entry);
                 }
-                order_parallel(&mut self.owned[lo as usize..]);
+                order_parallel(&mut self.owned[lo as usize..], class);
                 self.cells.push([lo, self.owned.len() as u32]);
             }
         }
@@ -682,16 +686,18 @@ fn parallel_rules(net: &EncodedNetwork) -> Vec<u32> {
         .collect()
 }
 
-/// Orders the rules of one list or cell by their parallel classes (rule id
-/// within a class, so that a network without parallel rules keeps its
-/// order), and sets each one's count of adjacent parallel copies.
-fn order_parallel(groups: &mut [OwnedGroup]) {
-    groups.sort_unstable_by_key(|group| (group.class, group.rule));
+/// Orders the rules of one list or cell by `class`, the lowest rule
+/// parallel to each rule ([`parallel_rules`]), then by rule id (so that a
+/// network without parallel rules keeps its order), and sets each one's
+/// count of adjacent parallel copies.
+fn order_parallel(groups: &mut [OwnedGroup], class: &[u32]) {
+    let class_of = |group: &OwnedGroup| class[group.rule as usize];
+    groups.sort_unstable_by_key(|group| (class_of(group), group.rule));
     let mut copies = 0;
     for at in (0..groups.len()).rev() {
         let same_as_next = groups
             .get(at + 1)
-            .is_some_and(|next| next.class == groups[at].class);
+            .is_some_and(|next| class_of(next) == class_of(&groups[at]));
         copies = if same_as_next { copies + 1 } else { 1 };
         groups[at].copies = copies;
     }
@@ -801,10 +807,13 @@ impl<'n> SuccessorGenerator<'n> {
     /// The [`Expansion`] still counts every transition (and every blocked
     /// monitor step) of each parallel rule.
     pub fn for_each_merged(&mut self, state: &[u32], emit: impl FnMut(Successor<'_>)) -> Expansion {
-        if self.net.successor_tables.indexes.is_empty() {
-            self.expand::<false, true>(state, emit)
-        } else {
-            self.expand::<true, true>(state, emit)
+        // Decided per network, as in `for_each`: one without parallel rules
+        // runs `for_each`'s own loop.
+        let tables = &self.net.successor_tables;
+        match (tables.indexes.is_empty(), tables.has_parallel_rules) {
+            (_, false) => self.for_each(state, emit),
+            (true, true) => self.expand::<false, true>(state, emit),
+            (false, true) => self.expand::<true, true>(state, emit),
         }
     }
 

@@ -2,11 +2,13 @@
 # Successor generation with rule indexes (issue 16, "Nets with very many
 # transitions"): the CPU engine before and after, the same command side by
 # side, in interleaved rounds.
-# Usage: run.sh BEFORE_BINARY AFTER_BINARY MCC_DIR [ROUNDS]
-# Writes runs.tsv (one line a run) and table.md (median and best a model).
+# Usage: run.sh BEFORE_BINARY AFTER_BINARY MCC_DIR [ROUNDS [MODEL]]
+# Writes runs.tsv (one line a run) and table.md (median and best a model);
+# with MODEL, only that model, into runs-MODEL.tsv and table-MODEL.md.
 set -euo pipefail
-before=$1 after=$2 mcc=$3 rounds=${4:-3}
+before=$1 after=$2 mcc=$3 rounds=${4:-3} only=${5:-}
 here=$(cd "$(dirname "$0")" && pwd)
+suffix=${only:+-$only}
 # model and state cap (0: the whole state space)
 models=(
     "ARMCacheCoherence-PT-none 5000000"
@@ -20,10 +22,11 @@ models=(
     "DES-PT-01a 3000000"
     "DLCround-PT-03a 3000000"
 )
-printf 'model\tcap\tbinary\tround\tstates\ttransitions\tsearch_seconds\n' > "$here/runs.tsv"
+printf 'model\tcap\tbinary\tround\tstates\ttransitions\tsearch_seconds\n' > "$here/runs$suffix.tsv"
 for round in $(seq "$rounds"); do
     for entry in "${models[@]}"; do
         read -r model cap <<< "$entry"
+        [ -n "$only" ] && [ "$model" != "$only" ] && continue
         limit=()
         [ "$cap" != 0 ] && limit=(--max-states "$cap")
         for which in before after; do
@@ -32,7 +35,7 @@ for round in $(seq "$rounds"); do
             command=("$binary" --format json check "$mcc/$model/model.pnml" --engine cpu "${limit[@]}")
             echo "round $round: ${command[*]}" >&2
             "${command[@]}" > "$here/last.json" || true
-            python3 - "$here/last.json" "$model" "$cap" "$which" "$round" >> "$here/runs.tsv" <<'PY'
+            python3 - "$here/last.json" "$model" "$cap" "$which" "$round" >> "$here/runs$suffix.tsv" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
 print("\t".join(sys.argv[2:6] + [str(run["states"]), str(run["transitions"]), str(run["search_seconds"])]))
@@ -41,7 +44,7 @@ PY
     done
 done
 rm -f "$here/last.json"
-python3 - "$here/runs.tsv" "$rounds" > "$here/table.md" <<'PY'
+python3 - "$here/runs$suffix.tsv" "$rounds" > "$here/table$suffix.md" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 print(f"CPU engine (2 threads), {sys.argv[2]} interleaved rounds; median (best) of the rounds.\n")
@@ -61,4 +64,4 @@ for model in models:
     print(f"| {model} | {cap if cap != '0' else 'none'} | {fmt(b[0], b[1])} | {fmt(a[0], a[1])} | "
           f"{fmt(b[2], b[3])} | {fmt(a[2], a[3])} | {a[0] / b[0]:.2f} |")
 PY
-cat "$here/table.md"
+cat "$here/table$suffix.md"
