@@ -38,8 +38,21 @@
 //! With a non-monitor owner, "every other non-monitor participant offers
 //! the rule, the monitor does not" is exactly what is counted as blocked.
 //!
+//! **Parallel rules** (Petri nets often repeat one transition's arcs under
+//! many names: ARMCacheCoherence-PT-none has 33,676 transitions and 1,251
+//! distinct arc sets) have the same participants, offered in the same local
+//! states with the same targets, and differ only in their actions. Every
+//! list of owned rules and every cell orders its rules by their lowest
+//! parallel rule, so parallel rules are adjacent, and
+//! [`SuccessorGenerator::for_each_merged`] combines each run of them once,
+//! counting its successors once per rule, for engines that need the
+//! successor vectors and the transition count but not every action (the
+//! CPU engine). [`SuccessorGenerator::for_each`] still emits every rule's
+//! step with its own action.
+//!
 //! The GPU engine reads the same tables, flattened into `u32` arrays
-//! ([`FlatSuccessorTables`]), so both engines share one owner choice.
+//! ([`FlatSuccessorTables`]), so both engines share one owner choice (the
+//! order of the rules within a list or cell changes nothing there).
 
 use std::collections::BTreeMap;
 
@@ -132,6 +145,10 @@ struct OwnedGroup {
     others_end: u32,
     /// Action id of the combined step.
     action: u32,
+    /// How many groups from this one on (itself included) are parallel
+    /// rules of the same list or cell: the one combination of this group
+    /// stands for all of them in [`SuccessorGenerator::for_each_merged`].
+    copies: u32,
 }
 
 /// [`OtherParticipant::rows`] of a participant found by binary search.
@@ -192,6 +209,9 @@ pub struct SuccessorTables {
     indexes: Vec<RuleIndex>,
     keys: Vec<IndexKey>,
     cells: Vec<[u32; 2]>,
+    /// Whether some list or cell holds parallel rules (see
+    /// [`SuccessorGenerator::for_each_merged`]).
+    has_parallel_rules: bool,
     /// The least number of rules owned in a local state that are indexed.
     indexed_from: usize,
     /// The most lookup rows by local state the tables were allowed, and
@@ -294,6 +314,9 @@ impl SuccessorTables {
             &rule_keys[start as usize..end as usize]
         };
 
+        // The lowest rule parallel to each rule: the rules of one list or
+        // cell are ordered by it, so that parallel rules are adjacent.
+        let class = parallel_rules(net);
         let mut tables = SuccessorTables {
             places,
             slots: Vec::with_capacity(net.state_offsets.len()),
@@ -334,16 +357,19 @@ impl SuccessorTables {
                             others_start,
                             others_end,
                             action: net.rule_actions[rule as usize],
+                            copies: 1,
                         });
                     } else if let Some(&base) = row_base.get(&(rule, p as u32)) {
                         tables.lookup[base as usize + s] = [lo as u32, hi as u32];
                     }
                 }
                 if owned_here.len() >= indexed_from.max(1) {
-                    owned_here = tables.index_rules(net, owned_here, &keys_of, &local_states);
+                    owned_here =
+                        tables.index_rules(net, owned_here, &keys_of, &local_states, &class);
                 }
                 // The rules checked one by one follow those that the cells
                 // file (in `owned` too).
+                order_parallel(&mut owned_here, &class);
                 let owned_start = tables.owned.len() as u32;
                 tables.owned.extend(owned_here);
                 tables.slots.push(SlotPlan {
@@ -356,19 +382,22 @@ impl SuccessorTables {
                 });
             }
         }
+        tables.has_parallel_rules = tables.owned.iter().any(|group| group.copies > 1);
         tables
     }
 
     /// Files the `rules` one process owns in one local state of `net` in
     /// rule indexes by their key participants (`keys_of`: a rule's keys,
-    /// most selective first, with the local state each offers it in);
-    /// returns the rules left to check one by one, those without keys.
+    /// most selective first, with the local state each offers it in),
+    /// parallel rules (`class`, see [`order_parallel`]) adjacent in each
+    /// cell; returns the rules left to check one by one, those without keys.
     fn index_rules<'k>(
         &mut self,
         net: &EncodedNetwork,
         rules: Vec<OwnedGroup>,
         keys_of: &impl Fn(u32) -> &'k [(u32, u32)],
         local_states: &impl Fn(usize) -> usize,
+        class: &[u32],
     ) -> Vec<OwnedGroup> {
         let mut by_keys: BTreeMap<Vec<u32>, Vec<OwnedGroup>> = BTreeMap::new();
         for rule in rules {
@@ -453,6 +482,7 @@ impl SuccessorTables {
                 while let Some((_, entry)) = filed.next_if(|&(at, _)| at == cell) {
                     self.owned.push(entry);
                 }
+                order_parallel(&mut self.owned[lo as usize..], class);
                 self.cells.push([lo, self.owned.len() as u32]);
             }
         }
@@ -618,6 +648,61 @@ pub struct FlatSuccessorTables {
     pub other_processes: Vec<u32>,
 }
 
+/// For every rule of `net`, the lowest id of the rules parallel to it
+/// (its own when none is lower). Rules are parallel when they have the
+/// same participants and each participant offers them in the same local
+/// states with the same targets (error flags included): they are enabled
+/// in the same states and lead to the same successors, and differ only in
+/// their actions. Petri nets often repeat one transition's arcs under many
+/// names.
+fn parallel_rules(net: &EncodedNetwork) -> Vec<u32> {
+    // A rule's signature: its participants, then, for each local state
+    // that offers it (process by process, state by state), the process,
+    // the state and the targets of its entries there.
+    let mut signatures: Vec<Vec<u32>> = (0..net.rule_count)
+        .map(|rule| {
+            let participants = net.participants(rule);
+            let mut signature = vec![participants.len() as u32];
+            signature.extend(participants);
+            signature
+        })
+        .collect();
+    for p in 0..net.processes() {
+        let states = net.proc_offsets[p + 1] - net.proc_offsets[p] - 1;
+        for s in 0..states {
+            let (start, end) = net.entry_range(p, s);
+            for (rule, lo, hi) in rule_groups(net, start, end) {
+                let signature = &mut signatures[rule as usize];
+                signature.extend([p as u32, s, (hi - lo) as u32]);
+                signature.extend((lo..hi).map(|entry| net.transitions[2 * entry + 1]));
+            }
+        }
+    }
+    let mut lowest: HashMap<&[u32], u32> = HashMap::with_capacity(signatures.len());
+    signatures
+        .iter()
+        .enumerate()
+        .map(|(rule, signature)| *lowest.entry(signature.as_slice()).or_insert(rule as u32))
+        .collect()
+}
+
+/// Orders the rules of one list or cell by `class`, the lowest rule
+/// parallel to each rule ([`parallel_rules`]), then by rule id (so that a
+/// network without parallel rules keeps its order), and sets each one's
+/// count of adjacent parallel copies.
+fn order_parallel(groups: &mut [OwnedGroup], class: &[u32]) {
+    let class_of = |group: &OwnedGroup| class[group.rule as usize];
+    groups.sort_unstable_by_key(|group| (class_of(group), group.rule));
+    let mut copies = 0;
+    for at in (0..groups.len()).rev() {
+        let same_as_next = groups
+            .get(at + 1)
+            .is_some_and(|next| class_of(next) == class_of(&groups[at]));
+        copies = if same_as_next { copies + 1 } else { 1 };
+        groups[at].copies = copies;
+    }
+}
+
 /// The rule groups `(rule, lo, hi)` among entries `start..end` of one local
 /// state (rule entries come first, sorted by rule id).
 fn rule_groups(
@@ -709,16 +794,34 @@ impl<'n> SuccessorGenerator<'n> {
         // Decided per network: one without rule indexes runs a loop that
         // has no look at them.
         if self.net.successor_tables.indexes.is_empty() {
-            self.expand::<false>(state, emit)
+            self.expand::<false, false>(state, emit)
         } else {
-            self.expand::<true>(state, emit)
+            self.expand::<true, false>(state, emit)
+        }
+    }
+
+    /// Like [`SuccessorGenerator::for_each`], but the successors of
+    /// parallel rules (same participants, same local states and targets,
+    /// other actions) are emitted once, with the action of one of them:
+    /// for engines that need the successor vectors and not every action.
+    /// The [`Expansion`] still counts every transition (and every blocked
+    /// monitor step) of each parallel rule.
+    pub fn for_each_merged(&mut self, state: &[u32], emit: impl FnMut(Successor<'_>)) -> Expansion {
+        // Decided per network, as in `for_each`: one without parallel rules
+        // runs `for_each`'s own loop.
+        let tables = &self.net.successor_tables;
+        match (tables.indexes.is_empty(), tables.has_parallel_rules) {
+            (_, false) => self.for_each(state, emit),
+            (true, true) => self.expand::<false, true>(state, emit),
+            (false, true) => self.expand::<true, true>(state, emit),
         }
     }
 
     /// [`SuccessorGenerator::for_each`], looking up the cells of rule
-    /// indexes if `INDEXED`.
+    /// indexes if `INDEXED`, and combining each run of parallel rules once
+    /// if `MERGED`.
     #[inline(always)]
-    fn expand<const INDEXED: bool>(
+    fn expand<const INDEXED: bool, const MERGED: bool>(
         &mut self,
         state: &[u32],
         mut emit: impl FnMut(Successor<'_>),
@@ -735,8 +838,12 @@ impl<'n> SuccessorGenerator<'n> {
             let mut rules = slot.owned_start as usize..slot.owned_end as usize;
             let mut indexes = slot.indexes_start as usize..slot.indexes_end as usize;
             loop {
-                for group in &tables.owned[rules] {
-                    self.combine(state, place, group, &mut seen, &mut emit);
+                let groups = &tables.owned[rules];
+                let mut at = 0;
+                while let Some(group) = groups.get(at) {
+                    let copies = if MERGED { group.copies } else { 1 };
+                    self.combine(state, place, group, copies, &mut seen, &mut emit);
+                    at += copies as usize;
                 }
                 let Some(index) = indexes.next().filter(|_| INDEXED) else {
                     break;
@@ -768,13 +875,15 @@ impl<'n> SuccessorGenerator<'n> {
     }
 
     /// Fires the rule of `group`, owned by the process at `owner`, if every
-    /// other participant has entries for it.
+    /// other participant has entries for it; each successor counts as
+    /// `copies` transitions (the group and its parallel copies).
     #[inline(always)]
     fn combine(
         &mut self,
         state: &[u32],
         owner: Place,
         group: &OwnedGroup,
+        copies: u32,
         seen: &mut Expansion,
         emit: &mut impl FnMut(Successor<'_>),
     ) {
@@ -815,7 +924,7 @@ impl<'n> SuccessorGenerator<'n> {
             });
         }
         if missing_monitor {
-            seen.monitor_blocked += 1;
+            seen.monitor_blocked += copies as u64;
             return;
         }
         'combinations: loop {
@@ -825,7 +934,7 @@ impl<'n> SuccessorGenerator<'n> {
                 error |= target & ERROR_TARGET != 0;
                 pick.place.set(&mut self.next, target & !ERROR_TARGET);
             }
-            seen.successors += 1;
+            seen.successors += copies as u64;
             emit(Successor {
                 action: group.action,
                 state: &self.next,

@@ -309,7 +309,8 @@ fn unsafe_net_reaches_a_model_error_with_a_trace() {
         first_model_error(&text, "q", "q", 2),
         format!(
             "net is not 1-safe: the last transition of the trace puts a second token into a \
-             place; {READ_AS_COUNTS}"
+             place; the place invariants found bound no place `q`, so no bound can be proven; \
+             {READ_AS_COUNTS}"
         )
     );
 }

@@ -232,6 +232,77 @@ fn a_bound_below_the_published_maximum_is_a_model_error_naming_the_place() {
     }
 }
 
+/// Five of the nets look 1-safe (arcs of weight 1, at most one token per
+/// place initially) and are not. Three have every place bounded by place
+/// invariants, some above 1: they are read by default as place/transition
+/// nets with those proven bounds (no checked bound, no error process), at
+/// least the published maximum. The invariants found leave places of the
+/// other two unbounded: they keep the 1-safe reading, whose error names
+/// such a place.
+#[test]
+fn nets_that_look_safe_are_read_with_their_proven_bounds() {
+    let oracle = |model: &str| {
+        oracles(&data_dir())
+            .into_iter()
+            .find(|o| o.model == model)
+            .unwrap()
+    };
+    for model in [
+        "CircularTrains-PT-012",
+        "HexagonalGrid-PT-110",
+        "NeighborGrid-PT-d2n3m1c12",
+    ] {
+        let network = load(&data_dir().join(model).join("model.pnml"), None);
+        assert!(
+            network
+                .processes
+                .iter()
+                .all(|p| p.name != pnml::SAFETY_PROCESS && p.name != pnml::BOUND_PROCESS),
+            "{model}"
+        );
+        let most = network
+            .processes
+            .iter()
+            .map(|p| p.lts.state_names.len() as u32 - 1)
+            .max();
+        assert!(most >= Some(oracle(model).most_tokens.max(2)), "{model}");
+    }
+    for model in ["DoubleExponent-PT-002", "IBM5964-PT-none"] {
+        let network = load(&data_dir().join(model).join("model.pnml"), None);
+        let (message, _) = model_error(&EncodedNetwork::new(&network).unwrap());
+        assert!(
+            message.starts_with("net is not 1-safe: ")
+                && message.contains("the place invariants found bound no place `")
+                && message.contains("so no bound can be proven; ")
+                && message.ends_with(READ_AS_COUNTS),
+            "{model}: {message}"
+        );
+    }
+}
+
+/// A net that looks 1-safe whose invariant `p + q + r = 2` bounds every
+/// place by 2 is read with those bounds: `r` holds 2 tokens at the end.
+#[test]
+fn a_net_that_looks_safe_with_bounds_above_one_counts_tokens() {
+    let text = document(&format!(
+        "{}{}{}{}{}",
+        place("p", 1),
+        place("q", 1),
+        place("r", 0),
+        transition("t", &[("p", 1)], &[("r", 1)]),
+        transition("u", &[("q", 1)], &[("r", 1)])
+    ));
+    let network = parse(&text, None);
+    let states: Vec<usize> = network
+        .processes
+        .iter()
+        .map(|p| p.lts.state_names.len())
+        .collect();
+    assert_eq!(states, [3, 3, 3]);
+    // (1,1,0) -> (0,1,1), (1,0,1) -> (0,0,2), which is dead.
+    assert_eq!(counts(&network), (4, 4, 1, 0));
+}
+
 #[test]
 fn pt_net_round_trips_through_net_with_token_counts_as_states() {
     let oracle = &oracles(&data_dir())[0];

@@ -5,6 +5,9 @@
 //! any, and with a budget that tables only some participants. The GPU
 //! kernel's generator, run on the host over the flattened tables, agrees
 //! too, on random networks and on the reachable states of the MCC models.
+//! So does `SuccessorGenerator::for_each_merged`, which emits the
+//! successors of parallel rules once (random networks given parallel copies
+//! of their rules, MCC models whose transitions repeat each other's arcs).
 
 use std::path::Path;
 
@@ -250,6 +253,25 @@ fn check_network(net: &Network, encoded: &EncodedNetwork) -> Result<(), TestCase
         let (expected, expected_expansion) = model_steps(net, encoded.monitor, &locals);
         prop_assert_eq!(&steps, &expected, "steps of {:?}", locals);
         prop_assert_eq!(expansion, expected_expansion, "expansion of {:?}", locals);
+        let (merged, merged_expansion) = merged_successors(&mut generator, &vector);
+        prop_assert_eq!(
+            merged,
+            distinct_successors(steps.iter().map(|(_, next, error)| {
+                let mut vector = vec![0u32; encoded.words()];
+                for (p, &s) in next.iter().enumerate() {
+                    encoded.layout.set(&mut vector, p, s);
+                }
+                (vector, *error)
+            })),
+            "merged successors of {:?}",
+            locals
+        );
+        prop_assert_eq!(
+            merged_expansion,
+            expected_expansion,
+            "merged expansion of {:?}",
+            locals
+        );
         let mut expected_successors: Vec<_> = expected
             .into_iter()
             .map(|(_, next, error)| (next, error))
@@ -286,6 +308,45 @@ fn check_network(net: &Network, encoded: &EncodedNetwork) -> Result<(), TestCase
         locals[..p].fill(0);
     }
     Ok(())
+}
+
+/// The distinct `(successor, error)` pairs among `successors`, sorted.
+fn distinct_successors(
+    successors: impl Iterator<Item = (Vec<u32>, bool)>,
+) -> Vec<(Vec<u32>, bool)> {
+    let mut distinct: Vec<_> = successors.collect();
+    distinct.sort();
+    distinct.dedup();
+    distinct
+}
+
+/// The distinct successors that [`SuccessorGenerator::for_each_merged`]
+/// emits for `state`, with its counts; no successor is emitted twice for
+/// one set of parallel rules, so the emitted ones number at most the
+/// transitions counted.
+fn merged_successors(
+    generator: &mut SuccessorGenerator<'_>,
+    state: &[u32],
+) -> (Vec<(Vec<u32>, bool)>, Expansion) {
+    let mut emitted = Vec::new();
+    let expansion = generator.for_each_merged(state, |s| emitted.push((s.state.to_vec(), s.error)));
+    assert!(emitted.len() as u64 <= expansion.successors);
+    (distinct_successors(emitted.into_iter()), expansion)
+}
+
+/// `net` with a parallel copy of each rule that `picks` names (modulo the
+/// rule count; repeats give several copies): the same participants and
+/// labels under another action.
+fn with_parallel_copies(mut net: Network, picks: &[usize]) -> Network {
+    if net.rules.is_empty() {
+        return net;
+    }
+    for (copy, &pick) in picks.iter().enumerate() {
+        let mut rule = net.rules[pick % net.rules.len()].clone();
+        rule.result = format!("{}_copy{copy}", rule.result);
+        net.rules.push(rule);
+    }
+    net
 }
 
 proptest! {
@@ -343,6 +404,25 @@ proptest! {
         }
         encoded.index_rules_from(usize::MAX);
         prop_assert_eq!(encoded.successor_tables().index_sizes(), (0, 0));
+    }
+
+    /// Networks with parallel rules (copies of some rules under other
+    /// actions): every rule's action is emitted by `for_each`, the merged
+    /// generation emits each successor once and counts every copy, with
+    /// and without rule indexes and lookup rows.
+    #[test]
+    fn parallel_rules_are_merged_and_counted(
+        net in prop_oneof![testing::networks(), testing::wide_networks()],
+        picks in prop::collection::vec(any::<usize>(), 1..12),
+        partial_rows in 0usize..20,
+    ) {
+        let net = with_parallel_copies(net, &picks);
+        let mut encoded = EncodedNetwork::new(&net).expect("encodes");
+        check_network(&net, &encoded)?;
+        encoded.index_rules_from(0);
+        check_network(&net, &encoded)?;
+        encoded.limit_lookup_tables(partial_rows);
+        check_network(&net, &encoded)?;
     }
 }
 
@@ -424,6 +504,21 @@ fn kernel_tables_generate_the_reference_successors_on_mcc_models() {
                 "{}: indexed, at {state:?}",
                 model.display()
             );
+            for merging in [&mut generator, &mut indexed_generator] {
+                let (merged, merged_expansion) = merged_successors(merging, &state);
+                assert_eq!(
+                    merged,
+                    distinct_successors(expected.iter().cloned()),
+                    "{}: merged successors of {state:?}",
+                    model.display()
+                );
+                assert_eq!(
+                    merged_expansion,
+                    expansion,
+                    "{}: merged, at {state:?}",
+                    model.display()
+                );
+            }
             for (encoded, tables) in &kernels {
                 let (found, kernel_expansion) = kernel_successors(encoded, tables, &state);
                 assert_eq!(
@@ -446,4 +541,33 @@ fn kernel_tables_generate_the_reference_successors_on_mcc_models() {
             }
         }
     }
+}
+
+/// Parking-PT-104 repeats the arcs of 41 of its 97 transitions: merged
+/// generation emits fewer successors than it counts transitions on its
+/// first reachable states, and the same counts as `for_each`.
+#[test]
+fn parallel_transitions_of_a_contest_net_are_emitted_once() {
+    let net = testing::load_mcc_model(Path::new("tests/data/mcc/Parking-PT-104"));
+    let mut generator = SuccessorGenerator::new(&net);
+    let mut seen = std::collections::HashSet::from([net.initial.clone()]);
+    let mut queue = std::collections::VecDeque::from([net.initial.clone()]);
+    let (mut emitted, mut merged_transitions, mut transitions) = (0u64, 0u64, 0u64);
+    while let Some(state) = queue.pop_front().filter(|_| seen.len() < 2_000) {
+        merged_transitions += generator
+            .for_each_merged(&state, |_| emitted += 1)
+            .successors;
+        transitions += generator
+            .for_each(&state, |s| {
+                if seen.insert(s.state.to_vec()) {
+                    queue.push_back(s.state.to_vec());
+                }
+            })
+            .successors;
+    }
+    assert_eq!(merged_transitions, transitions);
+    assert!(
+        emitted < transitions,
+        "{emitted} successors emitted for {transitions} transitions"
+    );
 }

@@ -1542,7 +1542,7 @@ impl Worker<'_, '_> {
         table.store.read_with(id, state, scratch);
         successors.clear();
         found.clear();
-        let expansion = generator.for_each(state, |successor| {
+        let expansion = generator.for_each_merged(state, |successor| {
             let hash = hash_words(successor.state);
             table.index.prefetch(hash);
             successors.extend_from_slice(successor.state);

@@ -168,6 +168,38 @@ pub(super) fn structural_bounds(net: &PetriNet) -> Vec<Option<u64>> {
     bounds
 }
 
+/// Whether `structural` (from [`structural_bounds`]) bounds every place,
+/// within [`super::MAX_PLACE_BOUND`], and some place above 1 token: a net
+/// that looks 1-safe is then read as a place/transition net with these
+/// proven bounds, since the invariants found cannot show it 1-safe.
+pub(super) fn proves_bounded_not_safe(structural: &[Option<u64>]) -> bool {
+    let proven = |bound: &Option<u64>| bound.is_some_and(|b| b <= super::MAX_PLACE_BOUND as u64);
+    structural.iter().all(proven) && structural.iter().any(|&bound| bound > Some(1))
+}
+
+/// Why a net that looks 1-safe keeps the 1-safe reading although it may
+/// not be: the places of `net` that `structural` leaves without a bound,
+/// the first named and the others counted; `None` when every place has one
+/// (then none above 1 token: the net is 1-safe).
+pub(super) fn unbounded_places(net: &PetriNet, structural: &[Option<u64>]) -> Option<String> {
+    let proven = |bound: &Option<u64>| bound.is_some_and(|b| b <= super::MAX_PLACE_BOUND as u64);
+    let mut unbounded = net
+        .places
+        .iter()
+        .zip(structural)
+        .filter(|(_, bound)| !proven(bound));
+    let (first, _) = unbounded.next()?;
+    let others = match unbounded.count() {
+        0 => String::new(),
+        1 => " and 1 other place".to_string(),
+        more => format!(" and {more} other places"),
+    };
+    Some(format!(
+        "the place invariants found bound no place `{}`{others}, so no bound can be proven",
+        first.name
+    ))
+}
+
 /// The bound that `y = (1, ..., 1)` gives, when no transition produces more
 /// tokens than it consumes: no place ever holds more tokens than the
 /// initial marking has in all. The search with slack variables may run out

@@ -117,14 +117,16 @@ fn len(range: &RangeInclusive<u64>) -> u64 {
 
 impl Source<'_> {
     /// The place/transition reading of `net`, with `place_bound` as given
-    /// by `--place-bound`.
+    /// by `--place-bound`, and the net's [`bounds::structural_bounds`] when
+    /// they are already known.
     pub(super) fn build_counting_network(
         &self,
         net: &PetriNet,
         place_bound: Option<u32>,
+        structural: Option<Vec<Option<u64>>>,
     ) -> Result<Network, LoadError> {
         self.require_arcs(net)?;
-        let structural = bounds::structural_bounds(net);
+        let structural = structural.unwrap_or_else(|| bounds::structural_bounds(net));
         let bounds: Vec<Bound> = structural
             .iter()
             .map(|&proven| {

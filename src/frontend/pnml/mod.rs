@@ -91,10 +91,24 @@ pub fn parse_with(text: &str, path: &Path, options: Options) -> Result<Network, 
     source.check_attribute_counts()?;
     let doc = Document::parse(text).map_err(|e| xml_error(path, &e))?;
     let (net, ids) = source.read_net(&doc)?;
-    if options.place_bound.is_none() && net.reads_as_safe() {
-        source.build_safe_network(&net, &ids)
+    if options.place_bound.is_some() || !net.starts_safe() {
+        return source.build_counting_network(&net, options.place_bound, None);
+    }
+    if net.declared_safe() {
+        return source.build_safe_network(&net, &ids, None);
+    }
+    if !net.unit_weights() {
+        return source.build_counting_network(&net, None, None);
+    }
+    // It looks 1-safe: read as such unless place invariants bound every
+    // place and some of them above 1 token, a net that is then read with
+    // those proven bounds and no checked one.
+    let structural = bounds::structural_bounds(&net);
+    if bounds::proves_bounded_not_safe(&structural) {
+        source.build_counting_network(&net, None, Some(structural))
     } else {
-        source.build_counting_network(&net, options.place_bound)
+        let unproven = bounds::unbounded_places(&net, &structural);
+        source.build_safe_network(&net, &ids, unproven.as_deref())
     }
 }
 
@@ -589,21 +603,25 @@ fn transition_labels(net: &PetriNet) -> Vec<String> {
 }
 
 impl PetriNet<'_, '_> {
-    /// Whether the net gets the 1-safe reading by default: no place starts
-    /// with more than one token, and either every arc has weight 1 or a
-    /// NUPN section declares the net safe (`<structure safe="true">`).
-    fn reads_as_safe(&self) -> bool {
-        let declared_safe = self
-            .nupn
+    /// Whether no place starts with more than one token.
+    fn starts_safe(&self) -> bool {
+        self.places.iter().all(|p| p.tokens <= 1)
+    }
+
+    /// Whether a NUPN section declares the net safe (`<structure
+    /// safe="true">`).
+    fn declared_safe(&self) -> bool {
+        self.nupn
             .and_then(|nupn| child(nupn, "structure"))
             .and_then(|structure| structure.attribute("safe"))
-            == Some("true");
-        let unit_weights = || {
-            self.transitions
-                .iter()
-                .all(|t| t.inputs.iter().chain(&t.outputs).all(|arc| arc.weight == 1))
-        };
-        self.places.iter().all(|p| p.tokens <= 1) && (declared_safe || unit_weights())
+            == Some("true")
+    }
+
+    /// Whether every arc has weight 1.
+    fn unit_weights(&self) -> bool {
+        self.transitions
+            .iter()
+            .all(|t| t.inputs.iter().chain(&t.outputs).all(|arc| arc.weight == 1))
     }
 }
 

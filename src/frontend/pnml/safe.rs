@@ -27,17 +27,20 @@ pub const UNSAFE_STATE: &str = "unsafe";
 
 impl Source<'_> {
     /// The 1-safe reading of `net`: the units of its NUPN section, or one
-    /// per place.
+    /// per place. `unproven`, for a net that only looks 1-safe, says why it
+    /// is not read with proven place bounds instead; the 1-safety error
+    /// repeats it.
     pub(super) fn build_safe_network(
         &self,
         net: &PetriNet,
         ids: &HashMap<&str, NetNode>,
+        unproven: Option<&str>,
     ) -> Result<Network, LoadError> {
         let units = match net.nupn {
             Some(nupn) => self.read_units(nupn, net, ids)?,
             None => units_per_place(net),
         };
-        self.build_network(net, &units)
+        self.build_network(net, &units, unproven)
     }
 
     /// Reads the units of a NUPN section; units without places of their own
@@ -113,8 +116,13 @@ impl Source<'_> {
 
     /// Builds the network: one process per unit, one rule per transition
     /// (plus its overflow rules, see [`NetworkBuilder::add_overflow_rules`]).
-    fn build_network(&self, net: &PetriNet, units: &[Unit]) -> Result<Network, LoadError> {
-        let mut builder = NetworkBuilder::new(net, units);
+    fn build_network(
+        &self,
+        net: &PetriNet,
+        units: &[Unit],
+        unproven: Option<&str>,
+    ) -> Result<Network, LoadError> {
+        let mut builder = NetworkBuilder::new(net, units, unproven);
         for unit in units {
             let mut marked = unit.places.iter().filter(|&&p| net.places[p].tokens > 0);
             if let (Some(&first), Some(&second)) = (marked.next(), marked.next()) {
@@ -200,10 +208,12 @@ struct NetworkBuilder<'n, 'a, 'input> {
     set: RuleSet,
     /// (unit, local state) of every place.
     slot: Vec<(usize, u32)>,
+    /// Why no place bounds were proven, for the 1-safety error.
+    unproven: Option<&'n str>,
 }
 
 impl<'n, 'a, 'input> NetworkBuilder<'n, 'a, 'input> {
-    fn new(net: &'n PetriNet<'a, 'input>, units: &'n [Unit]) -> Self {
+    fn new(net: &'n PetriNet<'a, 'input>, units: &'n [Unit], unproven: Option<&'n str>) -> Self {
         let mut slot = vec![(0usize, 0u32); net.places.len()];
         let mut processes = Vec::with_capacity(units.len() + 1);
         for (u, unit) in units.iter().enumerate() {
@@ -233,6 +243,7 @@ impl<'n, 'a, 'input> NetworkBuilder<'n, 'a, 'input> {
             units,
             set: RuleSet::new(processes),
             slot,
+            unproven,
         }
     }
 
@@ -330,7 +341,10 @@ impl<'n, 'a, 'input> NetworkBuilder<'n, 'a, 'input> {
                 },
                 error_states: vec![ErrorState {
                     state: 1,
-                    kind: ErrorKind::Model(format!("{message}; {READ_AS_COUNTS}")),
+                    kind: ErrorKind::Model(match self.unproven {
+                        Some(why) => format!("{message}; {why}; {READ_AS_COUNTS}"),
+                        None => format!("{message}; {READ_AS_COUNTS}"),
+                    }),
                 }],
             });
         }
