@@ -49,6 +49,9 @@ pub enum SolverChoice {
     /// connected sets one player wins (exponential on the two-counter
     /// games built against it).
     Tangle,
+    /// Priority promotion: regions of one player's attractors, promoted
+    /// to higher priorities while the opponent can only escape upwards.
+    Pp,
 }
 
 /// Where the solver runs.
@@ -140,6 +143,7 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         SolverChoice::Spm => Some(Solver::Spm),
         SolverChoice::Fpi => Some(Solver::Fpi),
         SolverChoice::Tangle => Some(Solver::Tangle),
+        SolverChoice::Pp => Some(Solver::Pp),
     };
     if let Some(solver) = chosen.filter(|&s| args.engine == ParityEngine::Gpu && s != Solver::Spm) {
         return Err(Error::Usage(format!(

@@ -16,6 +16,7 @@
 //! * [`fpi`]: fixpoint iteration with distractions and freezing (van Dijk
 //!   and Rubbens), multi-threaded over the vertices of a priority.
 //! * [`tangle`]: tangle learning (van Dijk).
+//! * [`pp`]: priority promotion (Benerecetti, Dell'Erba and Mogavero).
 //! * [`solve_auto`]: Zielonka's algorithm, raced by tangle learning when
 //!   it takes long.
 //!
@@ -24,6 +25,7 @@
 mod controlled;
 pub mod fpi;
 pub mod gpu;
+pub mod pp;
 pub mod reference;
 pub mod spm;
 pub mod tangle;
@@ -81,6 +83,8 @@ pub enum Solver {
     Fpi,
     /// Tangle learning ([`tangle`]).
     Tangle,
+    /// Priority promotion ([`pp`]).
+    Pp,
 }
 
 impl Solver {
@@ -91,6 +95,7 @@ impl Solver {
             Solver::Spm => "spm",
             Solver::Fpi => "fpi",
             Solver::Tangle => "tangle",
+            Solver::Pp => "pp",
         }
     }
 }
@@ -172,6 +177,7 @@ fn solve_valid(
         Solver::Spm => controlled::solve_with(game, &mut watch, |rest| spm::solve(rest, options))?,
         Solver::Fpi => controlled::solve_with(game, &mut watch, |rest| fpi::solve(rest, options))?,
         Solver::Tangle => tangle::solve(game, options)?,
+        Solver::Pp => pp::solve(game, options)?,
     };
     Ok(solution.normalised(game))
 }
@@ -430,8 +436,37 @@ impl<'a> Watch<'a> {
 /// work per priority get fewer of them. Gives the new priorities and the
 /// highest one (0 for a game without vertices).
 pub fn compress_priorities(priorities: &[u32]) -> (Vec<u32>, u32) {
+    use rayon::prelude::*;
+    let highest = priorities.iter().copied().max().unwrap_or(0) as usize;
+    if highest <= DIRECT_TABLE.max(2 * priorities.len()) {
+        // A table indexed by priority: no sort.
+        let mut table = vec![u32::MAX; highest + 1];
+        for &p in priorities {
+            table[p as usize] = 0;
+        }
+        let mut current = 0u32;
+        let mut previous: Option<usize> = None;
+        for p in 0..=highest {
+            if table[p] == u32::MAX {
+                continue;
+            }
+            current = match previous {
+                None => p as u32 % 2,
+                Some(q) if (p ^ q) & 1 == 0 => current,
+                Some(_) => current + 1,
+            };
+            table[p] = current;
+            previous = Some(p);
+        }
+        let compressed = if priorities.len() < PARALLEL_MAP {
+            priorities.iter().map(|&p| table[p as usize]).collect()
+        } else {
+            priorities.par_iter().map(|&p| table[p as usize]).collect()
+        };
+        return (compressed, current);
+    }
     let mut distinct = priorities.to_vec();
-    distinct.sort_unstable();
+    distinct.par_sort_unstable();
     distinct.dedup();
     let mut renumbered = Vec::with_capacity(distinct.len());
     let mut current = 0u32;
@@ -447,14 +482,21 @@ pub fn compress_priorities(priorities: &[u32]) -> (Vec<u32>, u32) {
         let index = distinct.partition_point(|&p| p < priority);
         renumbered[index]
     };
-    let compressed: Vec<u32> = if distinct.len() <= 64 {
+    let compressed: Vec<u32> = if priorities.len() < PARALLEL_MAP {
         priorities.iter().map(|&p| map(p)).collect()
     } else {
-        use rayon::prelude::*;
         priorities.par_iter().map(|&p| map(p)).collect()
     };
     (compressed, current)
 }
+
+/// Highest priority up to which [`compress_priorities`] renumbers through
+/// a table indexed by priority, whatever the number of vertices.
+const DIRECT_TABLE: usize = 1 << 16;
+
+/// Fewest vertices whose priorities [`compress_priorities`] maps in
+/// parallel.
+const PARALLEL_MAP: usize = 1 << 16;
 
 /// The strongly connected components of the live part of a graph, found
 /// again as vertices die, with each component's size and its member of
@@ -540,5 +582,9 @@ mod tests {
         assert_eq!(compress_priorities(&[0, 0]), (vec![0, 0], 0));
         assert_eq!(compress_priorities(&[7]), (vec![1], 1));
         assert_eq!(compress_priorities(&[]), (vec![], 0));
+        // Sparse priorities far above the number of vertices: the sort.
+        let (sparse, top) = compress_priorities(&[u32::MAX - 1, 5, 1 << 30, u32::MAX]);
+        assert_eq!(sparse, [2, 1, 2, 3]);
+        assert_eq!(top, 3);
     }
 }

@@ -17,7 +17,13 @@ use warpcheck::parity::{self, Solution, SolveError, SolveOptions, Solver};
 
 use crate::explicit_inputs::{data, oracle_rows, shared};
 
-const SOLVERS: [Solver; 4] = [Solver::Zielonka, Solver::Spm, Solver::Fpi, Solver::Tangle];
+const SOLVERS: [Solver; 5] = [
+    Solver::Zielonka,
+    Solver::Spm,
+    Solver::Fpi,
+    Solver::Tangle,
+    Solver::Pp,
+];
 
 /// Whether `solver` may run out of its budget on the game of oracle
 /// `row`: SPM (without Oink's lifting heuristics) anywhere; Zielonka and
@@ -31,6 +37,7 @@ fn may_run_out(solver: Solver, row: &std::collections::HashMap<String, String>) 
         Solver::Zielonka => oink_seconds("zlk_s") > 1.0,
         Solver::Fpi => oink_seconds("fpi_s") > 1.0,
         Solver::Tangle => row["source"].starts_with("oink-tool: tc"),
+        Solver::Pp => false,
     }
 }
 
@@ -191,7 +198,7 @@ proptest! {
         let options = SolveOptions::default();
         let reference = parity::solve(&game, Solver::Zielonka, &options).unwrap();
         prop_assert_eq!(verify(&game, &reference), Ok(()));
-        for solver in [Solver::Spm, Solver::Fpi, Solver::Tangle] {
+        for solver in [Solver::Spm, Solver::Fpi, Solver::Tangle, Solver::Pp] {
             let solution = parity::solve(&game, solver, &options).unwrap();
             prop_assert_eq!(&solution.winners, &reference.winners, "{:?}", solver);
             prop_assert_eq!(verify(&game, &solution), Ok(()), "{:?}", solver);
