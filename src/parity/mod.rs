@@ -17,8 +17,7 @@
 //!   and Rubbens), multi-threaded over the vertices of a priority.
 //! * [`tangle`]: tangle learning (van Dijk).
 //! * [`pp`]: priority promotion (Benerecetti, Dell'Erba and Mogavero).
-//! * [`solve_auto`]: Zielonka's algorithm, raced by tangle learning when
-//!   it takes long.
+//! * [`solve_auto`]: priority promotion raced by tangle learning.
 //!
 //! Knows no file format and no CLI.
 
@@ -239,17 +238,19 @@ pub fn race_cpu_gpu(
     first_to_finish(vec![on_cpu, on_gpu], Duration::ZERO, options)
 }
 
+/// The solvers that [`solve_auto`] races on two threads or more.
+pub const AUTO_RACE: [Solver; 2] = [Solver::Pp, Solver::Tangle];
+
 /// Solves `game` with the solver that suits it, and names that solver.
-/// Zielonka's algorithm starts; on two threads or more, tangle learning
-/// joins it in a [`race`] if it is not done after a head start of about
-/// a few passes over the game ([`head_start`]), and the first to finish
-/// wins. On one thread, tangle learning alone: of the two, the one
-/// exponential on fewer of the games measured. Zielonka's
-/// algorithm is the fastest on the large games measured and on the
-/// two-counter families built against tangle learning; tangle learning
-/// is fast on the families built against Zielonka's algorithm (README,
-/// parity section). The head start spares easy games the second solver's
-/// memory traffic.
+/// On two threads or more, priority promotion and tangle learning start
+/// at once, a thread each ([`AUTO_RACE`], a [`race`] without a head
+/// start), and the first to finish wins and stops the other. On one
+/// thread, priority promotion alone: of the solvers, the one whose
+/// slowest game measured is the fastest. Priority promotion is the
+/// fastest solver on most games measured, the two-counter families
+/// built against tangle learning included; tangle learning finishes in
+/// under a millisecond the counter families built against priority
+/// promotion, where it takes up to a second (README, parity section).
 pub fn solve_auto(
     game: &ParityGame,
     options: &SolveOptions,
@@ -268,17 +269,9 @@ fn solve_auto_valid(
         n => n,
     };
     if threads < 2 {
-        return Ok((solve_valid(game, Solver::Tangle, options)?, Solver::Tangle));
+        return Ok((solve_valid(game, Solver::Pp, options)?, Solver::Pp));
     }
-    let delay = head_start(game);
-    race_valid(game, &[Solver::Zielonka, Solver::Tangle], delay, options)
-}
-
-/// How long the first solver of [`solve_auto`] runs alone: 200 ns per
-/// vertex and edge, at least 5 ms.
-pub fn head_start(game: &ParityGame) -> Duration {
-    let size = u64::from(game.vertices()) + game.edges.edge_count();
-    Duration::from_millis(5).max(Duration::from_nanos(200 * size))
+    race_valid(game, &AUTO_RACE, Duration::ZERO, options)
 }
 
 /// Runs `solvers` on `game`, a thread each, and gives the first solution
@@ -327,7 +320,8 @@ type Contestant<'a, T> =
 /// others are stopped then. The first starts at once, the others after
 /// `delay` unless it has finished by then. Each gets `options` with a
 /// stop signal of the race, set when `options.stop` is or a solution is
-/// in; progress goes to the first only. When all fail, the last error.
+/// in (none starts once it is set); progress goes to the first only.
+/// When all fail, the last error.
 fn first_to_finish<T: Send>(
     contestants: Vec<Contestant<'_, T>>,
     delay: Duration,
@@ -341,6 +335,9 @@ fn first_to_finish<T: Send>(
         let mut running = 0;
         let mut last_error = SolveError::Stopped;
         loop {
+            if options.stop.is_set() {
+                rivals_done.request();
+            }
             let due = !rivals_done.is_set() && (running == 0 || started.elapsed() >= delay);
             if let Some((i, contestant)) = due.then(|| waiting.next()).flatten() {
                 let own = SolveOptions {
@@ -362,9 +359,6 @@ fn first_to_finish<T: Send>(
             }
             if running == 0 {
                 return Err(last_error);
-            }
-            if options.stop.is_set() {
-                rivals_done.request();
             }
             let wait = match delay.checked_sub(started.elapsed()) {
                 Some(left) if !left.is_zero() => left.min(REPORT_INTERVAL),

@@ -14,7 +14,10 @@
 //! A *closed* region can only be left by the opponent, into regions of
 //! higher priority. If it cannot be left at all it is a dominion: `α`
 //! wins it and its attractor in the whole unsolved game, which are
-//! removed, and the search starts again at the top. Otherwise it is
+//! removed; the regions above the highest one it takes vertices from are
+//! kept, and the highest of those is tested again (should one of them be
+//! open with no free vertex left below, every region is freed and the
+//! search starts again at the top). Otherwise it is
 //! *promoted*: merged into the lowest region `q` it can escape to (whose
 //! player is `α` too), the regions between are freed, and region `q` is
 //! extended to the attractor of its vertices and the merged ones, then
@@ -158,8 +161,18 @@ impl<'a> Promotion<'a> {
         while self.unsolved > 0 {
             // The next region: the free vertices of the highest priority
             // left, below the regions on the stack.
-            while self.region[self.order[cursor] as usize] != FREE {
+            while cursor < self.order.len() && self.region[self.order[cursor] as usize] != FREE {
                 cursor += 1;
+            }
+            if cursor == self.order.len() {
+                // Only after a dominion that kept regions: one of them is
+                // open, but every vertex it can move to is in one of them.
+                // Start again from the top, every region freed.
+                self.free(0..self.zone.len());
+                self.zone.clear();
+                self.regions.clear();
+                cursor = 0;
+                continue;
             }
             let priority = self.priorities[self.order[cursor] as usize];
             let start = self.zone.len();
@@ -188,7 +201,11 @@ impl<'a> Promotion<'a> {
                     }
                     Verdict::Dominion => {
                         cursor = self.solve_dominion(Player::favoured_by(top));
-                        break;
+                        if self.regions.is_empty() {
+                            break;
+                        }
+                        // The region now on top may be closed without the
+                        // solved vertices: ask again.
                     }
                 }
             }
@@ -333,9 +350,11 @@ impl<'a> Promotion<'a> {
     /// Solves the closed region on top of the stack, which the opponent
     /// cannot leave, for `player`, with its attractor in the whole
     /// unsolved game. The regions that lose a vertex to it are freed with
-    /// every region below them; those above are kept, since removing
-    /// solved vertices leaves them closed as they were. Gives the
-    /// position in `order` to build the next region from.
+    /// every region below them; those above are kept: each is still its
+    /// player's attractor of its vertices with the strategy that keeps
+    /// them in it, though maybe no longer the whole attractor, and maybe
+    /// closed now. Gives the position in `order` to build the next region
+    /// from.
     fn solve_dominion(&mut self, player: Player) -> usize {
         let game = self.game;
         let (_, start) = *self.regions.last().expect("a region is on the stack");

@@ -131,11 +131,11 @@ fn check_oracles(dirs: &[PathBuf], budget: Duration) -> usize {
                         &mut failures,
                     );
                 }
-                // One thread runs tangle learning alone, two race it with
-                // Zielonka's algorithm.
+                // One thread runs priority promotion alone, two race it
+                // with tangle learning.
                 Err(SolveError::Stopped)
-                    if may_run_out(Solver::Tangle, &row)
-                        && (threads == 1 || may_run_out(Solver::Zielonka, &row)) => {}
+                    if may_run_out(Solver::Pp, &row)
+                        && (threads == 1 || may_run_out(Solver::Tangle, &row)) => {}
                 Err(e) => failures.push(format!("{name}: auto on {threads} threads: {e}")),
             }
         }
@@ -207,13 +207,27 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+    /// Games large enough for priority promotion to promote regions
+    /// several times and to keep regions above a dominion it solves.
+    #[test]
+    fn priority_promotion_agrees_with_the_reference_on_larger_games(game in small_games(300, 30)) {
+        let options = SolveOptions::default();
+        let reference = parity::solve(&game, Solver::Zielonka, &options).unwrap();
+        let solution = parity::solve(&game, Solver::Pp, &options).unwrap();
+        prop_assert_eq!(&solution.winners, &reference.winners);
+        prop_assert_eq!(verify(&game, &solution), Ok(()));
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
-    /// Both solvers of the race start at once, so either may win.
+    /// The solvers of the race start at once, so any may win.
     #[test]
     fn a_race_gives_the_references_winners_and_a_winning_strategy(game in small_games(40, 9)) {
         let options = SolveOptions::default();
         let reference = parity::solve(&game, Solver::Zielonka, &options).unwrap();
-        let solvers = [Solver::Tangle, Solver::Zielonka];
+        let solvers = [Solver::Tangle, Solver::Zielonka, Solver::Pp];
         let (solution, winner) = parity::race(&game, &solvers, Duration::ZERO, &options).unwrap();
         prop_assert!(solvers.contains(&winner));
         prop_assert_eq!(&solution.winners, &reference.winners);
@@ -222,14 +236,14 @@ proptest! {
 }
 
 #[test]
-fn auto_runs_tangle_learning_alone_on_one_thread_and_a_stopped_race_says_so() {
-    let game = pgsolver::load(&data("parity").join("counter_ortl-20.pg")).unwrap();
+fn auto_runs_priority_promotion_alone_on_one_thread_and_a_stopped_race_says_so() {
+    let game = pgsolver::load(&data("parity").join("tc-10.pg")).unwrap();
     let one = SolveOptions {
         threads: 1,
         ..SolveOptions::default()
     };
     let (solution, solver) = parity::solve_auto(&game, &one).unwrap();
-    assert_eq!(solver, Solver::Tangle);
+    assert_eq!(solver, Solver::Pp);
     assert_eq!(verify(&game, &solution), Ok(()));
     let stopped = SolveOptions {
         threads: 2,
@@ -303,7 +317,7 @@ fn the_json_report_has_every_field_and_the_solution_file_reads_back() {
     let game_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/parity_example.pg");
     let game = pgsolver::load(&game_path).unwrap();
     let reference = parity::solve(&game, Solver::Zielonka, &SolveOptions::default()).unwrap();
-    for solver in ["auto", "zielonka", "spm", "fpi", "tangle"] {
+    for solver in ["auto", "zielonka", "spm", "fpi", "tangle", "pp"] {
         let out = warpcheck(&[
             "--format",
             "json",
@@ -327,7 +341,7 @@ fn the_json_report_has_every_field_and_the_solution_file_reads_back() {
         assert_eq!(report["exit_code"], 0);
         let ran = report["solver"].as_str().unwrap();
         match solver {
-            "auto" => assert!(["zielonka", "tangle"].contains(&ran), "{ran}"),
+            "auto" => assert!(parity::AUTO_RACE.map(Solver::name).contains(&ran), "{ran}"),
             _ => assert_eq!(ran, solver),
         }
         assert!(report["engine"].as_str().unwrap().starts_with("cpu ("));
@@ -357,7 +371,7 @@ fn the_text_report_names_the_regions() {
          won by Even: "
     ));
     assert!(
-        text.contains("solver: tangle, engine: cpu (1 thread)\n"),
+        text.contains("solver: pp, engine: cpu (1 thread)\n"),
         "{text}"
     );
 }
