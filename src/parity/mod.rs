@@ -440,8 +440,8 @@ pub fn compress_priorities(priorities: &[u32]) -> (Vec<u32>, u32) {
         }
         let mut current = 0u32;
         let mut previous: Option<usize> = None;
-        for p in 0..=highest {
-            if table[p] == u32::MAX {
+        for (p, slot) in table.iter_mut().enumerate() {
+            if *slot == u32::MAX {
                 continue;
             }
             current = match previous {
@@ -449,7 +449,7 @@ pub fn compress_priorities(priorities: &[u32]) -> (Vec<u32>, u32) {
                 Some(q) if (p ^ q) & 1 == 0 => current,
                 Some(_) => current + 1,
             };
-            table[p] = current;
+            *slot = current;
             previous = Some(p);
         }
         let compressed = if priorities.len() < PARALLEL_MAP {
