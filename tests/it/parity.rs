@@ -26,8 +26,9 @@ const SOLVERS: [Solver; 5] = [
 ];
 
 /// Whether `solver` may run out of its budget on the game of oracle
-/// `row`: SPM (without Oink's lifting heuristics) anywhere; Zielonka and
-/// FPI only where Oink's solver of the same kind took more than a second;
+/// `row`: SPM (without Oink's lifting heuristics) anywhere; Zielonka, FPI
+/// and priority promotion only where Oink's solver of the same kind
+/// (`npp` for priority promotion) took more than a second;
 /// tangle learning only on the two-counter families (`tc`, `tc+`), which
 /// are built to make it take exponentially many passes.
 fn may_run_out(solver: Solver, row: &std::collections::HashMap<String, String>) -> bool {
@@ -37,7 +38,7 @@ fn may_run_out(solver: Solver, row: &std::collections::HashMap<String, String>) 
         Solver::Zielonka => oink_seconds("zlk_s") > 1.0,
         Solver::Fpi => oink_seconds("fpi_s") > 1.0,
         Solver::Tangle => row["source"].starts_with("oink-tool: tc"),
-        Solver::Pp => false,
+        Solver::Pp => oink_seconds("npp_s") > 1.0,
     }
 }
 
@@ -69,10 +70,11 @@ fn solve_within(game: &ParityGame, solver: Solver, budget: Duration) -> Option<S
 
 /// Solves every game of the oracle file that is in `dirs` (first found
 /// wins) with every solver, and checks the winners against Oink's and the
-/// strategies with the verifier. Zielonka and FPI may run out of `budget`
-/// only on a game where Oink's solver of the same kind took more than a
-/// second; SPM, without Oink's lifting heuristics, may run out anywhere.
-/// Those runs are printed, not failed. Gives the games checked.
+/// strategies with the verifier. Zielonka, FPI and priority promotion may
+/// run out of `budget` only on a game where Oink's solver of the same kind
+/// took more than a second; SPM, without Oink's lifting heuristics, may
+/// run out anywhere. Those runs are printed, not failed. Gives the games
+/// checked.
 fn check_oracles(dirs: &[PathBuf], budget: Duration) -> usize {
     let mut checked = 0;
     let mut failures = Vec::new();
