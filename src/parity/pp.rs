@@ -225,42 +225,46 @@ impl<'a> Promotion<'a> {
         seeds: std::ops::Range<usize>,
         queue: usize,
     ) {
-        let game = self.game;
         for i in seeds {
             let u = self.zone[i];
-            for &v in self.predecessors.successors(u) {
-                let slot = v as usize;
-                if self.region[slot] != FREE {
-                    continue;
-                }
-                if game.owners[slot] == player {
-                    self.strategy[slot] = u;
-                } else if self.open_moves[slot] > 0 {
-                    continue;
-                }
-                self.region[slot] = region;
-                self.zone.push(v);
+            for edge in self.predecessor_range(u) {
+                let v = self.predecessors.targets[edge];
+                self.offer(player, region, u, v);
             }
         }
         let mut next = queue;
         while next < self.zone.len() {
             let u = self.zone[next];
             next += 1;
-            for &v in self.predecessors.successors(u) {
-                let slot = v as usize;
-                self.open_moves[slot] -= 1;
-                if self.region[slot] != FREE {
-                    continue;
-                }
-                if game.owners[slot] == player {
-                    self.strategy[slot] = u;
-                } else if self.open_moves[slot] > 0 {
-                    continue;
-                }
-                self.region[slot] = region;
-                self.zone.push(v);
+            for edge in self.predecessor_range(u) {
+                let v = self.predecessors.targets[edge];
+                self.open_moves[v as usize] -= 1;
+                self.offer(player, region, u, v);
             }
         }
+    }
+
+    /// The positions of `u`'s predecessors in `predecessors.targets`.
+    fn predecessor_range(&self, u: u32) -> std::ops::Range<usize> {
+        let offsets = &self.predecessors.offsets;
+        offsets[u as usize] as usize..offsets[u as usize + 1] as usize
+    }
+
+    /// Draws `v`, a predecessor of `u` in the zone, into region `region`
+    /// of `player` if it is free and either `player`'s (moving to `u`) or
+    /// left without moves to free vertices or vertices still queued.
+    fn offer(&mut self, player: Player, region: u32, u: u32, v: u32) {
+        let slot = v as usize;
+        if self.region[slot] != FREE {
+            return;
+        }
+        if self.game.owners[slot] == player {
+            self.strategy[slot] = u;
+        } else if self.open_moves[slot] > 0 {
+            return;
+        }
+        self.region[slot] = region;
+        self.zone.push(v);
     }
 
     /// Tests the region on top of the stack; gives its vertices of its
