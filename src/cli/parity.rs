@@ -34,9 +34,8 @@ Exit codes:
 /// The solvers, as the command line names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SolverChoice {
-    /// Zielonka's algorithm, joined by tangle learning on a second thread
-    /// when it takes long, the first to finish wins (tangle learning alone
-    /// on one thread).
+    /// Priority promotion and tangle learning at once, a thread each, the
+    /// first to finish wins (priority promotion alone on one thread).
     Auto,
     /// Zielonka's recursive algorithm (the reference).
     Zielonka,
@@ -49,6 +48,9 @@ pub enum SolverChoice {
     /// connected sets one player wins (exponential on the two-counter
     /// games built against it).
     Tangle,
+    /// Priority promotion: regions of one player's attractors, promoted
+    /// to higher priorities while the opponent can only escape upwards.
+    Pp,
 }
 
 /// Where the solver runs.
@@ -85,8 +87,8 @@ pub struct ParityArgs {
     #[arg(long, value_name = "N")]
     pub device: Option<usize>,
     /// Worker threads of the multi-threaded solver (fpi; default: all
-    /// cores); from 2 on, `auto` may race a second solver on a second
-    /// thread, and on 1 runs tangle learning alone.
+    /// cores); from 2 on, `auto` races two solvers, a thread each, and on
+    /// 1 runs priority promotion alone.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
     pub threads: Option<u16>,
     /// Write the solution in PGSolver's format: `paritysol N;`, then
@@ -140,6 +142,7 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         SolverChoice::Spm => Some(Solver::Spm),
         SolverChoice::Fpi => Some(Solver::Fpi),
         SolverChoice::Tangle => Some(Solver::Tangle),
+        SolverChoice::Pp => Some(Solver::Pp),
     };
     if let Some(solver) = chosen.filter(|&s| args.engine == ParityEngine::Gpu && s != Solver::Spm) {
         return Err(Error::Usage(format!(
@@ -309,7 +312,11 @@ impl Ran {
     fn describe(self, chosen: Option<Solver>, threads: usize, device: Option<&Device>) -> String {
         let cpu = |solver: Solver| match (chosen, solver) {
             (None, _) if threads > 1 => {
-                format!("cpu (race of zielonka and tangle, {} first)", solver.name())
+                let [first, second] = parity::AUTO_RACE.map(Solver::name);
+                format!(
+                    "cpu (race of {first} and {second}, {} first)",
+                    solver.name()
+                )
             }
             (_, Solver::Fpi) => format!("cpu ({threads} threads)"),
             _ => "cpu (1 thread)".to_string(),

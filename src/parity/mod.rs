@@ -16,14 +16,15 @@
 //! * [`fpi`]: fixpoint iteration with distractions and freezing (van Dijk
 //!   and Rubbens), multi-threaded over the vertices of a priority.
 //! * [`tangle`]: tangle learning (van Dijk).
-//! * [`solve_auto`]: Zielonka's algorithm, raced by tangle learning when
-//!   it takes long.
+//! * [`pp`]: priority promotion (Benerecetti, Dell'Erba and Mogavero).
+//! * [`solve_auto`]: priority promotion raced by tangle learning.
 //!
 //! Knows no file format and no CLI.
 
 mod controlled;
 pub mod fpi;
 pub mod gpu;
+pub mod pp;
 pub mod reference;
 pub mod spm;
 pub mod tangle;
@@ -81,6 +82,8 @@ pub enum Solver {
     Fpi,
     /// Tangle learning ([`tangle`]).
     Tangle,
+    /// Priority promotion ([`pp`]).
+    Pp,
 }
 
 impl Solver {
@@ -91,6 +94,7 @@ impl Solver {
             Solver::Spm => "spm",
             Solver::Fpi => "fpi",
             Solver::Tangle => "tangle",
+            Solver::Pp => "pp",
         }
     }
 }
@@ -172,6 +176,7 @@ fn solve_valid(
         Solver::Spm => controlled::solve_with(game, &mut watch, |rest| spm::solve(rest, options))?,
         Solver::Fpi => controlled::solve_with(game, &mut watch, |rest| fpi::solve(rest, options))?,
         Solver::Tangle => tangle::solve(game, options)?,
+        Solver::Pp => pp::solve(game, options)?,
     };
     Ok(solution.normalised(game))
 }
@@ -233,17 +238,20 @@ pub fn race_cpu_gpu(
     first_to_finish(vec![on_cpu, on_gpu], Duration::ZERO, options)
 }
 
+/// The solvers that [`solve_auto`] races on two threads or more.
+pub const AUTO_RACE: [Solver; 2] = [Solver::Pp, Solver::Tangle];
+
 /// Solves `game` with the solver that suits it, and names that solver.
-/// Zielonka's algorithm starts; on two threads or more, tangle learning
-/// joins it in a [`race`] if it is not done after a head start of about
-/// a few passes over the game ([`head_start`]), and the first to finish
-/// wins. On one thread, tangle learning alone: of the two, the one
-/// exponential on fewer of the games measured. Zielonka's
-/// algorithm is the fastest on the large games measured and on the
-/// two-counter families built against tangle learning; tangle learning
-/// is fast on the families built against Zielonka's algorithm (README,
-/// parity section). The head start spares easy games the second solver's
-/// memory traffic.
+/// On two threads or more, priority promotion starts, and tangle
+/// learning joins it on a second thread ([`AUTO_RACE`], a [`race`]) if it
+/// is not done after a head start of about one pass over the game
+/// ([`head_start`]); the first to finish wins and stops the other. On one
+/// thread, priority promotion alone: of the solvers, the one whose
+/// slowest game measured is the fastest. Priority promotion is the
+/// fastest solver on most games measured, the two-counter families
+/// built against tangle learning included; tangle learning finishes in
+/// under a millisecond the counter families built against priority
+/// promotion, where it takes up to a second (README, parity section).
 pub fn solve_auto(
     game: &ParityGame,
     options: &SolveOptions,
@@ -262,17 +270,20 @@ fn solve_auto_valid(
         n => n,
     };
     if threads < 2 {
-        return Ok((solve_valid(game, Solver::Tangle, options)?, Solver::Tangle));
+        return Ok((solve_valid(game, Solver::Pp, options)?, Solver::Pp));
     }
-    let delay = head_start(game);
-    race_valid(game, &[Solver::Zielonka, Solver::Tangle], delay, options)
+    race_valid(game, &AUTO_RACE, head_start(game), options)
 }
 
-/// How long the first solver of [`solve_auto`] runs alone: 200 ns per
-/// vertex and edge, at least 5 ms.
+/// How long the first solver of [`solve_auto`] runs alone: 100 ns per
+/// vertex and edge, at least 0.2 ms (about the time to start a thread
+/// and solve a game of a few hundred vertices). Tangle learning joins
+/// after 0.2 ms on the small counter families built against priority
+/// promotion, while most games are solved by priority promotion in less
+/// time than that and never start a second thread.
 pub fn head_start(game: &ParityGame) -> Duration {
     let size = u64::from(game.vertices()) + game.edges.edge_count();
-    Duration::from_millis(5).max(Duration::from_nanos(200 * size))
+    Duration::from_micros(200).max(Duration::from_nanos(100 * size))
 }
 
 /// Runs `solvers` on `game`, a thread each, and gives the first solution
@@ -321,7 +332,8 @@ type Contestant<'a, T> =
 /// others are stopped then. The first starts at once, the others after
 /// `delay` unless it has finished by then. Each gets `options` with a
 /// stop signal of the race, set when `options.stop` is or a solution is
-/// in; progress goes to the first only. When all fail, the last error.
+/// in (none starts once it is set); progress goes to the first only.
+/// When all fail, the last error.
 fn first_to_finish<T: Send>(
     contestants: Vec<Contestant<'_, T>>,
     delay: Duration,
@@ -335,6 +347,9 @@ fn first_to_finish<T: Send>(
         let mut running = 0;
         let mut last_error = SolveError::Stopped;
         loop {
+            if options.stop.is_set() {
+                rivals_done.request();
+            }
             let due = !rivals_done.is_set() && (running == 0 || started.elapsed() >= delay);
             if let Some((i, contestant)) = due.then(|| waiting.next()).flatten() {
                 let own = SolveOptions {
@@ -356,9 +371,6 @@ fn first_to_finish<T: Send>(
             }
             if running == 0 {
                 return Err(last_error);
-            }
-            if options.stop.is_set() {
-                rivals_done.request();
             }
             let wait = match delay.checked_sub(started.elapsed()) {
                 Some(left) if !left.is_zero() => left.min(REPORT_INTERVAL),
@@ -430,8 +442,37 @@ impl<'a> Watch<'a> {
 /// work per priority get fewer of them. Gives the new priorities and the
 /// highest one (0 for a game without vertices).
 pub fn compress_priorities(priorities: &[u32]) -> (Vec<u32>, u32) {
+    use rayon::prelude::*;
+    let highest = priorities.iter().copied().max().unwrap_or(0) as usize;
+    if highest <= DIRECT_TABLE.max(2 * priorities.len()) {
+        // A table indexed by priority: no sort.
+        let mut table = vec![u32::MAX; highest + 1];
+        for &p in priorities {
+            table[p as usize] = 0;
+        }
+        let mut current = 0u32;
+        let mut previous: Option<usize> = None;
+        for (p, slot) in table.iter_mut().enumerate() {
+            if *slot == u32::MAX {
+                continue;
+            }
+            current = match previous {
+                None => p as u32 % 2,
+                Some(q) if (p ^ q) & 1 == 0 => current,
+                Some(_) => current + 1,
+            };
+            *slot = current;
+            previous = Some(p);
+        }
+        let compressed = if priorities.len() < PARALLEL_MAP {
+            priorities.iter().map(|&p| table[p as usize]).collect()
+        } else {
+            priorities.par_iter().map(|&p| table[p as usize]).collect()
+        };
+        return (compressed, current);
+    }
     let mut distinct = priorities.to_vec();
-    distinct.sort_unstable();
+    distinct.par_sort_unstable();
     distinct.dedup();
     let mut renumbered = Vec::with_capacity(distinct.len());
     let mut current = 0u32;
@@ -447,14 +488,21 @@ pub fn compress_priorities(priorities: &[u32]) -> (Vec<u32>, u32) {
         let index = distinct.partition_point(|&p| p < priority);
         renumbered[index]
     };
-    let compressed: Vec<u32> = if distinct.len() <= 64 {
+    let compressed: Vec<u32> = if priorities.len() < PARALLEL_MAP {
         priorities.iter().map(|&p| map(p)).collect()
     } else {
-        use rayon::prelude::*;
         priorities.par_iter().map(|&p| map(p)).collect()
     };
     (compressed, current)
 }
+
+/// Highest priority up to which [`compress_priorities`] renumbers through
+/// a table indexed by priority, whatever the number of vertices.
+const DIRECT_TABLE: usize = 1 << 16;
+
+/// Fewest vertices whose priorities [`compress_priorities`] maps in
+/// parallel.
+const PARALLEL_MAP: usize = 1 << 16;
 
 /// The strongly connected components of the live part of a graph, found
 /// again as vertices die, with each component's size and its member of
@@ -540,5 +588,9 @@ mod tests {
         assert_eq!(compress_priorities(&[0, 0]), (vec![0, 0], 0));
         assert_eq!(compress_priorities(&[7]), (vec![1], 1));
         assert_eq!(compress_priorities(&[]), (vec![], 0));
+        // Sparse priorities far above the number of vertices: the sort.
+        let (sparse, top) = compress_priorities(&[u32::MAX - 1, 5, 1 << 30, u32::MAX]);
+        assert_eq!(sparse, [2, 1, 2, 3]);
+        assert_eq!(top, 3);
     }
 }

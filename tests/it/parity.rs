@@ -17,11 +17,18 @@ use warpcheck::parity::{self, Solution, SolveError, SolveOptions, Solver};
 
 use crate::explicit_inputs::{data, oracle_rows, shared};
 
-const SOLVERS: [Solver; 4] = [Solver::Zielonka, Solver::Spm, Solver::Fpi, Solver::Tangle];
+const SOLVERS: [Solver; 5] = [
+    Solver::Zielonka,
+    Solver::Spm,
+    Solver::Fpi,
+    Solver::Tangle,
+    Solver::Pp,
+];
 
 /// Whether `solver` may run out of its budget on the game of oracle
-/// `row`: SPM (without Oink's lifting heuristics) anywhere; Zielonka and
-/// FPI only where Oink's solver of the same kind took more than a second;
+/// `row`: SPM (without Oink's lifting heuristics) anywhere; Zielonka, FPI
+/// and priority promotion only where Oink's solver of the same kind
+/// (`npp` for priority promotion) took more than a second;
 /// tangle learning only on the two-counter families (`tc`, `tc+`), which
 /// are built to make it take exponentially many passes.
 fn may_run_out(solver: Solver, row: &std::collections::HashMap<String, String>) -> bool {
@@ -31,6 +38,7 @@ fn may_run_out(solver: Solver, row: &std::collections::HashMap<String, String>) 
         Solver::Zielonka => oink_seconds("zlk_s") > 1.0,
         Solver::Fpi => oink_seconds("fpi_s") > 1.0,
         Solver::Tangle => row["source"].starts_with("oink-tool: tc"),
+        Solver::Pp => oink_seconds("npp_s") > 1.0,
     }
 }
 
@@ -62,10 +70,11 @@ fn solve_within(game: &ParityGame, solver: Solver, budget: Duration) -> Option<S
 
 /// Solves every game of the oracle file that is in `dirs` (first found
 /// wins) with every solver, and checks the winners against Oink's and the
-/// strategies with the verifier. Zielonka and FPI may run out of `budget`
-/// only on a game where Oink's solver of the same kind took more than a
-/// second; SPM, without Oink's lifting heuristics, may run out anywhere.
-/// Those runs are printed, not failed. Gives the games checked.
+/// strategies with the verifier. Zielonka, FPI and priority promotion may
+/// run out of `budget` only on a game where Oink's solver of the same kind
+/// took more than a second; SPM, without Oink's lifting heuristics, may
+/// run out anywhere. Those runs are printed, not failed. Gives the games
+/// checked.
 fn check_oracles(dirs: &[PathBuf], budget: Duration) -> usize {
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -124,11 +133,11 @@ fn check_oracles(dirs: &[PathBuf], budget: Duration) -> usize {
                         &mut failures,
                     );
                 }
-                // One thread runs tangle learning alone, two race it with
-                // Zielonka's algorithm.
+                // One thread runs priority promotion alone, two race it
+                // with tangle learning.
                 Err(SolveError::Stopped)
-                    if may_run_out(Solver::Tangle, &row)
-                        && (threads == 1 || may_run_out(Solver::Zielonka, &row)) => {}
+                    if may_run_out(Solver::Pp, &row)
+                        && (threads == 1 || may_run_out(Solver::Tangle, &row)) => {}
                 Err(e) => failures.push(format!("{name}: auto on {threads} threads: {e}")),
             }
         }
@@ -191,7 +200,7 @@ proptest! {
         let options = SolveOptions::default();
         let reference = parity::solve(&game, Solver::Zielonka, &options).unwrap();
         prop_assert_eq!(verify(&game, &reference), Ok(()));
-        for solver in [Solver::Spm, Solver::Fpi, Solver::Tangle] {
+        for solver in [Solver::Spm, Solver::Fpi, Solver::Tangle, Solver::Pp] {
             let solution = parity::solve(&game, solver, &options).unwrap();
             prop_assert_eq!(&solution.winners, &reference.winners, "{:?}", solver);
             prop_assert_eq!(verify(&game, &solution), Ok(()), "{:?}", solver);
@@ -200,13 +209,27 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+    /// Games large enough for priority promotion to promote regions
+    /// several times and to keep regions above a dominion it solves.
+    #[test]
+    fn priority_promotion_agrees_with_the_reference_on_larger_games(game in small_games(300, 30)) {
+        let options = SolveOptions::default();
+        let reference = parity::solve(&game, Solver::Zielonka, &options).unwrap();
+        let solution = parity::solve(&game, Solver::Pp, &options).unwrap();
+        prop_assert_eq!(&solution.winners, &reference.winners);
+        prop_assert_eq!(verify(&game, &solution), Ok(()));
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
-    /// Both solvers of the race start at once, so either may win.
+    /// The solvers of the race start at once, so any may win.
     #[test]
     fn a_race_gives_the_references_winners_and_a_winning_strategy(game in small_games(40, 9)) {
         let options = SolveOptions::default();
         let reference = parity::solve(&game, Solver::Zielonka, &options).unwrap();
-        let solvers = [Solver::Tangle, Solver::Zielonka];
+        let solvers = [Solver::Tangle, Solver::Zielonka, Solver::Pp];
         let (solution, winner) = parity::race(&game, &solvers, Duration::ZERO, &options).unwrap();
         prop_assert!(solvers.contains(&winner));
         prop_assert_eq!(&solution.winners, &reference.winners);
@@ -215,14 +238,14 @@ proptest! {
 }
 
 #[test]
-fn auto_runs_tangle_learning_alone_on_one_thread_and_a_stopped_race_says_so() {
-    let game = pgsolver::load(&data("parity").join("counter_ortl-20.pg")).unwrap();
+fn auto_runs_priority_promotion_alone_on_one_thread_and_a_stopped_race_says_so() {
+    let game = pgsolver::load(&data("parity").join("tc-10.pg")).unwrap();
     let one = SolveOptions {
         threads: 1,
         ..SolveOptions::default()
     };
     let (solution, solver) = parity::solve_auto(&game, &one).unwrap();
-    assert_eq!(solver, Solver::Tangle);
+    assert_eq!(solver, Solver::Pp);
     assert_eq!(verify(&game, &solution), Ok(()));
     let stopped = SolveOptions {
         threads: 2,
@@ -296,7 +319,7 @@ fn the_json_report_has_every_field_and_the_solution_file_reads_back() {
     let game_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/parity_example.pg");
     let game = pgsolver::load(&game_path).unwrap();
     let reference = parity::solve(&game, Solver::Zielonka, &SolveOptions::default()).unwrap();
-    for solver in ["auto", "zielonka", "spm", "fpi", "tangle"] {
+    for solver in ["auto", "zielonka", "spm", "fpi", "tangle", "pp"] {
         let out = warpcheck(&[
             "--format",
             "json",
@@ -320,7 +343,7 @@ fn the_json_report_has_every_field_and_the_solution_file_reads_back() {
         assert_eq!(report["exit_code"], 0);
         let ran = report["solver"].as_str().unwrap();
         match solver {
-            "auto" => assert!(["zielonka", "tangle"].contains(&ran), "{ran}"),
+            "auto" => assert!(parity::AUTO_RACE.map(Solver::name).contains(&ran), "{ran}"),
             _ => assert_eq!(ran, solver),
         }
         assert!(report["engine"].as_str().unwrap().starts_with("cpu ("));
@@ -350,7 +373,7 @@ fn the_text_report_names_the_regions() {
          won by Even: "
     ));
     assert!(
-        text.contains("solver: tangle, engine: cpu (1 thread)\n"),
+        text.contains("solver: pp, engine: cpu (1 thread)\n"),
         "{text}"
     );
 }

@@ -1,0 +1,434 @@
+//! Priority promotion (Benerecetti, Dell'Erba and Mogavero, CAV 2016).
+//!
+//! A *region* of priority `p` is the attractor, for the player `α` that
+//! `p` favours, of the free vertices of priority `p`, taken among the
+//! vertices not in a region of higher priority. Every vertex of a region
+//! has a priority no higher than the region's, so a play that stays in
+//! the region and visits its vertices of priority `p` again and again is
+//! won by `α`.
+//!
+//! The search builds regions from the highest priority down. A region is
+//! *open* when the opponent can move from it to a free vertex, or a
+//! vertex of `α` of priority `p` has no move into it: then the next
+//! region is built at the highest priority left among the free vertices.
+//! A *closed* region can only be left by the opponent, into regions of
+//! higher priority. If it cannot be left at all it is a dominion: `α`
+//! wins it and its attractor in the whole unsolved game, which are
+//! removed; the regions above the highest one it takes vertices from are
+//! kept, and the highest of those is tested again (should one of them be
+//! open with no free vertex left below, every region is freed and the
+//! search starts again at the top). Otherwise it is
+//! *promoted*: merged into the lowest region `q` it can escape to (whose
+//! player is `α` too), the regions between are freed, and region `q` is
+//! extended to the attractor of its vertices and the merged ones, then
+//! tested again.
+//!
+//! `α` keeps the moves that drew its vertices into each region, and its
+//! vertices of the region's priority move to any vertex of the region; a
+//! dominion's strategy is made of those, and they win it: a play either
+//! settles in a region merged into it, won by induction, or passes
+//! through the dominion's own vertices of its priority again and again.
+//!
+//! Everything is flat arrays: the regions form a stack of vertex lists,
+//! and each vertex counts its moves to vertices that are free or not yet
+//! drawn from the attractor's queue, so that a vertex of the opponent is
+//! drawn in when its count reaches 0 and a region is open exactly when
+//! one of the opponent's vertices in it has a count above 0.
+
+use super::{Solution, SolveError, SolveOptions, Watch, compress_priorities};
+use crate::explicit::game::NO_MOVE;
+use crate::explicit::{Csr, ParityGame, Player};
+
+/// Region of a vertex in no region.
+const FREE: u32 = u32::MAX;
+/// Region of a solved vertex.
+const SOLVED: u32 = u32::MAX - 1;
+/// Region of a dominion while its attractor in the unsolved game grows.
+const DOMINION: u32 = u32::MAX - 2;
+/// [`Promotion::left`] of a vertex whose moves are not counted.
+const UNCOUNTED: u32 = u32::MAX;
+
+/// Solves `game` (validated, preprocessed or not) by priority promotion.
+pub fn solve(game: &ParityGame, options: &SolveOptions) -> Result<Solution, SolveError> {
+    let mut run = Promotion::new(game);
+    let mut watch = Watch::new(options, "queries");
+    run.search(&mut watch)?;
+    Ok(Solution {
+        winners: run.winners,
+        strategy: run.strategy,
+    })
+}
+
+/// What a query decided about the region on top of the stack.
+enum Verdict {
+    /// The opponent can reach a free vertex, or a vertex of the region's
+    /// priority cannot stay: build the next region below.
+    Open,
+    /// Closed, and the opponent's lowest escape leads into the region of
+    /// this priority.
+    Promote(u32),
+    /// Closed without escapes.
+    Dominion,
+}
+
+/// The state of one run.
+struct Promotion<'a> {
+    game: &'a ParityGame,
+    predecessors: Csr,
+    /// Compressed priorities (dense, parity kept).
+    priorities: Vec<u32>,
+    /// The vertices by descending priority.
+    order: Vec<u32>,
+    /// `below[p]`: the position in `order` of the first vertex of
+    /// priority lower than `p`.
+    below: Vec<usize>,
+    /// Each vertex's region: a priority, [`FREE`], [`SOLVED`] or
+    /// [`DOMINION`].
+    region: Vec<u32>,
+    /// Each vertex's moves to vertices that are free, or in the zone and
+    /// not yet drawn from the attractor's queue.
+    open_moves: Vec<u32>,
+    winners: Vec<Player>,
+    /// Solved vertices: the winning move where the winner owns them.
+    /// Vertices in a region: the move that keeps them there where the
+    /// region's player owns them ([`NO_MOVE`] for a vertex of the region's
+    /// priority before one is found).
+    strategy: Vec<u32>,
+    /// The regions' vertices, region after region, highest first.
+    zone: Vec<u32>,
+    /// The regions on the stack: priority and start in `zone`.
+    regions: Vec<(u32, usize)>,
+    /// Vertices not yet solved.
+    unsolved: usize,
+    /// A dominion's attractor in the unsolved game, in the order drawn.
+    won: Vec<u32>,
+    /// The opponent's moves to unsolved vertices not yet drawn into that
+    /// attractor, [`UNCOUNTED`] before it counts them.
+    left: Vec<u32>,
+    /// The vertices whose moves `left` counts.
+    counted: Vec<u32>,
+}
+
+impl<'a> Promotion<'a> {
+    fn new(game: &'a ParityGame) -> Promotion<'a> {
+        let vertices = game.vertices() as usize;
+        let (priorities, highest) = compress_priorities(&game.priorities);
+        // Counting sort by descending priority.
+        let levels = highest as usize + 1;
+        let mut below = vec![0usize; levels + 1];
+        for &p in &priorities {
+            below[(highest - p) as usize + 1] += 1;
+        }
+        for i in 0..levels {
+            below[i + 1] += below[i];
+        }
+        let mut next = below.clone();
+        let mut order = vec![0u32; vertices];
+        for (v, &p) in priorities.iter().enumerate() {
+            let slot = &mut next[(highest - p) as usize];
+            order[*slot] = v as u32;
+            *slot += 1;
+        }
+        // `below` is indexed by descending rank; turn it into priorities.
+        let below = (0..levels)
+            .map(|p| below[highest as usize - p + 1])
+            .collect();
+        Promotion {
+            game,
+            predecessors: game.edges.transpose(),
+            priorities,
+            order,
+            below,
+            region: vec![FREE; vertices],
+            open_moves: (0..game.vertices())
+                .map(|v| game.edges.successors(v).len() as u32)
+                .collect(),
+            winners: vec![Player::Even; vertices],
+            strategy: vec![NO_MOVE; vertices],
+            zone: Vec::new(),
+            regions: Vec::new(),
+            unsolved: vertices,
+            won: Vec::new(),
+            left: vec![UNCOUNTED; vertices],
+            counted: Vec::new(),
+        }
+    }
+
+    /// Builds, tests and promotes regions until every vertex is solved.
+    fn search(&mut self, watch: &mut Watch<'_>) -> Result<(), SolveError> {
+        let mut queries = 0u64;
+        let mut cursor = 0;
+        while self.unsolved > 0 {
+            // The next region: the free vertices of the highest priority
+            // left, below the regions on the stack.
+            while cursor < self.order.len() && self.region[self.order[cursor] as usize] != FREE {
+                cursor += 1;
+            }
+            if cursor == self.order.len() {
+                // Only after a dominion that kept regions: one of them is
+                // open, but every vertex it can move to is in one of them.
+                // Start again from the top, every region freed.
+                self.free(0..self.zone.len());
+                self.zone.clear();
+                self.regions.clear();
+                cursor = 0;
+                continue;
+            }
+            let priority = self.priorities[self.order[cursor] as usize];
+            let start = self.zone.len();
+            while let Some(&v) = self.order.get(cursor) {
+                if self.priorities[v as usize] != priority {
+                    break;
+                }
+                if self.region[v as usize] == FREE {
+                    self.region[v as usize] = priority;
+                    self.strategy[v as usize] = NO_MOVE;
+                    self.zone.push(v);
+                }
+                cursor += 1;
+            }
+            self.regions.push((priority, start));
+            self.attract(Player::favoured_by(priority), priority, start..start, start);
+            loop {
+                queries += 1;
+                watch.check(queries)?;
+                let (top, _) = *self.regions.last().expect("a region is on the stack");
+                match self.query() {
+                    Verdict::Open => break,
+                    Verdict::Promote(target) => {
+                        self.promote(target);
+                        cursor = self.below[target as usize];
+                    }
+                    Verdict::Dominion => {
+                        cursor = self.solve_dominion(Player::favoured_by(top));
+                        if self.regions.is_empty() {
+                            break;
+                        }
+                        // The region now on top may be closed without the
+                        // solved vertices: ask again.
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Extends the zone at the top of the stack, in region `region`, to
+    /// `player`'s attractor of it among the free vertices; its vertices
+    /// from `queue` on are not yet drawn from the queue. The vertices
+    /// `seeds`, drawn before, are looked at again: their free
+    /// predecessors may be drawn in now.
+    fn attract(
+        &mut self,
+        player: Player,
+        region: u32,
+        seeds: std::ops::Range<usize>,
+        queue: usize,
+    ) {
+        for i in seeds {
+            let u = self.zone[i];
+            for edge in self.predecessor_range(u) {
+                let v = self.predecessors.targets[edge];
+                self.offer(player, region, u, v);
+            }
+        }
+        let mut next = queue;
+        while next < self.zone.len() {
+            let u = self.zone[next];
+            next += 1;
+            for edge in self.predecessor_range(u) {
+                let v = self.predecessors.targets[edge];
+                self.open_moves[v as usize] -= 1;
+                self.offer(player, region, u, v);
+            }
+        }
+    }
+
+    /// The positions of `u`'s predecessors in `predecessors.targets`.
+    fn predecessor_range(&self, u: u32) -> std::ops::Range<usize> {
+        let offsets = &self.predecessors.offsets;
+        offsets[u as usize] as usize..offsets[u as usize + 1] as usize
+    }
+
+    /// Draws `v`, a predecessor of `u` in the zone, into region `region`
+    /// of `player` if it is free and either `player`'s (moving to `u`) or
+    /// left without moves to free vertices or vertices still queued.
+    fn offer(&mut self, player: Player, region: u32, u: u32, v: u32) {
+        let slot = v as usize;
+        if self.region[slot] != FREE {
+            return;
+        }
+        if self.game.owners[slot] == player {
+            self.strategy[slot] = u;
+        } else if self.open_moves[slot] > 0 {
+            return;
+        }
+        self.region[slot] = region;
+        self.zone.push(v);
+    }
+
+    /// Tests the region on top of the stack; gives its vertices of its
+    /// priority owned by its player a move into it where they have one.
+    fn query(&mut self) -> Verdict {
+        let (priority, start) = *self.regions.last().expect("a region is on the stack");
+        let player = Player::favoured_by(priority);
+        let game = self.game;
+        let mut lowest_escape = u32::MAX;
+        for &v in &self.zone[start..] {
+            let slot = v as usize;
+            if game.owners[slot] == player {
+                if self.strategy[slot] == NO_MOVE {
+                    let region = &self.region;
+                    match game
+                        .edges
+                        .successors(v)
+                        .iter()
+                        .find(|&&w| region[w as usize] == priority)
+                    {
+                        Some(&w) => self.strategy[slot] = w,
+                        None => return Verdict::Open,
+                    }
+                }
+            } else if self.open_moves[slot] > 0 {
+                return Verdict::Open;
+            } else {
+                for &w in game.edges.successors(v) {
+                    let region = self.region[w as usize];
+                    if region != priority && region < lowest_escape {
+                        lowest_escape = region;
+                    }
+                }
+            }
+        }
+        if lowest_escape >= SOLVED {
+            // Only solved vertices (won by the player) lie outside.
+            Verdict::Dominion
+        } else {
+            Verdict::Promote(lowest_escape)
+        }
+    }
+
+    /// Frees the vertices of `zone[range]`, but for those of a dominion.
+    fn free(&mut self, range: std::ops::Range<usize>) {
+        for i in range {
+            let v = self.zone[i];
+            if self.region[v as usize] == DOMINION {
+                continue;
+            }
+            self.region[v as usize] = FREE;
+            for &u in self.predecessors.successors(v) {
+                self.open_moves[u as usize] += 1;
+            }
+        }
+    }
+
+    /// Merges the region on top of the stack into the region of priority
+    /// `target` below it on the stack, frees the regions between, and
+    /// extends the merged region to its attractor.
+    fn promote(&mut self, target: u32) {
+        let (_, top_start) = self.regions.pop().expect("a region is on the stack");
+        let mut end_of_target = top_start;
+        while let Some(&(priority, start)) = self.regions.last() {
+            if priority == target {
+                break;
+            }
+            end_of_target = start;
+            self.regions.pop();
+        }
+        self.free(end_of_target..top_start);
+        let moved = self.zone.len() - top_start;
+        self.zone.copy_within(top_start.., end_of_target);
+        self.zone.truncate(end_of_target + moved);
+        for i in end_of_target..self.zone.len() {
+            self.region[self.zone[i] as usize] = target;
+        }
+        let queue = self.zone.len();
+        self.attract(
+            Player::favoured_by(target),
+            target,
+            end_of_target..queue,
+            queue,
+        );
+    }
+
+    /// Solves the closed region on top of the stack, which the opponent
+    /// cannot leave, for `player`, with its attractor in the whole
+    /// unsolved game. The regions that lose a vertex to it are freed with
+    /// every region below them; those above are kept: each is still its
+    /// player's attractor of its vertices with the strategy that keeps
+    /// them in it, though maybe no longer the whole attractor, and maybe
+    /// closed now. Gives the position in `order` to build the next region
+    /// from.
+    fn solve_dominion(&mut self, player: Player) -> usize {
+        let game = self.game;
+        let (_, start) = *self.regions.last().expect("a region is on the stack");
+        let mut won = std::mem::take(&mut self.won);
+        won.clear();
+        won.extend_from_slice(&self.zone[start..]);
+        // The highest region that loses a vertex.
+        let mut highest = self.regions.last().expect("checked above").0;
+        for &v in &won {
+            self.region[v as usize] = DOMINION;
+        }
+        let mut next = 0;
+        while next < won.len() {
+            let u = won[next];
+            next += 1;
+            for &v in self.predecessors.successors(u) {
+                let slot = v as usize;
+                let region = self.region[slot];
+                if region == DOMINION || region == SOLVED {
+                    continue;
+                }
+                if game.owners[slot] != player {
+                    let left = &mut self.left[slot];
+                    if *left == UNCOUNTED {
+                        self.counted.push(v);
+                        let region = &self.region;
+                        *left = game
+                            .edges
+                            .successors(v)
+                            .iter()
+                            .filter(|&&w| region[w as usize] != SOLVED)
+                            .count() as u32;
+                    }
+                    *left -= 1;
+                    if *left > 0 {
+                        continue;
+                    }
+                } else {
+                    self.strategy[slot] = u;
+                }
+                if region == FREE {
+                    // Drawn from the free vertices: no longer free.
+                    for &w in self.predecessors.successors(v) {
+                        self.open_moves[w as usize] -= 1;
+                    }
+                } else {
+                    highest = highest.max(region);
+                }
+                self.region[slot] = DOMINION;
+                won.push(v);
+            }
+        }
+        for &v in &self.counted {
+            self.left[v as usize] = UNCOUNTED;
+        }
+        self.counted.clear();
+        let kept = self.regions.partition_point(|&(p, _)| p > highest);
+        let cut = self.regions[kept].1;
+        self.free(cut..self.zone.len());
+        self.zone.truncate(cut);
+        self.regions.truncate(kept);
+        for &v in &won {
+            self.region[v as usize] = SOLVED;
+            self.winners[v as usize] = player;
+        }
+        self.unsolved -= won.len();
+        self.won = won;
+        match self.regions.last() {
+            Some(&(priority, _)) => self.below[priority as usize],
+            None => 0,
+        }
+    }
+}
