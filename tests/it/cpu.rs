@@ -35,6 +35,19 @@ fn run_parallel(net: &EncodedNetwork, search: &SearchOptions, threads: usize) ->
     cpu::explore(net, search, &CpuOptions { threads })
 }
 
+/// The figures two complete searches must share: states, transitions,
+/// deadlocks, errors, depth and how the search ended.
+pub(crate) fn counts(r: &Exploration) -> (u64, u64, u64, u64, u32, Completion) {
+    (
+        r.states,
+        r.transitions,
+        r.deadlocks,
+        r.errors,
+        r.depth,
+        r.completion,
+    )
+}
+
 /// The engine starting from a one-bucket table, with at most
 /// `memory_bytes` (default: the engine's limit).
 pub(crate) fn run_growing(

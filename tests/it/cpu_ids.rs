@@ -14,10 +14,10 @@ use warpcheck::explore::cpu::{
     self, CpuOptions, NARROW_ENTRY_BYTES, NARROW_IDS_END, TableStart, WIDE_ENTRY_BYTES,
 };
 use warpcheck::explore::livelock::StateSpace;
-use warpcheck::explore::{Completion, Exploration, SearchOptions, Storage, reference};
+use warpcheck::explore::{Completion, SearchOptions, Storage, reference};
 use warpcheck::testing;
 
-use crate::cpu::{assert_memory_with, compare_with, handed_out, run_growing_from};
+use crate::cpu::{assert_memory_with, compare_with, counts, handed_out, run_growing_from};
 
 /// Ids from here cross 2^32 - 1, the last id a 4-byte entry holds, after
 /// 1000 states: the index starts with 4-byte entries and grows into 8-byte
@@ -36,18 +36,6 @@ fn whole(storage: Storage) -> SearchOptions {
         storage,
         ..SearchOptions::default()
     }
-}
-
-/// The figures a complete search must share with the reference engine.
-fn counts(r: &Exploration) -> (u64, u64, u64, u64, u32, Completion) {
-    (
-        r.states,
-        r.transitions,
-        r.deadlocks,
-        r.errors,
-        r.depth,
-        r.completion,
-    )
 }
 
 proptest! {

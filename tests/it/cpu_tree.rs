@@ -9,11 +9,11 @@ use std::path::Path;
 use proptest::prelude::*;
 use warpcheck::encode::EncodedNetwork;
 use warpcheck::explore::cpu::{self, CpuOptions};
-use warpcheck::explore::{Completion, Exploration, SearchOptions, Storage, reference};
+use warpcheck::explore::{Completion, SearchOptions, Storage, reference};
 use warpcheck::model::{Lts, LtsTransition, Network, Participant, Process, SyncRule};
 use warpcheck::testing;
 
-use crate::cpu::run_growing;
+use crate::cpu::{counts, run_growing};
 
 /// Thread counts every comparison runs at.
 const THREADS: [usize; 3] = [1, 2, 8];
@@ -27,18 +27,6 @@ fn options(storage: Storage, keep_going: bool) -> SearchOptions {
         storage,
         ..SearchOptions::default()
     }
-}
-
-/// The figures two complete searches must share.
-fn counts(r: &Exploration) -> (u64, u64, u64, u64, u32, Completion) {
-    (
-        r.states,
-        r.transitions,
-        r.deadlocks,
-        r.errors,
-        r.depth,
-        r.completion,
-    )
 }
 
 /// Local states of a process in a chain of [`lockstep`]: 3 bits.
