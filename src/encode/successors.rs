@@ -648,6 +648,16 @@ pub struct FlatSuccessorTables {
     pub other_processes: Vec<u32>,
 }
 
+impl FlatSuccessorTables {
+    /// Whether any local state's items hold a rule index (the GPU kernels
+    /// are compiled with or without the walk of its cells).
+    pub fn has_rule_indexes(&self) -> bool {
+        self.items
+            .chunks_exact(4)
+            .any(|item| item[0] & INDEPENDENT == 0 && item[0] & RULE_INDEX != 0)
+    }
+}
+
 /// For every rule of `net`, the lowest id of the rules parallel to it
 /// (its own when none is lower). Rules are parallel when they have the
 /// same participants and each participant offers them in the same local

@@ -293,11 +293,7 @@ fn a_net_that_looks_safe_with_bounds_above_one_counts_tokens() {
         transition("u", &[("q", 1)], &[("r", 1)])
     ));
     let network = parse(&text, None);
-    let states: Vec<usize> = network
-        .processes
-        .iter()
-        .map(|p| p.lts.state_names.len())
-        .collect();
+    let states = local_state_counts(&network);
     assert_eq!(states, [3, 3, 3]);
     // (1,1,0) -> (0,1,1), (1,0,1) -> (0,0,2), which is dead.
     assert_eq!(counts(&network), (4, 4, 1, 0));
@@ -351,11 +347,7 @@ fn weighted_arcs_move_their_weight() {
         transition("t", &[("p", 2)], &[("q", 3)])
     ));
     let network = parse(&text, None);
-    let states: Vec<usize> = network
-        .processes
-        .iter()
-        .map(|p| p.lts.state_names.len())
-        .collect();
+    let states = local_state_counts(&network);
     assert_eq!(states, [5, 7]);
     assert_eq!(network.processes[1].lts.state_names[6], "6");
     // (4,0) -> (2,3) -> (0,6).
@@ -424,11 +416,7 @@ fn a_place_bound_caps_a_larger_invariant_bound() {
     ));
     assert_eq!(counts(&parse(&text, None)), (9, 12, 1, 0));
     let capped = parse(&text, Some(3));
-    let states: Vec<usize> = capped
-        .processes
-        .iter()
-        .map(|p| p.lts.state_names.len())
-        .collect();
+    let states = local_state_counts(&capped);
     assert_eq!(states, [4, 4, 4, 2]);
     let (message, _) = model_error(&EncodedNetwork::new(&capped).unwrap());
     assert!(
@@ -619,4 +607,13 @@ fn place_bound_applies_to_pnml_only() {
         error.to_string(),
         "specs/philosophers3.net: --place-bound applies to Petri nets (PNML) only"
     );
+}
+
+/// The local states of each process (token counts 0 ..= the place's bound).
+fn local_state_counts(network: &Network) -> Vec<usize> {
+    network
+        .processes
+        .iter()
+        .map(|p| p.lts.state_names.len())
+        .collect()
 }

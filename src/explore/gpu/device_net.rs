@@ -7,7 +7,7 @@ use cudarc::driver::{CudaSlice, sys};
 
 use super::kernel::NetworkParams;
 use super::{ReadOnlyPath, rules};
-use crate::encode::{EncodedNetwork, INDEPENDENT, OwnerChoice, RULE_INDEX};
+use crate::encode::{EncodedNetwork, OwnerChoice};
 use crate::explore::{FindingKind, outcome};
 use crate::gpu::{Device, GpuError};
 
@@ -70,16 +70,6 @@ impl Drop for Textures {
     }
 }
 
-/// Whether any of `items` (four words each, see [`FlatSuccessorTables`])
-/// is a rule index.
-///
-/// [`FlatSuccessorTables`]: crate::encode::FlatSuccessorTables
-fn has_rule_indexes(items: &[u32]) -> bool {
-    items
-        .chunks_exact(4)
-        .any(|item| item[0] & INDEPENDENT == 0 && item[0] & RULE_INDEX != 0)
-}
-
 impl DeviceNet {
     /// Uploads `net`'s arrays, with the rule owners `owners` chooses, to be
     /// read through `path` (textures fall back to `__ldg` where an array
@@ -121,7 +111,7 @@ impl DeviceNet {
             rule_actions: device.upload(&net.rule_actions)?,
             errors: net.error_locals.len() as u32,
             processes: net.processes() as u32,
-            rule_indexes: has_rule_indexes(&tables.items),
+            rule_indexes: tables.has_rule_indexes(),
             textures: None,
         };
         if path == ReadOnlyPath::Texture {
