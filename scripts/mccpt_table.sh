@@ -5,8 +5,10 @@
 # (TransArray entries), state-vector bits, places whose bound is checked
 # rather than proven, the largest bound against the oracle's token maximum,
 # and an engine's states, edges and deadlock verdict against the oracle.
-# Nets that look 1-safe but are not get --place-bound 255 (marked *). Exit
-# status 1 if any explored net mismatched or failed.
+# Nets that look 1-safe but are not (marked *) are checked without options:
+# `check` reads them again as place/transition nets itself; their encoding
+# columns come from `info --place-bound 255`, the same reading. Exit status 1
+# if any explored net mismatched or failed.
 #
 # Usage: scripts/mccpt_table.sh [options] [MCC_PT_DIR]
 #   MCC_PT_DIR         default: ../shared/mcc-pt relative to the repository
@@ -48,9 +50,10 @@ while IFS=$'\t' read -r model states edges deadlock most_tokens; do
     [[ "$model" == model ]] && continue
     pnml="$dir/$model/model.pnml"
     options=()
-    # A net that looks 1-safe is read as such (with a process `1-safety`
-    # when some firing may add a second token): read it as a
-    # place/transition net instead, as these nets are not 1-safe.
+    # A net that looks 1-safe is read as such by `info` (with a process
+    # `1-safety` when some firing may add a second token): its encoding
+    # columns come from the place/transition reading that `check` falls
+    # back to, as these nets are not 1-safe.
     if "$warpcheck" info --format json "$pnml" |
         jq -e '.process_list | any(.name == "1-safety")' >/dev/null; then
         options=(--place-bound 255)
@@ -70,7 +73,7 @@ while IFS=$'\t' read -r model states edges deadlock most_tokens; do
         printf "$format" "${row[@]}" - - - - "not explored"
         continue
     fi
-    json="$(timeout "$per_model_timeout" "$warpcheck" check "$pnml" "${options[@]}" \
+    json="$(timeout "$per_model_timeout" "$warpcheck" check "$pnml" \
         --deadlock --all --format json --engine "$engine" 2>/dev/null || true)"
     found_states="$(jq -r '.states // empty' <<<"$json" 2>/dev/null || true)"
     if [[ -z "$found_states" ]]; then

@@ -11,7 +11,7 @@ use super::engines::{CPU_ENGINE, preferred_device, required_device};
 use super::output::{check_output_path, warn};
 use super::{
     Cli, EngineChoice, InputArgs, Interruption, SearchLimits, cpu_options, cpu_threads,
-    emit_report, load_encoded, progress_line, search_options, spinner,
+    emit_report, load_and_search, progress_line, search_options, spinner,
 };
 use crate::error::{Error, exit};
 use crate::explicit::{Csr, LabelledGraphBuilder};
@@ -243,8 +243,6 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
         let graph = load_graph(&args.input.model, kind)?;
         (Graph::Host(graph), loading.elapsed(), None)
     } else {
-        let loaded = load_encoded(&args.input, None)?;
-        warnings.extend(loaded.warnings.iter().cloned());
         let interruption = Interruption::arm(args.limits.timeout, cli.quiet);
         let exploring_progress = progress.then(progress_line);
         let mut search = SearchOptions {
@@ -257,12 +255,23 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
             search.memory_bytes = Some(device.free_memory()? / 2);
         }
         let exploring = Instant::now();
-        let explored = explore(args, &loaded.encoded, &search, device.as_ref())?;
+        let (loaded, explored, reread) = load_and_search(
+            &args.input,
+            None,
+            |loaded| explore(args, &loaded.encoded, &search, device.as_ref()),
+            |explored| explored.as_ref().err(),
+        )?;
+        warnings.extend(loaded.warnings.iter().cloned());
+        warnings.extend(reread);
         if let Some((bar, _)) = exploring_progress {
             bar.finish_and_clear();
         }
         match explored {
-            Ok(graph) => (graph, loaded.load_time, Some(exploring.elapsed())),
+            Ok(graph) => (
+                graph,
+                loaded.load_time,
+                Some(exploring.elapsed().saturating_sub(loaded.load_time)),
+            ),
             Err(exploration) => {
                 for w in &warnings {
                     warn(w);

@@ -22,7 +22,7 @@ use crate::explore::cpu::{self, CpuOptions, MAX_THREADS};
 use crate::explore::gpu::{self, GpuOptions};
 use crate::explore::livelock::{self, Livelock};
 use crate::explore::{
-    Completion, Exploration, Progress, SearchOptions, StopSignal, Storage, reference,
+    Completion, Exploration, FindingKind, Progress, SearchOptions, StopSignal, Storage, reference,
 };
 use crate::frontend::{self, Format, aut::AutWriter, pnml};
 use crate::model::Network;
@@ -579,10 +579,13 @@ fn init_logging(verbose: u8) {
         .try_init();
 }
 
-/// Loads the model `input` names (a file, or standard input for `-`).
-fn load(input: &InputArgs) -> Result<Network, Error> {
+/// Loads the model `input` names (a file, or standard input for `-`); a
+/// Petri net as a place/transition net when `counting` (see
+/// [`pnml::Options::counting`]).
+fn load(input: &InputArgs, counting: bool) -> Result<Network, Error> {
     let options = pnml::Options {
         place_bound: input.place_bound,
+        counting,
     };
     Ok(frontend::load_with(
         &input.model,
@@ -613,10 +616,15 @@ struct Loaded {
     load_time: Duration,
 }
 
-/// Loads `input`, joins the monitor `property` if given, and encodes it.
-fn load_encoded(input: &InputArgs, property: Option<&str>) -> Result<Loaded, Error> {
+/// Loads `input`, joins the monitor `property` if given, and encodes it;
+/// `counting` as for [`load`].
+fn load_encoded(
+    input: &InputArgs,
+    property: Option<&str>,
+    counting: bool,
+) -> Result<Loaded, Error> {
     let started = Instant::now();
-    let network = load(input)?;
+    let network = load(input, counting)?;
     let warnings = model_warnings(&network, property);
     let network = match property {
         Some(name) => {
@@ -634,6 +642,60 @@ fn load_encoded(input: &InputArgs, property: Option<&str>) -> Result<Loaded, Err
         warnings,
         load_time: started.elapsed(),
     })
+}
+
+/// Loads `input` (with the monitor `property`) and runs `search` on it,
+/// whose result holds an exploration where `exploration_of` finds one.
+/// When that exploration ended at the 1-safety error of a Petri net that
+/// was read as 1-safe because it declares or looks so (no `--place-bound`),
+/// the net is loaded again as a place/transition net and searched again,
+/// and the note returned beside says so: a user who does not know whether
+/// a net is 1-safe gets its state space either way.
+fn load_and_search<R>(
+    input: &InputArgs,
+    property: Option<&str>,
+    mut search: impl FnMut(&Loaded) -> Result<R, Error>,
+    exploration_of: impl Fn(&R) -> Option<&Exploration>,
+) -> Result<(Loaded, R, Option<String>), Error> {
+    let started = Instant::now();
+    let loaded = load_encoded(input, property, false)?;
+    let result = search(&loaded)?;
+    let unsafe_after_all = exploration_of(&result)
+        .is_some_and(|exploration| is_not_safe_after_all(input, &loaded.encoded, exploration));
+    if !unsafe_after_all {
+        return Ok((loaded, result, None));
+    }
+    let note = format!(
+        "the net is not 1-safe: its 1-safe reading reached a second token in a place \
+         ({:.3} s); it was read again as a place/transition net, with the bounds its place \
+         invariants prove and at most {} tokens in the other places (--place-bound K sets \
+         that bound)",
+        started.elapsed().as_secs_f64(),
+        pnml::DEFAULT_PLACE_BOUND
+    );
+    let loaded = load_encoded(input, property, true)?;
+    let result = search(&loaded)?;
+    Ok((loaded, result, Some(note)))
+}
+
+/// Whether `exploration` ended at the 1-safety error of a Petri net that
+/// `input` left to warpcheck to read (PNML without `--place-bound`).
+fn is_not_safe_after_all(
+    input: &InputArgs,
+    net: &EncodedNetwork,
+    exploration: &Exploration,
+) -> bool {
+    let format = input
+        .input_format
+        .map(Format::from)
+        .or_else(|| Format::from_path(&input.model));
+    let at_safety_error = match exploration.first.as_ref().map(|f| &f.kind) {
+        Some(FindingKind::Error(e)) => {
+            net.process_names[net.error_locals[*e].process] == pnml::SAFETY_PROCESS
+        }
+        _ => false,
+    };
+    format == Some(Format::Pnml) && input.place_bound.is_none() && at_safety_error
 }
 
 /// How the user can end a search early: `--timeout` and Ctrl-C.
@@ -713,33 +775,38 @@ fn search_options(limits: &SearchLimits, stop: &StopSignal) -> SearchOptions {
 
 fn explore(cli: &Cli, args: &ExploreArgs) -> Result<i32, Error> {
     check_output_path(&args.write_aut, &args.input.model, "--write-aut")?;
-    let loaded = load_encoded(&args.input, args.property.as_deref())?;
-    let mut warnings = loaded.warnings.clone();
     let on_gpu = args.engine == ExportEngine::Gpu;
-    warnings.extend(engine_option_warnings(&args.limits, None, on_gpu));
-    for w in &warnings {
-        warn(w);
-    }
-    let encoded = &loaded.encoded;
     let interruption = Interruption::arm(args.limits.timeout, cli.quiet);
     let search = SearchOptions {
         keep_going: true,
         no_trace: true,
         ..search_options(&args.limits, &interruption.stop)
     };
-    let mut sink = AutWriter::create(&args.write_aut, &encoded.actions)?;
-    let exploration = match args.engine {
-        ExportEngine::Reference => reference::explore_into(encoded, &search, &mut sink)?,
-        ExportEngine::Cpu => {
-            let options = cpu_options(&args.limits);
-            cpu::explore_into(encoded, &search, &options, &mut sink)?
-        }
-        ExportEngine::Gpu => {
-            let device = engines::required_device(args.limits.device.unwrap_or(0))?;
-            gpu::explore_into(&device, encoded, &search, &GpuOptions::default(), &mut sink)?
-                .exploration
-        }
+    let export = |loaded: &Loaded| -> Result<Exploration, Error> {
+        let encoded = &loaded.encoded;
+        let mut sink = AutWriter::create(&args.write_aut, &encoded.actions)?;
+        Ok(match args.engine {
+            ExportEngine::Reference => reference::explore_into(encoded, &search, &mut sink)?,
+            ExportEngine::Cpu => {
+                let options = cpu_options(&args.limits);
+                cpu::explore_into(encoded, &search, &options, &mut sink)?
+            }
+            ExportEngine::Gpu => {
+                let device = engines::required_device(args.limits.device.unwrap_or(0))?;
+                gpu::explore_into(&device, encoded, &search, &GpuOptions::default(), &mut sink)?
+                    .exploration
+            }
+        })
     };
+    let (loaded, exploration, reread) =
+        load_and_search(&args.input, args.property.as_deref(), export, |e| Some(e))?;
+    let mut warnings = loaded.warnings.clone();
+    warnings.extend(reread);
+    warnings.extend(engine_option_warnings(&args.limits, None, on_gpu));
+    for w in &warnings {
+        warn(w);
+    }
+    let encoded = &loaded.encoded;
     let verdict = Verdict::of(encoded, &exploration);
     let written = matches!(verdict, Verdict::NoViolation);
     let message = if written {
@@ -836,9 +903,6 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         Some(path) => check_output_path(path, &args.input.model, "--trace-out")?,
         None => {}
     }
-    let loaded = load_encoded(&args.input, args.property.as_deref())?;
-    warnings.extend(loaded.warnings.iter().cloned());
-    let encoded = &loaded.encoded;
     let progress = (!cli.quiet && std::io::stderr().is_terminal()).then(progress_line);
     let interruption = Interruption::arm(args.limits.timeout, cli.quiet);
     let search = SearchOptions {
@@ -849,7 +913,15 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         progress: progress.as_ref().map(|(_, f)| f.clone()),
         ..search_options(&args.limits, &interruption.stop)
     };
-    let run = engines::run(args, cli.quiet, encoded, &search, args.livelock)?;
+    let (loaded, run, reread) = load_and_search(
+        &args.input,
+        args.property.as_deref(),
+        |loaded| engines::run(args, cli.quiet, &loaded.encoded, &search, args.livelock),
+        |run| Some(&run.exploration),
+    )?;
+    warnings.extend(loaded.warnings.iter().cloned());
+    warnings.extend(reread);
+    let encoded = &loaded.encoded;
     warnings.extend(run.notes.iter().cloned());
     if let Some((bar, _)) = &progress {
         bar.finish_and_clear();
@@ -1068,7 +1140,7 @@ fn progress_line() -> (indicatif::ProgressBar, crate::explore::ProgressFn) {
 }
 
 fn info(cli: &Cli, args: &InfoArgs) -> Result<i32, Error> {
-    let network = load(&args.input)?;
+    let network = load(&args.input, false)?;
     let warnings = model_warnings(&network, None);
     let encoded = EncodedNetwork::new(&network)
         .map_err(|e| Error::Model(format!("{}: {e}", args.input.model.display())))?;
@@ -1092,7 +1164,7 @@ fn convert(cli: &Cli, args: &ConvertArgs) -> Result<i32, Error> {
     if let Some(output) = &args.output {
         check_output_path(output, &args.input.model, "--output")?;
     }
-    let network = load(&args.input)?;
+    let network = load(&args.input, false)?;
     let text = match args.to {
         ConvertTarget::Net => frontend::net::write(&network),
     };

@@ -50,6 +50,14 @@ fn oracles(dir: &Path) -> Vec<Oracle> {
         .collect()
 }
 
+/// The oracle row of `model` in `tests/data/mcc-pt`.
+fn oracle(model: &str) -> Oracle {
+    oracles(&data_dir())
+        .into_iter()
+        .find(|o| o.model == model)
+        .unwrap()
+}
+
 fn options(keep_going: bool) -> SearchOptions {
     SearchOptions {
         check_deadlock: true,
@@ -59,13 +67,27 @@ fn options(keep_going: bool) -> SearchOptions {
 }
 
 fn parse(text: &str, place_bound: Option<u32>) -> Network {
-    pnml::parse_with(text, Path::new("tiny.pnml"), pnml::Options { place_bound })
-        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+    pnml::parse_with(
+        text,
+        Path::new("tiny.pnml"),
+        pnml::Options {
+            place_bound,
+            ..pnml::Options::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
 fn load(path: &Path, place_bound: Option<u32>) -> Network {
-    frontend::load_with(path, Some(Format::Pnml), pnml::Options { place_bound })
-        .unwrap_or_else(|e| panic!("{e}"))
+    frontend::load_with(
+        path,
+        Some(Format::Pnml),
+        pnml::Options {
+            place_bound,
+            ..pnml::Options::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The message of the model error that ends the search of `encoded`, with
@@ -84,10 +106,11 @@ fn model_error(encoded: &EncodedNetwork) -> (String, Vec<u32>) {
     }
 }
 
-/// The net of `oracle` in `dir` as a place/transition net. A net that looks
-/// 1-safe is read as 1-safe first, which must end in the 1-safety error
-/// saying how to read it otherwise; then it is read with the published
-/// maximum as its place bound.
+/// The net of `oracle` in `dir` as a place/transition net, read as the
+/// command line reads it: a net that looks 1-safe is read as 1-safe first,
+/// which must end in the 1-safety error saying how to read it otherwise;
+/// then it is read again as a place/transition net with the default bound
+/// ([`pnml::Options::counting`]), not with the published maximum.
 fn read_counting(dir: &Path, oracle: &Oracle) -> Network {
     let path = dir.join(&oracle.model).join("model.pnml");
     let network = load(&path, None);
@@ -104,7 +127,15 @@ fn read_counting(dir: &Path, oracle: &Oracle) -> Network {
         "{}: {message}",
         oracle.model
     );
-    load(&path, Some(oracle.most_tokens))
+    frontend::load_with(
+        &path,
+        Some(Format::Pnml),
+        pnml::Options {
+            counting: true,
+            ..pnml::Options::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Compares one engine's figures with the oracle; `None` when they agree.
@@ -185,6 +216,7 @@ fn a_bound_below_the_published_maximum_is_a_model_error_naming_the_place() {
         let path = data_dir().join(&oracle.model).join("model.pnml");
         let options = pnml::Options {
             place_bound: Some(bound),
+            ..pnml::Options::default()
         };
         let network = match frontend::load_with(&path, Some(Format::Pnml), options) {
             Ok(network) => network,
@@ -241,12 +273,6 @@ fn a_bound_below_the_published_maximum_is_a_model_error_naming_the_place() {
 /// such a place.
 #[test]
 fn nets_that_look_safe_are_read_with_their_proven_bounds() {
-    let oracle = |model: &str| {
-        oracles(&data_dir())
-            .into_iter()
-            .find(|o| o.model == model)
-            .unwrap()
-    };
     for model in [
         "CircularTrains-PT-012",
         "HexagonalGrid-PT-110",
@@ -433,6 +459,7 @@ fn initial_marking_above_the_bound_is_a_located_error() {
         Path::new("tiny.pnml"),
         pnml::Options {
             place_bound: Some(3),
+            ..pnml::Options::default()
         },
     )
     .unwrap_err();
@@ -466,6 +493,7 @@ fn an_encoding_too_large_to_spell_out_is_refused() {
         Path::new("tiny.pnml"),
         pnml::Options {
             place_bound: Some(pnml::MAX_PLACE_BOUND),
+            ..pnml::Options::default()
         },
     )
     .unwrap_err();
@@ -600,6 +628,7 @@ fn place_bound_applies_to_pnml_only() {
         None,
         pnml::Options {
             place_bound: Some(4),
+            ..pnml::Options::default()
         },
     )
     .unwrap_err();
@@ -616,4 +645,91 @@ fn local_state_counts(network: &Network) -> Vec<usize> {
         .iter()
         .map(|p| p.lts.state_names.len())
         .collect()
+}
+
+/// The note of the command line's second reading of a net that looks
+/// 1-safe and is not, after the 1-safe attempt's time.
+const READ_AGAIN: &str = "it was read again as a place/transition net, with the bounds its \
+                          place invariants prove and at most 255 tokens in the other places \
+                          (--place-bound K sets that bound)";
+
+/// Without `--place-bound`, `check`, `explore` and `scc` read the two
+/// contest nets that look 1-safe and are not again as place/transition
+/// nets and give their published figures, with a note that says so; with
+/// `--place-bound` the reading is the user's and nothing is read again.
+#[test]
+fn nets_that_only_look_safe_are_read_again_as_place_transition_nets() {
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+            .args(["--format", "json"])
+            .args(args)
+            .output()
+            .expect("the binary runs");
+        let report: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("one JSON object");
+        (output.status.code(), report)
+    };
+    let aut = std::env::temp_dir().join(format!("warpcheck-reread-{}.aut", std::process::id()));
+    for model in ["DoubleExponent-PT-002", "IBM5964-PT-none"] {
+        let expected = oracle(model);
+        let path = data_dir().join(model).join("model.pnml");
+        let path = path.to_str().unwrap();
+        let figures = |report: &serde_json::Value, edges: &str| {
+            (report["states"].as_u64(), report[edges].as_u64())
+        };
+        let published = (Some(expected.states), Some(expected.transitions));
+        let noted = |report: &serde_json::Value| {
+            let warnings = report["warnings"].as_array().unwrap();
+            assert_eq!(warnings.len(), 1, "{model}: {warnings:?}");
+            let note = warnings[0].as_str().unwrap();
+            assert!(
+                note.starts_with(
+                    "the net is not 1-safe: its 1-safe reading reached a second \
+                                  token in a place ("
+                ) && note.ends_with(&format!("); {READ_AGAIN}")),
+                "{model}: {note}"
+            );
+        };
+        for engine in ["reference", "cpu"] {
+            let (code, report) = run(&["check", path, "--engine", engine, "--deadlock", "--all"]);
+            assert_eq!(
+                figures(&report, "transitions"),
+                published,
+                "{model} {engine}"
+            );
+            assert_eq!(code, Some(1), "{model}: both nets have deadlocks");
+            noted(&report);
+        }
+        let (code, report) = run(&[
+            "explore",
+            path,
+            "--engine",
+            "cpu",
+            "--write-aut",
+            aut.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(0), "{model}: {report}");
+        assert_eq!(figures(&report, "transitions"), published, "{model}");
+        noted(&report);
+        let header = std::fs::read_to_string(&aut).unwrap();
+        let header = header.lines().next().unwrap().to_string();
+        assert_eq!(
+            header,
+            format!("des (0, {}, {})", expected.transitions, expected.states)
+        );
+        let (code, report) = run(&["scc", path, "--engine", "cpu"]);
+        assert_eq!(code, Some(0), "{model}: {report}");
+        assert_eq!(figures(&report, "edges"), published, "{model}");
+        noted(&report);
+        // The user's bound is the reading: the published maximum works
+        // without a second reading, one token less is a model error.
+        let most = expected.most_tokens.to_string();
+        let (_, report) = run(&["check", path, "--engine", "cpu", "--place-bound", &most]);
+        assert_eq!(report["warnings"], serde_json::json!([]), "{model}");
+        let below = (expected.most_tokens - 1).to_string();
+        let (code, report) = run(&["check", path, "--engine", "cpu", "--place-bound", &below]);
+        assert_eq!(code, Some(2), "{model}: {report}");
+        assert_eq!(report["verdict"], "model-error", "{model}: {report}");
+    }
+    let _ = std::fs::remove_file(&aut);
 }

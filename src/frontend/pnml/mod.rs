@@ -11,7 +11,9 @@
 //! [`SAFETY_PROCESS`] into an [`crate::model::ErrorKind::Model`] error state.
 //!
 //! **Place/transition reading** (module `counts`), for every other net and for
-//! any net read with a place bound ([`Options::place_bound`]): every place is
+//! any net read with a place bound ([`Options::place_bound`]) or asked to be
+//! read so ([`Options::counting`]: the command line's second reading of a net
+//! whose 1-safe reading reached a second token in a place): every place is
 //! a process whose local state is its token count, from 0 to the place's
 //! bound (module `bounds`); a firing that would exceed a bound that is not proven
 //! moves the extra [`BOUND_PROCESS`] into an error state naming the place.
@@ -70,6 +72,11 @@ pub struct Options {
     /// `None`: the 1-safe reading where the net is 1-safe by declaration or
     /// looks it, otherwise structural bounds and [`DEFAULT_PLACE_BOUND`].
     pub place_bound: Option<u32>,
+    /// Read the net as a place/transition net even where it declares or
+    /// looks 1-safe: places keep the bounds their invariants prove, the
+    /// others get `place_bound` or [`DEFAULT_PLACE_BOUND`]. For a net whose
+    /// 1-safe reading put a second token into a place.
+    pub counting: bool,
 }
 
 /// Reads a PNML file as a network with the default [`Options`].
@@ -91,7 +98,7 @@ pub fn parse_with(text: &str, path: &Path, options: Options) -> Result<Network, 
     source.check_attribute_counts()?;
     let doc = Document::parse(text).map_err(|e| xml_error(path, &e))?;
     let (net, ids) = source.read_net(&doc)?;
-    if options.place_bound.is_some() || !net.starts_safe() {
+    if options.place_bound.is_some() || options.counting || !net.starts_safe() {
         return source.build_counting_network(&net, options.place_bound, None);
     }
     if net.declared_safe() {
