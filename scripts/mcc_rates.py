@@ -6,7 +6,7 @@ deadlock verdict; a mismatch fails the script.
 
 Usage: python3 scripts/mcc_rates.py WARPCHECK DIR [--engine gpu]
          [--min-states 10000000] [--max-states N] [--repeats 1]
-         [-- EXTRA CHECK OPTIONS]
+         [CHECK OPTIONS ...]   (any other option goes to `warpcheck check`)
 Prints a TSV row per net (the best of --repeats runs by search time), then
 the median and each net's ratio to it; exit status 1 on a mismatch or a
 failed run.
@@ -40,8 +40,7 @@ def main():
     parser.add_argument("--max-states", type=int, default=10**11)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=300)
-    parser.add_argument("extra", nargs="*")
-    args = parser.parse_args()
+    args, args.extra = parser.parse_known_args()
     with open(f"{args.dir}/oracles.tsv") as table:
         rows = [line.rstrip("\n").split("\t") for line in table][1:]
     rows = [r for r in rows if args.min_states <= int(r[1]) <= args.max_states]

@@ -169,7 +169,17 @@ impl Build {
     /// Compiles the variant to PTX for `arch` (e.g. `sm_90`). Needs the
     /// NVRTC library only, no GPU.
     pub fn compile(&self, arch: &str) -> Result<String, GpuError> {
-        self.run_nvrtc(arch, false)
+        let program = self.run_nvrtc(arch, false)?;
+        program.ptx().map_err(|log| self.failed(arch, log))
+    }
+
+    /// Compiles the variant to machine code (a CUBIN) for the real
+    /// architecture `arch` (e.g. `sm_90`): what a device loads without
+    /// the driver's PTX compiler, whose work a module of PTX would repeat
+    /// at its first launches.
+    pub fn compile_binary(&self, arch: &str) -> Result<Vec<u8>, GpuError> {
+        let program = self.run_nvrtc(arch, false)?;
+        program.cubin().map_err(|log| self.failed(arch, log))
     }
 
     /// Checks the variant with NVRTC's front end only (syntax, types,
@@ -179,19 +189,23 @@ impl Build {
         self.run_nvrtc(arch, true).map(drop)
     }
 
-    /// Runs NVRTC on the variant: the PTX, or with `syntax_only` an empty
-    /// string once the front end accepted it.
-    fn run_nvrtc(&self, arch: &str, syntax_only: bool) -> Result<String, GpuError> {
+    /// The compilation error of the variant for `arch` with `log`.
+    fn failed(&self, arch: &str, log: String) -> GpuError {
+        GpuError::Compile {
+            source_name: self.source.main.path.to_string(),
+            arch: arch.to_string(),
+            log,
+        }
+    }
+
+    /// Runs NVRTC on the variant, with `syntax_only` only its front end.
+    fn run_nvrtc(&self, arch: &str, syntax_only: bool) -> Result<Program, GpuError> {
         if !nvrtc_available() {
             return Err(GpuError::Unavailable(
                 "the NVRTC library (libnvrtc) cannot be loaded".into(),
             ));
         }
-        let failed = |log: String| GpuError::Compile {
-            source_name: self.source.main.path.to_string(),
-            arch: arch.to_string(),
-            log,
-        };
+        let failed = |log: String| self.failed(arch, log);
         let c_string = |text: String| {
             CString::new(text).map_err(|_| failed("a kernel text contains a NUL byte".into()))
         };
@@ -252,10 +266,7 @@ impl Build {
         if log.contains("warning") {
             return Err(failed(format!("compiled with warnings:\n{log}")));
         }
-        if syntax_only {
-            return Ok(String::new());
-        }
-        program.ptx().map_err(failed)
+        Ok(program)
     }
 }
 
@@ -272,6 +283,21 @@ impl Program {
     /// The PTX of a compiled program.
     fn ptx(&self) -> Result<String, String> {
         self.text(nvrtc::nvrtcGetPTXSize, nvrtc::nvrtcGetPTX)
+    }
+
+    /// The machine code of a program compiled for a real architecture.
+    fn cubin(&self) -> Result<Vec<u8>, String> {
+        let mut size = 0usize;
+        // SAFETY: the program is valid and `size` is a valid out-pointer.
+        unsafe { nvrtc::nvrtcGetCUBINSize(self.0, &mut size) }
+            .result()
+            .map_err(|e| format!("nvrtcGetCUBINSize: {e:?}"))?;
+        let mut buffer = vec![0u8; size.max(1)];
+        // SAFETY: the buffer holds `size` bytes, as NVRTC asked.
+        unsafe { nvrtc::nvrtcGetCUBIN(self.0, buffer.as_mut_ptr().cast()) }
+            .result()
+            .map_err(|e| format!("nvrtcGetCUBIN: {e:?}"))?;
+        Ok(buffer)
     }
 
     /// A text that NVRTC hands out as a size query, then a copy into a
@@ -328,5 +354,10 @@ pub fn assert_kernels_compile(build: &Build, entries: &[&str]) {
         for entry in entries {
             assert!(ptx.contains(&format!(".entry {entry}(")), "{arch}: {entry}");
         }
+        // What a device loads: machine code in an ELF image.
+        let binary = build
+            .compile_binary(arch)
+            .unwrap_or_else(|e| panic!("{arch}: {e}"));
+        assert!(binary.starts_with(b"\x7fELF"), "{arch}: no CUBIN");
     }
 }

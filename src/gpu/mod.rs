@@ -193,11 +193,11 @@ impl Device {
         let module = match modules.get(&key) {
             Some(module) => module.clone(),
             None => {
-                let ptx = build.compile(&arch)?;
+                let binary = build.compile_binary(&arch)?;
                 let module = self
                     .inner
                     .context
-                    .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+                    .load_module(cudarc::nvrtc::Ptx::from_binary(binary))
                     .map_err(GpuError::driver("loading a compiled kernel"))?;
                 modules.insert(key, module.clone());
                 module

@@ -15,8 +15,8 @@
 //!   enabled choice together with every choice that can reach them (and
 //!   so on); it stops when an iteration disables nothing. The SCCs of the
 //!   live states are then the MECs.
-//! - [`decompose`], with the SCC engine as a parameter ([`cpu()`],
-//!   [`gpu()`]), decomposes only a candidate set J that shrinks from one
+//! - [`decompose`], with the SCC engine as a parameter ([`cpu()`]; [`gpu()`]
+//!   runs the same loop on the device), decomposes only a candidate set J that shrinks from one
 //!   iteration to the next. J starts as the states that have a choice.
 //!   After the SCCs of J's graph are known, a choice of a candidate is
 //!   disabled when a branch leads to another SCC or out of J (a state
@@ -54,6 +54,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use rayon::prelude::*;
+
+pub mod gpu;
 
 use crate::explicit::{Csr, Mdp};
 use crate::gpu::{Device, GpuError};
@@ -238,27 +240,18 @@ pub fn cpu(mdp: &Mdp, method: Method, threads: usize) -> Mecs {
     }
 }
 
-/// The MECs of `mdp` with the GPU SCC engine by `method` on `device`:
-/// each iteration's graph of the candidates is built on the host,
-/// uploaded and decomposed there, and its partition copied back.
+/// The MECs of `mdp` on `device`, each iteration's graph decomposed by
+/// the GPU SCC engine by `method`: the loop of [`decompose`] with every
+/// pass on the device ([`gpu::decompose`]).
 pub fn gpu(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, GpuError> {
-    decompose(mdp, |graph| {
-        let uploaded = scc::gpu::upload(device, graph)?;
-        let result = scc::gpu::decompose(device, uploaded.view(), method, true)?;
-        match result.components {
-            Some(components) => Ok(components.of_state),
-            None => Err(GpuError::Inconsistent {
-                during: "MEC decomposition",
-                detail: "the SCC partition was not copied back".to_string(),
-            }),
-        }
-    })
+    gpu::decompose(device, mdp, method)
 }
 
 /// Compiles the kernels [`gpu()`] runs for `device` (or takes them from
 /// the cache), so that a timing of [`gpu()`] can leave that out.
 pub fn prepare_gpu(device: &Device) -> Result<(), GpuError> {
-    device.function(&scc::gpu::build(), "scc_start").map(drop)
+    device.function(&scc::gpu::build(), "scc_start")?;
+    device.function(&gpu::build(), "mec_start").map(drop)
 }
 
 impl Mecs {
@@ -266,20 +259,32 @@ impl Mecs {
     /// other states of its MEC, or [`NO_MEC`]; numbered in the order of
     /// their smallest state. Labels are below the number of states.
     fn from_labels(labels: &[u32], iterations: u32) -> Mecs {
-        let mut number = vec![NO_MEC; labels.len()];
-        let mut of_state = vec![NO_MEC; labels.len()];
+        let labelled = labels
+            .iter()
+            .enumerate()
+            .filter(|&(_, &label)| label != NO_MEC)
+            .map(|(state, &label)| (state as u32, label));
+        Mecs::from_labelled(labels.len(), labelled, iterations)
+    }
+
+    /// [`Mecs::from_labels`] of `states` states, given the `(state,
+    /// label)` pairs of the states in MECs, ascending by state.
+    fn from_labelled(
+        states: usize,
+        labelled: impl Iterator<Item = (u32, u32)>,
+        iterations: u32,
+    ) -> Mecs {
+        let mut number = vec![NO_MEC; states];
+        let mut of_state = vec![NO_MEC; states];
         let mut mecs: Vec<Vec<u32>> = Vec::new();
-        for (state, &label) in labels.iter().enumerate() {
-            if label == NO_MEC {
-                continue;
-            }
+        for (state, label) in labelled {
             let slot = &mut number[label as usize];
             if *slot == NO_MEC {
                 *slot = mecs.len() as u32;
                 mecs.push(Vec::new());
             }
-            of_state[state] = *slot;
-            mecs[*slot as usize].push(state as u32);
+            of_state[state as usize] = *slot;
+            mecs[*slot as usize].push(state);
         }
         Mecs {
             of_state,

@@ -297,20 +297,25 @@ pub fn decompose(
 ) -> Result<GpuComponents, GpuError> {
     let started = Instant::now();
     let mut phases = Phases::new(device);
-    let mut run = Run::new(device, graph.states, graph.edges)?;
-    run.params.offsets = device.address(graph.offsets);
-    run.params.targets = device.address(graph.targets);
-    // Read by the summary.
-    let _state_bits = match method {
-        Method::Coloring => Some(run.by_signatures(&mut phases)?),
-        Method::ForwardBackward => {
-            run.by_forward_backward(&graph, &mut phases)?;
-            None
-        }
-    };
+    // The state bits are read by the summary.
+    let (mut run, _state_bits) = Run::by_method(device, &graph, method, &mut phases)?;
     let summary = run.summary(None)?;
     phases.end("summary")?;
     run.finish(summary, partition, started, phases)
+}
+
+/// Decomposes `graph` on `device` by `method` and leaves the result there:
+/// every state's representative (a state of its component, the same for
+/// all of them), for kernels that read it next (the MEC loop,
+/// [`crate::mec::gpu()`]). Nothing is counted or copied back.
+pub fn representatives(
+    device: &Device,
+    graph: DeviceCsr<'_>,
+    method: Method,
+) -> Result<LargeSlice<u32>, GpuError> {
+    let mut phases = Phases::new(device);
+    let (run, _) = Run::by_method(device, &graph, method, &mut phases)?;
+    Ok(run.representative)
 }
 
 /// Where a decomposition over generated edges stands, after a pass.
@@ -509,6 +514,27 @@ impl<'d> Run<'d> {
             ..SccParams::default()
         };
         Ok(run)
+    }
+
+    /// A run on `graph` that has assigned every state by `method`, with
+    /// colouring's state bits (which the summary reads).
+    fn by_method(
+        device: &'d Device,
+        graph: &DeviceCsr<'_>,
+        method: Method,
+        phases: &mut Phases<'_>,
+    ) -> Result<(Run<'d>, Option<LargeSlice<u32>>), GpuError> {
+        let mut run = Run::new(device, graph.states, graph.edges)?;
+        run.params.offsets = device.address(graph.offsets);
+        run.params.targets = device.address(graph.targets);
+        let state_bits = match method {
+            Method::Coloring => Some(run.by_signatures(phases)?),
+            Method::ForwardBackward => {
+                run.by_forward_backward(graph, phases)?;
+                None
+            }
+        };
+        Ok((run, state_bits))
     }
 
     /// Allocates the work list and the compacted one.

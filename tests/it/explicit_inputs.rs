@@ -16,11 +16,15 @@ pub(crate) fn data(folder: &str) -> PathBuf {
         .join(folder)
 }
 
-/// A folder of the project's shared data, when it is present.
+/// A folder of the project's shared data, when it is present: in
+/// `$WARPCHECK_SHARED` (where the shared folders were carried to, on the GPU
+/// machine), else in `../shared`.
 pub(crate) fn shared(folder: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared")
-        .join(folder);
+    let root = match std::env::var_os("WARPCHECK_SHARED") {
+        Some(root) => PathBuf::from(root),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"),
+    };
+    let dir = root.join(folder);
     dir.is_dir().then_some(dir)
 }
 

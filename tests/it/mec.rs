@@ -25,8 +25,7 @@ fn bundled() -> PathBuf {
 
 /// `../shared/prob`, when it is present.
 fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/prob");
-    dir.is_dir().then_some(dir)
+    crate::explicit_inputs::shared("prob")
 }
 
 /// Every MDP of `dir` with a Storm `.mec` file: its name, the MDP (from
@@ -153,22 +152,72 @@ fn the_gpu_engine_gives_storms_mecs() {
                 }
             }
         }
-        let random: Vec<Mdp> = (0..40).map(random_mdp).collect();
-        for (seed, mdp) in random.iter().enumerate() {
-            match mec::gpu(device, mdp, Method::Coloring) {
-                Ok(mecs) if same_mecs(&mecs, &mec::reference(mdp)) => {}
-                Ok(_) => failures.push(format!("random {seed}: MECs differ")),
-                Err(e) => failures.push(format!("random {seed}: {e}")),
+        // Random MDPs of up to 300 states, the module doc's example (whose
+        // MEC is {u} alone) and three of 2·10^5 states, where every pass
+        // runs on many blocks and the loop on many candidates.
+        let mut random: Vec<(String, Mdp)> = (0..200)
+            .map(|seed| (format!("random {seed}"), random_mdp(seed)))
+            .collect();
+        random.push(("u, v, x".to_string(), the_module_docs_mdp()));
+        random.extend(
+            (0..3).map(|seed| (format!("large {seed}"), random_mdp_of(seed, Some(200_000)))),
+        );
+        for (name, mdp) in &random {
+            let expected = mec::reference(mdp);
+            for method in METHODS {
+                match mec::gpu(device, mdp, method) {
+                    Ok(mecs) if same_mecs(&mecs, &expected) => {}
+                    Ok(mecs) => failures.push(format!(
+                        "{name} {method:?}: MECs differ: {} found, {} expected; same MECs: \
+                         {}; {} iterations, the reference {}",
+                        mecs.count(),
+                        expected.count(),
+                        mecs.mecs == expected.mecs,
+                        mecs.iterations,
+                        expected.iterations
+                    )),
+                    Err(e) => failures.push(format!("{name} {method:?}: {e}")),
+                }
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     });
 }
 
+/// The MDP of the module doc of `warpcheck::mec`: `u: a -> {v, x}, b -> {u}`
+/// and `v: c -> {u}`, with `x` absorbing; the MECs are `{u}` and `{x}`.
+fn the_module_docs_mdp() -> Mdp {
+    let (u, v, x) = (0, 1, 2);
+    Mdp::from_choices(
+        u,
+        vec![
+            vec![vec![(v, 0.5), (x, 0.5)], vec![(u, 1.0)]],
+            vec![vec![(u, 1.0)]],
+            vec![vec![(x, 1.0)]],
+        ],
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_module_docs_example_has_the_mecs_u_and_x() {
+    let mdp = the_module_docs_mdp();
+    let expected = vec![vec![0], vec![2]];
+    assert_eq!(mec::reference(&mdp).mecs, expected);
+    for method in METHODS {
+        assert_eq!(mec::cpu(&mdp, method, 2).mecs, expected, "{method:?}");
+    }
+}
+
 /// An MDP of up to 300 states from `seed` by a fixed linear congruential
 /// generator: a few choices per state, most to nearby states, so that
 /// end components of several sizes form.
 pub(crate) fn random_mdp(seed: usize) -> Mdp {
+    random_mdp_of(seed, None)
+}
+
+/// [`random_mdp`], of `states` states when given.
+fn random_mdp_of(seed: usize, states: Option<u32>) -> Mdp {
     let mut x = (seed as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let mut next = |bound: u64| {
         x = x
@@ -176,7 +225,8 @@ pub(crate) fn random_mdp(seed: usize) -> Mdp {
             .wrapping_add(1_442_695_040_888_963_407);
         (x >> 33) % bound
     };
-    let states = 1 + next(300) as u32;
+    let drawn = 1 + next(300) as u32;
+    let states = states.unwrap_or(drawn);
     let choices = (0..states)
         .map(|state| {
             (0..next(4))
