@@ -29,6 +29,7 @@ INSTANCES = {
     "wlan-6-0": ("wlan.6.prism", "COL=0"),
     "firewire-36-200": ("firewire.true.prism", "delay=36,deadline=200"),
     "eajs-6-300": ("eajs.6.prism", "energy_capacity=300"),
+    "pacman-100": ("pacman.nm", "MAXSTEPS=100"),
 }
 DEFAULT = ["consensus-6-2", "csma-3-4", "zeroconf-1000-8-false", "wlan-6-0"]
 

@@ -330,7 +330,7 @@ pub fn decompose(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, Gpu
     let (states_in_mecs, labels) = (download(&members[0])?, download(&members[1])?);
     phases.end("download");
     let pairs = states_in_mecs.into_iter().zip(labels);
-    let mecs = Mecs::from_labelled(states, pairs, iterations);
+    let mecs = Mecs::from_smallest(states, pairs, iterations);
     phases.end("labels");
     tracing::debug!(states_in_mecs = in_mecs, phases = %phases, "MEC end (GPU)");
     Ok(mecs)

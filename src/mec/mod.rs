@@ -251,6 +251,7 @@ pub fn gpu(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, GpuError>
 /// the cache), so that a timing of [`gpu()`] can leave that out.
 pub fn prepare_gpu(device: &Device) -> Result<(), GpuError> {
     device.function(&scc::gpu::build(), "scc_start")?;
+    device.function(&crate::gpu::scan::build(), "scan_tiles_u64")?;
     device.function(&gpu::build(), "mec_start").map(drop)
 }
 
@@ -259,32 +260,41 @@ impl Mecs {
     /// other states of its MEC, or [`NO_MEC`]; numbered in the order of
     /// their smallest state. Labels are below the number of states.
     fn from_labels(labels: &[u32], iterations: u32) -> Mecs {
+        // The first state of each label is the smallest of its MEC.
+        let mut smallest = vec![NO_MEC; labels.len()];
         let labelled = labels
             .iter()
             .enumerate()
             .filter(|&(_, &label)| label != NO_MEC)
-            .map(|(state, &label)| (state as u32, label));
-        Mecs::from_labelled(labels.len(), labelled, iterations)
+            .map(|(state, &label)| {
+                let first = &mut smallest[label as usize];
+                if *first == NO_MEC {
+                    *first = state as u32;
+                }
+                (state as u32, *first)
+            });
+        Mecs::from_smallest(labels.len(), labelled, iterations)
     }
 
-    /// [`Mecs::from_labels`] of `states` states, given the `(state,
-    /// label)` pairs of the states in MECs, ascending by state.
-    fn from_labelled(
+    /// [`Mecs::from_labels`] of `states` states, given the states in MECs
+    /// ascending, each with the smallest state of its MEC.
+    fn from_smallest(
         states: usize,
         labelled: impl Iterator<Item = (u32, u32)>,
         iterations: u32,
     ) -> Mecs {
-        let mut number = vec![NO_MEC; states];
         let mut of_state = vec![NO_MEC; states];
         let mut mecs: Vec<Vec<u32>> = Vec::new();
-        for (state, label) in labelled {
-            let slot = &mut number[label as usize];
-            if *slot == NO_MEC {
-                *slot = mecs.len() as u32;
+        for (state, smallest) in labelled {
+            // The smallest state comes first and opens its MEC.
+            let slot = if state == smallest {
                 mecs.push(Vec::new());
-            }
-            of_state[state as usize] = *slot;
-            mecs[*slot as usize].push(state);
+                mecs.len() as u32 - 1
+            } else {
+                of_state[smallest as usize]
+            };
+            of_state[state as usize] = slot;
+            mecs[slot as usize].push(state);
         }
         Mecs {
             of_state,
