@@ -161,21 +161,15 @@ fn mismatch(oracle: &Oracle, engine: &str, result: &Exploration) -> Option<Strin
     })
 }
 
-/// Explores every net of `dir` accepted by `chosen` on the engines named
-/// and returns the disagreements with its oracle.
-fn conformance(
-    dir: &Path,
-    chosen: impl Fn(&Oracle) -> bool,
-    with_reference: bool,
-) -> (usize, Vec<String>) {
+/// Explores every net of `tests/data/mcc-pt` on the reference and CPU
+/// engines; returns how many and the disagreements with the oracles.
+fn conformance() -> (usize, Vec<String>) {
     let mut failures = Vec::new();
     let mut explored = 0;
-    for oracle in oracles(dir).iter().filter(|o| chosen(o)) {
-        let encoded = EncodedNetwork::new(&read_counting(dir, oracle)).unwrap();
-        if with_reference {
-            let result = reference::explore(&encoded, &options(true));
-            failures.extend(mismatch(oracle, "reference", &result));
-        }
+    for oracle in &oracles(&data_dir()) {
+        let encoded = EncodedNetwork::new(&read_counting(&data_dir(), oracle)).unwrap();
+        let result = reference::explore(&encoded, &options(true));
+        failures.extend(mismatch(oracle, "reference", &result));
         let result = cpu::explore(&encoded, &options(true), &CpuOptions { threads: 2 });
         failures.extend(mismatch(oracle, "cpu", &result));
         explored += 1;
@@ -183,29 +177,12 @@ fn conformance(
     (explored, failures)
 }
 
+/// Every contest place/transition net of at most 10^7 states, on the
+/// reference and CPU engines.
 #[test]
-fn every_small_pt_net_matches_its_published_figures() {
-    let (explored, failures) = conformance(&data_dir(), |_| true, true);
-    assert_eq!(explored, 18);
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// The nets of `../shared/mcc-pt` up to 10^7 states that `tests/data`
-/// lacks, on the CPU engine (and the reference engine up to 10^6 states):
-/// some minutes on two cores. `cargo test --release mcc_pt::larger --
-/// --ignored`.
-#[test]
-#[ignore]
-fn larger_shared_pt_nets_match_their_published_figures() {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcc-pt");
-    if !shared.join("oracles.tsv").is_file() {
-        eprintln!("SKIPPED: no {}", shared.display());
-        return;
-    }
-    let small: Vec<String> = oracles(&data_dir()).into_iter().map(|o| o.model).collect();
-    let larger = |o: &Oracle| !small.contains(&o.model) && o.states <= 10_000_000;
-    let (_, mut failures) = conformance(&shared, |o| larger(o) && o.states > 1_000_000, false);
-    failures.extend(conformance(&shared, |o| larger(o) && o.states <= 1_000_000, true).1);
+fn every_pt_net_up_to_ten_million_states_matches_its_published_figures() {
+    let (explored, failures) = conformance();
+    assert_eq!(explored, 25);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
