@@ -837,9 +837,8 @@ impl<'n> SuccessorGenerator<'n> {
     /// stopped inlining the CPU engine's `emit` closure (hashing, prefetch
     /// and copy of each successor) and called it once a successor. Each
     /// copy as a function of its own calls `emit` from two places and
-    /// takes the closure in, at the cost of one call a state (issue 16:
-    /// ASLink-PT-01a: 0.9 % fewer instructions and 4.4 % fewer data reads
-    /// in the search under cachegrind).
+    /// takes the closure in, at the cost of one call a state (measured in
+    /// `benches/results/2026-11-24-h100-aslink/bisect-cachegrind.md`).
     #[inline(never)]
     fn expand<const INDEXED: bool, const MERGED: bool>(
         &mut self,
