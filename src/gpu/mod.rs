@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
-    DeviceRepr, DriverError, ValidAsZeroBits, sys,
+    DeviceRepr, DriverError, LaunchConfig, ValidAsZeroBits, sys,
 };
 
 pub use abi::ParamBlock;
@@ -256,6 +256,32 @@ impl Device {
         Ok(LargeSlice {
             slice: std::mem::ManuallyDrop::new(slice),
         })
+    }
+
+    /// `len` elements (at least one) from [`Device::alloc_large`] for the
+    /// work arrays of a kernel sequence whose kernels write every entry
+    /// before any kernel reads it: each caller says at the allocation
+    /// which kernel writes it.
+    pub(crate) fn alloc_written_by_kernels<T: DeviceRepr>(
+        &self,
+        len: usize,
+    ) -> Result<LargeSlice<T>, GpuError> {
+        // SAFETY: as the doc says, the caller's kernels write each entry
+        // before reading it.
+        unsafe { self.alloc_large(len) }
+    }
+
+    /// The launch of a grid-stride kernel of `threads`-thread blocks over
+    /// `items` work items: a block per `threads` items, at most
+    /// `blocks_per_sm` blocks an SM (the loop covers the rest).
+    pub fn grid_stride_launch(&self, items: u64, threads: u32, blocks_per_sm: u64) -> LaunchConfig {
+        let wanted = items.div_ceil(u64::from(threads)).max(1);
+        let blocks = wanted.min(u64::from(self.multiprocessors()) * blocks_per_sm) as u32;
+        LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        }
     }
 
     /// `len` elements of device memory from [`Device::alloc_large`], every

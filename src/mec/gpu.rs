@@ -156,16 +156,6 @@ impl Kernels {
     }
 }
 
-/// Device memory the kernels fill before they read it.
-fn unset<T: cudarc::driver::DeviceRepr>(
-    device: &Device,
-    len: usize,
-) -> Result<LargeSlice<T>, GpuError> {
-    // SAFETY: every caller's kernels write each entry before reading it
-    // (as each allocation in `decompose` says).
-    unsafe { device.alloc_large(len.max(1)) }
-}
-
 /// The MECs of `mdp` on `device`, each iteration's graph decomposed by
 /// `method`. `mdp` must be valid ([`Mdp::validate`]).
 pub fn decompose(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, GpuError> {
@@ -192,18 +182,24 @@ pub fn decompose(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, Gpu
     // Counted by mec_start, then scanned.
     let mut entering_offsets = device.alloc_large_filled::<u64>(states + 1, 0)?;
     // Set by mec_start and mec_entering.
-    let mut choice_state = unset::<u32>(device, choices)?;
-    let mut entering = unset::<u32>(device, mdp.targets.len())?;
-    let mut enabled_count = unset::<u32>(device, states)?;
-    let mut local = unset::<u32>(device, states)?;
-    let mut mec_label = unset::<u32>(device, states)?;
+    let mut choice_state = device.alloc_written_by_kernels::<u32>(choices)?;
+    let mut entering = device.alloc_written_by_kernels::<u32>(mdp.targets.len())?;
+    let mut enabled_count = device.alloc_written_by_kernels::<u32>(states)?;
+    let mut local = device.alloc_written_by_kernels::<u32>(states)?;
+    let mut mec_label = device.alloc_written_by_kernels::<u32>(states)?;
     // Appended to; read below the count appended.
-    let mut lists = [unset::<u32>(device, states)?, unset::<u32>(device, states)?];
-    let mut dying = [unset::<u32>(device, states)?, unset::<u32>(device, states)?];
+    let mut lists = [
+        device.alloc_written_by_kernels::<u32>(states)?,
+        device.alloc_written_by_kernels::<u32>(states)?,
+    ];
+    let mut dying = [
+        device.alloc_written_by_kernels::<u32>(states)?,
+        device.alloc_written_by_kernels::<u32>(states)?,
+    ];
     // Set below the candidate count by mec_number and mec_degree.
-    let mut graph_offsets = unset::<u64>(device, states + 1)?;
-    let mut lost = unset::<u32>(device, states)?;
-    let mut smallest = unset::<u32>(device, states)?;
+    let mut graph_offsets = device.alloc_written_by_kernels::<u64>(states + 1)?;
+    let mut lost = device.alloc_written_by_kernels::<u32>(states)?;
+    let mut smallest = device.alloc_written_by_kernels::<u32>(states)?;
     let mut counters: CudaSlice<u64> = device.alloc_zeroed(COUNTERS)?;
     let mut params = MecParams {
         choice_offsets: device.address(&choice_offsets),
@@ -236,7 +232,7 @@ pub fn decompose(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, Gpu
     mark(&mut phases, "start")?;
     {
         // Dropped (after the stream's work) once mec_entering has run.
-        let mut cursor = unset::<u64>(device, states)?;
+        let mut cursor = device.alloc_written_by_kernels::<u64>(states)?;
         device
             .stream()
             .memcpy_dtod(&entering_offsets.slice(..states.max(1)), &mut *cursor)
@@ -268,7 +264,7 @@ pub fn decompose(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, Gpu
         scan::exclusive_scan(device, &mut graph_offsets, n + 1)?;
         let edges = device.download(&graph_offsets.slice(n..n + 1))?[0];
         // Written by mec_fill, every entry below the edge count.
-        let mut graph_targets = unset::<u32>(device, edges as usize)?;
+        let mut graph_targets = device.alloc_written_by_kernels::<u32>(edges as usize)?;
         params.graph_targets = device.address_mut(&mut graph_targets);
         launch(&kernels.fill, &params, candidates)?;
         let graph = scc::gpu::DeviceCsr {
@@ -310,15 +306,15 @@ pub fn decompose(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, Gpu
     }
     let mut phases = Phases::new();
     // Only the states in MECs come back, ascending, with their labels.
-    let mut rank = unset::<u32>(device, states + 1)?;
+    let mut rank = device.alloc_written_by_kernels::<u32>(states + 1)?;
     params.member_rank = device.address_mut(&mut rank);
     launch(&kernels.flags, &params, states as u64)?;
     scan::exclusive_scan(device, &mut rank, states + 1)?;
     let in_mecs = device.download(&rank.slice(states..states + 1))?[0] as usize;
     // Written below the count by mec_members.
     let mut members = [
-        unset::<u32>(device, in_mecs)?,
-        unset::<u32>(device, in_mecs)?,
+        device.alloc_written_by_kernels::<u32>(in_mecs)?,
+        device.alloc_written_by_kernels::<u32>(in_mecs)?,
     ];
     params.members = device.address_mut(&mut members[0]);
     params.member_labels = device.address_mut(&mut members[1]);
@@ -388,14 +384,12 @@ fn launch_over(
     params: &MecParams,
     items: u64,
 ) -> Result<(), GpuError> {
-    let wanted = items.div_ceil(THREADS as u64).max(1);
-    let blocks = wanted.min(device.multiprocessors() as u64 * 32) as u32;
-    let config = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (THREADS, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    launch_with(device, kernel, params, config)
+    launch_with(
+        device,
+        kernel,
+        params,
+        device.grid_stride_launch(items, THREADS, 32),
+    )
 }
 
 /// Launches `kernel` with `params` in `config`.

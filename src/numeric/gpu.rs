@@ -9,7 +9,7 @@
 //! of two, at most a warp), so that the lanes of a warp read neighbouring
 //! branches.
 
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, PushKernelArg};
 
 use super::SolveOptions;
 use super::reference::{Bounds, Iteration, Schedule, Step, Tally, finish, guess_above};
@@ -139,14 +139,7 @@ pub fn iterate(
         phase: 0,
         lanes: lanes_per_class(mdp, classes),
     };
-    let blocks = (count * params.lanes)
-        .div_ceil(u64::from(THREADS))
-        .clamp(1, u64::from(device.multiprocessors()) * 16) as u32;
-    let config = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (THREADS, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let config = device.grid_stride_launch(count * params.lanes, THREADS, 16);
     let mut step = schedule.start();
     while step != Step::Stop {
         if let Step::Guess(precision) = step {

@@ -266,18 +266,7 @@ impl<'a> OnDevice<'a> {
         let mut on_device = OnDevice {
             device,
             kernels: Kernels::load(device)?,
-            config: LaunchConfig {
-                grid_dim: (
-                    (vertices as u64)
-                        .div_ceil(u64::from(THREADS))
-                        .clamp(1, u64::from(device.multiprocessors()) * 16)
-                        as u32,
-                    1,
-                    1,
-                ),
-                block_dim: (THREADS, 1, 1),
-                shared_mem_bytes: 0,
-            },
+            config: device.grid_stride_launch(vertices as u64, THREADS, 16),
             queue_config: LaunchConfig {
                 grid_dim: (1, 1, 1),
                 block_dim: (QUEUE_THREADS, 1, 1),

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
 
 use super::cpu::{
     ASSIGNED, MAX_JUMPS, MAX_PIVOT_SLOTS, Method, PRIORITY_FIRST, PRIORITY_FIRST_INVERSE,
@@ -444,14 +444,13 @@ fn frontier_slot(direction: usize, parity: usize) -> usize {
     counter::FRONTIERS + 2 * direction + parity
 }
 
-/// Device memory the kernels fill before they read it.
+/// Device memory the kernels fill before they read it (as each allocation
+/// below says).
 fn unset<T: cudarc::driver::DeviceRepr>(
     device: &Device,
     len: usize,
 ) -> Result<LargeSlice<T>, GpuError> {
-    // SAFETY: every caller's kernels write each entry before reading it
-    // (as each allocation below says).
-    unsafe { device.alloc_large(len.max(1)) }
+    device.alloc_written_by_kernels(len)
 }
 
 /// A decomposition in progress: the parameter block and the arrays both
@@ -831,13 +830,7 @@ impl<'d> Run<'d> {
     }
     /// Launches `kernel` with enough threads for `items` work items.
     fn launch_over(&self, kernel: &CudaFunction, items: u64) -> Result<(), GpuError> {
-        let wanted = items.div_ceil(THREADS as u64).max(1);
-        let blocks = wanted.min(self.device.multiprocessors() as u64 * 32) as u32;
-        let config = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let config = self.device.grid_stride_launch(items, THREADS, 32);
         let mut launch = self.device.stream().launch_builder(kernel);
         launch.arg(&self.params);
         // SAFETY: the block matches the kernel's (checked at compile
