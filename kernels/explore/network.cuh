@@ -14,6 +14,10 @@
 //   MAX_OFFERS     most rules one local state offers (list length, SYNC_BUFFERS)
 //   RULE_INDEXES   1: the items may hold rule indexes (their cells are
 //                  walked); 0: they hold none and the walk is left out
+//   WIDE_COMBINATIONS 1: a rule may have more combinations in one state
+//                  than 32 bits count; 0: they are counted in 32 bits,
+//                  which keeps two registers free in the search's
+//                  successor loop (its register budget is tight)
 #pragma once
 
 #define INDEPENDENT 0x80000000u
@@ -82,8 +86,13 @@ __device__ __forceinline__ void item_range(const Net& net, unsigned p, unsigned 
 // describes, in that participant's local state in `vec`; empty if none.
 __device__ __forceinline__ uint2 other_entries(const Net& net, const unsigned* vec, unsigned other, uint4& o) {
     o = ro(net.others, other);
+#if RULE_INDEXES
     const unsigned row = o.w & ~(MONITOR_BIT | FIXED_BIT);
     return ro(net.lookup, (o.w & FIXED_BIT) ? row : row + get_field(o, vec));
+#else
+    // Only the cells of rule indexes fix a row.
+    return ro(net.lookup, (o.w & ~MONITOR_BIT) + get_field(o, vec));
+#endif
 }
 
 // The item range [x, y) of the cell of rule index `item` ({RULE_INDEX |
@@ -144,6 +153,12 @@ __device__ void write_offers(const Net& net, unsigned p, unsigned local) {
 // cost this lane nothing. All scalars (no arrays), so that nothing lives in
 // local memory: the combinations of a rule are numbered 0 .. combos - 1 in
 // mixed radix over the participants' entry counts, decoded per successor.
+#if WIDE_COMBINATIONS
+typedef unsigned long long combo_t;
+#else
+typedef unsigned combo_t;
+#endif
+
 struct Generator {
     unsigned process, k, end;             // the process and its remaining items
     unsigned cell_k, cell_end;            // the remaining items of the cell being walked
@@ -151,7 +166,7 @@ struct Generator {
     unsigned rule;                        // the rule being combined (read with BUFFERS)
     unsigned own_lo, own_hi;              // the owner's entries of the rule being combined
     unsigned others_begin, others_end;    // the rule's other participants
-    unsigned long long combo, combos;     // next combination, and their number (0: not combining)
+    combo_t combo, combos;                // next combination, and their number (0: not combining)
 };
 
 // With BUFFERS, every lane of the warp must call this together (it
@@ -183,7 +198,7 @@ __device__ __forceinline__ uint2 participant_entries(const Net& net, const Gener
 }
 
 // Picks entry number `c mod count` of [lo, lo + count) and divides c by count.
-__device__ __forceinline__ unsigned pick(unsigned lo, unsigned count, unsigned long long& c) {
+__device__ __forceinline__ unsigned pick(unsigned lo, unsigned count, combo_t& c) {
     if (count == 1) return lo;
     const unsigned at = lo + (unsigned)(c % count);
     c /= count;
@@ -199,7 +214,7 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
     while (g.process < net.processes) {
         if (g.combo < g.combos) {
             for (int i = 0; i < VEC_WORDS; ++i) out[i] = vec[i];
-            unsigned long long c = g.combo;
+            combo_t c = g.combo;
             const unsigned own = pick(g.own_lo, g.own_hi - g.own_lo, c);
             if (LABELS) label = ro(net.trans, 2 * own);
             unsigned target = ro(net.trans, 2 * own + 1);
@@ -241,7 +256,7 @@ __device__ bool generator_next(Generator& g, const Net& net, const unsigned* vec
                 continue;
             }
 #endif
-            unsigned long long combos = item.z - item.y;
+            combo_t combos = item.z - item.y;
             bool monitor_missing = false;
             if (BUFFERS) g.rule = ro(net.trans, 2 * item.y);
             for (unsigned o = item.x; o < item.w; ++o) {

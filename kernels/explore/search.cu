@@ -50,6 +50,16 @@
 #define WARP_OFFERS_AT (GROUPS_PER_WARP * VEC_WORDS + 32 * VEC_WORDS + CACHE_ENTRIES * VEC_WORDS + 32 * SLOT_NUMBER_WORDS * FRONTIER_BITS)
 #define WARP_TREE_AT (WARP_OFFERS_AT + 32 * OFFER_WORDS * SYNC_BUFFERS)
 #define WARP_SHARED_WORDS (WARP_TREE_AT + TREE * (GROUPS_PER_WARP * TREE_REFS + 32 * 2))
+// A warp's tallies of a level, flushed once per level by lane 0: new
+// states, transitions, blocked monitor steps, expanded states (TALLY_*).
+// They live in shared memory (statically, beside the dynamic words), not
+// in registers: the successor loop needs all 64, and 64-bit tallies held
+// there made the compiler spill the generator instead.
+#define TALLIES 4
+#define TALLY_NEW 0
+#define TALLY_TRANSITIONS 1
+#define TALLY_BLOCKED 2
+#define TALLY_EXPANDED 3
 
 // Records a finding at `slot`: the first of each class is kept (a fatal
 // error in its own counter, so that it wins over earlier findings), and a
@@ -282,8 +292,10 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
     const bool check_deadlock = params.check_deadlock != 0, keep_going = params.keep_going != 0;
     const unsigned long long max_states = params.max_states;
     extern __shared__ unsigned shared[];
+    __shared__ unsigned long long level_tallies[WARPS][TALLIES];
     const unsigned lane = threadIdx.x & 31;
     const unsigned warp = threadIdx.x >> 5;
+    unsigned long long* const tallies = level_tallies[warp];
     const unsigned group = lane / GROUP_THREADS;
     const unsigned group_lane = lane % GROUP_THREADS;
     unsigned* current = shared + warp * WARP_SHARED_WORDS;
@@ -328,8 +340,8 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
         unsigned* const queue_out = queues[(level + 1) & 1];
         const slot_t* const slots_in = reinterpret_cast<const slot_t*>(queue_in);
 #endif
-        // Per-warp tallies, flushed once per level (lane 0 holds them).
-        unsigned long long new_states = 0, transitions = 0, blocked = 0, expanded = 0;
+        if (lane < TALLIES) tallies[lane] = 0;
+        __syncwarp();
 #if TREE
         unsigned new_nodes = 0; // stored by this lane
 #endif
@@ -481,7 +493,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                 if (__any_sync(FULL_MASK, nodes_full) && lane == 0) atomicMax(&stats[ST_STOP], STOP_NODES_FULL);
                 if (nodes_full) my_outcome = INS_FULL;
 #endif
-                new_states += __popc(inserted);
+                if (lane == 0) tallies[TALLY_NEW] += __popc(inserted);
 #if CACHE_ENTRIES > 0
                 // Remember what was stored, found or sent; of lanes sharing a
                 // cache line, the highest writes it.
@@ -508,20 +520,24 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                 warp_successors += __shfl_xor_sync(FULL_MASK, warp_successors, o);
                 warp_blocked += __shfl_xor_sync(FULL_MASK, warp_blocked, o);
             }
-            transitions += warp_successors;
-            blocked += warp_blocked;
-            expanded += __popc(__ballot_sync(FULL_MASK, active && group_lane == 0));
+            const unsigned expanded = __popc(__ballot_sync(FULL_MASK, active && group_lane == 0));
+            if (lane == 0) {
+                tallies[TALLY_TRANSITIONS] += warp_successors;
+                tallies[TALLY_BLOCKED] += warp_blocked;
+                tallies[TALLY_EXPANDED] += expanded;
+            }
             __syncwarp();
         }
 #if TREE
         for (unsigned o = 16; o > 0; o >>= 1) new_nodes += __shfl_xor_sync(FULL_MASK, new_nodes, o);
         if (lane == 0 && new_nodes) atomicAdd(&stats[ST_NODES], (unsigned long long)new_nodes);
 #endif
+        __syncwarp();
         if (lane == 0) {
-            if (new_states) atomicAdd(&stats[ST_STATES], new_states);
-            if (transitions) atomicAdd(&stats[ST_TRANSITIONS], transitions);
-            if (blocked) atomicAdd(&stats[ST_MONITOR_BLOCKED], blocked);
-            if (expanded) atomicAdd(&stats[ST_EXPANDED], expanded);
+            if (tallies[TALLY_NEW]) atomicAdd(&stats[ST_STATES], tallies[TALLY_NEW]);
+            if (tallies[TALLY_TRANSITIONS]) atomicAdd(&stats[ST_TRANSITIONS], tallies[TALLY_TRANSITIONS]);
+            if (tallies[TALLY_BLOCKED]) atomicAdd(&stats[ST_MONITOR_BLOCKED], tallies[TALLY_BLOCKED]);
+            if (tallies[TALLY_EXPANDED]) atomicAdd(&stats[ST_EXPANDED], tallies[TALLY_EXPANDED]);
         }
         grid_barrier(stats, next, level, max_states, params.grow_at);
         if (vstats[ST_DECISION] != 0) break;

@@ -746,6 +746,34 @@ impl EncodedNetwork {
             .max()
             .unwrap_or(0)
     }
+
+    /// An upper bound on the successors one synchronising rule gives in
+    /// one state (the combinations of its participants' entries): over the
+    /// rules, the product of each participant's most entries for the rule
+    /// in any of its local states (saturating). The GPU kernels count
+    /// combinations in 32 bits when this fits.
+    pub fn max_combinations(&self) -> u64 {
+        let mut most: HashMap<(u32, usize), u64> = HashMap::new();
+        for p in 0..self.processes() {
+            let states = self.proc_offsets[p + 1] - self.proc_offsets[p] - 1;
+            for s in 0..states {
+                let (start, end) = self.entry_range(p, s);
+                for (rule, lo, hi) in rule_groups(self, start, end) {
+                    let entries = most.entry((rule, p)).or_default();
+                    *entries = (*entries).max((hi - lo) as u64);
+                }
+            }
+        }
+        (0..self.rule_count)
+            .map(|rule| {
+                self.participants(rule).iter().fold(1u64, |product, &p| {
+                    let entries = most.get(&(rule as u32, p as usize)).copied().unwrap_or(0);
+                    product.saturating_mul(entries)
+                })
+            })
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 /// One successor of a state.

@@ -115,13 +115,13 @@ fn model_steps(net: &Network, monitor: Option<usize>, locals: &[u32]) -> (Vec<St
 type Successor = (Vec<u32>, bool);
 
 /// `generator_next` of `kernels/explore/network.cuh` on the host: every
-/// successor of `state` through the flat tables, sorted, and what the
-/// kernel counts.
+/// successor of `state` through the flat tables, sorted, what the kernel
+/// counts, and the most combinations of one enabled rule.
 fn kernel_successors(
     net: &EncodedNetwork,
     tables: &FlatSuccessorTables,
     state: &[u32],
-) -> (Vec<Successor>, Expansion) {
+) -> (Vec<Successor>, Expansion, u64) {
     // A field as [word, shift, mask] (the kernel's get_field/set_field).
     let get = |f: &[u32], vector: &[u32]| (vector[f[0] as usize] >> f[1]) & f[2];
     let set = |f: &[u32], vector: &mut [u32], value: u32| {
@@ -130,6 +130,7 @@ fn kernel_successors(
     };
     let item_at = |at: u32| &tables.items[4 * at as usize..][..4];
     let mut found = Vec::new();
+    let mut most_combinations = 0;
     let mut expansion = Expansion::default();
     for (p, field) in net.layout.fields.iter().enumerate() {
         let own_field = [field.word, field.shift, field.mask() >> field.shift];
@@ -196,6 +197,7 @@ fn kernel_successors(
             }
             // Combinations in mixed radix over the participants' entries.
             let combinations: usize = ranges.iter().map(|&(_, lo, hi)| hi - lo).product();
+            most_combinations = most_combinations.max(combinations as u64);
             for mut c in 0..combinations {
                 let mut next = state.to_vec();
                 let mut error = false;
@@ -211,7 +213,7 @@ fn kernel_successors(
     }
     expansion.successors = found.len() as u64;
     found.sort();
-    (found, expansion)
+    (found, expansion, most_combinations)
 }
 
 /// The kernel's tables: those of `encoded` flattened, or rebuilt with a
@@ -236,6 +238,10 @@ fn check_network(net: &Network, encoded: &EncodedNetwork) -> Result<(), TestCase
         .flat_successor_tables(DEFAULT_LOOKUP_ROWS, OwnerChoice::Lowest)
         .expect("small networks fit the row budget");
     let all_tables = [kernel_tables(encoded), lowest_owners];
+    // The kernels' combination counter is sized by this bound: no state
+    // exceeds it, and where every product state is visited, one reaches it.
+    let bound = encoded.max_combinations();
+    let mut most_combinations = 0;
     let mut locals = vec![0u32; sizes.len()];
     for _ in 0..MAX_PRODUCT_STATES {
         let mut vector = vec![0u32; encoded.words()];
@@ -278,7 +284,14 @@ fn check_network(net: &Network, encoded: &EncodedNetwork) -> Result<(), TestCase
             .collect();
         expected_successors.sort();
         for tables in &all_tables {
-            let (kernel_found, kernel_expansion) = kernel_successors(encoded, tables, &vector);
+            let (kernel_found, kernel_expansion, combinations) =
+                kernel_successors(encoded, tables, &vector);
+            prop_assert!(
+                combinations <= bound,
+                "a rule has {combinations} combinations at {:?}, over the bound {bound}",
+                locals
+            );
+            most_combinations = most_combinations.max(combinations);
             let mut kernel_steps: Vec<_> = kernel_found
                 .into_iter()
                 .map(|(next, error)| {
@@ -302,6 +315,7 @@ fn check_network(net: &Network, encoded: &EncodedNetwork) -> Result<(), TestCase
         }
         // Next product state (odometer); done after the last.
         let Some(p) = (0..sizes.len()).find(|&p| locals[p] + 1 < sizes[p]) else {
+            prop_assert_eq!(most_combinations, bound, "the most combinations of a rule");
             return Ok(());
         };
         locals[p] += 1;
@@ -520,7 +534,7 @@ fn kernel_tables_generate_the_reference_successors_on_mcc_models() {
                 );
             }
             for (encoded, tables) in &kernels {
-                let (found, kernel_expansion) = kernel_successors(encoded, tables, &state);
+                let (found, kernel_expansion, _) = kernel_successors(encoded, tables, &state);
                 assert_eq!(
                     found,
                     expected,

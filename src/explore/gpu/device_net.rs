@@ -34,6 +34,9 @@ pub(super) struct DeviceNet {
     processes: u32,
     /// Whether the successor tables hold rule indexes.
     rule_indexes: bool,
+    /// Whether a rule may have more combinations in one state than 32
+    /// bits count.
+    wide_combinations: bool,
     /// Texture objects over the first seven arrays of [`NetworkParams`],
     /// when the network is read through textures.
     textures: Option<Textures>,
@@ -112,6 +115,7 @@ impl DeviceNet {
             errors: net.error_locals.len() as u32,
             processes: net.processes() as u32,
             rule_indexes: tables.has_rule_indexes(),
+            wide_combinations: net.max_combinations() > u64::from(u32::MAX),
             textures: None,
         };
         if path == ReadOnlyPath::Texture {
@@ -124,6 +128,11 @@ impl DeviceNet {
     /// compiled with or without their walk).
     pub(super) fn rule_indexes(&self) -> bool {
         self.rule_indexes
+    }
+
+    /// Whether the kernels must count a rule's combinations in 64 bits.
+    pub(super) fn wide_combinations(&self) -> bool {
+        self.wide_combinations
     }
 
     /// The path the kernels must be compiled for: `asked`, except

@@ -350,6 +350,9 @@ pub struct NetworkKernel {
     /// The successor tables hold rule indexes: without them the kernel
     /// leaves out the walk of an index's cell.
     pub rule_indexes: bool,
+    /// A rule may have more combinations in one state than 32 bits count:
+    /// the generator counts them in 64 bits (two more registers).
+    pub wide_combinations: bool,
 }
 
 impl NetworkKernel {
@@ -373,6 +376,7 @@ impl NetworkKernel {
             ),
             ("MAX_PROBES", MAX_PROBES),
             ("RULE_INDEXES", i64::from(self.rule_indexes)),
+            ("WIDE_COMBINATIONS", i64::from(self.wide_combinations)),
         ]
     }
 
@@ -496,6 +500,7 @@ impl SearchKernel {
                             group_threads,
                             read_path,
                             rule_indexes: group_threads == 1,
+                            wide_combinations: read_path == ReadOnlyPath::Plain,
                         };
                         let base = SearchKernel {
                             network,

@@ -18,6 +18,11 @@ use crate::gpu::{Device, GpuError, LargeSlice};
 
 /// Shared memory a block may use without opting in to more.
 const SHARED_LIMIT: usize = 48 * 1024;
+
+/// Static shared memory of the search kernel per warp: its tallies of a
+/// level (`TALLIES` words of 64 bits in `search.cu`), beside the dynamic
+/// words that the launch asks for.
+const WARP_TALLY_BYTES: usize = 4 * 8;
 /// Default breadth-first levels per launch.
 const DEFAULT_ITERATIONS: u32 = 32;
 /// Default threads per block.
@@ -374,11 +379,13 @@ impl Launcher {
                 "threads per block must be a multiple of 32 between 32 and 1024, not {requested_threads}"
             )));
         }
-        let warps = (requested_threads as usize / 32).min(SHARED_LIMIT / warp_shared);
+        let warps =
+            (requested_threads as usize / 32).min(SHARED_LIMIT / (warp_shared + WARP_TALLY_BYTES));
         if warps == 0 {
             return Err(GpuError::Invalid(format!(
                 "state vectors of {words} words need more shared memory per warp \
-                 ({warp_shared} bytes) than a block has"
+                 ({} bytes) than a block has",
+                warp_shared + WARP_TALLY_BYTES
             )));
         }
         let threads = 32 * warps as u32;
@@ -396,6 +403,7 @@ impl Launcher {
                 group_threads: group,
                 read_path,
                 rule_indexes: device_net.rule_indexes(),
+                wide_combinations: device_net.wide_combinations(),
             },
             trace,
             tree,
