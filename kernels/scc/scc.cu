@@ -66,6 +66,11 @@ struct SccParams {
     unsigned long long edges;           // edges of the graph
     unsigned long long state_bits;      // u32[states]: colouring's SELF_LOOP
                                         // and LEAVES per state, or 0
+    unsigned long long degrees;         // u32[2 * states]: wave trimming's
+                                        // live in- and out-degrees
+    unsigned long long trimmed;         // 1: wave trimming has assigned states
+    unsigned long long assignments;     // uint2[assignment_count]: state and
+    unsigned long long assignment_count; // representative, from the host
 };
 
 struct Arrays {
@@ -196,30 +201,178 @@ extern "C" __global__ void trim_remove(const SccParams p) {
     }
 }
 
-// Every state's own priority on both labels, and every state in the work
-// list (next_live, swapped in by the host).
-extern "C" __global__ void signatures_start(const SccParams p) {
+// Appends the items of a warp that keep theirs to list (whose length is
+// counters[slot]) in the warp's order; every lane of the warp calls it.
+template <typename T>
+__device__ __forceinline__ void append(T* list, unsigned long long* length, bool keep, const T item) {
+    const unsigned lanes = __ballot_sync(0xffffffffu, keep);
+    if (!lanes) return;
+    const unsigned lane = threadIdx.x & 31u, leader = __ffs(lanes) - 1;
+    unsigned long long base = 0;
+    if (lane == leader) base = atomicAdd(length, (unsigned long long)__popc(lanes));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (keep) list[base + __popc(lanes & ((1u << lane) - 1u))] = item;
+}
+
+// Wave trimming (when colouring meets long paths: src/scc/gpu.rs,
+// TRIM_AFTER_PASSES): a state with no edge from another
+// live state, or none to one, is on no cycle through others: a component
+// of its own (trivial, or its self-loop). Assigning it can leave its
+// neighbours so, wave after wave: a long chain of such states, which
+// colouring would take a round each for, goes in one wave a state. A
+// state is claimed once, by whoever brings one of its degrees to zero.
+// degrees[2 s] counts the edges into s from other states, degrees[2 s + 1]
+// those out of s to others (the host zeroes them); every state starts
+// unassigned.
+extern "C" __global__ void trim_degrees(const SccParams p) {
     const Arrays a(p);
-    uint2* signatures = (uint2*)p.signatures;
+    unsigned* degrees = (unsigned*)p.degrees;
     for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads()) {
-        const unsigned state = (unsigned)s;
-        signatures[s] = own_labels(state);
-        a.next_live[s] = state;
-        ((unsigned*)p.state_bits)[s] = 0;
+        unsigned out = 0;
+        for (unsigned long long e = a.offsets[s]; e < a.offsets[s + 1]; ++e) {
+            const unsigned next = a.targets[e];
+            if (next == s) continue;
+            ++out;
+            atomicAdd(&degrees[2ull * next], 1u);
+        }
+        degrees[2 * s + 1] = out;
+        a.representative[s] = UNASSIGNED;
     }
 }
 
-// Every edge in the list (self-loops too: the first split drops them),
-// and out_of raised over the successors (after signatures_start).
+// Assigns `state` to itself unless it is assigned already; whether this
+// call did.
+__device__ __forceinline__ bool claim(const Arrays& a, unsigned state) {
+    return atomicCAS(&a.representative[state], UNASSIGNED, state) == UNASSIGNED;
+}
+
+// The first wave: the states with a degree of zero, appended to next_live
+// (its length in counters[SCC_COUNTER_LIVE], zeroed by the host).
+extern "C" __global__ void trim_seed(const SccParams p) {
+    const Arrays a(p);
+    const uint2* degrees = (const uint2*)p.degrees;
+    const unsigned long long lane = threadIdx.x & 31u;
+    for (unsigned long long first = grid_thread() - lane; first < p.states; first += grid_threads()) {
+        const unsigned long long s = first + lane;
+        bool alone = false;
+        if (s < p.states) {
+            const uint2 degree = degrees[s];
+            alone = (degree.x == 0 || degree.y == 0) && claim(a, (unsigned)s);
+        }
+        append(a.next_live, &a.counters[SCC_COUNTER_LIVE], alone, (unsigned)s);
+    }
+}
+
+// Takes the assigned `state`'s edges off its neighbours' degrees, and
+// claims and appends to `out` (length *length) those left at zero.
+__device__ __forceinline__ void peel(const SccParams& p, const Arrays& a, unsigned state, unsigned* out,
+                                     unsigned long long* length) {
+    unsigned* degrees = (unsigned*)p.degrees;
+    const unsigned long long* reverse_offsets = (const unsigned long long*)p.reverse_offsets;
+    const unsigned* reverse_targets = (const unsigned*)p.reverse_targets;
+    for (unsigned long long e = a.offsets[state]; e < a.offsets[state + 1]; ++e) {
+        const unsigned next = a.targets[e];
+        if (next != state && atomicSub(&degrees[2ull * next], 1u) == 1u && claim(a, next))
+            out[atomicAdd(length, 1ull)] = next;
+    }
+    for (unsigned long long e = reverse_offsets[state]; e < reverse_offsets[state + 1]; ++e) {
+        const unsigned previous = reverse_targets[e];
+        if (previous != state && atomicSub(&degrees[2ull * previous + 1], 1u) == 1u && claim(a, previous))
+            out[atomicAdd(length, 1ull)] = previous;
+    }
+}
+
+// Waves in one block while they stay short (at most SCC_BLOCK_WAVE
+// states), alternating between live and next_live: a long thin chain
+// costs no launch and no host round trip a wave. Stops at an empty wave or
+// a long one and leaves its length in counters[SCC_COUNTER_LIVE] and the
+// waves it ran in counters[SCC_COUNTER_TRIM_WAVES] (odd: the pending wave
+// is in next_live).
+extern "C" __global__ void trim_waves_block(const SccParams p) {
+    const Arrays a(p);
+    __shared__ unsigned long long length, next_length;
+    unsigned* lists[2] = {(unsigned*)p.live, a.next_live};
+    if (threadIdx.x == 0) {
+        length = p.live_count;
+        next_length = 0;
+    }
+    __syncthreads();
+    unsigned long long waves = 0;
+    while (length > 0 && length <= SCC_BLOCK_WAVE) {
+        const unsigned* in = lists[waves & 1];
+        unsigned* out = lists[(waves + 1) & 1];
+        for (unsigned long long i = threadIdx.x; i < length; i += blockDim.x) peel(p, a, in[i], out, &next_length);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            length = next_length;
+            next_length = 0;
+        }
+        ++waves;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        a.counters[SCC_COUNTER_LIVE] = length;
+        a.counters[SCC_COUNTER_TRIM_WAVES] = waves;
+    }
+}
+
+// One long wave over the grid: the work list's states peeled into next_live.
+extern "C" __global__ void trim_wave(const SccParams p) {
+    const Arrays a(p);
+    for (unsigned long long i = grid_thread(); i < p.live_count; i += grid_threads())
+        peel(p, a, a.live[i], a.next_live, &a.counters[SCC_COUNTER_LIVE]);
+}
+
+// Every state's own priority on both labels, and every state in the work
+// list (next_live): in order, or after wave trimming (p.trimmed) those it
+// left unassigned, appended (the length in counters[SCC_COUNTER_LIVE],
+// zeroed by the host).
+extern "C" __global__ void signatures_start(const SccParams p) {
+    const Arrays a(p);
+    uint2* signatures = (uint2*)p.signatures;
+    const unsigned long long lane = threadIdx.x & 31u;
+    for (unsigned long long first = grid_thread() - lane; first < p.states; first += grid_threads()) {
+        const unsigned long long s = first + lane;
+        bool live = false;
+        if (s < p.states) {
+            signatures[s] = own_labels((unsigned)s);
+            ((unsigned*)p.state_bits)[s] = 0;
+            live = a.representative[s] == UNASSIGNED;
+            if (!p.trimmed) a.next_live[s] = (unsigned)s;
+        }
+        if (p.trimmed) append(a.next_live, &a.counters[SCC_COUNTER_LIVE], live, (unsigned)s);
+    }
+}
+
+// The edges between two live states in the list (self-loops too: the
+// first split drops them), and out_of raised over them (after
+// signatures_start): every edge in order, or after wave trimming
+// (p.trimmed) appended (the length in counters[SCC_COUNTER_EDGES], zeroed
+// by the host), and an edge from or to a state that trimming assigned
+// recorded in its source's state_bits now, as a split would.
 extern "C" __global__ void signatures_edges(const SccParams p) {
     const Arrays a(p);
     unsigned* signatures = (unsigned*)p.signatures;
-    uint2* edges = (uint2*)p.edge_list;
-    for (unsigned long long e = grid_thread(); e < p.edges; e += grid_threads()) {
-        const unsigned state = source_of(a.offsets, p.states, e), next = a.targets[e];
-        edges[e] = make_uint2(state, next);
-        const unsigned label = priority(next);
-        if (load_half(signatures, out_slot(state)) < label) raise(signatures, out_slot(state), label);
+    unsigned* state_bits = (unsigned*)p.state_bits;
+    const unsigned long long lane = threadIdx.x & 31u;
+    for (unsigned long long first = grid_thread() - lane; first < p.edges; first += grid_threads()) {
+        const unsigned long long e = first + lane;
+        bool keep = false;
+        unsigned state = 0, next = 0;
+        if (e < p.edges) {
+            state = source_of(a.offsets, p.states, e);
+            next = a.targets[e];
+            keep = a.representative[state] == UNASSIGNED && a.representative[next] == UNASSIGNED;
+            if (keep) {
+                const unsigned label = priority(next);
+                if (load_half(signatures, out_slot(state)) < label) raise(signatures, out_slot(state), label);
+            } else {
+                const unsigned bit = next == state ? SELF_LOOP : LEAVES;
+                if (!(load_label(state_bits, state) & bit)) atomicOr(&state_bits[state], bit);
+            }
+            if (!p.trimmed) ((uint2*)p.edge_list)[e] = make_uint2(state, next);
+        }
+        if (p.trimmed) append((uint2*)p.edge_list, &a.counters[SCC_COUNTER_EDGES], keep, make_uint2(state, next));
     }
 }
 
@@ -240,18 +393,6 @@ extern "C" __global__ void signatures_propagate(const SccParams p) {
     if (__syncthreads_or(grew_here) && threadIdx.x == 0) atomicAdd(&a.counters[SCC_COUNTER_GREW], 1ull);
 }
 
-// Appends the items of a warp that keep theirs to list (whose length is
-// counters[slot]) in the warp's order; every lane of the warp calls it.
-template <typename T>
-__device__ __forceinline__ void append(T* list, unsigned long long* length, bool keep, const T item) {
-    const unsigned lanes = __ballot_sync(0xffffffffu, keep);
-    if (!lanes) return;
-    const unsigned lane = threadIdx.x & 31u, leader = __ffs(lanes) - 1;
-    unsigned long long base = 0;
-    if (lane == leader) base = atomicAdd(length, (unsigned long long)__popc(lanes));
-    base = __shfl_sync(0xffffffffu, base, leader);
-    if (keep) list[base + __popc(lanes & ((1u << lane) - 1u))] = item;
-}
 
 // Keeps, in next_edges, the edges between two live states with the same
 // pair of labels (as crate::scc::cpu::Signatures::joined). Every edge is
@@ -332,6 +473,19 @@ extern "C" __global__ void keyed_split(const SccParams p) {
         }
         const unsigned lanes = __ballot_sync(0xffffffffu, live);
         if (lane == 0 && lanes) atomicAdd(&a.counters[SCC_COUNTER_LIVE], (unsigned long long)__popc(lanes));
+    }
+}
+
+// A round finished on the host (Tarjan over a small live graph): each
+// listed state's labels become its representative's priority, so that the
+// split records its edges' bits and the restart assigns it.
+extern "C" __global__ void signatures_assign(const SccParams p) {
+    uint2* signatures = (uint2*)p.signatures;
+    const uint2* assignments = (const uint2*)p.assignments;
+    for (unsigned long long i = grid_thread(); i < p.assignment_count; i += grid_threads()) {
+        const uint2 assignment = assignments[i];
+        const unsigned label = priority(assignment.y);
+        signatures[assignment.x] = make_uint2(label, label);
     }
 }
 
@@ -430,12 +584,14 @@ extern "C" __global__ void transpose_count(const SccParams p) {
 
 // Transpose, last pass (after the host scanned the counts into offsets and
 // copied them into the cursors, one per state): each edge s -> t as t -> s.
+// One thread per state: finding an edge's source costs a binary search.
 extern "C" __global__ void transpose_fill(const SccParams p) {
     const Arrays a(p);
     unsigned long long* cursor = a.partition;
     unsigned* reverse_targets = (unsigned*)p.reverse_targets;
-    for (unsigned long long e = grid_thread(); e < p.edges; e += grid_threads())
-        reverse_targets[atomicAdd(&cursor[a.targets[e]], 1ull)] = source_of(a.offsets, p.states, e);
+    for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads())
+        for (unsigned long long e = a.offsets[s]; e < a.offsets[s + 1]; ++e)
+            reverse_targets[atomicAdd(&cursor[a.targets[e]], 1ull)] = (unsigned)s;
 }
 
 // Summary, first pass: sizes (in forward) and bits (in backward) zeroed.

@@ -3,9 +3,10 @@
 //! over the work list of live states (forward-backward). The graph may
 //! come from the host ([`upload`]) or stay where the GPU explorer built it.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
-use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::cpu::{
     ASSIGNED, MAX_JUMPS, MAX_PIVOT_SLOTS, Method, PRIORITY_FIRST, PRIORITY_FIRST_INVERSE,
@@ -55,6 +56,8 @@ kernel_constants! {
         GREW = 5;
         /// Length of colouring's next edge list.
         EDGES = 6;
+        /// Waves run by the last launch of `trim_waves_block`.
+        TRIM_WAVES = 7;
         /// Frontier lengths: direction (0 forward, 1 backward) times two
         /// plus the list's parity.
         FRONTIERS = 8;
@@ -71,6 +74,23 @@ const FIRST_BATCH: usize = 2;
 const MAX_BATCH: usize = 64;
 /// Threads per block.
 const THREADS: u32 = 256;
+/// Longest wave of trimming that one block runs (`SCC_BLOCK_WAVE`);
+/// longer ones run over the whole grid, a launch a wave.
+const BLOCK_WAVE: u64 = 8192;
+/// Threads of the block that runs short waves.
+const BLOCK_WAVE_THREADS: u32 = 1024;
+/// Propagation passes after which colouring gives up a round that has
+/// not converged and trims first (once): colouring needs a pass per step
+/// of the longest path it spreads a label along, and a round a layer of a
+/// deep chain of components, where trimming takes the chain in one wave a
+/// state. Random and R-MAT graphs converge within a few passes a round,
+/// so they never pay for the transpose that trimming builds.
+const TRIM_AFTER_PASSES: u64 = 32;
+/// Edges of a live graph that, once trimmed, still takes more than
+/// [`TRIM_AFTER_PASSES`] passes a round, up to which Tarjan on the host
+/// finishes it: a small component of long cycles can take colouring a
+/// thousand passes, each a launch and a wait.
+const HOST_FINISH_EDGES: u64 = 1 << 20;
 /// What the kernels do, for error messages.
 const DURING: &str = "decomposing into components";
 
@@ -148,6 +168,17 @@ param_block! {
         /// Device address of colouring's self-loop and leaving-edge bits
         /// (`u32` per state), or 0: the summary then scans the edges.
         pub state_bits: u64,
+        /// Device address of wave trimming's live in- and out-degrees
+        /// (`u32`, two per state).
+        pub degrees: u64,
+        /// 1 once wave trimming has assigned states (colouring then
+        /// starts from the others only).
+        pub trimmed: u64,
+        /// Device address of the host's assignments (`u32` pairs: a
+        /// state and its representative).
+        pub assignments: u64,
+        /// Entries of the assignments.
+        pub assignment_count: u64,
     }
 }
 
@@ -155,7 +186,10 @@ param_block! {
 pub fn build() -> Build {
     Build::new(SOURCE)
         .defines(counter::DEFINES)
-        .defines(&[("SCC_COUNTERS", COUNTERS as i64)])
+        .defines(&[
+            ("SCC_COUNTERS", COUNTERS as i64),
+            ("SCC_BLOCK_WAVE", BLOCK_WAVE as i64),
+        ])
         .defines(&coloring_defines())
         .check_layout::<SccParams>()
 }
@@ -257,9 +291,10 @@ pub trait GeneratedGraph {
 /// counted).
 pub fn stored_bytes(method: Method, states: u64, edges: u64) -> u64 {
     match method {
-        // Representative, two work lists, labels, summary bits; two edge
-        // lists.
-        Method::Coloring => 24 * states + 16 * edges,
+        // Representative, two work lists, labels, summary bits, two edge
+        // lists; beside them, when a round is long, wave trimming's
+        // degrees, transpose and cursors.
+        Method::Coloring => 52 * states + 20 * edges,
         // Representative, two work lists, keys, labels, marks, four
         // frontiers, the transpose.
         Method::ForwardBackward => 60 * states + 4 * edges,
@@ -279,9 +314,12 @@ pub struct GpuComponents {
     /// Propagation passes: over the edge list (colouring) or over the
     /// frontiers (forward-backward).
     pub passes: u64,
+    /// Waves of colouring's wave trimming (0: a first round converged
+    /// within `TRIM_AFTER_PASSES` passes, and nothing was trimmed).
+    pub trim_waves: u64,
     /// Seconds on the device, from the first kernel to the summary.
     pub seconds: f64,
-    /// Seconds per phase (colouring: set-up, rounds; forward-backward:
+    /// Seconds per phase (colouring: set-up, rounds, trim; forward-backward:
     /// transpose, trim, rounds, Tarjan on the host; then the summary),
     /// for tuning.
     pub phases: Vec<(&'static str, f64)>,
@@ -386,12 +424,17 @@ struct Kernels {
     trim_clear: CudaFunction,
     trim_mark: CudaFunction,
     trim_remove: CudaFunction,
+    trim_degrees: CudaFunction,
+    trim_seed: CudaFunction,
+    trim_waves_block: CudaFunction,
+    trim_wave: CudaFunction,
     signatures_start: CudaFunction,
     signatures_edges: CudaFunction,
     signatures_propagate: CudaFunction,
     signatures_split: CudaFunction,
     signatures_restart: CudaFunction,
     signatures_finish: CudaFunction,
+    signatures_assign: CudaFunction,
     keyed_start: CudaFunction,
     keyed_split: CudaFunction,
     pivots_choose: CudaFunction,
@@ -416,12 +459,17 @@ impl Kernels {
             trim_clear: get("trim_clear")?,
             trim_mark: get("trim_mark")?,
             trim_remove: get("trim_remove")?,
+            trim_degrees: get("trim_degrees")?,
+            trim_seed: get("trim_seed")?,
+            trim_waves_block: get("trim_waves_block")?,
+            trim_wave: get("trim_wave")?,
             signatures_start: get("signatures_start")?,
             signatures_edges: get("signatures_edges")?,
             signatures_propagate: get("signatures_propagate")?,
             signatures_split: get("signatures_split")?,
             signatures_restart: get("signatures_restart")?,
             signatures_finish: get("signatures_finish")?,
+            signatures_assign: get("signatures_assign")?,
             keyed_start: get("keyed_start")?,
             keyed_split: get("keyed_split")?,
             pivots_choose: get("pivots_choose")?,
@@ -470,6 +518,7 @@ struct Run<'d> {
     counters: CudaSlice<u64>,
     rounds: u64,
     passes: u64,
+    trim_waves: u64,
 }
 
 /// Forward-backward's arrays (set by scc_start, the rounds and the
@@ -504,6 +553,7 @@ impl<'d> Run<'d> {
             counters: device.alloc_zeroed(COUNTERS)?,
             rounds: 0,
             passes: 0,
+            trim_waves: 0,
         };
         run.params = SccParams {
             states,
@@ -565,6 +615,7 @@ impl<'d> Run<'d> {
             components,
             rounds: self.rounds,
             passes: self.passes,
+            trim_waves: self.trim_waves,
             seconds: started.elapsed().as_secs_f64(),
             phases: phases.seconds,
         })
@@ -644,6 +695,9 @@ impl<'d> Run<'d> {
         let (device, kernels) = (self.device, self.kernels.clone());
         let (states, edges) = (self.params.states, self.params.edges);
         self.allocate_work_lists()?;
+        // Unassigned until wave trimming (if it runs) assigns some.
+        self.representative = device.alloc_large_filled(states as usize, 0xff)?;
+        self.params.representative = device.address_mut(&mut self.representative);
         let mut arrays = SignatureArrays {
             signatures: unset(device, 2 * states as usize)?,
             edge_lists: [
@@ -660,16 +714,15 @@ impl<'d> Run<'d> {
             .edge_lists
             .each_mut()
             .map(|list| device.address_mut(list));
+        let edge_list_addresses = lists;
         self.params.edge_list = lists[0];
         self.params.next_edges = lists[1];
-        self.launch_over(&kernels.signatures_start, states)?;
-        self.launch_over(&kernels.signatures_edges, edges)?;
-        self.swap_lists(states);
-        self.params.edge_count = edges;
+        self.start_coloring()?;
         phases.end("set-up")?;
         // As many threads as the device keeps resident: a block repeats
         // its share of the edges, so all of them should run at once.
         let resident = self.device.multiprocessors() as u64 * 2048;
+        let mut trimmed = false;
         while self.params.live_count > 0 {
             self.rounds += 1;
             tracing::debug!(
@@ -678,14 +731,45 @@ impl<'d> Run<'d> {
                 edges = self.params.edge_count,
                 "SCC colouring round (GPU)"
             );
-            while self.params.edge_count > 0 {
+            // A round that needs more passes than TRIM_AFTER_PASSES (long
+            // paths) is given up for trimming, and after trimming, on a
+            // small live graph, for Tarjan on the host.
+            let limit = if trimmed && self.params.edge_count > HOST_FINISH_EDGES {
+                u64::MAX
+            } else {
+                TRIM_AFTER_PASSES
+            };
+            let (mut round_passes, mut converged) = (0, self.params.edge_count == 0);
+            while !converged && round_passes < limit {
                 self.passes += 1;
+                round_passes += 1;
                 self.clear_counter(counter::GREW)?;
                 let threads = self.params.edge_count.min(resident);
                 self.launch_over(&kernels.signatures_propagate, threads)?;
-                if self.read_counters()?[counter::GREW] == 0 {
-                    break;
-                }
+                converged = self.read_counters()?[counter::GREW] == 0;
+            }
+            tracing::debug!(
+                passes = round_passes,
+                converged,
+                "SCC colouring round's passes (GPU)"
+            );
+            if !converged && trimmed {
+                let edge_list = &arrays.edge_lists[usize::from(lists[0] != edge_list_addresses[0])];
+                self.finish_round_on_host(edge_list)?;
+                phases.end("Tarjan on the host")?;
+            } else if !converged {
+                // Long paths: trim the chains away and colour again.
+                trimmed = true;
+                let waves = self.trim_in_waves()?;
+                phases.end("rounds")?;
+                self.start_coloring()?;
+                tracing::debug!(
+                    waves,
+                    trimmed = states - self.params.live_count,
+                    "SCC wave trimming after a long first round (GPU)"
+                );
+                phases.end("trim")?;
+                continue;
             }
             self.clear_counter(counter::EDGES)?;
             self.clear_counter(counter::LIVE)?;
@@ -701,6 +785,72 @@ impl<'d> Run<'d> {
         }
         self.launch_over(&kernels.signatures_finish, states)?;
         Ok(state_bits)
+    }
+
+    /// Finishes a colouring round on the host: Tarjan over the live states
+    /// and the edges between them (`edge_list`, the current list), whose
+    /// labels then name their representatives, so that the split and the
+    /// restart that follow assign them all.
+    fn finish_round_on_host(&mut self, edge_list: &LargeSlice<u64>) -> Result<(), GpuError> {
+        let device = self.device;
+        let live_list = self
+            .lists
+            .iter()
+            .find(|list| device.address(*list) == self.params.live)
+            .expect("the work list is one of the run's lists");
+        let live = device.download(&live_list.slice(..self.params.live_count as usize))?;
+        let pairs = device.download(&edge_list.slice(..self.params.edge_count as usize))?;
+        let local: HashMap<u32, u32> = live
+            .iter()
+            .enumerate()
+            .map(|(index, &state)| (state, index as u32))
+            .collect();
+        // An edge list entry is a uint2: the source in the low word.
+        let edges = pairs
+            .iter()
+            .map(|&pair| (local[&(pair as u32)], local[&((pair >> 32) as u32)]));
+        let graph = Csr::from_edges(live.len() as u32, edges)
+            .map_err(|e| GpuError::Invalid(format!("the live graph of a colouring round: {e}")))?;
+        let assignments: Vec<u64> = reference::representatives(&graph)
+            .iter()
+            .zip(&live)
+            .map(|(&representative, &state)| {
+                u64::from(state) | u64::from(live[representative as usize]) << 32
+            })
+            .collect();
+        tracing::debug!(
+            states = live.len(),
+            edges = pairs.len(),
+            "SCC colouring round finished by Tarjan on the host (GPU)"
+        );
+        let mut uploaded = device.upload(&assignments)?;
+        self.params.assignments = device.address_mut(&mut uploaded);
+        self.params.assignment_count = assignments.len() as u64;
+        let kernels = self.kernels.clone();
+        self.launch_over(&kernels.signatures_assign, self.params.assignment_count)?;
+        self.params.assignments = 0;
+        self.params.assignment_count = 0;
+        Ok(())
+    }
+
+    /// Colouring's start: every state's labels its own priority, the
+    /// unassigned states in the work list and the edges between them in
+    /// the edge list (the others recorded in the state bits).
+    fn start_coloring(&mut self) -> Result<(), GpuError> {
+        let kernels = self.kernels.clone();
+        self.clear_counter(counter::LIVE)?;
+        self.clear_counter(counter::EDGES)?;
+        self.launch_over(&kernels.signatures_start, self.params.states)?;
+        self.launch_over(&kernels.signatures_edges, self.params.edges)?;
+        if self.params.trimmed == 0 {
+            self.swap_lists(self.params.states);
+            self.params.edge_count = self.params.edges;
+        } else {
+            let counters = self.read_counters()?;
+            self.swap_lists(counters[counter::LIVE]);
+            self.params.edge_count = counters[counter::EDGES];
+        }
+        Ok(())
     }
 
     /// Forward-backward: the transpose, then rounds of trimming and one
@@ -741,7 +891,7 @@ impl<'d> Run<'d> {
             count_backward_in: frontier_slot(1, 0) as u64,
             ..self.params
         };
-        self.transpose(graph, &mut arrays)?;
+        self.transpose(&mut arrays.reverse_offsets, &mut arrays.partition)?;
         device.note_memory_use()?;
         phases.end("transpose")?;
         self.launch_over(&self.kernels.start.clone(), graph.states)?;
@@ -803,34 +953,91 @@ impl<'d> Run<'d> {
         Ok(())
     }
 
-    /// Builds the transpose: in-degrees, their prefix sums, then the edges
-    /// placed through one cursor per state (kept in the partition array,
+    /// Builds the transpose into `reverse_offsets` (zeroed, states + 1)
+    /// and the block's `reverse_targets`: in-degrees, their prefix sums,
+    /// then the edges placed through one `cursor` per state, which must
+    /// be the block's `partition` (forward-backward's partition array,
     /// which scc_start sets afterwards).
     fn transpose(
         &mut self,
-        graph: &DeviceCsr<'_>,
-        arrays: &mut ForwardBackwardArrays,
+        reverse_offsets: &mut LargeSlice<u64>,
+        cursor: &mut LargeSlice<u64>,
     ) -> Result<(), GpuError> {
         let kernels = self.kernels.clone();
-        self.launch_over(&kernels.transpose_count, graph.edges)?;
-        scan::exclusive_scan(
-            self.device,
-            &mut arrays.reverse_offsets,
-            graph.states as usize + 1,
-        )?;
-        let states = graph.states as usize;
+        let (states, edges) = (self.params.states as usize, self.params.edges);
+        self.launch_over(&kernels.transpose_count, edges)?;
+        scan::exclusive_scan(self.device, reverse_offsets, states + 1)?;
         self.device
             .stream()
-            .memcpy_dtod(
-                &arrays.reverse_offsets.slice(..states.max(1)),
-                &mut arrays.partition,
-            )
+            .memcpy_dtod(&reverse_offsets.slice(..states.max(1)), cursor)
             .map_err(GpuError::driver(DURING))?;
-        self.launch_over(&kernels.transpose_fill, graph.edges)
+        self.launch_over(&kernels.transpose_fill, states as u64)
+    }
+
+    /// Wave trimming (`trim_degrees` in the kernels): assigns, wave after
+    /// wave, every state left without an edge from or to another live
+    /// state a component of its own, and leaves the rest unassigned. Short
+    /// waves run many to a launch in one block (`trim_waves_block`), long
+    /// ones a launch each. Uses the transpose and the work lists, which
+    /// the method sets again afterwards; returns the waves run.
+    fn trim_in_waves(&mut self) -> Result<u64, GpuError> {
+        let (device, kernels) = (self.device, self.kernels.clone());
+        let states = self.params.states as usize;
+        let mut degrees = device.alloc_large_filled::<u32>(2 * states, 0)?;
+        let mut reverse_offsets = device.alloc_large_filled::<u64>(states + 1, 0)?;
+        let mut reverse_targets = unset::<u32>(device, self.params.edges as usize)?;
+        let mut cursor = unset::<u64>(device, states)?;
+        self.params.degrees = device.address_mut(&mut degrees);
+        self.params.reverse_offsets = device.address_mut(&mut reverse_offsets);
+        self.params.reverse_targets = device.address_mut(&mut reverse_targets);
+        self.params.partition = device.address_mut(&mut cursor);
+        self.transpose(&mut reverse_offsets, &mut cursor)?;
+        device.note_memory_use()?;
+        self.launch_over(&kernels.trim_degrees, states as u64)?;
+        self.clear_counter(counter::LIVE)?;
+        self.launch_over(&kernels.trim_seed, states as u64)?;
+        let mut wave = self.read_counters()?[counter::LIVE];
+        let mut waves = 0;
+        while wave > 0 {
+            self.swap_lists(wave);
+            self.clear_counter(counter::LIVE)?;
+            if wave <= BLOCK_WAVE {
+                let config = LaunchConfig {
+                    grid_dim: (1, 1, 1),
+                    block_dim: (BLOCK_WAVE_THREADS, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                self.launch_with(&kernels.trim_waves_block, config)?;
+                let counters = self.read_counters()?;
+                let ran = counters[counter::TRIM_WAVES];
+                waves += ran;
+                wave = counters[counter::LIVE];
+                // The pending wave is where appends go after an odd number
+                // of waves; after an even number it is in the work list.
+                if ran % 2 == 0 {
+                    self.swap_lists(self.params.live_count);
+                }
+            } else {
+                self.launch(&kernels.trim_wave)?;
+                waves += 1;
+                wave = self.read_counters()?[counter::LIVE];
+            }
+        }
+        self.params.degrees = 0;
+        self.params.reverse_offsets = 0;
+        self.params.reverse_targets = 0;
+        self.params.partition = 0;
+        self.params.trimmed = 1;
+        self.trim_waves = waves;
+        Ok(waves)
     }
     /// Launches `kernel` with enough threads for `items` work items.
     fn launch_over(&self, kernel: &CudaFunction, items: u64) -> Result<(), GpuError> {
-        let config = self.device.grid_stride_launch(items, THREADS, 32);
+        self.launch_with(kernel, self.device.grid_stride_launch(items, THREADS, 32))
+    }
+
+    /// Launches `kernel` in `config`.
+    fn launch_with(&self, kernel: &CudaFunction, config: LaunchConfig) -> Result<(), GpuError> {
         let mut launch = self.device.stream().launch_builder(kernel);
         launch.arg(&self.params);
         // SAFETY: the block matches the kernel's (checked at compile

@@ -124,6 +124,36 @@ fn the_gpu_methods_give_the_reference_partition() {
     });
 }
 
+/// A deep chain of trivial components below a cycle and above a
+/// self-loop, as in the state spaces of timed protocols (wlan): colouring
+/// gives up its first round for wave trimming, which assigns the chain,
+/// and the partition and the figures stay the reference's.
+#[test]
+fn colouring_trims_deep_chains_in_waves() {
+    const CHAIN: u32 = 300_000;
+    const CYCLE: u32 = 100_000;
+    // The cycle 0 .. CYCLE - 1, then a path from it through every state to
+    // the last, which loops on itself, and forward shortcuts.
+    let mut edges: Vec<(u32, u32)> = (0..CHAIN - 1).map(|s| (s, s + 1)).collect();
+    edges.push((CYCLE - 1, 0));
+    edges.push((CHAIN - 1, CHAIN - 1));
+    edges.extend((CYCLE..CHAIN - 7).step_by(5).map(|s| (s, s + 7)));
+    let graph = graphs::permuted(&Csr::from_edges(CHAIN, edges).unwrap(), 11);
+    let expected = reference::decompose(&graph);
+    with_gpu(|device| {
+        let uploaded = gpu::upload(device, &graph).unwrap();
+        let result = gpu::decompose(device, uploaded.view(), Method::Coloring, true).unwrap();
+        assert!(
+            result.trim_waves > 0,
+            "no wave trimming in {} passes",
+            result.passes
+        );
+        assert_eq!(result.components.as_ref(), Some(&expected));
+        assert_eq!(result.summary, expected.summary(&graph));
+        check_on_gpu(device, &graph, "deep chain").unwrap();
+    });
+}
+
 /// The state spaces of the bundled MCC models, decomposed on the device
 /// without leaving it (by colouring over edges generated from the
 /// explorer's table, then stored, by both methods), against Tarjan on a
