@@ -34,6 +34,18 @@
 //! drawn from the attractor's queue, so that a vertex of the opponent is
 //! drawn in when its count reaches 0 and a region is open exactly when
 //! one of the opponent's vertices in it has a count above 0.
+//!
+//! A query looks at the region's *seeds* only (its vertices of its
+//! priority, with which it was built), not at the whole region: a vertex
+//! of the opponent drawn in by the attractor can move only into the
+//! region and regions above it, and it keeps those moves for as long as
+//! the region stands, since a region above is only ever freed or solved
+//! with every region below it. So the attractor notes the lowest region
+//! such a vertex can escape to when it draws it, and the region keeps the
+//! lowest of those. A promotion recomputes them only for the vertices
+//! merged from the promoted region, and looks for vertices to draw in
+//! among those that the promotion freed, the only ones that can have
+//! become attracted: the others were free when both regions were built.
 
 use super::{Solution, SolveError, SolveOptions, Watch, compress_priorities};
 use crate::explicit::game::NO_MOVE;
@@ -96,8 +108,8 @@ struct Promotion<'a> {
     strategy: Vec<u32>,
     /// The regions' vertices, region after region, highest first.
     zone: Vec<u32>,
-    /// The regions on the stack: priority and start in `zone`.
-    regions: Vec<(u32, usize)>,
+    /// The regions on the stack, lowest last.
+    regions: Vec<Region>,
     /// Vertices not yet solved.
     unsolved: usize,
     /// A dominion's attractor in the unsolved game, in the order drawn.
@@ -107,6 +119,23 @@ struct Promotion<'a> {
     left: Vec<u32>,
     /// The vertices whose moves `left` counts.
     counted: Vec<u32>,
+    /// The vertices a promotion freed, to be offered to the merged region.
+    freed: Vec<u32>,
+}
+
+/// A region on the stack; its vertices are `zone[start..]` up to the
+/// start of the next region.
+#[derive(Clone, Copy)]
+struct Region {
+    priority: u32,
+    start: usize,
+    /// `zone[start..seeds_end]`: the vertices of its priority it was
+    /// built from (for a merged region, those of the region merged into).
+    seeds_end: usize,
+    /// The lowest other region (a priority, or [`SOLVED`]) that one of
+    /// its vertices of the opponent, but for the seeds, can move to;
+    /// [`FREE`] if none can.
+    escape: u32,
 }
 
 impl<'a> Promotion<'a> {
@@ -151,6 +180,7 @@ impl<'a> Promotion<'a> {
             won: Vec::new(),
             left: vec![UNCOUNTED; vertices],
             counted: Vec::new(),
+            freed: Vec::new(),
         }
     }
 
@@ -187,12 +217,17 @@ impl<'a> Promotion<'a> {
                 }
                 cursor += 1;
             }
-            self.regions.push((priority, start));
-            self.attract(Player::favoured_by(priority), priority, start..start, start);
+            self.regions.push(Region {
+                priority,
+                start,
+                seeds_end: self.zone.len(),
+                escape: FREE,
+            });
+            self.attract(Player::favoured_by(priority), priority, start);
             loop {
                 queries += 1;
                 watch.check(queries)?;
-                let (top, _) = *self.regions.last().expect("a region is on the stack");
+                let top = self.regions.last().expect("a region is on the stack").priority;
                 match self.query() {
                     Verdict::Open => break,
                     Verdict::Promote(target) => {
@@ -213,25 +248,11 @@ impl<'a> Promotion<'a> {
         Ok(())
     }
 
-    /// Extends the zone at the top of the stack, in region `region`, to
-    /// `player`'s attractor of it among the free vertices; its vertices
-    /// from `queue` on are not yet drawn from the queue. The vertices
-    /// `seeds`, drawn before, are looked at again: their free
-    /// predecessors may be drawn in now.
-    fn attract(
-        &mut self,
-        player: Player,
-        region: u32,
-        seeds: std::ops::Range<usize>,
-        queue: usize,
-    ) {
-        for i in seeds {
-            let u = self.zone[i];
-            for edge in self.predecessor_range(u) {
-                let v = self.predecessors.targets[edge];
-                self.offer(player, region, u, v);
-            }
-        }
+    /// Extends the zone at the top of the stack, in region `region` (the
+    /// region on top of the stack), to `player`'s attractor of it among
+    /// the free vertices; its vertices from `queue` on are not yet drawn
+    /// from the queue.
+    fn attract(&mut self, player: Player, region: u32, queue: usize) {
         let mut next = queue;
         while next < self.zone.len() {
             let u = self.zone[next];
@@ -251,8 +272,10 @@ impl<'a> Promotion<'a> {
     }
 
     /// Draws `v`, a predecessor of `u` in the zone, into region `region`
-    /// of `player` if it is free and either `player`'s (moving to `u`) or
-    /// left without moves to free vertices or vertices still queued.
+    /// of `player`, on top of the stack, if it is free and either
+    /// `player`'s (moving to `u`) or left without moves to free vertices
+    /// or vertices still queued (then its lowest escape counts for the
+    /// region's).
     fn offer(&mut self, player: Player, region: u32, u: u32, v: u32) {
         let slot = v as usize;
         if self.region[slot] != FREE {
@@ -262,19 +285,39 @@ impl<'a> Promotion<'a> {
             self.strategy[slot] = u;
         } else if self.open_moves[slot] > 0 {
             return;
+        } else {
+            let escape = self.lowest_escape(v, region);
+            let top = self.regions.last_mut().expect("a region is on the stack");
+            top.escape = top.escape.min(escape);
         }
         self.region[slot] = region;
         self.zone.push(v);
     }
 
-    /// Tests the region on top of the stack; gives its vertices of its
-    /// priority owned by its player a move into it where they have one.
+    /// The lowest region other than `region` (a priority, [`SOLVED`] or
+    /// [`FREE`]) that `v` can move to; [`FREE`] if it has no such move.
+    fn lowest_escape(&self, v: u32, region: u32) -> u32 {
+        self.game
+            .edges
+            .successors(v)
+            .iter()
+            .map(|&w| self.region[w as usize])
+            .filter(|&r| r != region)
+            .min()
+            .unwrap_or(FREE)
+    }
+
+    /// Tests the region on top of the stack; gives its seeds owned by its
+    /// player a move into it where they have one. Only the seeds are
+    /// looked at: the region's other vertices of the opponent have no
+    /// free moves, and their lowest escape is the region's `escape`.
     fn query(&mut self) -> Verdict {
-        let (priority, start) = *self.regions.last().expect("a region is on the stack");
+        let top = *self.regions.last().expect("a region is on the stack");
+        let priority = top.priority;
         let player = Player::favoured_by(priority);
         let game = self.game;
-        let mut lowest_escape = u32::MAX;
-        for &v in &self.zone[start..] {
+        let mut lowest_escape = top.escape;
+        for &v in &self.zone[top.start..top.seeds_end] {
             let slot = v as usize;
             if game.owners[slot] == player {
                 if self.strategy[slot] == NO_MOVE {
@@ -292,12 +335,7 @@ impl<'a> Promotion<'a> {
             } else if self.open_moves[slot] > 0 {
                 return Verdict::Open;
             } else {
-                for &w in game.edges.successors(v) {
-                    let region = self.region[w as usize];
-                    if region != priority && region < lowest_escape {
-                        lowest_escape = region;
-                    }
-                }
+                lowest_escape = lowest_escape.min(self.lowest_escape(v, priority));
             }
         }
         if lowest_escape >= SOLVED {
@@ -325,30 +363,58 @@ impl<'a> Promotion<'a> {
     /// Merges the region on top of the stack into the region of priority
     /// `target` below it on the stack, frees the regions between, and
     /// extends the merged region to its attractor.
+    ///
+    /// The merged vertices' moves lead into the merged region or above
+    /// (`target` was their lowest escape), so none of them is open, and
+    /// only their escapes need counting again. Of the free vertices, only
+    /// those just freed can be attracted now: the others were free, and
+    /// not attracted, when both regions were built.
     fn promote(&mut self, target: u32) {
-        let (_, top_start) = self.regions.pop().expect("a region is on the stack");
+        let top_start = self.regions.pop().expect("a region is on the stack").start;
         let mut end_of_target = top_start;
-        while let Some(&(priority, start)) = self.regions.last() {
-            if priority == target {
+        while let Some(region) = self.regions.last() {
+            if region.priority == target {
                 break;
             }
-            end_of_target = start;
+            end_of_target = region.start;
             self.regions.pop();
         }
         self.free(end_of_target..top_start);
+        let mut freed = std::mem::take(&mut self.freed);
+        freed.clear();
+        freed.extend_from_slice(&self.zone[end_of_target..top_start]);
         let moved = self.zone.len() - top_start;
         self.zone.copy_within(top_start.., end_of_target);
         self.zone.truncate(end_of_target + moved);
+        let player = Player::favoured_by(target);
         for i in end_of_target..self.zone.len() {
             self.region[self.zone[i] as usize] = target;
         }
+        let mut escape = self.regions.last().expect("the target is on the stack").escape;
+        for &v in &self.zone[end_of_target..] {
+            if self.game.owners[v as usize] != player {
+                escape = escape.min(self.lowest_escape(v, target));
+            }
+        }
+        self.regions.last_mut().expect("checked above").escape = escape;
         let queue = self.zone.len();
-        self.attract(
-            Player::favoured_by(target),
-            target,
-            end_of_target..queue,
-            queue,
-        );
+        for &v in &freed {
+            if self.region[v as usize] != FREE {
+                continue;
+            }
+            let region = &self.region;
+            let into = self
+                .game
+                .edges
+                .successors(v)
+                .iter()
+                .find(|&&w| region[w as usize] == target);
+            if let Some(&u) = into {
+                self.offer(player, target, u, v);
+            }
+        }
+        self.freed = freed;
+        self.attract(player, target, queue);
     }
 
     /// Solves the closed region on top of the stack, which the opponent
@@ -361,12 +427,12 @@ impl<'a> Promotion<'a> {
     /// from.
     fn solve_dominion(&mut self, player: Player) -> usize {
         let game = self.game;
-        let (_, start) = *self.regions.last().expect("a region is on the stack");
+        let top = *self.regions.last().expect("a region is on the stack");
         let mut won = std::mem::take(&mut self.won);
         won.clear();
-        won.extend_from_slice(&self.zone[start..]);
+        won.extend_from_slice(&self.zone[top.start..]);
         // The highest region that loses a vertex.
-        let mut highest = self.regions.last().expect("checked above").0;
+        let mut highest = top.priority;
         for &v in &won {
             self.region[v as usize] = DOMINION;
         }
@@ -415,8 +481,8 @@ impl<'a> Promotion<'a> {
             self.left[v as usize] = UNCOUNTED;
         }
         self.counted.clear();
-        let kept = self.regions.partition_point(|&(p, _)| p > highest);
-        let cut = self.regions[kept].1;
+        let kept = self.regions.partition_point(|r| r.priority > highest);
+        let cut = self.regions[kept].start;
         self.free(cut..self.zone.len());
         self.zone.truncate(cut);
         self.regions.truncate(kept);
@@ -427,7 +493,7 @@ impl<'a> Promotion<'a> {
         self.unsolved -= won.len();
         self.won = won;
         match self.regions.last() {
-            Some(&(priority, _)) => self.below[priority as usize],
+            Some(region) => self.below[region.priority as usize],
             None => 0,
         }
     }
