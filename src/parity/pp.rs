@@ -40,12 +40,11 @@
 //! of the opponent drawn in by the attractor can move only into the
 //! region and regions above it, and it keeps those moves for as long as
 //! the region stands, since a region above is only ever freed or solved
-//! with every region below it. So the attractor notes the lowest region
-//! such a vertex can escape to when it draws it, and the region keeps the
-//! lowest of those. A promotion recomputes them only for the vertices
-//! merged from the promoted region, and looks for vertices to draw in
-//! among those that the promotion freed, the only ones that can have
-//! become attracted: the others were free when both regions were built.
+//! with every region below it. So the region keeps the lowest region its
+//! other vertices can escape to, counted once for each vertex, when a
+//! query first finds the seeds closed. A promotion looks for vertices to
+//! draw in among those that it freed, the only ones that can have become
+//! attracted: the others were free when both regions were built.
 
 use super::{Solution, SolveError, SolveOptions, Watch, compress_priorities};
 use crate::explicit::game::NO_MOVE;
@@ -57,8 +56,10 @@ const FREE: u32 = u32::MAX;
 const SOLVED: u32 = u32::MAX - 1;
 /// Region of a dominion while its attractor in the unsolved game grows.
 const DOMINION: u32 = u32::MAX - 2;
-/// [`Promotion::left`] of a vertex whose moves are not counted.
-const UNCOUNTED: u32 = u32::MAX;
+/// [`Promotion::left`] of a vertex whose moves are not counted. A count
+/// that reaches 0 draws its vertex in, which is never counted again, so
+/// 0 can mean both; and zeroed memory is only touched where it is used.
+const UNCOUNTED: u32 = 0;
 
 /// Solves `game` (validated, preprocessed or not) by priority promotion.
 pub fn solve(game: &ParityGame, options: &SolveOptions) -> Result<Solution, SolveError> {
@@ -93,7 +94,7 @@ struct Promotion<'a> {
     order: Vec<u32>,
     /// `below[p]`: the position in `order` of the first vertex of
     /// priority lower than `p`.
-    below: Vec<usize>,
+    below: Vec<u32>,
     /// Each vertex's region: a priority, [`FREE`], [`SOLVED`] or
     /// [`DOMINION`].
     region: Vec<u32>,
@@ -133,35 +134,36 @@ struct Region {
     /// built from (for a merged region, those of the region merged into).
     seeds_end: usize,
     /// The lowest other region (a priority, or [`SOLVED`]) that one of
-    /// its vertices of the opponent, but for the seeds, can move to;
-    /// [`FREE`] if none can.
+    /// its vertices of the opponent in `zone[seeds_end..counted]` can move
+    /// to; [`FREE`] if none can.
     escape: u32,
+    /// The end in `zone` of the vertices whose moves `escape` counts.
+    counted: usize,
 }
 
 impl<'a> Promotion<'a> {
     fn new(game: &'a ParityGame) -> Promotion<'a> {
         let vertices = game.vertices() as usize;
         let (priorities, highest) = compress_priorities(&game.priorities);
-        // Counting sort by descending priority.
+        // Counting sort by descending priority, in place: `below[p + 1]`
+        // counts the vertices of priority `p` or higher, the end of the
+        // slots of priority `p`, which fill from the back until it is
+        // their start, `below[p + 1]` as it should be in the end.
         let levels = highest as usize + 1;
-        let mut below = vec![0usize; levels + 1];
+        let mut below = vec![0u32; levels + 1];
         for &p in &priorities {
-            below[(highest - p) as usize + 1] += 1;
+            below[p as usize + 1] += 1;
         }
-        for i in 0..levels {
-            below[i + 1] += below[i];
+        for p in (1..levels).rev() {
+            below[p] += below[p + 1];
         }
-        let mut next = below.clone();
+        below[0] = vertices as u32;
         let mut order = vec![0u32; vertices];
-        for (v, &p) in priorities.iter().enumerate() {
-            let slot = &mut next[(highest - p) as usize];
-            order[*slot] = v as u32;
-            *slot += 1;
+        for (v, &p) in priorities.iter().enumerate().rev() {
+            let slot = &mut below[p as usize + 1];
+            *slot -= 1;
+            order[*slot as usize] = v as u32;
         }
-        // `below` is indexed by descending rank; turn it into priorities.
-        let below = (0..levels)
-            .map(|p| below[highest as usize - p + 1])
-            .collect();
         Promotion {
             game,
             predecessors: game.edges.transpose(),
@@ -174,10 +176,11 @@ impl<'a> Promotion<'a> {
                 .collect(),
             winners: vec![Player::Even; vertices],
             strategy: vec![NO_MOVE; vertices],
-            zone: Vec::new(),
+            // Room for every vertex, taken from the system only where used.
+            zone: Vec::with_capacity(vertices),
             regions: Vec::new(),
             unsolved: vertices,
-            won: Vec::new(),
+            won: Vec::with_capacity(vertices),
             left: vec![UNCOUNTED; vertices],
             counted: Vec::new(),
             freed: Vec::new(),
@@ -222,17 +225,22 @@ impl<'a> Promotion<'a> {
                 start,
                 seeds_end: self.zone.len(),
                 escape: FREE,
+                counted: self.zone.len(),
             });
             self.attract(Player::favoured_by(priority), priority, start);
             loop {
                 queries += 1;
                 watch.check(queries)?;
-                let top = self.regions.last().expect("a region is on the stack").priority;
+                let top = self
+                    .regions
+                    .last()
+                    .expect("a region is on the stack")
+                    .priority;
                 match self.query() {
                     Verdict::Open => break,
                     Verdict::Promote(target) => {
                         self.promote(target);
-                        cursor = self.below[target as usize];
+                        cursor = self.below[target as usize] as usize;
                     }
                     Verdict::Dominion => {
                         cursor = self.solve_dominion(Player::favoured_by(top));
@@ -272,10 +280,8 @@ impl<'a> Promotion<'a> {
     }
 
     /// Draws `v`, a predecessor of `u` in the zone, into region `region`
-    /// of `player`, on top of the stack, if it is free and either
-    /// `player`'s (moving to `u`) or left without moves to free vertices
-    /// or vertices still queued (then its lowest escape counts for the
-    /// region's).
+    /// of `player` if it is free and either `player`'s (moving to `u`) or
+    /// left without moves to free vertices or vertices still queued.
     fn offer(&mut self, player: Player, region: u32, u: u32, v: u32) {
         let slot = v as usize;
         if self.region[slot] != FREE {
@@ -285,10 +291,6 @@ impl<'a> Promotion<'a> {
             self.strategy[slot] = u;
         } else if self.open_moves[slot] > 0 {
             return;
-        } else {
-            let escape = self.lowest_escape(v, region);
-            let top = self.regions.last_mut().expect("a region is on the stack");
-            top.escape = top.escape.min(escape);
         }
         self.region[slot] = region;
         self.zone.push(v);
@@ -308,15 +310,16 @@ impl<'a> Promotion<'a> {
     }
 
     /// Tests the region on top of the stack; gives its seeds owned by its
-    /// player a move into it where they have one. Only the seeds are
-    /// looked at: the region's other vertices of the opponent have no
-    /// free moves, and their lowest escape is the region's `escape`.
+    /// player a move into it where they have one. Only the seeds can be
+    /// open: the region's other vertices of the opponent have no free
+    /// moves, and their escapes are counted once, in the region's
+    /// `escape`.
     fn query(&mut self) -> Verdict {
         let top = *self.regions.last().expect("a region is on the stack");
         let priority = top.priority;
         let player = Player::favoured_by(priority);
         let game = self.game;
-        let mut lowest_escape = top.escape;
+        let mut lowest_escape = FREE;
         for &v in &self.zone[top.start..top.seeds_end] {
             let slot = v as usize;
             if game.owners[slot] == player {
@@ -338,6 +341,16 @@ impl<'a> Promotion<'a> {
                 lowest_escape = lowest_escape.min(self.lowest_escape(v, priority));
             }
         }
+        let mut escape = top.escape;
+        for &v in &self.zone[top.counted..] {
+            if game.owners[v as usize] != player {
+                escape = escape.min(self.lowest_escape(v, priority));
+            }
+        }
+        let top = self.regions.last_mut().expect("checked above");
+        top.escape = escape;
+        top.counted = self.zone.len();
+        lowest_escape = lowest_escape.min(escape);
         if lowest_escape >= SOLVED {
             // Only solved vertices (won by the player) lie outside.
             Verdict::Dominion
@@ -365,10 +378,10 @@ impl<'a> Promotion<'a> {
     /// extends the merged region to its attractor.
     ///
     /// The merged vertices' moves lead into the merged region or above
-    /// (`target` was their lowest escape), so none of them is open, and
-    /// only their escapes need counting again. Of the free vertices, only
-    /// those just freed can be attracted now: the others were free, and
-    /// not attracted, when both regions were built.
+    /// (`target` was their lowest escape), so none of them is open; their
+    /// escapes are counted again at the next query. Of the free vertices,
+    /// only those just freed can be attracted now: the others were free,
+    /// and not attracted, when both regions were built.
     fn promote(&mut self, target: u32) {
         let top_start = self.regions.pop().expect("a region is on the stack").start;
         let mut end_of_target = top_start;
@@ -390,13 +403,6 @@ impl<'a> Promotion<'a> {
         for i in end_of_target..self.zone.len() {
             self.region[self.zone[i] as usize] = target;
         }
-        let mut escape = self.regions.last().expect("the target is on the stack").escape;
-        for &v in &self.zone[end_of_target..] {
-            if self.game.owners[v as usize] != player {
-                escape = escape.min(self.lowest_escape(v, target));
-            }
-        }
-        self.regions.last_mut().expect("checked above").escape = escape;
         let queue = self.zone.len();
         for &v in &freed {
             if self.region[v as usize] != FREE {
@@ -493,7 +499,7 @@ impl<'a> Promotion<'a> {
         self.unsolved -= won.len();
         self.won = won;
         match self.regions.last() {
-            Some(region) => self.below[region.priority as usize],
+            Some(region) => self.below[region.priority as usize] as usize,
             None => 0,
         }
     }
