@@ -120,7 +120,8 @@ struct Promotion<'a> {
     left: Vec<u32>,
     /// The vertices whose moves `left` counts.
     counted: Vec<u32>,
-    /// The vertices a promotion freed, to be offered to the merged region.
+    /// The vertices a promotion freed, to be offered to the merged region
+    /// (when they are fewer than the promoted region's).
     freed: Vec<u32>,
 }
 
@@ -380,8 +381,11 @@ impl<'a> Promotion<'a> {
     /// The merged vertices' moves lead into the merged region or above
     /// (`target` was their lowest escape), so none of them is open; their
     /// escapes are counted again at the next query. Of the free vertices,
-    /// only those just freed can be attracted now: the others were free,
-    /// and not attracted, when both regions were built.
+    /// only those just freed can be attracted now, and only by a move into
+    /// the promoted region's vertices: the others were free, and not
+    /// attracted, when both regions were built. So whichever is fewer is
+    /// looked at: the vertices just freed, or the promoted region's
+    /// vertices, whose free predecessors are offered.
     fn promote(&mut self, target: u32) {
         let top_start = self.regions.pop().expect("a region is on the stack").start;
         let mut end_of_target = top_start;
@@ -393,10 +397,13 @@ impl<'a> Promotion<'a> {
             self.regions.pop();
         }
         self.free(end_of_target..top_start);
+        let moved = self.zone.len() - top_start;
+        let by_freed = top_start - end_of_target <= moved;
         let mut freed = std::mem::take(&mut self.freed);
         freed.clear();
-        freed.extend_from_slice(&self.zone[end_of_target..top_start]);
-        let moved = self.zone.len() - top_start;
+        if by_freed {
+            freed.extend_from_slice(&self.zone[end_of_target..top_start]);
+        }
         self.zone.copy_within(top_start.., end_of_target);
         self.zone.truncate(end_of_target + moved);
         let player = Player::favoured_by(target);
@@ -404,8 +411,22 @@ impl<'a> Promotion<'a> {
             self.region[self.zone[i] as usize] = target;
         }
         let queue = self.zone.len();
+        if !by_freed {
+            for i in end_of_target..queue {
+                let u = self.zone[i];
+                for edge in self.predecessor_range(u) {
+                    let v = self.predecessors.targets[edge];
+                    self.offer(player, target, u, v);
+                }
+            }
+        }
         for &v in &freed {
-            if self.region[v as usize] != FREE {
+            let slot = v as usize;
+            // The opponent's vertices with a free move stay out: skip
+            // looking at their moves.
+            if self.region[slot] != FREE
+                || (self.game.owners[slot] != player && self.open_moves[slot] > 0)
+            {
                 continue;
             }
             let region = &self.region;
