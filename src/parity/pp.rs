@@ -107,14 +107,13 @@ struct Promotion<'a> {
     /// region's player owns them ([`NO_MOVE`] for a vertex of the region's
     /// priority before one is found).
     strategy: Vec<u32>,
-    /// The regions' vertices, region after region, highest first.
+    /// The regions' vertices, region after region, highest first; while
+    /// a dominion is solved, its attractor in the unsolved game follows.
     zone: Vec<u32>,
     /// The regions on the stack, lowest last.
     regions: Vec<Region>,
     /// Vertices not yet solved.
     unsolved: usize,
-    /// A dominion's attractor in the unsolved game, in the order drawn.
-    won: Vec<u32>,
     /// The opponent's moves to unsolved vertices not yet drawn into that
     /// attractor, [`UNCOUNTED`] before it counts them.
     left: Vec<u32>,
@@ -181,7 +180,6 @@ impl<'a> Promotion<'a> {
             zone: Vec::with_capacity(vertices),
             regions: Vec::new(),
             unsolved: vertices,
-            won: Vec::with_capacity(vertices),
             left: vec![UNCOUNTED; vertices],
             counted: Vec::new(),
             freed: Vec::new(),
@@ -455,17 +453,17 @@ impl<'a> Promotion<'a> {
     fn solve_dominion(&mut self, player: Player) -> usize {
         let game = self.game;
         let top = *self.regions.last().expect("a region is on the stack");
-        let mut won = std::mem::take(&mut self.won);
-        won.clear();
-        won.extend_from_slice(&self.zone[top.start..]);
+        // The attractor grows on the top of the zone: `zone[top.start..]`
+        // is the dominion, then its attractor, in the order drawn (a
+        // vertex drawn from a region stays in that region's list too).
         // The highest region that loses a vertex.
         let mut highest = top.priority;
-        for &v in &won {
+        for &v in &self.zone[top.start..] {
             self.region[v as usize] = DOMINION;
         }
-        let mut next = 0;
-        while next < won.len() {
-            let u = won[next];
+        let mut next = top.start;
+        while next < self.zone.len() {
+            let u = self.zone[next];
             next += 1;
             for &v in self.predecessors.successors(u) {
                 let slot = v as usize;
@@ -501,7 +499,7 @@ impl<'a> Promotion<'a> {
                     highest = highest.max(region);
                 }
                 self.region[slot] = DOMINION;
-                won.push(v);
+                self.zone.push(v);
             }
         }
         for &v in &self.counted {
@@ -510,15 +508,14 @@ impl<'a> Promotion<'a> {
         self.counted.clear();
         let kept = self.regions.partition_point(|r| r.priority > highest);
         let cut = self.regions[kept].start;
-        self.free(cut..self.zone.len());
-        self.zone.truncate(cut);
-        self.regions.truncate(kept);
-        for &v in &won {
+        self.free(cut..top.start);
+        for &v in &self.zone[top.start..] {
             self.region[v as usize] = SOLVED;
             self.winners[v as usize] = player;
         }
-        self.unsolved -= won.len();
-        self.won = won;
+        self.unsolved -= self.zone.len() - top.start;
+        self.zone.truncate(cut);
+        self.regions.truncate(kept);
         match self.regions.last() {
             Some(region) => self.below[region.priority as usize] as usize,
             None => 0,
