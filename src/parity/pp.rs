@@ -34,6 +34,17 @@
 //! drawn from the attractor's queue, so that a vertex of the opponent is
 //! drawn in when its count reaches 0 and a region is open exactly when
 //! one of the opponent's vertices in it has a count above 0.
+//!
+//! A query looks at the region's *seeds* only (its vertices of its
+//! priority, with which it was built), not at the whole region: a vertex
+//! of the opponent drawn in by the attractor can move only into the
+//! region and regions above it, and it keeps those moves for as long as
+//! the region stands, since a region above is only ever freed or solved
+//! with every region below it. So the region keeps the lowest region its
+//! other vertices can escape to, counted once for each vertex, when a
+//! query first finds the seeds closed. A promotion looks for vertices to
+//! draw in among those that it freed, the only ones that can have become
+//! attracted: the others were free when both regions were built.
 
 use super::{Solution, SolveError, SolveOptions, Watch, compress_priorities};
 use crate::explicit::game::NO_MOVE;
@@ -45,8 +56,10 @@ const FREE: u32 = u32::MAX;
 const SOLVED: u32 = u32::MAX - 1;
 /// Region of a dominion while its attractor in the unsolved game grows.
 const DOMINION: u32 = u32::MAX - 2;
-/// [`Promotion::left`] of a vertex whose moves are not counted.
-const UNCOUNTED: u32 = u32::MAX;
+/// [`Promotion::left`] of a vertex whose moves are not counted. A count
+/// that reaches 0 draws its vertex in, which is never counted again, so
+/// 0 can mean both; and zeroed memory is only touched where it is used.
+const UNCOUNTED: u32 = 0;
 
 /// Solves `game` (validated, preprocessed or not) by priority promotion.
 pub fn solve(game: &ParityGame, options: &SolveOptions) -> Result<Solution, SolveError> {
@@ -81,7 +94,7 @@ struct Promotion<'a> {
     order: Vec<u32>,
     /// `below[p]`: the position in `order` of the first vertex of
     /// priority lower than `p`.
-    below: Vec<usize>,
+    below: Vec<u32>,
     /// Each vertex's region: a priority, [`FREE`], [`SOLVED`] or
     /// [`DOMINION`].
     region: Vec<u32>,
@@ -94,45 +107,63 @@ struct Promotion<'a> {
     /// region's player owns them ([`NO_MOVE`] for a vertex of the region's
     /// priority before one is found).
     strategy: Vec<u32>,
-    /// The regions' vertices, region after region, highest first.
+    /// The regions' vertices, region after region, highest first; while
+    /// a dominion is solved, its attractor in the unsolved game follows.
     zone: Vec<u32>,
-    /// The regions on the stack: priority and start in `zone`.
-    regions: Vec<(u32, usize)>,
+    /// The regions on the stack, lowest last.
+    regions: Vec<Region>,
     /// Vertices not yet solved.
     unsolved: usize,
-    /// A dominion's attractor in the unsolved game, in the order drawn.
-    won: Vec<u32>,
     /// The opponent's moves to unsolved vertices not yet drawn into that
     /// attractor, [`UNCOUNTED`] before it counts them.
     left: Vec<u32>,
     /// The vertices whose moves `left` counts.
     counted: Vec<u32>,
+    /// The vertices a promotion freed, to be offered to the merged region
+    /// (when they are fewer than the promoted region's).
+    freed: Vec<u32>,
+}
+
+/// A region on the stack; its vertices are `zone[start..]` up to the
+/// start of the next region.
+#[derive(Clone, Copy)]
+struct Region {
+    priority: u32,
+    start: usize,
+    /// `zone[start..seeds_end]`: the vertices of its priority it was
+    /// built from (for a merged region, those of the region merged into).
+    seeds_end: usize,
+    /// The lowest other region (a priority, or [`SOLVED`]) that one of
+    /// its vertices of the opponent in `zone[seeds_end..counted]` can move
+    /// to; [`FREE`] if none can.
+    escape: u32,
+    /// The end in `zone` of the vertices whose moves `escape` counts.
+    counted: usize,
 }
 
 impl<'a> Promotion<'a> {
     fn new(game: &'a ParityGame) -> Promotion<'a> {
         let vertices = game.vertices() as usize;
         let (priorities, highest) = compress_priorities(&game.priorities);
-        // Counting sort by descending priority.
+        // Counting sort by descending priority, in place: `below[p + 1]`
+        // counts the vertices of priority `p` or higher, the end of the
+        // slots of priority `p`, which fill from the back until it is
+        // their start, `below[p + 1]` as it should be in the end.
         let levels = highest as usize + 1;
-        let mut below = vec![0usize; levels + 1];
+        let mut below = vec![0u32; levels + 1];
         for &p in &priorities {
-            below[(highest - p) as usize + 1] += 1;
+            below[p as usize + 1] += 1;
         }
-        for i in 0..levels {
-            below[i + 1] += below[i];
+        for p in (1..levels).rev() {
+            below[p] += below[p + 1];
         }
-        let mut next = below.clone();
+        below[0] = vertices as u32;
         let mut order = vec![0u32; vertices];
-        for (v, &p) in priorities.iter().enumerate() {
-            let slot = &mut next[(highest - p) as usize];
-            order[*slot] = v as u32;
-            *slot += 1;
+        for (v, &p) in priorities.iter().enumerate().rev() {
+            let slot = &mut below[p as usize + 1];
+            *slot -= 1;
+            order[*slot as usize] = v as u32;
         }
-        // `below` is indexed by descending rank; turn it into priorities.
-        let below = (0..levels)
-            .map(|p| below[highest as usize - p + 1])
-            .collect();
         Promotion {
             game,
             predecessors: game.edges.transpose(),
@@ -145,12 +176,13 @@ impl<'a> Promotion<'a> {
                 .collect(),
             winners: vec![Player::Even; vertices],
             strategy: vec![NO_MOVE; vertices],
-            zone: Vec::new(),
+            // Room for every vertex, taken from the system only where used.
+            zone: Vec::with_capacity(vertices),
             regions: Vec::new(),
             unsolved: vertices,
-            won: Vec::new(),
             left: vec![UNCOUNTED; vertices],
             counted: Vec::new(),
+            freed: Vec::new(),
         }
     }
 
@@ -187,17 +219,27 @@ impl<'a> Promotion<'a> {
                 }
                 cursor += 1;
             }
-            self.regions.push((priority, start));
-            self.attract(Player::favoured_by(priority), priority, start..start, start);
+            self.regions.push(Region {
+                priority,
+                start,
+                seeds_end: self.zone.len(),
+                escape: FREE,
+                counted: self.zone.len(),
+            });
+            self.attract(Player::favoured_by(priority), priority, start);
             loop {
                 queries += 1;
                 watch.check(queries)?;
-                let (top, _) = *self.regions.last().expect("a region is on the stack");
+                let top = self
+                    .regions
+                    .last()
+                    .expect("a region is on the stack")
+                    .priority;
                 match self.query() {
                     Verdict::Open => break,
                     Verdict::Promote(target) => {
                         self.promote(target);
-                        cursor = self.below[target as usize];
+                        cursor = self.below[target as usize] as usize;
                     }
                     Verdict::Dominion => {
                         cursor = self.solve_dominion(Player::favoured_by(top));
@@ -213,25 +255,11 @@ impl<'a> Promotion<'a> {
         Ok(())
     }
 
-    /// Extends the zone at the top of the stack, in region `region`, to
-    /// `player`'s attractor of it among the free vertices; its vertices
-    /// from `queue` on are not yet drawn from the queue. The vertices
-    /// `seeds`, drawn before, are looked at again: their free
-    /// predecessors may be drawn in now.
-    fn attract(
-        &mut self,
-        player: Player,
-        region: u32,
-        seeds: std::ops::Range<usize>,
-        queue: usize,
-    ) {
-        for i in seeds {
-            let u = self.zone[i];
-            for edge in self.predecessor_range(u) {
-                let v = self.predecessors.targets[edge];
-                self.offer(player, region, u, v);
-            }
-        }
+    /// Extends the zone at the top of the stack, in region `region` (the
+    /// region on top of the stack), to `player`'s attractor of it among
+    /// the free vertices; its vertices from `queue` on are not yet drawn
+    /// from the queue.
+    fn attract(&mut self, player: Player, region: u32, queue: usize) {
         let mut next = queue;
         while next < self.zone.len() {
             let u = self.zone[next];
@@ -267,14 +295,31 @@ impl<'a> Promotion<'a> {
         self.zone.push(v);
     }
 
-    /// Tests the region on top of the stack; gives its vertices of its
-    /// priority owned by its player a move into it where they have one.
+    /// The lowest region other than `region` (a priority, [`SOLVED`] or
+    /// [`FREE`]) that `v` can move to; [`FREE`] if it has no such move.
+    fn lowest_escape(&self, v: u32, region: u32) -> u32 {
+        self.game
+            .edges
+            .successors(v)
+            .iter()
+            .map(|&w| self.region[w as usize])
+            .filter(|&r| r != region)
+            .min()
+            .unwrap_or(FREE)
+    }
+
+    /// Tests the region on top of the stack; gives its seeds owned by its
+    /// player a move into it where they have one. Only the seeds can be
+    /// open: the region's other vertices of the opponent have no free
+    /// moves, and their escapes are counted once, in the region's
+    /// `escape`.
     fn query(&mut self) -> Verdict {
-        let (priority, start) = *self.regions.last().expect("a region is on the stack");
+        let top = *self.regions.last().expect("a region is on the stack");
+        let priority = top.priority;
         let player = Player::favoured_by(priority);
         let game = self.game;
-        let mut lowest_escape = u32::MAX;
-        for &v in &self.zone[start..] {
+        let mut lowest_escape = FREE;
+        for &v in &self.zone[top.start..top.seeds_end] {
             let slot = v as usize;
             if game.owners[slot] == player {
                 if self.strategy[slot] == NO_MOVE {
@@ -292,14 +337,19 @@ impl<'a> Promotion<'a> {
             } else if self.open_moves[slot] > 0 {
                 return Verdict::Open;
             } else {
-                for &w in game.edges.successors(v) {
-                    let region = self.region[w as usize];
-                    if region != priority && region < lowest_escape {
-                        lowest_escape = region;
-                    }
-                }
+                lowest_escape = lowest_escape.min(self.lowest_escape(v, priority));
             }
         }
+        let mut escape = top.escape;
+        for &v in &self.zone[top.counted..] {
+            if game.owners[v as usize] != player {
+                escape = escape.min(self.lowest_escape(v, priority));
+            }
+        }
+        let top = self.regions.last_mut().expect("checked above");
+        top.escape = escape;
+        top.counted = self.zone.len();
+        lowest_escape = lowest_escape.min(escape);
         if lowest_escape >= SOLVED {
             // Only solved vertices (won by the player) lie outside.
             Verdict::Dominion
@@ -325,30 +375,71 @@ impl<'a> Promotion<'a> {
     /// Merges the region on top of the stack into the region of priority
     /// `target` below it on the stack, frees the regions between, and
     /// extends the merged region to its attractor.
+    ///
+    /// The merged vertices' moves lead into the merged region or above
+    /// (`target` was their lowest escape), so none of them is open; their
+    /// escapes are counted again at the next query. Of the free vertices,
+    /// only those just freed can be attracted now, and only by a move into
+    /// the promoted region's vertices: the others were free, and not
+    /// attracted, when both regions were built. So whichever is fewer is
+    /// looked at: the vertices just freed, or the promoted region's
+    /// vertices, whose free predecessors are offered.
     fn promote(&mut self, target: u32) {
-        let (_, top_start) = self.regions.pop().expect("a region is on the stack");
+        let top_start = self.regions.pop().expect("a region is on the stack").start;
         let mut end_of_target = top_start;
-        while let Some(&(priority, start)) = self.regions.last() {
-            if priority == target {
+        while let Some(region) = self.regions.last() {
+            if region.priority == target {
                 break;
             }
-            end_of_target = start;
+            end_of_target = region.start;
             self.regions.pop();
         }
         self.free(end_of_target..top_start);
         let moved = self.zone.len() - top_start;
+        let by_freed = top_start - end_of_target <= moved;
+        let mut freed = std::mem::take(&mut self.freed);
+        freed.clear();
+        if by_freed {
+            freed.extend_from_slice(&self.zone[end_of_target..top_start]);
+        }
         self.zone.copy_within(top_start.., end_of_target);
         self.zone.truncate(end_of_target + moved);
+        let player = Player::favoured_by(target);
         for i in end_of_target..self.zone.len() {
             self.region[self.zone[i] as usize] = target;
         }
         let queue = self.zone.len();
-        self.attract(
-            Player::favoured_by(target),
-            target,
-            end_of_target..queue,
-            queue,
-        );
+        if !by_freed {
+            for i in end_of_target..queue {
+                let u = self.zone[i];
+                for edge in self.predecessor_range(u) {
+                    let v = self.predecessors.targets[edge];
+                    self.offer(player, target, u, v);
+                }
+            }
+        }
+        for &v in &freed {
+            let slot = v as usize;
+            // The opponent's vertices with a free move stay out: skip
+            // looking at their moves.
+            if self.region[slot] != FREE
+                || (self.game.owners[slot] != player && self.open_moves[slot] > 0)
+            {
+                continue;
+            }
+            let region = &self.region;
+            let into = self
+                .game
+                .edges
+                .successors(v)
+                .iter()
+                .find(|&&w| region[w as usize] == target);
+            if let Some(&u) = into {
+                self.offer(player, target, u, v);
+            }
+        }
+        self.freed = freed;
+        self.attract(player, target, queue);
     }
 
     /// Solves the closed region on top of the stack, which the opponent
@@ -361,18 +452,18 @@ impl<'a> Promotion<'a> {
     /// from.
     fn solve_dominion(&mut self, player: Player) -> usize {
         let game = self.game;
-        let (_, start) = *self.regions.last().expect("a region is on the stack");
-        let mut won = std::mem::take(&mut self.won);
-        won.clear();
-        won.extend_from_slice(&self.zone[start..]);
+        let top = *self.regions.last().expect("a region is on the stack");
+        // The attractor grows on the top of the zone: `zone[top.start..]`
+        // is the dominion, then its attractor, in the order drawn (a
+        // vertex drawn from a region stays in that region's list too).
         // The highest region that loses a vertex.
-        let mut highest = self.regions.last().expect("checked above").0;
-        for &v in &won {
+        let mut highest = top.priority;
+        for &v in &self.zone[top.start..] {
             self.region[v as usize] = DOMINION;
         }
-        let mut next = 0;
-        while next < won.len() {
-            let u = won[next];
+        let mut next = top.start;
+        while next < self.zone.len() {
+            let u = self.zone[next];
             next += 1;
             for &v in self.predecessors.successors(u) {
                 let slot = v as usize;
@@ -408,26 +499,25 @@ impl<'a> Promotion<'a> {
                     highest = highest.max(region);
                 }
                 self.region[slot] = DOMINION;
-                won.push(v);
+                self.zone.push(v);
             }
         }
         for &v in &self.counted {
             self.left[v as usize] = UNCOUNTED;
         }
         self.counted.clear();
-        let kept = self.regions.partition_point(|&(p, _)| p > highest);
-        let cut = self.regions[kept].1;
-        self.free(cut..self.zone.len());
-        self.zone.truncate(cut);
-        self.regions.truncate(kept);
-        for &v in &won {
+        let kept = self.regions.partition_point(|r| r.priority > highest);
+        let cut = self.regions[kept].start;
+        self.free(cut..top.start);
+        for &v in &self.zone[top.start..] {
             self.region[v as usize] = SOLVED;
             self.winners[v as usize] = player;
         }
-        self.unsolved -= won.len();
-        self.won = won;
+        self.unsolved -= self.zone.len() - top.start;
+        self.zone.truncate(cut);
+        self.regions.truncate(kept);
         match self.regions.last() {
-            Some(&(priority, _)) => self.below[priority as usize],
+            Some(region) => self.below[region.priority as usize] as usize,
             None => 0,
         }
     }
