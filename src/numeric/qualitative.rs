@@ -131,7 +131,10 @@ pub fn forall_reach(
 /// states with probability 1 (Pmax = 1; for a DTMC, P = 1): the greatest
 /// set `U` such that the `right` states, and the `left` states with a
 /// choice that stays in `U` and has a branch closer to `right`, reach
-/// `right` inside `U`.
+/// `right` inside `U`. Each round searches backwards from `right` and
+/// drops from `U` what it did not reach; every choice counts its targets
+/// outside `U`, raised as states are dropped, so that whether it stays
+/// costs one look.
 pub fn exists_almost_surely(
     mdp: &Mdp,
     predecessors: &Predecessors,
@@ -142,30 +145,42 @@ pub fn exists_almost_surely(
     // The greatest fixed point lies within the states that reach `right`
     // at all: starting there saves the rounds that would remove the rest.
     let mut inside = exists_reach(predecessors, left, right);
+    let mut outside_targets = vec![0u32; mdp.choices() as usize];
+    let drop = |dropped: &mut dyn Iterator<Item = u32>, counts: &mut [u32]| {
+        for state in dropped {
+            for (choice, _) in predecessors.of_state(state) {
+                counts[choice as usize] += 1;
+            }
+        }
+    };
+    drop(
+        &mut (0..states as u32).filter(|&s| !inside[s as usize]),
+        &mut outside_targets,
+    );
+    let mut queue: VecDeque<u32> = VecDeque::new();
     loop {
         // Within `inside`: the states that can move closer to `right`
         // with a choice whose branches all stay inside.
         let mut reached = right.to_vec();
-        let mut queue: VecDeque<u32> = (0..states as u32).filter(|&s| right[s as usize]).collect();
+        queue.extend((0..states as u32).filter(|&s| right[s as usize]));
         while let Some(state) = queue.pop_front() {
             for (choice, owner) in predecessors.of_state(state) {
-                if reached[owner as usize] || !left[owner as usize] || !inside[owner as usize] {
-                    continue;
-                }
-                let (targets, probabilities) = mdp.branches_of(choice);
-                let stays = targets
-                    .iter()
-                    .zip(probabilities)
-                    .all(|(&t, &p)| p <= 0.0 || inside[t as usize]);
-                if stays {
+                if !reached[owner as usize]
+                    && left[owner as usize]
+                    && inside[owner as usize]
+                    && outside_targets[choice as usize] == 0
+                {
                     reached[owner as usize] = true;
                     queue.push_back(owner);
                 }
             }
         }
-        if reached == inside {
+        let mut dropped =
+            (0..states as u32).filter(|&s| inside[s as usize] && !reached[s as usize]);
+        if dropped.clone().next().is_none() {
             return reached;
         }
+        drop(&mut dropped, &mut outside_targets);
         inside = reached;
     }
 }
