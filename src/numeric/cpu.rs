@@ -5,8 +5,11 @@
 //! (topological interval iteration). What a component reads outside
 //! itself is then final, so a component of one class that does not read
 //! itself is final after one update, and a larger one is swept on its
-//! own, as a [`Schedule`] of its own says, until its states are precise;
-//! the sweeps of a large component are spread over rayon threads (Jacobi
+//! own, as a [`Schedule`] of its own says, until its states are precise
+//! (to a precision by its place in the order, see
+//! [`Layout::precision_of`]), skipping the classes already within half of
+//! it (see [`PositionBounds`]); the sweeps of a large component are
+//! spread over rayon threads (Jacobi
 //! and Gauss-Seidel mixed: a thread reads whatever bound another has
 //! written, which is still a valid bound, see
 //! [`super::reference::SharedBounds`]). The sweeps read a copy of the
@@ -38,6 +41,9 @@ use crate::scc;
 
 /// Classes one task updates.
 const CLASSES_PER_TASK: usize = 1 << 10;
+
+/// Sweeps between two looks for the classes frozen since the last.
+const SWEEPS_PER_LOOK: u64 = 8;
 
 /// Refines `iteration` of `mdp` on `threads` threads within `options`.
 pub fn iterate(mdp: &Mdp, iteration: Iteration, options: &SolveOptions, threads: usize) -> Bounds {
@@ -394,6 +400,8 @@ fn sweep_component(
     options: &SolveOptions,
 ) -> Schedule {
     let mut schedule = Schedule::of_classes(iteration, positions.len(), options);
+    // The positions not frozen, as of the last look.
+    let mut active: Vec<u32> = positions.clone().map(|p| p as u32).collect();
     let mut step = schedule.start();
     while step != Step::Stop {
         if let Step::Guess(precision) = step {
@@ -402,18 +410,20 @@ fn sweep_component(
                 PositionBounds::set(&bounds.upper, position, guess_above(lower, precision));
             }
         }
+        if schedule.iterations().is_multiple_of(SWEEPS_PER_LOOK) {
+            active.retain(|&p| !bounds.frozen[p as usize].load(Relaxed));
+        }
         let rule = schedule.rule();
-        let update = |position| bounds.update(layout, position, rule);
-        let tally = if positions.len() >= 2 * CLASSES_PER_TASK {
-            positions
-                .clone()
-                .into_par_iter()
+        let update = |&position: &u32| bounds.update(layout, position as usize, rule);
+        let tally = if active.len() >= 2 * CLASSES_PER_TASK {
+            active
+                .par_iter()
                 .with_min_len(CLASSES_PER_TASK)
                 .map(update)
                 .reduce(Tally::default, |a, b| a + b)
         } else {
-            positions
-                .clone()
+            active
+                .iter()
                 .map(update)
                 .fold(Tally::default(), |a, b| a + b)
         };
