@@ -56,7 +56,10 @@ pub fn iterate(mdp: &Mdp, iteration: Iteration, options: &SolveOptions, threads:
 
 /// The classes of an [`Iteration`] in the order they are solved, one
 /// position each: the components, each after those it reads, and each
-/// component's classes by increasing number. Every position has its
+/// component's classes in the order the search completed them (a
+/// Gauss-Seidel order that mostly updates a class after those it reads,
+/// which converges in far fewer sweeps than their numbers' order on
+/// zeroconf). Every position has its
 /// choices, and every choice the sums its branches into settled states
 /// add to its lower and its upper bound, and its other branches by the
 /// position they read.
@@ -85,6 +88,7 @@ struct Layout {
 }
 
 impl Layout {
+    /// The layout of `iteration` of `mdp`.
     fn of(mdp: &Mdp, iteration: &Iteration) -> Layout {
         let classes = &iteration.classes;
         let mut class_of = vec![u32::MAX; iteration.lower.len()];
