@@ -131,7 +131,12 @@ pub fn forall_reach(
 /// states with probability 1 (Pmax = 1; for a DTMC, P = 1): the greatest
 /// set `U` such that the `right` states, and the `left` states with a
 /// choice that stays in `U` and has a branch closer to `right`, reach
-/// `right` inside `U`.
+/// `right` inside `U`. Each round searches backwards from `right` and
+/// drops from `U` what it did not reach. Every choice counts its targets
+/// outside `U`, raised as states are dropped, so that whether it stays
+/// costs one look; and every state reached keeps the choice and the target
+/// it was reached through, so that a round searches again only from the
+/// states whose chain of such choices to `right` a drop has broken.
 pub fn exists_almost_surely(
     mdp: &Mdp,
     predecessors: &Predecessors,
@@ -142,31 +147,90 @@ pub fn exists_almost_surely(
     // The greatest fixed point lies within the states that reach `right`
     // at all: starting there saves the rounds that would remove the rest.
     let mut inside = exists_reach(predecessors, left, right);
+    let mut outside_targets = vec![0u32; mdp.choices() as usize];
+    let count_outside = |dropped: &[u32], counts: &mut [u32]| {
+        for &state in dropped {
+            for (choice, _) in predecessors.of_state(state) {
+                counts[choice as usize] += 1;
+            }
+        }
+    };
+    let mut dropped: Vec<u32> = (0..states as u32)
+        .filter(|&s| !inside[s as usize])
+        .collect();
+    count_outside(&dropped, &mut outside_targets);
+    let mut reached = right.to_vec();
+    // The choice each state was reached through, and its target reached
+    // before.
+    let mut witness = vec![(u64::MAX, u32::MAX); states];
+    let mut queue: VecDeque<u32> = (0..states as u32).filter(|&s| right[s as usize]).collect();
+    // The states the search may not reach, first all.
+    let mut broken: Vec<u32> = (0..states as u32)
+        .filter(|&s| inside[s as usize] && !right[s as usize])
+        .collect();
     loop {
         // Within `inside`: the states that can move closer to `right`
         // with a choice whose branches all stay inside.
-        let mut reached = right.to_vec();
-        let mut queue: VecDeque<u32> = (0..states as u32).filter(|&s| right[s as usize]).collect();
         while let Some(state) = queue.pop_front() {
             for (choice, owner) in predecessors.of_state(state) {
-                if reached[owner as usize] || !left[owner as usize] || !inside[owner as usize] {
-                    continue;
-                }
-                let (targets, probabilities) = mdp.branches_of(choice);
-                let stays = targets
-                    .iter()
-                    .zip(probabilities)
-                    .all(|(&t, &p)| p <= 0.0 || inside[t as usize]);
-                if stays {
-                    reached[owner as usize] = true;
+                let o = owner as usize;
+                if !reached[o] && left[o] && inside[o] && outside_targets[choice as usize] == 0 {
+                    reached[o] = true;
+                    witness[o] = (choice, state);
                     queue.push_back(owner);
                 }
             }
         }
-        if reached == inside {
+        dropped.clear();
+        dropped.extend(broken.iter().filter(|&&s| !reached[s as usize]));
+        if dropped.is_empty() {
             return reached;
         }
-        inside = reached;
+        for &state in &dropped {
+            inside[state as usize] = false;
+        }
+        count_outside(&dropped, &mut outside_targets);
+        // Unreached again: the states reached through a choice that now
+        // leaves, and those reached through them.
+        broken.clear();
+        for &state in &dropped {
+            for (choice, owner) in predecessors.of_state(state) {
+                if reached[owner as usize] && witness[owner as usize].0 == choice {
+                    reached[owner as usize] = false;
+                    broken.push(owner);
+                }
+            }
+        }
+        let mut next = 0;
+        while let Some(&state) = broken.get(next) {
+            next += 1;
+            for (choice, owner) in predecessors.of_state(state) {
+                if reached[owner as usize] && witness[owner as usize] == (choice, state) {
+                    reached[owner as usize] = false;
+                    broken.push(owner);
+                }
+            }
+        }
+        // The next round searches from those of them that still have a
+        // staying choice into a reached state.
+        for &state in &broken {
+            let found = mdp.choices_of(state).find_map(|choice| {
+                if outside_targets[choice as usize] > 0 {
+                    return None;
+                }
+                let (targets, probabilities) = mdp.branches_of(choice);
+                targets
+                    .iter()
+                    .zip(probabilities)
+                    .find(|&(&t, &p)| p > 0.0 && reached[t as usize])
+                    .map(|(&t, _)| (choice, t))
+            });
+            if let Some(through) = found {
+                reached[state as usize] = true;
+                witness[state as usize] = through;
+                queue.push_back(state);
+            }
+        }
     }
 }
 

@@ -119,6 +119,12 @@ const MAX_GUESSES: u32 = 6;
 impl Schedule {
     /// The schedule of `iteration` within `options`.
     pub fn new(iteration: &Iteration, options: &SolveOptions) -> Schedule {
+        Schedule::of_classes(iteration, iteration.classes.count(), options)
+    }
+
+    /// The schedule of `classes` of the classes of `iteration` (a part
+    /// solved on its own) within `options`.
+    pub fn of_classes(iteration: &Iteration, classes: usize, options: &SolveOptions) -> Schedule {
         let phase = if !options.sound || !iteration.upper_known {
             Phase::LowerOnly
         } else {
@@ -138,7 +144,7 @@ impl Schedule {
             in_phase: 0,
             last_lower: 0,
             guesses: 0,
-            converged: iteration.classes.count() == 0,
+            converged: classes == 0,
         }
     }
 
@@ -344,19 +350,47 @@ impl std::ops::Add for Tally {
     }
 }
 
-/// The bounds of every state as the bits of `f64`s, so that threads of
-/// [`super::cpu`] can update them while others read them (a stale read is
-/// still a valid bound: the lower sequence only rises, and a proven upper
-/// one only falls; a guess is proven only by a sweep that lowers it
-/// everywhere, when every read was at least as high as the final value).
+/// The bounds of every state as the bits of `f64`s, which threads may
+/// update while others read them (a stale read is still a valid bound: the
+/// lower sequence only rises, and a proven upper one only falls; a guess
+/// is proven only by a sweep that lowers it everywhere, when every read
+/// was at least as high as the final value). [`super::cpu`] keeps its own
+/// in the order it solves the classes in.
 pub struct SharedBounds {
     lower: Vec<AtomicU64>,
     upper: Vec<AtomicU64>,
 }
 
 impl SharedBounds {
+    /// Bounds starting at `lower` and `upper`.
+    pub fn new(lower: &[f64], upper: &[f64]) -> SharedBounds {
+        SharedBounds {
+            lower: Self::of(lower),
+            upper: Self::of(upper),
+        }
+    }
+
     fn of(values: &[f64]) -> Vec<AtomicU64> {
         values.iter().map(|v| AtomicU64::new(v.to_bits())).collect()
+    }
+
+    /// Sets the upper bound of each state of `class` to `guess` of its
+    /// lower bound.
+    pub fn guess_upper(&self, classes: &Classes, class: usize, guess: impl Fn(f64) -> f64) {
+        for &state in classes.states(class) {
+            Self::set(&self.upper, state, guess(Self::get(&self.lower, state)));
+        }
+    }
+
+    /// The lower and the upper bounds.
+    pub fn into_vecs(self) -> (Vec<f64>, Vec<f64>) {
+        let plain = |values: Vec<AtomicU64>| -> Vec<f64> {
+            values
+                .into_iter()
+                .map(|v| f64::from_bits(v.into_inner()))
+                .collect()
+        };
+        (plain(self.lower), plain(self.upper))
     }
 
     fn get(values: &[AtomicU64], state: u32) -> f64 {
@@ -372,10 +406,6 @@ impl SharedBounds {
     /// kept as [`Phase`] says. Counts the class's states not yet precise
     /// and, when verifying, those whose guess rose.
     pub fn update(&self, mdp: &Mdp, classes: &Classes, class: usize, rule: SweepRule) -> Tally {
-        let pick = |a: f64, b: f64| match rule.optimum {
-            Some(Optimum::Min) => a.min(b),
-            _ => a.max(b),
-        };
         let with_upper = rule.phase != Phase::LowerOnly;
         let mut best: Option<(f64, f64)> = None;
         for (choice, constant) in classes.choices_with_constants(class) {
@@ -387,35 +417,60 @@ impl SharedBounds {
                     high += probability * Self::get(&self.upper, target);
                 }
             }
-            best = Some(match best {
-                None => (low, high),
-                Some((l, h)) => (pick(l, low), pick(h, high)),
-            });
+            best = Some(rule.better(best, (low, high)));
         }
         // A class without a choice out of it can only stay: value 0.
         let (low, high) = best.unwrap_or((0.0, 0.0));
         let mut tally = Tally::default();
         for &state in classes.states(class) {
-            let before = Self::get(&self.lower, state);
-            let lower = before.max(low);
+            let (lower, upper) = (Self::get(&self.lower, state), Self::get(&self.upper, state));
+            let (lower, upper) = rule.keep(lower, upper, low, high, &mut tally);
             Self::set(&self.lower, state, lower);
-            let precise = match rule.phase {
-                Phase::LowerOnly => rule.settle.close(before, lower),
-                Phase::Verifying => {
-                    let guess = Self::get(&self.upper, state);
-                    Self::set(&self.upper, state, high);
-                    tally.raised += u64::from(high > guess || high < lower);
-                    rule.precision.reached(lower, high)
-                }
-                Phase::Verified => {
-                    let upper = Self::get(&self.upper, state).min(high);
-                    Self::set(&self.upper, state, upper);
-                    rule.precision.reached(lower, upper)
-                }
-            };
-            tally.imprecise += u64::from(!precise);
+            Self::set(&self.upper, state, upper);
         }
         tally
+    }
+}
+
+impl SweepRule {
+    /// The better of the bounds of a choice so far (`None` before the
+    /// first) and those of the next, bound by bound.
+    pub fn better(self, best: Option<(f64, f64)>, next: (f64, f64)) -> (f64, f64) {
+        let pick = |a: f64, b: f64| match self.optimum {
+            Some(Optimum::Min) => a.min(b),
+            _ => a.max(b),
+        };
+        match best {
+            None => next,
+            Some((low, high)) => (pick(low, next.0), pick(high, next.1)),
+        }
+    }
+
+    /// The bounds a state with bounds `lower` and `upper` keeps after an
+    /// update that found `low` and `high`, as the [`Phase`] says, adding
+    /// the state to `tally` where it is not precise, or its guess rose.
+    pub fn keep(
+        self,
+        lower: f64,
+        upper: f64,
+        low: f64,
+        high: f64,
+        tally: &mut Tally,
+    ) -> (f64, f64) {
+        let raised = lower.max(low);
+        let (kept, precise) = match self.phase {
+            Phase::LowerOnly => (upper, self.settle.close(lower, raised)),
+            Phase::Verifying => {
+                tally.raised += u64::from(high > upper || high < raised);
+                (high, self.precision.reached(raised, high))
+            }
+            Phase::Verified => {
+                let lowered = upper.min(high);
+                (lowered, self.precision.reached(raised, lowered))
+            }
+        };
+        tally.imprecise += u64::from(!precise);
+        (raised, kept)
     }
 }
 
@@ -428,29 +483,20 @@ pub fn sweep_until_precise(
     sweep: impl Fn(&SharedBounds, &Classes, SweepRule) -> Tally,
 ) -> Bounds {
     let mut schedule = Schedule::new(&iteration, options);
-    let bounds = SharedBounds {
-        lower: SharedBounds::of(&iteration.lower),
-        upper: SharedBounds::of(&iteration.upper),
-    };
+    let bounds = SharedBounds::new(&iteration.lower, &iteration.upper);
     let classes = &iteration.classes;
     let mut step = schedule.start();
     while step != Step::Stop {
         if let Step::Guess(precision) = step {
-            for &state in &classes.members {
-                let lower = SharedBounds::get(&bounds.lower, state);
-                SharedBounds::set(&bounds.upper, state, guess_above(lower, precision));
+            for class in 0..classes.count() {
+                bounds.guess_upper(classes, class, |lower| guess_above(lower, precision));
             }
         }
         let tally = sweep(&bounds, classes, schedule.rule());
         step = schedule.after(1, tally);
     }
-    let plain = |values: Vec<AtomicU64>| -> Vec<f64> {
-        values
-            .into_iter()
-            .map(|v| f64::from_bits(v.into_inner()))
-            .collect()
-    };
-    finish(&schedule, classes, plain(bounds.lower), plain(bounds.upper))
+    let (lower, upper) = bounds.into_vecs();
+    finish(&schedule, classes, lower, upper)
 }
 
 /// The [`Bounds`] an engine reached under `schedule`: upper bounds that
@@ -657,12 +703,13 @@ impl Classes {
         self.member_offsets.len() - 1
     }
 
-    fn states(&self, class: usize) -> &[u32] {
+    /// The states of `class`.
+    pub fn states(&self, class: usize) -> &[u32] {
         &self.members[self.member_offsets[class] as usize..self.member_offsets[class + 1] as usize]
     }
 
     /// The choices of `class` with their constants.
-    fn choices_with_constants(&self, class: usize) -> impl Iterator<Item = (u64, f64)> + '_ {
+    pub fn choices_with_constants(&self, class: usize) -> impl Iterator<Item = (u64, f64)> + '_ {
         let range = self.choice_offsets[class] as usize..self.choice_offsets[class + 1] as usize;
         let constants = &self.constants;
         self.choices[range.clone()]

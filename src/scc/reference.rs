@@ -59,14 +59,38 @@ pub fn representatives_among_unless(
     stop: &AtomicBool,
 ) -> bool {
     let mut search = Search::new(graph.states() as usize);
+    let mut name = |member: u32, root: u32| representative[member as usize] = root;
     for root in members {
         if search.order[root as usize] == UNVISITED
-            && !search.from(graph, root, &is_member, representative, stop)
+            && !search.from(graph, root, &is_member, &mut name, stop)
         {
             return false;
         }
     }
     true
+}
+
+/// The components of `graph` in the order the search completes them, in
+/// which each comes after every component it reaches: their states,
+/// component after component, and where each component starts in that
+/// list (then its length).
+pub fn in_completion_order(graph: &Csr) -> (Vec<u32>, Vec<u32>) {
+    let mut search = Search::new(graph.states() as usize);
+    let mut states = Vec::with_capacity(graph.states() as usize);
+    let mut starts = vec![0];
+    let mut record = |member: u32, root: u32| {
+        states.push(member);
+        if member == root {
+            starts.push(states.len() as u32);
+        }
+    };
+    let never = AtomicBool::new(false);
+    for root in 0..graph.states() {
+        if search.order[root as usize] == UNVISITED {
+            search.from(graph, root, &|_| true, &mut record, &never);
+        }
+    }
+    (states, starts)
 }
 
 /// The state of one Tarjan search over a graph.
@@ -108,14 +132,15 @@ impl Search {
     }
 
     /// Finishes every component reachable from `root`, an unvisited
-    /// member, through members, naming each by its root in
-    /// `representative`; false if `stop` was seen set first.
+    /// member, through members, giving `finished` each member and its
+    /// component's root, component after component as they complete (the
+    /// root last); false if `stop` was seen set first.
     fn from(
         &mut self,
         graph: &Csr,
         root: u32,
         is_member: &impl Fn(u32) -> bool,
-        representative: &mut [u32],
+        finished: &mut impl FnMut(u32, u32),
         stop: &AtomicBool,
     ) -> bool {
         self.enter(graph, root);
@@ -152,7 +177,7 @@ impl Search {
                         .pop()
                         .expect("the root is on the stack");
                     self.finished[member as usize] = true;
-                    representative[member as usize] = state;
+                    finished(member, state);
                     if member == state {
                         break;
                     }
@@ -184,6 +209,16 @@ mod tests {
             (2, 1)
         );
         assert_eq!(partition(6, &edges), [0, 0, 1, 1, 2, 3]);
+    }
+
+    #[test]
+    fn components_complete_after_those_they_reach() {
+        // 0 <-> 1 -> 2 <-> 3, 4 alone, 5 -> 5
+        let edges = [(0, 1), (1, 0), (1, 2), (2, 3), (3, 2), (5, 5)];
+        let graph = Csr::from_edges(6, edges).unwrap();
+        let (states, starts) = in_completion_order(&graph);
+        assert_eq!(states, [3, 2, 1, 0, 4, 5]);
+        assert_eq!(starts, [0, 2, 4, 5, 6]);
     }
 
     #[test]
