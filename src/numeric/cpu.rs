@@ -7,13 +7,13 @@
 //! itself is final after one update, and a larger one is swept on its
 //! own, as a [`Schedule`] of its own says, until its states are precise
 //! (to a precision by its place in the order, see
-//! [`Layout::precision_of`]), skipping the classes already within half of
-//! it (see [`PositionBounds`]); the sweeps of a large component are
+//! `Layout::precision_of`), skipping the classes already within half of
+//! it (see `PositionBounds`); the sweeps of a large component are
 //! spread over rayon threads (Jacobi
 //! and Gauss-Seidel mixed: a thread reads whatever bound another has
 //! written, which is still a valid bound, see
 //! [`super::reference::SharedBounds`]). The sweeps read a copy of the
-//! system laid out in that order ([`Layout`]), one value a class, so that
+//! system laid out in that order (`Layout`), one value a class, so that
 //! they stream through memory.
 //!
 //! Sound as the global iteration is: the bounds read from a finished
