@@ -173,38 +173,15 @@ __device__ __forceinline__ void kill(const Arrays& a, unsigned dead, unsigned* o
     }
 }
 
-// Waves in one block while they stay short (at most MEC_BLOCK_WAVE states):
-// a long thin chain of deaths costs no launch and no host round trip a
-// wave. The waves alternate between dying and next_dying; the block stops
-// at an empty wave or a long one, and leaves its length in
-// counters[MEC_COUNTER_DYING] and the number of waves it ran in
-// counters[MEC_COUNTER_WAVES] (odd: the pending wave is in next_dying).
+// Waves of deaths in one block while they stay short (at most
+// MEC_BLOCK_WAVE states; short_waves_in_block), alternating between dying
+// and next_dying: the pending wave's length goes to
+// counters[MEC_COUNTER_DYING], the waves run to counters[MEC_COUNTER_WAVES].
 extern "C" __global__ void mec_deaths_block(const MecParams p) {
     const Arrays a(p);
-    __shared__ unsigned long long length, next_length;
-    unsigned* lists[2] = {(unsigned*)p.dying, a.next_dying};
-    if (threadIdx.x == 0) {
-        length = p.dying_count;
-        next_length = 0;
-    }
-    __syncthreads();
-    unsigned long long waves = 0;
-    while (length > 0 && length <= MEC_BLOCK_WAVE) {
-        const unsigned* in = lists[waves & 1];
-        unsigned* out = lists[(waves + 1) & 1];
-        for (unsigned long long i = threadIdx.x; i < length; i += blockDim.x) kill(a, in[i], out, &next_length);
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            length = next_length;
-            next_length = 0;
-        }
-        ++waves;
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-        a.counters[MEC_COUNTER_DYING] = length;
-        a.counters[MEC_COUNTER_WAVES] = waves;
-    }
+    short_waves_in_block((unsigned*)p.dying, a.next_dying, p.dying_count, MEC_BLOCK_WAVE,
+                         &a.counters[MEC_COUNTER_DYING], &a.counters[MEC_COUNTER_WAVES],
+                         [&](unsigned dead, unsigned* out, unsigned long long* length) { kill(a, dead, out, length); });
 }
 
 // One wave over the grid: disables the enabled choices into the dying

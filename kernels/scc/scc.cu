@@ -282,38 +282,16 @@ __device__ __forceinline__ void peel(const SccParams& p, const Arrays& a, unsign
     }
 }
 
-// Waves in one block while they stay short (at most SCC_BLOCK_WAVE
-// states), alternating between live and next_live: a long thin chain
-// costs no launch and no host round trip a wave. Stops at an empty wave or
-// a long one and leaves its length in counters[SCC_COUNTER_LIVE] and the
-// waves it ran in counters[SCC_COUNTER_TRIM_WAVES] (odd: the pending wave
-// is in next_live).
+// Waves of trimming in one block while they stay short (at most
+// SCC_BLOCK_WAVE states; short_waves_in_block), alternating between live
+// and next_live: the pending wave's length goes to
+// counters[SCC_COUNTER_LIVE], the waves run to
+// counters[SCC_COUNTER_TRIM_WAVES].
 extern "C" __global__ void trim_waves_block(const SccParams p) {
     const Arrays a(p);
-    __shared__ unsigned long long length, next_length;
-    unsigned* lists[2] = {(unsigned*)p.live, a.next_live};
-    if (threadIdx.x == 0) {
-        length = p.live_count;
-        next_length = 0;
-    }
-    __syncthreads();
-    unsigned long long waves = 0;
-    while (length > 0 && length <= SCC_BLOCK_WAVE) {
-        const unsigned* in = lists[waves & 1];
-        unsigned* out = lists[(waves + 1) & 1];
-        for (unsigned long long i = threadIdx.x; i < length; i += blockDim.x) peel(p, a, in[i], out, &next_length);
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            length = next_length;
-            next_length = 0;
-        }
-        ++waves;
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-        a.counters[SCC_COUNTER_LIVE] = length;
-        a.counters[SCC_COUNTER_TRIM_WAVES] = waves;
-    }
+    short_waves_in_block((unsigned*)p.live, a.next_live, p.live_count, SCC_BLOCK_WAVE,
+                         &a.counters[SCC_COUNTER_LIVE], &a.counters[SCC_COUNTER_TRIM_WAVES],
+                         [&](unsigned state, unsigned* out, unsigned long long* length) { peel(p, a, state, out, length); });
 }
 
 // One long wave over the grid: the work list's states peeled into next_live.
