@@ -81,7 +81,7 @@ impl Csr {
 
     /// Every edge `(source, target)`, by increasing source, each source's
     /// edges in their stored order.
-    pub fn edges(&self) -> impl Iterator<Item = (u32, u32)> + Clone + '_ {
+    pub fn edges(&self) -> impl DoubleEndedIterator<Item = (u32, u32)> + Clone + '_ {
         (0..self.states()).flat_map(move |source| {
             self.successors(source)
                 .iter()
@@ -94,29 +94,11 @@ impl Csr {
     /// parallel edges appears once per edge). So transposing twice gives
     /// back the graph with each successor list sorted.
     pub fn transpose(&self) -> Csr {
-        // A counting sort in place: `offsets[t]` first counts the edges
-        // into states up to `t`, the end of `t`'s predecessors, and the
-        // edges, taken from the last, fill each list from its back until
-        // `offsets[t]` is its start.
-        let states = self.states() as usize;
-        let mut offsets = vec![0u64; states + 1];
-        for &target in &self.targets {
-            offsets[target as usize] += 1;
-        }
-        let mut sum = 0;
-        for slot in &mut offsets[..states] {
-            sum += *slot;
-            *slot = sum;
-        }
-        offsets[states] = sum;
         let mut targets = vec![0; self.targets.len()];
-        for source in (0..self.states()).rev() {
-            for &target in self.successors(source).iter().rev() {
-                let slot = &mut offsets[target as usize];
-                *slot -= 1;
-                targets[*slot as usize] = source;
-            }
-        }
+        let reversed = self.edges().map(|(source, target)| (target, source));
+        let offsets = offsets::group_by_row(self.states(), reversed, |slot, source| {
+            targets[slot] = source
+        });
         Csr { offsets, targets }
     }
 

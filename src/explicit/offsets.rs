@@ -94,25 +94,31 @@ pub(crate) fn row_range(offsets: &[u64], row: usize) -> Range<usize> {
 /// `place(slot, payload)` with each payload's slot in the flat array
 /// (pairs of one row keep their order) and returns the offsets of the
 /// `rows` rows. Every row must be below `rows`; callers check first.
-/// `entries` is walked twice, once to count and once to place.
+/// `entries` is walked twice, once to count and once, from the last, to
+/// place: each row fills from its end, so that the offsets themselves
+/// serve as the cursors and no copy of them is made.
 pub(crate) fn group_by_row<P>(
     rows: u32,
-    entries: impl Iterator<Item = (u32, P)> + Clone,
+    entries: impl DoubleEndedIterator<Item = (u32, P)> + Clone,
     mut place: impl FnMut(usize, P),
 ) -> Vec<u64> {
     let rows = rows as usize;
     let mut offsets = vec![0u64; rows + 1];
     for (row, _) in entries.clone() {
-        offsets[row as usize + 1] += 1;
+        offsets[row as usize] += 1;
     }
-    for row in 0..rows {
-        offsets[row + 1] += offsets[row];
+    // offsets[row] becomes the end of the row, and moves back to its start
+    // as the row is filled.
+    let mut sum = 0;
+    for slot in &mut offsets[..rows] {
+        sum += *slot;
+        *slot = sum;
     }
-    let mut next_slot = offsets[..rows].to_vec();
-    for (row, payload) in entries {
-        let slot = &mut next_slot[row as usize];
+    offsets[rows] = sum;
+    for (row, payload) in entries.rev() {
+        let slot = &mut offsets[row as usize];
+        *slot -= 1;
         place(*slot as usize, payload);
-        *slot += 1;
     }
     offsets
 }

@@ -722,7 +722,6 @@ impl<'d> Run<'d> {
         // As many threads as the device keeps resident: a block repeats
         // its share of the edges, so all of them should run at once.
         let resident = self.device.multiprocessors() as u64 * 2048;
-        let mut trimmed = false;
         while self.params.live_count > 0 {
             self.rounds += 1;
             tracing::debug!(
@@ -734,6 +733,7 @@ impl<'d> Run<'d> {
             // A round that needs more passes than TRIM_AFTER_PASSES (long
             // paths) is given up for trimming, and after trimming, on a
             // small live graph, for Tarjan on the host.
+            let trimmed = self.params.trimmed != 0;
             let limit = if trimmed && self.params.edge_count > HOST_FINISH_EDGES {
                 u64::MAX
             } else {
@@ -759,12 +759,11 @@ impl<'d> Run<'d> {
                 phases.end("Tarjan on the host")?;
             } else if !converged {
                 // Long paths: trim the chains away and colour again.
-                trimmed = true;
-                let waves = self.trim_in_waves()?;
+                self.trim_in_waves()?;
                 phases.end("rounds")?;
                 self.start_coloring()?;
                 tracing::debug!(
-                    waves,
+                    waves = self.trim_waves,
                     trimmed = states - self.params.live_count,
                     "SCC wave trimming after a long first round (GPU)"
                 );
@@ -979,8 +978,9 @@ impl<'d> Run<'d> {
     /// state a component of its own, and leaves the rest unassigned. Short
     /// waves run many to a launch in one block (`trim_waves_block`), long
     /// ones a launch each. Uses the transpose and the work lists, which
-    /// the method sets again afterwards; returns the waves run.
-    fn trim_in_waves(&mut self) -> Result<u64, GpuError> {
+    /// the method sets again afterwards; counts the waves in
+    /// `trim_waves`.
+    fn trim_in_waves(&mut self) -> Result<(), GpuError> {
         let (device, kernels) = (self.device, self.kernels.clone());
         let states = self.params.states as usize;
         let mut degrees = device.alloc_large_filled::<u32>(2 * states, 0)?;
@@ -1029,7 +1029,7 @@ impl<'d> Run<'d> {
         self.params.partition = 0;
         self.params.trimmed = 1;
         self.trim_waves = waves;
-        Ok(waves)
+        Ok(())
     }
     /// Launches `kernel` with enough threads for `items` work items.
     fn launch_over(&self, kernel: &CudaFunction, items: u64) -> Result<(), GpuError> {
