@@ -11,12 +11,14 @@
 #                 'examples/...'" while checking out; harmless, examples/ is not checked out)
 #   --lace-repo   the same for Lace (default https://github.com/trolando/lace)
 #   --no-apt      do not install the Debian packages (cmake, g++, Boost); they must be there already
-# Environment: OINK_COMMIT (default 0a4a37f), LACE_TAG (default v1.4.1), JOBS (default: nproc).
+# Environment: OINK_COMMIT (default 0a4a37f), LACE_TAG (default v1.4.1), JOBS (default: nproc),
+#              OINK_NATIVE (default ON; OFF builds for any x86-64, e.g. to carry the binary to another machine).
 #
 # Oink's CMakeLists fetches Lace itself with FetchContent (GIT_TAG v1.4.1) when no installed Lace is found;
 # it is not a git submodule. This script clones Lace beside Oink and hands it to FetchContent through
 # FETCHCONTENT_SOURCE_DIR_LACE, so the build needs no network once both clones are there.
-# Oink is built in Release with its default OINK_BUILD_NATIVE=ON (-march=native): the binary is for this machine.
+# Oink is built in Release with its default OINK_BUILD_NATIVE=ON (-march=native): the binary is for this machine
+# unless OINK_NATIVE=OFF.
 set -euo pipefail
 
 oink_repo=https://github.com/trolando/oink
@@ -80,7 +82,7 @@ fi
 
 cmake -S "$dir/src/oink" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release \
     -DFETCHCONTENT_SOURCE_DIR_LACE="$dir/src/lace" -DFETCHCONTENT_FULLY_DISCONNECTED=ON \
-    -DOINK_BUILD_TESTS=OFF -DOINK_BUILD_TOOLS=OFF >"$dir/cmake.log"
+    -DOINK_BUILD_TESTS=OFF -DOINK_BUILD_TOOLS=OFF -DOINK_BUILD_NATIVE="${OINK_NATIVE:-ON}" >"$dir/cmake.log"
 cmake --build "$dir/build" --target solve --parallel "${JOBS:-$(nproc)}" >"$dir/build.log"
 bin=$(find "$dir/build" -type f -name oink -perm -u+x | head -n 1)
 [ -n "$bin" ] || { echo "no oink binary after the build; see $dir/build.log" >&2; exit 1; }

@@ -43,3 +43,99 @@ __device__ void short_waves_in_block(unsigned* first, unsigned* second, unsigned
         *waves_run = waves;
     }
 }
+
+// The free entry of a work list's queue.
+#define WORK_EMPTY 0xffffffffu
+// Items a thread appends at once (one atomic on the appended count).
+#define WORK_BATCH 4
+
+// A work list drained without waves (drain_work_list): `queue` holds the
+// *appended items appended so far and WORK_EMPTY beyond them, up to a
+// capacity that bounds every item ever appended; *taken counts the tickets
+// threads took, *finished the items handled and counted. Before the drain
+// the host zeroes *taken and *finished. The three counters should lie in
+// different 128-byte lines: every item takes a ticket and is appended by
+// an atomic on its line.
+struct WorkList {
+    unsigned* queue;
+    unsigned long long* appended;
+    unsigned long long* taken;
+    unsigned long long* finished;
+};
+
+// A thread's appends to a work list, WORK_BATCH at a time.
+struct WorkAppender {
+    const WorkList& list;
+    unsigned items[WORK_BATCH];
+    unsigned count = 0;
+
+    __device__ explicit WorkAppender(const WorkList& to) : list(to) {}
+
+    // Appends `item` (never WORK_EMPTY), perhaps later: by flush() at the
+    // latest.
+    __device__ void push(unsigned item) {
+        items[count++] = item;
+        if (count == WORK_BATCH) flush();
+    }
+
+    __device__ void flush() {
+        if (count == 0) return;
+        const unsigned long long at = atomicAdd(list.appended, (unsigned long long)count);
+        for (unsigned i = 0; i < count; ++i) atomicExch(list.queue + at + i, items[i]);
+        count = 0;
+    }
+};
+
+// Handles every item of `list` and every item the handling appends, with
+// step(item, appender) (whose appends are flushed after each item): each
+// thread takes tickets (queue positions) one at a time and waits until
+// its position is filled, or until every appended item has been handled,
+// when no more can come. A long chain of items, each appended by the
+// handling of the one before, thus costs no barrier, launch or host round
+// trip a step, as waves would (short_waves_in_block is faster where each
+// item is light, as the MEC's deaths are). A thread counts its handled
+// items in *finished only before it waits beyond the appended items, so
+// that the count is exact whenever anyone can find the list done. Every
+// thread of the grid calls it; the grid need not be resident at once (a
+// waiting thread holds only its own ticket, and the item at the least
+// unhandled position is always there or being written, appended by the
+// handling of an earlier one).
+template <typename Step>
+__device__ void drain_work_list(const WorkList& list, Step step) {
+    const volatile unsigned* queue = list.queue;
+    const volatile unsigned long long* appended = list.appended;
+    const volatile unsigned long long* finished = list.finished;
+    WorkAppender appender(list);
+    unsigned long long uncounted = 0;
+    for (;;) {
+        const unsigned long long ticket = atomicAdd(list.taken, 1ull);
+        unsigned item = WORK_EMPTY;
+        for (;;) {
+            const unsigned long long count = *appended;
+            if (ticket < count) {
+                item = queue[ticket];
+                if (item != WORK_EMPTY) break;
+                continue;  // being written
+            }
+            if (uncounted > 0) {
+                __threadfence();
+                atomicAdd(list.finished, uncounted);
+                uncounted = 0;
+            }
+            // Handled, then appended: when the two agree, every item
+            // appended had been handled, and no handler was left to append.
+            const unsigned long long handled = *finished;
+            __threadfence();
+            const unsigned long long now = *appended;
+            if (ticket >= now && handled == now) return;
+            // The next in line look often (a chain's next step waits on
+            // them), those far behind seldom, to leave the counters' lines
+            // to the others.
+            const unsigned long long ahead = ticket >= now ? ticket - now : 0;
+            __nanosleep(ahead < 32 ? 32 : ahead < 1024 ? 512 : 4096);
+        }
+        step(item, appender);
+        appender.flush();
+        ++uncounted;
+    }
+}

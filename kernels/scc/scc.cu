@@ -264,41 +264,33 @@ extern "C" __global__ void trim_seed(const SccParams p) {
 }
 
 // Takes the assigned `state`'s edges off its neighbours' degrees, and
-// claims and appends to `out` (length *length) those left at zero.
-__device__ __forceinline__ void peel(const SccParams& p, const Arrays& a, unsigned state, unsigned* out,
-                                     unsigned long long* length) {
+// claims and appends to the work list those left at zero.
+__device__ __forceinline__ void peel(const SccParams& p, const Arrays& a, unsigned state, WorkAppender& appender) {
     unsigned* degrees = (unsigned*)p.degrees;
     const unsigned long long* reverse_offsets = (const unsigned long long*)p.reverse_offsets;
     const unsigned* reverse_targets = (const unsigned*)p.reverse_targets;
     for (unsigned long long e = a.offsets[state]; e < a.offsets[state + 1]; ++e) {
         const unsigned next = a.targets[e];
-        if (next != state && atomicSub(&degrees[2ull * next], 1u) == 1u && claim(a, next))
-            out[atomicAdd(length, 1ull)] = next;
+        if (next != state && atomicSub(&degrees[2ull * next], 1u) == 1u && claim(a, next)) appender.push(next);
     }
     for (unsigned long long e = reverse_offsets[state]; e < reverse_offsets[state + 1]; ++e) {
         const unsigned previous = reverse_targets[e];
         if (previous != state && atomicSub(&degrees[2ull * previous + 1], 1u) == 1u && claim(a, previous))
-            out[atomicAdd(length, 1ull)] = previous;
+            appender.push(previous);
     }
 }
 
-// Waves of trimming in one block while they stay short (at most
-// SCC_BLOCK_WAVE states; short_waves_in_block), alternating between live
-// and next_live: the pending wave's length goes to
-// counters[SCC_COUNTER_LIVE], the waves run to
-// counters[SCC_COUNTER_TRIM_WAVES].
-extern "C" __global__ void trim_waves_block(const SccParams p) {
+// Trimming as one work list (drain_work_list, no waves): the states that
+// trim_seed assigned (in next_live, their count in
+// counters[SCC_COUNTER_LIVE], WORK_EMPTY beyond) are peeled, and so in
+// turn is every state that peeling leaves without a live edge to or from
+// another state. Every state assigned is appended once, so the count ends
+// at the states trimmed.
+extern "C" __global__ void trim_drain(const SccParams p) {
     const Arrays a(p);
-    short_waves_in_block((unsigned*)p.live, a.next_live, p.live_count, SCC_BLOCK_WAVE,
-                         &a.counters[SCC_COUNTER_LIVE], &a.counters[SCC_COUNTER_TRIM_WAVES],
-                         [&](unsigned state, unsigned* out, unsigned long long* length) { peel(p, a, state, out, length); });
-}
-
-// One long wave over the grid: the work list's states peeled into next_live.
-extern "C" __global__ void trim_wave(const SccParams p) {
-    const Arrays a(p);
-    for (unsigned long long i = grid_thread(); i < p.live_count; i += grid_threads())
-        peel(p, a, a.live[i], a.next_live, &a.counters[SCC_COUNTER_LIVE]);
+    const WorkList list{a.next_live, &a.counters[SCC_COUNTER_LIVE], &a.counters[SCC_COUNTER_TRIM_TAKEN],
+                        &a.counters[SCC_COUNTER_TRIM_FINISHED]};
+    drain_work_list(list, [&](unsigned state, WorkAppender& appender) { peel(p, a, state, appender); });
 }
 
 // Every state's own priority on both labels, and every state in the work

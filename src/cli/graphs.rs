@@ -131,6 +131,8 @@ struct SccReport {
     finished_by: Option<Finisher>,
     /// How the GPU kept an explored model's edges.
     edges_kept: Option<EdgesChoice>,
+    /// What the GPU decomposition did, for tuning.
+    gpu_work: Option<GpuWork>,
     /// The most device memory in use (all processes) where the explorer
     /// and the decomposition allocated the most.
     device_memory_peak_bytes: Option<u64>,
@@ -142,6 +144,33 @@ struct SccReport {
     components_file: Option<String>,
     warnings: Vec<String>,
     exit_code: i32,
+}
+
+/// A GPU decomposition's rounds, passes, trimmed states and seconds per
+/// phase (colouring: set-up, rounds, trim, Tarjan on the host;
+/// forward-backward: transpose, trim, rounds, Tarjan on the host; both:
+/// summary).
+#[derive(Debug, serde::Serialize)]
+struct GpuWork {
+    rounds: u64,
+    passes: u64,
+    trimmed: u64,
+    phase_seconds: serde_json::Map<String, serde_json::Value>,
+}
+
+impl GpuWork {
+    fn of(result: &scc::gpu::GpuComponents) -> GpuWork {
+        GpuWork {
+            rounds: result.rounds,
+            passes: result.passes,
+            trimmed: result.trimmed,
+            phase_seconds: result
+                .phases
+                .iter()
+                .map(|&(phase, seconds)| (phase.to_string(), seconds.into()))
+                .collect(),
+        }
+    }
 }
 
 /// The graph to decompose, on the host or left on the GPU by the explorer.
@@ -290,6 +319,7 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     let decomposing = Instant::now();
     let mut finished_by = None;
     let mut edges_kept = None;
+    let mut gpu_work = None;
     let want_partition = args.write_components.is_some();
     let method = args.method.method(device.is_some());
     let (summary, components, engine, method) = match (graph, args.engine, &device) {
@@ -305,6 +335,7 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
         (Graph::Host(graph), _, Some(device)) => {
             let uploaded = scc::gpu::upload(device, &graph)?;
             let result = scc::gpu::decompose(device, uploaded.view(), method, want_partition)?;
+            gpu_work = Some(GpuWork::of(&result));
             (
                 result.summary,
                 result.components,
@@ -325,6 +356,7 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
             let (result, kept) =
                 decompose_explored(&device, space, method, args, want_partition, progress)?;
             edges_kept = Some(kept);
+            gpu_work = Some(GpuWork::of(&result));
             (
                 result.summary,
                 result.components,
@@ -344,6 +376,7 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
         method,
         finished_by,
         edges_kept,
+        gpu_work,
         device_memory_peak_bytes: device.as_ref().map(Device::peak_memory_use),
         load_seconds: load_seconds.as_secs_f64(),
         explore_seconds: explore_seconds.map(|d| d.as_secs_f64()),

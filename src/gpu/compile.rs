@@ -48,8 +48,8 @@ pub const COMMON_HEADERS: &[KernelFile] = &[
 ];
 
 impl KernelFile {
-    /// The file's text: from `$WARPCHECK_KERNEL_DIR` when set, else the
-    /// embedded copy.
+    /// The file's text: from `$WARPCHECK_KERNEL_DIR` when set (and not
+    /// empty), else the embedded copy.
     pub fn text(&self) -> Result<String, GpuError> {
         match kernel_dir() {
             None => Ok(self.embedded.to_string()),
@@ -65,11 +65,16 @@ impl KernelFile {
     }
 }
 
-/// `$WARPCHECK_KERNEL_DIR`, read once.
+/// `$WARPCHECK_KERNEL_DIR`, read once; an empty value counts as unset,
+/// as `VAR= command` in a shell means.
 fn kernel_dir() -> Option<&'static PathBuf> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-    DIR.get_or_init(|| std::env::var_os(KERNEL_DIR_VARIABLE).map(PathBuf::from))
-        .as_ref()
+    DIR.get_or_init(|| {
+        std::env::var_os(KERNEL_DIR_VARIABLE)
+            .filter(|dir| !dir.is_empty())
+            .map(PathBuf::from)
+    })
+    .as_ref()
 }
 
 /// A kernel source file and the algorithm's own headers it includes

@@ -293,8 +293,19 @@ impl Device {
     ) -> Result<LargeSlice<T>, GpuError> {
         // SAFETY: every byte is written right below.
         let mut slice = unsafe { self.alloc_large::<T>(len) }?;
+        self.fill(&mut *slice, byte)?;
+        Ok(slice)
+    }
+
+    /// Sets every byte of `slice` to `byte`, in stream order (for integer
+    /// elements: every pattern is a value).
+    pub fn fill<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        slice: &mut CudaSlice<T>,
+        byte: u8,
+    ) -> Result<(), GpuError> {
         let bytes = slice.len() * std::mem::size_of::<T>();
-        let address = self.address_mut(&mut slice);
+        let address = self.address_mut(slice);
         // SAFETY: `address` addresses the slice's `bytes` bytes.
         unsafe {
             cudarc::driver::result::memset_d8_async(
@@ -304,8 +315,7 @@ impl Device {
                 self.inner.stream.cu_stream(),
             )
         }
-        .map_err(GpuError::driver("filling device memory"))?;
-        Ok(slice)
+        .map_err(GpuError::driver("filling device memory"))
     }
 
     /// `len` zeroed elements of device memory.

@@ -81,16 +81,34 @@ pub fn build() -> Build {
 /// The lanes per class: the mean branches per class, rounded down to a
 /// power of two, from 1 to 32.
 fn lanes_per_class(mdp: &Mdp, classes: &super::reference::Classes) -> u64 {
-    let branches: u64 = classes
-        .choices
-        .iter()
-        .map(|&c| mdp.branch_offsets[c as usize + 1] - mdp.branch_offsets[c as usize])
-        .sum();
-    let mean = branches / (classes.count() as u64).max(1);
+    let mean = class_branches(mdp, classes) / (classes.count() as u64).max(1);
     match mean {
         0 | 1 => 1,
         mean => (1u64 << mean.ilog2()).min(32),
     }
+}
+
+/// The bytes one sweep must move at least: every class's offsets and
+/// members, the bounds of its members read and written, each of its
+/// choices' number and branch offsets, and each branch's target,
+/// probability and the two bounds it reads (the figure behind the
+/// bandwidth the debug log reports).
+fn sweep_bytes(mdp: &Mdp, classes: &super::reference::Classes) -> u64 {
+    let per_class = 8 + 8 + 4 + 2 * (8 + 8);
+    let per_choice = 8 + 16;
+    let per_branch = 4 + 8 + 2 * 8;
+    per_class * classes.count() as u64
+        + per_choice * classes.choices.len() as u64
+        + per_branch * class_branches(mdp, classes)
+}
+
+/// The branches of all the classes' choices.
+fn class_branches(mdp: &Mdp, classes: &super::reference::Classes) -> u64 {
+    classes
+        .choices
+        .iter()
+        .map(|&c| mdp.branch_offsets[c as usize + 1] - mdp.branch_offsets[c as usize])
+        .sum()
 }
 
 /// Refines `iteration` of `mdp` on `device` within `options`, as
@@ -140,6 +158,7 @@ pub fn iterate(
         lanes: lanes_per_class(mdp, classes),
     };
     let config = device.grid_stride_launch(count * params.lanes, THREADS, 16);
+    let sweeping = std::time::Instant::now();
     let mut step = schedule.start();
     while step != Step::Stop {
         if let Step::Guess(precision) = step {
@@ -176,6 +195,15 @@ pub fn iterate(
             },
         );
     }
+    let seconds = sweeping.elapsed().as_secs_f64();
+    let bytes = sweep_bytes(mdp, classes);
+    tracing::debug!(
+        sweeps = schedule.iterations(),
+        seconds,
+        bytes_per_sweep = bytes,
+        gigabytes_per_second = (bytes * schedule.iterations()) as f64 / seconds.max(1e-9) / 1e9,
+        "GPU iteration"
+    );
     let (lower, upper) = (device.download(&lower)?, device.download(&upper)?);
     Ok(finish(&schedule, classes, lower, upper))
 }

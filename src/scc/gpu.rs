@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
 
 use super::cpu::{
     ASSIGNED, MAX_JUMPS, MAX_PIVOT_SLOTS, Method, PRIORITY_FIRST, PRIORITY_FIRST_INVERSE,
@@ -56,16 +56,20 @@ kernel_constants! {
         GREW = 5;
         /// Length of colouring's next edge list.
         EDGES = 6;
-        /// Waves run by the last launch of `trim_waves_block`.
-        TRIM_WAVES = 7;
         /// Frontier lengths: direction (0 forward, 1 backward) times two
         /// plus the list's parity.
         FRONTIERS = 8;
+        /// Tickets taken from trimming's work list (`trim_drain`), in a
+        /// 128-byte line of its own.
+        TRIM_TAKEN = 16;
+        /// States of trimming's work list handled (`trim_drain`), in a
+        /// line of its own.
+        TRIM_FINISHED = 32;
     }
 }
 
 /// Counter slots in all.
-const COUNTERS: usize = counter::FRONTIERS + 4;
+const COUNTERS: usize = counter::TRIM_FINISHED + 1;
 /// Propagation passes launched before the first read of the frontier
 /// lengths in a round; each read doubles the next batch, up to
 /// [`MAX_BATCH`]: few waits on long paths, few idle passes on short ones.
@@ -74,11 +78,10 @@ const FIRST_BATCH: usize = 2;
 const MAX_BATCH: usize = 64;
 /// Threads per block.
 const THREADS: u32 = 256;
-/// Longest wave of trimming that one block runs (`SCC_BLOCK_WAVE`);
-/// longer ones run over the whole grid, a launch a wave.
-const BLOCK_WAVE: u64 = 8192;
-/// Threads of the block that runs short waves.
-const BLOCK_WAVE_THREADS: u32 = 1024;
+/// Blocks a multiprocessor of trimming's work list (`trim_drain`): the
+/// threads that wait for items poll two counters, so fewer than fill the
+/// device.
+const TRIM_BLOCKS_PER_SM: u64 = 1;
 /// Propagation passes after which colouring gives up a round that has
 /// not converged and trims first (once): colouring needs a pass per step
 /// of the longest path it spreads a label along, and a round a layer of a
@@ -186,10 +189,7 @@ param_block! {
 pub fn build() -> Build {
     Build::new(SOURCE)
         .defines(counter::DEFINES)
-        .defines(&[
-            ("SCC_COUNTERS", COUNTERS as i64),
-            ("SCC_BLOCK_WAVE", BLOCK_WAVE as i64),
-        ])
+        .defines(&[("SCC_COUNTERS", COUNTERS as i64)])
         .defines(&coloring_defines())
         .check_layout::<SccParams>()
 }
@@ -314,9 +314,10 @@ pub struct GpuComponents {
     /// Propagation passes: over the edge list (colouring) or over the
     /// frontiers (forward-backward).
     pub passes: u64,
-    /// Waves of colouring's wave trimming (0: a first round converged
-    /// within `TRIM_AFTER_PASSES` passes, and nothing was trimmed).
-    pub trim_waves: u64,
+    /// States that colouring's trimming assigned (0: a first round
+    /// converged within `TRIM_AFTER_PASSES` passes, and nothing was
+    /// trimmed).
+    pub trimmed: u64,
     /// Seconds on the device, from the first kernel to the summary.
     pub seconds: f64,
     /// Seconds per phase (colouring: set-up, rounds, trim; forward-backward:
@@ -426,8 +427,7 @@ struct Kernels {
     trim_remove: CudaFunction,
     trim_degrees: CudaFunction,
     trim_seed: CudaFunction,
-    trim_waves_block: CudaFunction,
-    trim_wave: CudaFunction,
+    trim_drain: CudaFunction,
     signatures_start: CudaFunction,
     signatures_edges: CudaFunction,
     signatures_propagate: CudaFunction,
@@ -461,8 +461,7 @@ impl Kernels {
             trim_remove: get("trim_remove")?,
             trim_degrees: get("trim_degrees")?,
             trim_seed: get("trim_seed")?,
-            trim_waves_block: get("trim_waves_block")?,
-            trim_wave: get("trim_wave")?,
+            trim_drain: get("trim_drain")?,
             signatures_start: get("signatures_start")?,
             signatures_edges: get("signatures_edges")?,
             signatures_propagate: get("signatures_propagate")?,
@@ -518,7 +517,7 @@ struct Run<'d> {
     counters: CudaSlice<u64>,
     rounds: u64,
     passes: u64,
-    trim_waves: u64,
+    trimmed: u64,
 }
 
 /// Forward-backward's arrays (set by scc_start, the rounds and the
@@ -553,7 +552,7 @@ impl<'d> Run<'d> {
             counters: device.alloc_zeroed(COUNTERS)?,
             rounds: 0,
             passes: 0,
-            trim_waves: 0,
+            trimmed: 0,
         };
         run.params = SccParams {
             states,
@@ -615,7 +614,7 @@ impl<'d> Run<'d> {
             components,
             rounds: self.rounds,
             passes: self.passes,
-            trim_waves: self.trim_waves,
+            trimmed: self.trimmed,
             seconds: started.elapsed().as_secs_f64(),
             phases: phases.seconds,
         })
@@ -759,13 +758,13 @@ impl<'d> Run<'d> {
                 phases.end("Tarjan on the host")?;
             } else if !converged {
                 // Long paths: trim the chains away and colour again.
-                self.trim_in_waves()?;
                 phases.end("rounds")?;
+                self.trim_as_work_list()?;
                 self.start_coloring()?;
                 tracing::debug!(
-                    waves = self.trim_waves,
-                    trimmed = states - self.params.live_count,
-                    "SCC wave trimming after a long first round (GPU)"
+                    trimmed = self.trimmed,
+                    live = self.params.live_count,
+                    "SCC trimming after a long first round (GPU)"
                 );
                 phases.end("trim")?;
                 continue;
@@ -973,73 +972,53 @@ impl<'d> Run<'d> {
         self.launch_over(&kernels.transpose_fill, states as u64)
     }
 
-    /// Wave trimming (`trim_degrees` in the kernels): assigns, wave after
-    /// wave, every state left without an edge from or to another live
-    /// state a component of its own, and leaves the rest unassigned. Short
-    /// waves run many to a launch in one block (`trim_waves_block`), long
-    /// ones a launch each. Uses the transpose and the work lists, which
-    /// the method sets again afterwards; counts the waves in
-    /// `trim_waves`.
-    fn trim_in_waves(&mut self) -> Result<(), GpuError> {
+    /// Trimming (`trim_degrees` in the kernels): assigns every state left
+    /// without an edge from or to another live state a component of its
+    /// own, until none is, and leaves the rest unassigned. One work list
+    /// (`trim_drain`): a state is peeled as soon as its last live edge on
+    /// one side is gone, without waves. Uses the transpose and the work
+    /// lists, which the method sets again afterwards; counts the states
+    /// assigned in `trimmed`.
+    fn trim_as_work_list(&mut self) -> Result<(), GpuError> {
         let (device, kernels) = (self.device, self.kernels.clone());
         let states = self.params.states as usize;
         let mut degrees = device.alloc_large_filled::<u32>(2 * states, 0)?;
         let mut reverse_offsets = device.alloc_large_filled::<u64>(states + 1, 0)?;
         let mut reverse_targets = unset::<u32>(device, self.params.edges as usize)?;
         let mut cursor = unset::<u64>(device, states)?;
+        // The work list's queue: free (all ones) beyond what is appended.
+        let mut queue = device.alloc_large_filled::<u32>(states, 0xff)?;
         self.params.degrees = device.address_mut(&mut degrees);
         self.params.reverse_offsets = device.address_mut(&mut reverse_offsets);
         self.params.reverse_targets = device.address_mut(&mut reverse_targets);
         self.params.partition = device.address_mut(&mut cursor);
         self.transpose(&mut reverse_offsets, &mut cursor)?;
         device.note_memory_use()?;
+        let next_live = self.params.next_live;
+        self.params.next_live = device.address_mut(&mut queue);
         self.launch_over(&kernels.trim_degrees, states as u64)?;
-        self.clear_counter(counter::LIVE)?;
-        self.launch_over(&kernels.trim_seed, states as u64)?;
-        let mut wave = self.read_counters()?[counter::LIVE];
-        let mut waves = 0;
-        while wave > 0 {
-            self.swap_lists(wave);
-            self.clear_counter(counter::LIVE)?;
-            if wave <= BLOCK_WAVE {
-                let config = LaunchConfig {
-                    grid_dim: (1, 1, 1),
-                    block_dim: (BLOCK_WAVE_THREADS, 1, 1),
-                    shared_mem_bytes: 0,
-                };
-                self.launch_with(&kernels.trim_waves_block, config)?;
-                let counters = self.read_counters()?;
-                let ran = counters[counter::TRIM_WAVES];
-                waves += ran;
-                wave = counters[counter::LIVE];
-                // The pending wave is where appends go after an odd number
-                // of waves; after an even number it is in the work list.
-                if ran % 2 == 0 {
-                    self.swap_lists(self.params.live_count);
-                }
-            } else {
-                self.launch(&kernels.trim_wave)?;
-                waves += 1;
-                wave = self.read_counters()?[counter::LIVE];
-            }
+        for slot in [counter::LIVE, counter::TRIM_TAKEN, counter::TRIM_FINISHED] {
+            self.clear_counter(slot)?;
         }
+        self.launch_over(&kernels.trim_seed, states as u64)?;
+        let resident =
+            u64::from(device.multiprocessors()) * TRIM_BLOCKS_PER_SM * u64::from(THREADS);
+        self.launch_over(&kernels.trim_drain, resident)?;
+        self.trimmed = self.read_counters()?[counter::LIVE];
+        self.params.next_live = next_live;
         self.params.degrees = 0;
         self.params.reverse_offsets = 0;
         self.params.reverse_targets = 0;
         self.params.partition = 0;
         self.params.trimmed = 1;
-        self.trim_waves = waves;
         Ok(())
     }
+
     /// Launches `kernel` with enough threads for `items` work items.
     fn launch_over(&self, kernel: &CudaFunction, items: u64) -> Result<(), GpuError> {
-        self.launch_with(kernel, self.device.grid_stride_launch(items, THREADS, 32))
-    }
-
-    /// Launches `kernel` in `config`.
-    fn launch_with(&self, kernel: &CudaFunction, config: LaunchConfig) -> Result<(), GpuError> {
         let mut launch = self.device.stream().launch_builder(kernel);
         launch.arg(&self.params);
+        let config = self.device.grid_stride_launch(items, THREADS, 32);
         // SAFETY: the block matches the kernel's (checked at compile
         // time); every address in it points into an allocation of this
         // run or of the graph, sized as the block says.
