@@ -5,7 +5,9 @@
 //! (topological interval iteration). What a component reads outside
 //! itself is then final, so a component of one class that does not read
 //! itself is final after one update, and a larger one is swept on its
-//! own, as a [`Schedule`] of its own says, until its states are precise
+//! own, as an optimistic [`Schedule`] of its own says (the lower bounds
+//! first, then a guess of the upper ones, which gives way to the known
+//! upper bounds if it does not verify), until its states are precise
 //! (to a precision by its place in the order, see
 //! `Layout::precision_of`), skipping the classes already within half of
 //! it (see `PositionBounds`); the sweeps of a large component are
@@ -35,7 +37,7 @@ use rayon::prelude::*;
 use super::reference::{
     Bounds, Classes, Iteration, Phase, Schedule, Step, SweepRule, Tally, guess_above,
 };
-use super::{Precision, SolveOptions};
+use super::{Precision, SolveOptions, timed};
 use crate::explicit::{Csr, Mdp};
 use crate::scc;
 
@@ -202,27 +204,33 @@ impl Layout {
 /// each where repeated in a row).
 fn dependencies(mdp: &Mdp, classes: &Classes, class_of: &[u32]) -> Csr {
     let mut last_seen = vec![u32::MAX; classes.count()];
-    let mut edges = Vec::new();
+    let mut graph = Csr {
+        offsets: Vec::with_capacity(classes.count() + 1),
+        targets: Vec::new(),
+    };
+    graph.offsets.push(0);
     for class in 0..classes.count() {
         for (choice, _) in classes.choices_with_constants(class) {
             for &target in mdp.branches_of(choice).0 {
                 let read = class_of[target as usize];
                 if read != u32::MAX && last_seen[read as usize] != class as u32 {
                     last_seen[read as usize] = class as u32;
-                    edges.push((class as u32, read));
+                    graph.targets.push(read);
                 }
             }
         }
+        graph.offsets.push(graph.targets.len() as u64);
     }
-    Csr::from_edges(classes.count() as u32, edges).expect("edges between classes")
+    graph
 }
 
 /// The bounds of every position of a [`Layout`], as the bits of `f64`s
 /// that threads update while others read them (see
 /// [`super::reference::SharedBounds`] for why that is sound).
 struct PositionBounds {
-    lower: Vec<AtomicU64>,
-    upper: Vec<AtomicU64>,
+    /// The lower and the upper bound of each position side by side, so
+    /// that a read of both touches one cache line.
+    bounds: Vec<[AtomicU64; 2]>,
     /// Whether the class at each position is within half the precision
     /// with proven bounds: as the lower bound only rises and the upper one
     /// only falls from then on, it stays precise and is not updated again
@@ -236,7 +244,7 @@ impl PositionBounds {
     /// lower and the lowest upper bound of their states (which share a
     /// value).
     fn of(layout: &Layout, iteration: &Iteration) -> PositionBounds {
-        let (lower, upper) = layout
+        let bounds = layout
             .class_at
             .iter()
             .map(|&class| {
@@ -248,26 +256,29 @@ impl PositionBounds {
                     )
                 })
             })
-            .map(|(l, u)| (AtomicU64::new(l.to_bits()), AtomicU64::new(u.to_bits())))
-            .unzip();
+            .map(|(l, u)| [AtomicU64::new(l.to_bits()), AtomicU64::new(u.to_bits())])
+            .collect();
         let frozen = layout
             .class_at
             .iter()
             .map(|_| AtomicBool::new(false))
             .collect();
-        PositionBounds {
-            lower,
-            upper,
-            frozen,
-        }
+        PositionBounds { bounds, frozen }
     }
 
-    fn get(values: &[AtomicU64], position: usize) -> f64 {
-        f64::from_bits(values[position].load(Relaxed))
+    /// The lower bound at `position`.
+    fn lower(&self, position: usize) -> f64 {
+        f64::from_bits(self.bounds[position][0].load(Relaxed))
     }
 
-    fn set(values: &[AtomicU64], position: usize, value: f64) {
-        values[position].store(value.to_bits(), Relaxed);
+    /// The upper bound at `position`.
+    fn upper(&self, position: usize) -> f64 {
+        f64::from_bits(self.bounds[position][1].load(Relaxed))
+    }
+
+    fn set(&self, position: usize, lower: f64, upper: f64) {
+        self.bounds[position][0].store(lower.to_bits(), Relaxed);
+        self.bounds[position][1].store(upper.to_bits(), Relaxed);
     }
 
     /// One update of the class at `position` under `rule`, as
@@ -289,12 +300,12 @@ impl PositionBounds {
                 .zip(&layout.probabilities[branches]);
             if with_upper {
                 for (&target, &probability) in reads {
-                    low += probability * Self::get(&self.lower, target as usize);
-                    high += probability * Self::get(&self.upper, target as usize);
+                    low += probability * self.lower(target as usize);
+                    high += probability * self.upper(target as usize);
                 }
             } else {
                 for (&target, &probability) in reads {
-                    low += probability * Self::get(&self.lower, target as usize);
+                    low += probability * self.lower(target as usize);
                 }
             }
             best = Some(rule.better(best, (low, high)));
@@ -302,13 +313,14 @@ impl PositionBounds {
         // A class without a choice out of it can only stay: value 0.
         let (low, high) = best.unwrap_or((0.0, 0.0));
         let mut tally = Tally::default();
-        let before = (
-            Self::get(&self.lower, position),
-            Self::get(&self.upper, position),
+        let (lower, upper) = rule.keep(
+            self.lower(position),
+            self.upper(position),
+            low,
+            high,
+            &mut tally,
         );
-        let (lower, upper) = rule.keep(before.0, before.1, low, high, &mut tally);
-        Self::set(&self.lower, position, lower);
-        Self::set(&self.upper, position, upper);
+        self.set(position, lower, upper);
         let half = Precision {
             epsilon: rule.precision.epsilon / 2.0,
             ..rule.precision
@@ -323,8 +335,9 @@ impl PositionBounds {
 /// Solves the components of `iteration` in order (see the module
 /// documentation).
 fn solve_in_order(mdp: &Mdp, iteration: Iteration, options: &SolveOptions) -> Bounds {
-    let layout = Layout::of(mdp, &iteration);
+    let layout = timed("layout", || Layout::of(mdp, &iteration));
     let bounds = PositionBounds::of(&layout, &iteration);
+    let sweeping = std::time::Instant::now();
     let one_update = SweepRule {
         optimum: iteration.optimum,
         // What a single class reads is final: its update is a proven
@@ -353,7 +366,7 @@ fn solve_in_order(mdp: &Mdp, iteration: Iteration, options: &SolveOptions) -> Bo
             precision: layout.precision_of(component, highest, options),
             ..options.clone()
         };
-        let schedule = sweep_component(
+        let (schedule, proven) = sweep_component(
             &layout,
             &iteration,
             positions.clone(),
@@ -361,7 +374,7 @@ fn solve_in_order(mdp: &Mdp, iteration: Iteration, options: &SolveOptions) -> Bo
             &component_options,
         );
         iterations = iterations.max(schedule.iterations());
-        if !schedule.upper_proven() {
+        if !proven {
             unproven.push(positions.clone());
         }
         if !schedule.converged() {
@@ -372,11 +385,18 @@ fn solve_in_order(mdp: &Mdp, iteration: Iteration, options: &SolveOptions) -> Bo
             break;
         }
     }
+    tracing::debug!(
+        seconds = sweeping.elapsed().as_secs_f64(),
+        components = layout.cyclic.len(),
+        cyclic = layout.cyclic.iter().filter(|&&c| c).count(),
+        iterations,
+        "sweeps"
+    );
     let (mut lower, mut upper) = (iteration.lower, iteration.upper);
     for (position, &class) in layout.class_at.iter().enumerate() {
         for &state in iteration.classes.states(class as usize) {
-            lower[state as usize] = PositionBounds::get(&bounds.lower, position);
-            upper[state as usize] = PositionBounds::get(&bounds.upper, position);
+            lower[state as usize] = bounds.lower(position);
+            upper[state as usize] = bounds.upper(position);
         }
     }
     if options.sound {
@@ -394,25 +414,44 @@ fn solve_in_order(mdp: &Mdp, iteration: Iteration, options: &SolveOptions) -> Bo
     }
 }
 
-/// Sweeps the component at `positions` as its own [`Schedule`] says, in
-/// parallel where it is large enough; the schedule at the end.
+/// Sweeps the component at `positions` as its own optimistic
+/// [`Schedule`] says, in parallel where it is large enough; the schedule
+/// at the end, and whether the upper bounds are proven (by the schedule,
+/// or known before a guess and put back).
 fn sweep_component(
     layout: &Layout,
     iteration: &Iteration,
     positions: std::ops::Range<usize>,
     bounds: &PositionBounds,
     options: &SolveOptions,
-) -> Schedule {
-    let mut schedule = Schedule::of_classes(iteration, positions.len(), options);
+) -> (Schedule, bool) {
+    let mut schedule = Schedule::optimistic(iteration, positions.len(), options);
+    // The upper bounds known before a guess.
+    let known: Vec<f64> = if schedule.falls_back() {
+        positions.clone().map(|p| bounds.upper(p)).collect()
+    } else {
+        Vec::new()
+    };
+    let restore = || {
+        for (position, &upper) in positions.clone().zip(&known) {
+            bounds.set(position, bounds.lower(position), upper);
+        }
+    };
     // The positions not frozen, as of the last look.
     let mut active: Vec<u32> = positions.clone().map(|p| p as u32).collect();
     let mut step = schedule.start();
     while step != Step::Stop {
-        if let Step::Guess(precision) = step {
-            for position in positions.clone() {
-                let lower = PositionBounds::get(&bounds.lower, position);
-                PositionBounds::set(&bounds.upper, position, guess_above(lower, precision));
+        match step {
+            Step::Guess(precision) => {
+                for position in positions.clone() {
+                    let lower = bounds.lower(position);
+                    let cap = known.get(position - positions.start);
+                    let guess = guess_above(lower, precision).min(*cap.unwrap_or(&f64::INFINITY));
+                    bounds.set(position, lower, guess);
+                }
             }
+            Step::Restore => restore(),
+            Step::Sweep | Step::Stop => {}
         }
         if schedule.iterations().is_multiple_of(SWEEPS_PER_LOOK) {
             active.retain(|&p| !bounds.frozen[p as usize].load(Relaxed));
@@ -433,5 +472,17 @@ fn sweep_component(
         };
         step = schedule.after(1, tally);
     }
-    schedule
+    if positions.len() >= 2 * CLASSES_PER_TASK {
+        tracing::debug!(
+            classes = positions.len(),
+            sweeps = schedule.iterations(),
+            "large component"
+        );
+    }
+    let falls_back = !schedule.upper_proven() && schedule.falls_back();
+    if falls_back {
+        restore();
+    }
+    let proven = schedule.upper_proven() || falls_back;
+    (schedule, proven)
 }

@@ -23,6 +23,15 @@ pub use property::Optimum;
 use property::{Bound, PathFormula, Property, Query};
 use reference::{Bounds, Iteration};
 
+/// Runs `work` and logs its time at the debug level (`-vv`) as `what`:
+/// the phases of `warpcheck prob`.
+pub(crate) fn timed<T>(what: &str, work: impl FnOnce() -> T) -> T {
+    let started = Instant::now();
+    let result = work();
+    tracing::debug!(seconds = started.elapsed().as_secs_f64(), "{what}");
+    result
+}
+
 /// How close a computed value must be to the true one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Precision {
@@ -213,9 +222,33 @@ pub fn solve(
 }
 
 /// The value of `property` in every state of `model` within `options`:
-/// the precomputations and step-bounded properties on the host, the
-/// iterations by `engine`.
+/// the precomputations and step-bounded properties on the host (on the
+/// threads of the CPU engine, on one for the reference, on the current
+/// rayon pool with the GPU), the iterations by `engine`.
 pub fn check(
+    model: &ProbModel,
+    property: &Property,
+    options: &SolveOptions,
+    engine: Engine<'_>,
+) -> Result<Outcome, CheckError> {
+    let threads = match engine {
+        Engine::Gpu(_) => return check_on(model, property, options, engine),
+        Engine::Cpu(threads) => threads.max(1),
+        Engine::Reference => 1,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool of at least one thread");
+    let engine = match engine {
+        Engine::Cpu(_) => Engine::Cpu(threads),
+        _ => Engine::Reference,
+    };
+    pool.install(|| check_on(model, property, options, engine))
+}
+
+/// [`check`] on the current rayon pool.
+fn check_on(
     model: &ProbModel,
     property: &Property,
     options: &SolveOptions,

@@ -7,8 +7,15 @@
 //! probabilities are positive, never at their values.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use rayon::prelude::*;
+
+use super::reference::Classes;
 use crate::explicit::Mdp;
+
+/// Choices one task of [`Predecessors::of`] names the owners of.
+const CHOICES_PER_TASK: usize = 1 << 16;
 
 /// For every state, the choices of other states with a branch into it
 /// (each choice once per target state): what the backward searches follow.
@@ -20,45 +27,63 @@ pub struct Predecessors {
 }
 
 impl Predecessors {
-    /// The predecessor choices of every state of `mdp`.
+    /// The predecessor choices of every state of `mdp`, on the current
+    /// rayon pool: a counting sort by target whose counts and places are
+    /// atomic, so that each state's list is in no set order (the searches
+    /// find the same sets in any order).
     pub fn of(mdp: &Mdp) -> Predecessors {
         let states = mdp.states() as usize;
-        let mut owner = vec![0u32; mdp.choices() as usize];
-        let mut counts = vec![0u64; states + 1];
-        // Once per target of a choice (positive branches only): a target
-        // seen in the choice already carries the choice's stamp.
-        let each_branch = |visit: &mut dyn FnMut(u64, u32)| {
-            let mut stamp = vec![u64::MAX; states];
-            for state in 0..mdp.states() {
-                for choice in mdp.choices_of(state) {
-                    let (targets, probabilities) = mdp.branches_of(choice);
-                    for (&target, &probability) in targets.iter().zip(probabilities) {
-                        if probability > 0.0 && stamp[target as usize] != choice {
-                            stamp[target as usize] = choice;
-                            visit(choice, target);
-                        }
-                    }
-                }
-            }
+        // The positive branches of `choice` whose target did not come
+        // before in it.
+        let targets_of = |choice: u64| {
+            let (targets, probabilities) = mdp.branches_of(choice);
+            let increasing = targets.windows(2).all(|pair| pair[0] < pair[1]);
+            targets
+                .iter()
+                .zip(probabilities)
+                .enumerate()
+                .filter(move |&(i, (target, &probability))| {
+                    probability > 0.0 && (increasing || !targets[..i].contains(target))
+                })
+                .map(|(_, (&target, _))| target as usize)
         };
-        each_branch(&mut |_, target| counts[target as usize + 1] += 1);
-        for i in 0..states {
-            counts[i + 1] += counts[i];
-        }
-        let mut cursor = counts.clone();
-        let mut choices = vec![0u64; counts[states] as usize];
-        each_branch(&mut |choice, target| {
-            choices[cursor[target as usize] as usize] = choice;
-            cursor[target as usize] += 1;
-        });
-        for state in 0..mdp.states() {
-            for choice in mdp.choices_of(state) {
-                owner[choice as usize] = state;
+        let counts: Vec<AtomicU64> = (0..=states).map(|_| AtomicU64::new(0)).collect();
+        (0..mdp.choices()).into_par_iter().for_each(|choice| {
+            for target in targets_of(choice) {
+                counts[target + 1].fetch_add(1, Relaxed);
             }
+        });
+        let mut offsets: Vec<u64> = counts.into_iter().map(AtomicU64::into_inner).collect();
+        for i in 0..states {
+            offsets[i + 1] += offsets[i];
         }
+        let cursors: Vec<AtomicU64> = offsets[..states]
+            .iter()
+            .map(|&o| AtomicU64::new(o))
+            .collect();
+        let slots: Vec<AtomicU64> = (0..offsets[states]).map(|_| AtomicU64::new(0)).collect();
+        (0..mdp.choices()).into_par_iter().for_each(|choice| {
+            for target in targets_of(choice) {
+                slots[cursors[target].fetch_add(1, Relaxed) as usize].store(choice, Relaxed);
+            }
+        });
+        let mut owner = vec![0u32; mdp.choices() as usize];
+        owner
+            .par_chunks_mut(CHOICES_PER_TASK)
+            .enumerate()
+            .for_each(|(task, owners)| {
+                let first = (task * CHOICES_PER_TASK) as u64;
+                let mut state = mdp.choice_offsets.partition_point(|&o| o <= first) - 1;
+                for (choice, owner) in (first..).zip(owners) {
+                    while mdp.choice_offsets[state + 1] <= choice {
+                        state += 1;
+                    }
+                    *owner = state as u32;
+                }
+            });
         Predecessors {
-            offsets: counts,
-            choices,
+            offsets,
+            choices: slots.into_iter().map(AtomicU64::into_inner).collect(),
             owner,
         }
     }
@@ -234,6 +259,63 @@ pub fn exists_almost_surely(
     }
 }
 
+/// Which of `classes` some scheduler leads into `right` with probability 1
+/// (Pmax = 1), where `classes` are the states that are neither `right`
+/// nor of value 0 (`zero`), each maximal end component among them one
+/// class whose choices are those that leave it
+/// ([`Classes::collapsing_end_components`]). So collapsed they hold no end
+/// component, so that every scheduler leaves them with probability 1,
+/// into `right` or into `zero`: the value is 1 where some scheduler never
+/// risks `zero`, which is outside the least set holding `zero` and every
+/// class all of whose choices have a branch into it. One backward search,
+/// where [`exists_almost_surely`] needs rounds.
+pub fn almost_surely_collapsed(
+    mdp: &Mdp,
+    predecessors: &Predecessors,
+    classes: &Classes,
+    zero: &[bool],
+) -> Vec<bool> {
+    let mut class_of = vec![u32::MAX; zero.len()];
+    for class in 0..classes.count() {
+        for &state in classes.states(class) {
+            class_of[state as usize] = class as u32;
+        }
+    }
+    // The choices of the classes that have no branch into the set yet.
+    let mut open = vec![false; mdp.choices() as usize];
+    for &choice in &classes.choices {
+        open[choice as usize] = true;
+    }
+    let mut choices_left: Vec<u64> = classes
+        .choice_offsets
+        .windows(2)
+        .map(|range| range[1] - range[0])
+        .collect();
+    let mut queue: Vec<u32> = (0..zero.len() as u32)
+        .filter(|&s| zero[s as usize])
+        .collect();
+    let mut sure = vec![true; classes.count()];
+    for (class, _) in choices_left.iter().enumerate().filter(|&(_, &n)| n == 0) {
+        sure[class] = false;
+        queue.extend(classes.states(class));
+    }
+    while let Some(state) = queue.pop() {
+        for (choice, owner) in predecessors.of_state(state) {
+            let class = class_of[owner as usize];
+            if class == u32::MAX || !open[choice as usize] {
+                continue;
+            }
+            open[choice as usize] = false;
+            choices_left[class as usize] -= 1;
+            if choices_left[class as usize] == 0 {
+                sure[class as usize] = false;
+                queue.extend(classes.states(class as usize));
+            }
+        }
+    }
+    sure
+}
+
 /// The states from which every scheduler reaches `right` through `left`
 /// states with probability 1 (Pmin = 1): those from which no scheduler can
 /// reach, through `left` states that are not `right`, a state where some
@@ -254,6 +336,29 @@ pub fn forall_almost_surely(
 mod tests {
     use super::*;
     use crate::numeric::tests::end_component_mdp;
+
+    /// Each state's predecessor choices, each once however many of its
+    /// branches lead there, without the branches of probability 0.
+    #[test]
+    fn predecessors_count_each_choice_once_per_target() {
+        let mdp = Mdp {
+            choice_offsets: vec![0, 2, 3, 4],
+            branch_offsets: vec![0, 3, 4, 6, 7],
+            targets: vec![1, 2, 1, 0, 2, 1, 2],
+            probabilities: vec![0.25, 0.5, 0.25, 1.0, 1.0, 0.0, 1.0],
+            choice_labels: None,
+            initial: 0,
+        };
+        let predecessors = Predecessors::of(&mdp);
+        let of = |state| {
+            let mut found: Vec<(u64, u32)> = predecessors.of_state(state).collect();
+            found.sort_unstable();
+            found
+        };
+        assert_eq!(of(0), [(1, 0)]);
+        assert_eq!(of(1), [(0, 0)]);
+        assert_eq!(of(2), [(0, 0), (2, 1), (3, 2)]);
+    }
 
     #[test]
     fn the_four_analyses_on_a_small_mdp() {

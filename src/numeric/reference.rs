@@ -20,9 +20,9 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use super::qualitative::{self, Predecessors};
-use super::{Optimum, Outcome, Precision, SolveOptions};
+use super::{Optimum, Outcome, Precision, SolveOptions, timed};
 use crate::explicit::{MarkovChain, Mdp};
-use crate::mec;
+use crate::{mec, scc};
 
 /// The undecided part of a property once the precomputations have settled
 /// what they can, with a lower and an upper bound of every state's value:
@@ -92,6 +92,10 @@ pub enum Step {
     /// Stop: the precision is reached (or the limits are, see
     /// [`Schedule::converged`]).
     Stop,
+    /// Put back the upper bounds known before the guess (which did not
+    /// verify), then sweep again, as interval iteration from there. Only a
+    /// schedule made by [`Schedule::optimistic`] gives it.
+    Restore,
 }
 
 /// The phases of the iteration and when to stop, shared by the engines so
@@ -109,6 +113,9 @@ pub struct Schedule {
     last_lower: u64,
     /// Guesses made so far.
     guesses: u32,
+    /// Whether the upper bounds were known before a guess, which then
+    /// gives way to them ([`Step::Restore`]) if it does not verify.
+    fallback: bool,
     converged: bool,
 }
 
@@ -119,13 +126,30 @@ const MAX_GUESSES: u32 = 6;
 impl Schedule {
     /// The schedule of `iteration` within `options`.
     pub fn new(iteration: &Iteration, options: &SolveOptions) -> Schedule {
-        Schedule::of_classes(iteration, iteration.classes.count(), options)
+        Schedule::of_classes(iteration, iteration.classes.count(), options, false)
     }
 
     /// The schedule of `classes` of the classes of `iteration` (a part
-    /// solved on its own) within `options`.
-    pub fn of_classes(iteration: &Iteration, classes: usize, options: &SolveOptions) -> Schedule {
-        let phase = if !options.sound || !iteration.upper_known {
+    /// solved on its own) within `options`, which guesses an upper bound
+    /// also where one is known (probabilities): the lower bounds of
+    /// reachability often settle in a fraction of the sweeps that bring
+    /// the upper bound 1 down to them, and a guess a little above them
+    /// mostly verifies at once. A guess that does not verify within as
+    /// many sweeps as the lower bounds took (at least 16) gives way to the
+    /// known bounds ([`Step::Restore`]), and interval iteration goes on
+    /// from the lower bounds reached.
+    pub fn optimistic(iteration: &Iteration, classes: usize, options: &SolveOptions) -> Schedule {
+        Schedule::of_classes(iteration, classes, options, true)
+    }
+
+    fn of_classes(
+        iteration: &Iteration,
+        classes: usize,
+        options: &SolveOptions,
+        optimistic: bool,
+    ) -> Schedule {
+        let fallback = options.sound && iteration.upper_known && optimistic;
+        let phase = if !options.sound || !iteration.upper_known || fallback {
             Phase::LowerOnly
         } else {
             Phase::Verified
@@ -144,6 +168,7 @@ impl Schedule {
             in_phase: 0,
             last_lower: 0,
             guesses: 0,
+            fallback,
             converged: classes == 0,
         }
     }
@@ -188,6 +213,11 @@ impl Schedule {
             Phase::Verifying if tally.raised == 0 => {
                 self.enter(Phase::Verified);
                 self.finished(tally)
+            }
+            Phase::Verifying if self.fallback && self.in_phase > self.last_lower.max(16) => {
+                self.fallback = false;
+                self.enter(Phase::Verified);
+                Step::Restore
             }
             Phase::Verifying
                 if self.guesses < MAX_GUESSES && self.in_phase > self.last_lower.max(16) =>
@@ -236,9 +266,17 @@ impl Schedule {
     }
 
     /// Whether the upper bounds are proven: if not when the iteration
-    /// stops, only the lower bounds mean anything.
+    /// stops, only the lower bounds mean anything, or the known ones (see
+    /// [`Schedule::falls_back`]).
     pub fn upper_proven(&self) -> bool {
         self.rule.phase == Phase::Verified
+    }
+
+    /// Whether the upper bounds known before a guess still hold where
+    /// the current ones are not proven: an optimistic schedule that stops
+    /// before its guess verified.
+    pub fn falls_back(&self) -> bool {
+        self.fallback
     }
 }
 
@@ -278,33 +316,61 @@ impl Bounds {
 }
 
 /// The precomputations of `left U right` in `mdp` (a DTMC as
-/// [`super::as_mdp`] gives it, with `optimum` `None`).
+/// [`super::as_mdp`] gives it, with `optimum` `None`). For `Pmax`, the
+/// end components of the states neither settled at 0 nor `right` are
+/// collapsed before the states of value 1 are sought, which the collapse
+/// makes one backward search
+/// ([`qualitative::almost_surely_collapsed`]); in a Markov chain, a state
+/// has value 1 when no path through `left` reaches one of value 0.
 pub fn prepare(mdp: &Mdp, left: &[bool], right: &[bool], optimum: Option<Optimum>) -> Iteration {
-    let predecessors = Predecessors::of(mdp);
-    // States settled at 0 and at 1.
-    let (zero, one) = match optimum {
-        None | Some(Optimum::Max) => {
-            let positive = qualitative::exists_reach(&predecessors, left, right);
-            let one = qualitative::exists_almost_surely(mdp, &predecessors, left, right);
-            (positive.iter().map(|&p| !p).collect::<Vec<_>>(), one)
+    let predecessors = timed("predecessors", || Predecessors::of(mdp));
+    let zero: Vec<bool> = timed("prob0", || match optimum {
+        None | Some(Optimum::Max) => qualitative::exists_reach(&predecessors, left, right),
+        Some(Optimum::Min) => qualitative::forall_reach(mdp, &predecessors, left, right),
+    })
+    .iter()
+    .map(|&positive| !positive)
+    .collect();
+    let (one, classes) = match optimum {
+        Some(Optimum::Max) => {
+            let maybe: Vec<bool> = zero.iter().zip(right).map(|(&z, &r)| !z && !r).collect();
+            let classes = timed("classes", || {
+                Classes::collapsing_end_components(mdp, &maybe, &ChoiceRule::ALL)
+            });
+            let sure = timed("prob1", || {
+                qualitative::almost_surely_collapsed(mdp, &predecessors, &classes, &zero)
+            });
+            let mut one = right.to_vec();
+            for class in (0..classes.count()).filter(|&class| sure[class]) {
+                for &state in classes.states(class) {
+                    one[state as usize] = true;
+                }
+            }
+            (one, classes.retain(|class| !sure[class]))
         }
-        Some(Optimum::Min) => {
-            let positive = qualitative::forall_reach(mdp, &predecessors, left, right);
-            let zero: Vec<bool> = positive.iter().map(|&p| !p).collect();
-            let one = qualitative::forall_almost_surely(&predecessors, left, right, &zero);
-            (zero, one)
+        _ => {
+            let one = timed("prob1", || {
+                qualitative::forall_almost_surely(&predecessors, left, right, &zero)
+            });
+            let undecided: Vec<bool> = zero.iter().zip(&one).map(|(&z, &o)| !z && !o).collect();
+            let classes = timed("classes", || {
+                Classes::identity(mdp, &undecided, &ChoiceRule::ALL)
+            });
+            (one, classes)
         }
     };
-    let undecided: Vec<bool> = zero.iter().zip(&one).map(|(&z, &o)| !z && !o).collect();
-    let classes = match optimum {
-        Some(Optimum::Max) => Classes::collapsing_end_components(mdp, &undecided, &ChoiceRule::ALL),
-        _ => Classes::identity(mdp, &undecided, &ChoiceRule::ALL),
-    };
+    tracing::debug!(
+        zero = zero.iter().filter(|&&z| z).count(),
+        one = one.iter().filter(|&&o| o).count(),
+        classes = classes.count(),
+        "settled"
+    );
     let settled = |state: usize| if one[state] { 1.0 } else { 0.0 };
+    let undecided = |state: usize| !zero[state] && !one[state];
     Iteration {
         lower: (0..zero.len()).map(settled).collect(),
         upper: (0..zero.len())
-            .map(|s| if undecided[s] { 1.0 } else { settled(s) })
+            .map(|s| if undecided(s) { 1.0 } else { settled(s) })
             .collect(),
         upper_known: true,
         classes,
@@ -612,12 +678,14 @@ impl ChoiceRule<'_> {
 impl Classes {
     /// One class per undecided state, with its usable choices.
     pub fn identity(mdp: &Mdp, undecided: &[bool], rule: &ChoiceRule<'_>) -> Classes {
-        let groups = (0..mdp.states())
+        let members: Vec<u32> = (0..mdp.states())
             .filter(|&s| undecided[s as usize])
-            .map(|s| vec![s]);
+            .collect();
+        let member_offsets = (0..=members.len() as u64).collect();
         Classes::of_groups(
             mdp,
-            groups,
+            members,
+            member_offsets,
             |_, choice| (rule.usable)(choice),
             rule.constants,
         )
@@ -626,7 +694,8 @@ impl Classes {
     /// The undecided states with every maximal end component among them
     /// (of the MDP restricted to them and to the collapsible choices) as
     /// one class, whose choices are the usable ones that do not stay
-    /// inside it.
+    /// inside it. The end components are found on the threads of the
+    /// current rayon pool ([`mec::cpu`]).
     pub fn collapsing_end_components(
         mdp: &Mdp,
         undecided: &[bool],
@@ -635,23 +704,29 @@ impl Classes {
         if !undecided.contains(&true) {
             return Classes::identity(mdp, undecided, rule);
         }
-        let (inner, original) = restrict(mdp, undecided, |choice| {
-            (rule.usable)(choice) && (rule.collapsible)(choice)
+        let (inner, original) = timed("restriction", || {
+            restrict(mdp, undecided, |choice| {
+                (rule.usable)(choice) && (rule.collapsible)(choice)
+            })
         });
-        let mecs = mec::reference(&inner);
-        let mut groups: Vec<Vec<u32>> = mecs
-            .mecs
-            .iter()
-            .map(|mec| mec.iter().map(|&s| original[s as usize]).collect())
-            .collect();
-        groups.extend(
-            (0..inner.states())
-                .filter(|&s| mecs.of_state[s as usize] == mec::NO_MEC)
-                .map(|s| vec![original[s as usize]]),
-        );
+        let threads = rayon::current_num_threads();
+        let mecs = timed("end components", || {
+            mec::cpu(&inner, scc::cpu::Method::default(), threads)
+        });
+        // The end components, then the other states alone.
+        let mut members: Vec<u32> = Vec::with_capacity(original.len());
+        let mut member_offsets = vec![0];
+        for mec in &mecs.mecs {
+            members.extend(mec.iter().map(|&s| original[s as usize]));
+            member_offsets.push(members.len() as u64);
+        }
+        for (state, _) in (mecs.of_state.iter().enumerate()).filter(|&(_, &m)| m == mec::NO_MEC) {
+            members.push(original[state]);
+            member_offsets.push(members.len() as u64);
+        }
         let mut class_of = vec![u32::MAX; mdp.states() as usize];
-        for (class, group) in groups.iter().enumerate() {
-            for &state in group {
+        for (class, range) in member_offsets.windows(2).enumerate() {
+            for &state in &members[range[0] as usize..range[1] as usize] {
                 class_of[state as usize] = class as u32;
             }
         }
@@ -666,36 +741,61 @@ impl Classes {
                     .zip(probabilities)
                     .all(|(&t, &p)| p <= 0.0 || class_of[t as usize] == class)
         };
-        Classes::of_groups(mdp, groups.into_iter(), keep, rule.constants)
+        Classes::of_groups(mdp, members, member_offsets, keep, rule.constants)
     }
 
+    /// The classes of the states `members`, class by class from
+    /// `member_offsets`, with the choices of their states that `keep`.
     fn of_groups(
         mdp: &Mdp,
-        groups: impl Iterator<Item = Vec<u32>>,
+        members: Vec<u32>,
+        member_offsets: Vec<u64>,
         keep: impl Fn(u32, u64) -> bool,
         constants: Option<&[f64]>,
     ) -> Classes {
-        let mut classes = Classes {
+        let mut choices = Vec::with_capacity(members.len());
+        let mut choice_offsets = Vec::with_capacity(member_offsets.len());
+        choice_offsets.push(0);
+        for range in member_offsets.windows(2) {
+            for &state in &members[range[0] as usize..range[1] as usize] {
+                choices.extend(mdp.choices_of(state).filter(|&c| keep(state, c)));
+            }
+            choice_offsets.push(choices.len() as u64);
+        }
+        let constants = match constants {
+            Some(constants) => choices.iter().map(|&c| constants[c as usize]).collect(),
+            None => Vec::new(),
+        };
+        Classes {
+            members,
+            member_offsets,
+            choices,
+            choice_offsets,
+            constants,
+        }
+    }
+
+    /// The classes for which `keep` holds, in order.
+    pub fn retain(self, keep: impl Fn(usize) -> bool) -> Classes {
+        let mut kept = Classes {
             members: Vec::new(),
             member_offsets: vec![0],
             choices: Vec::new(),
             choice_offsets: vec![0],
             constants: Vec::new(),
         };
-        for group in groups {
-            for &state in &group {
-                for choice in mdp.choices_of(state).filter(|&c| keep(state, c)) {
-                    classes.choices.push(choice);
-                    if let Some(constants) = constants {
-                        classes.constants.push(constants[choice as usize]);
-                    }
-                }
+        for class in (0..self.count()).filter(|&class| keep(class)) {
+            kept.members.extend(self.states(class));
+            let choices =
+                self.choice_offsets[class] as usize..self.choice_offsets[class + 1] as usize;
+            kept.choices.extend(&self.choices[choices.clone()]);
+            if !self.constants.is_empty() {
+                kept.constants.extend(&self.constants[choices]);
             }
-            classes.members.extend(group);
-            classes.member_offsets.push(classes.members.len() as u64);
-            classes.choice_offsets.push(classes.choices.len() as u64);
+            kept.member_offsets.push(kept.members.len() as u64);
+            kept.choice_offsets.push(kept.choices.len() as u64);
         }
-        classes
+        kept
     }
 
     /// Number of classes.
@@ -728,26 +828,37 @@ fn restrict(mdp: &Mdp, keep: &[bool], allowed: impl Fn(u64) -> bool) -> (Mdp, Ve
     for (new, &old) in original.iter().enumerate() {
         renumbered[old as usize] = new as u32;
     }
-    let choices = original
-        .iter()
-        .map(|&state| {
-            mdp.choices_of(state)
-                .filter(|&choice| allowed(choice))
-                .filter_map(|choice| {
-                    let (targets, probabilities) = mdp.branches_of(choice);
-                    let positive = targets.iter().zip(probabilities).filter(|&(_, &p)| p > 0.0);
-                    positive
-                        .map(|(&t, &p)| {
-                            (renumbered[t as usize] != u32::MAX)
-                                .then(|| (renumbered[t as usize], p))
-                        })
-                        .collect::<Option<Vec<_>>>()
-                })
-                .collect()
-        })
-        .collect();
+    let mut restricted = Mdp {
+        choice_offsets: Vec::with_capacity(original.len() + 1),
+        branch_offsets: vec![0],
+        targets: Vec::new(),
+        probabilities: Vec::new(),
+        choice_labels: None,
+        initial: 0,
+    };
+    restricted.choice_offsets.push(0);
+    for &state in &original {
+        for choice in mdp.choices_of(state).filter(|&choice| allowed(choice)) {
+            let (targets, probabilities) = mdp.branches_of(choice);
+            let positive = targets.iter().zip(probabilities).filter(|&(_, &p)| p > 0.0);
+            if positive
+                .clone()
+                .all(|(&t, _)| renumbered[t as usize] != u32::MAX)
+            {
+                for (&target, &probability) in positive {
+                    restricted.targets.push(renumbered[target as usize]);
+                    restricted.probabilities.push(probability);
+                }
+                restricted
+                    .branch_offsets
+                    .push(restricted.targets.len() as u64);
+            }
+        }
+        restricted
+            .choice_offsets
+            .push(restricted.branch_offsets.len() as u64 - 1);
+    }
     // Whole choices of a valid MDP, so still valid.
-    let restricted = Mdp::from_choices(0, choices).expect("a restriction of a valid MDP");
     (restricted, original)
 }
 
@@ -964,6 +1075,43 @@ mod tests {
             max_iterations: 10_000,
             deadline: None,
         }
+    }
+
+    /// An optimistic schedule of probabilities guesses once the lower
+    /// bounds settle, and when the guess does not verify within 16 sweeps
+    /// (as many as the lower bounds took, at least 16) puts back the known
+    /// upper bounds and goes on as interval iteration.
+    #[test]
+    fn an_optimistic_guess_that_fails_gives_way_to_the_known_bounds() {
+        let (all, goal) = (vec![true; 4], vec![false, true, false, false]);
+        let iteration = prepare(&mdp(), &all, &goal, Some(Optimum::Max));
+        let mut schedule = Schedule::optimistic(&iteration, 2, &options(true));
+        assert_eq!(schedule.rule().phase, Phase::LowerOnly);
+        assert!(schedule.falls_back());
+        let moving = Tally {
+            imprecise: 1,
+            raised: 1,
+        };
+        assert_eq!(schedule.after(1, moving), Step::Sweep);
+        let settled = Tally::default();
+        assert!(matches!(schedule.after(1, settled), Step::Guess(_)));
+        for _ in 0..16 {
+            assert_eq!(schedule.after(1, moving), Step::Sweep);
+            assert!(!schedule.upper_proven() && schedule.falls_back());
+        }
+        assert_eq!(schedule.after(1, moving), Step::Restore);
+        assert!(schedule.upper_proven() && !schedule.falls_back());
+        assert_eq!(schedule.after(1, settled), Step::Stop);
+        assert!(schedule.converged());
+        // Without a known bound (rewards) nothing is put back; the plain
+        // schedule of the other engines starts with the bounds proven.
+        let mut unknown = prepare(&mdp(), &all, &goal, Some(Optimum::Max));
+        unknown.upper_known = false;
+        assert!(!Schedule::optimistic(&unknown, 2, &options(true)).falls_back());
+        assert_eq!(
+            Schedule::new(&iteration, &options(true)).rule().phase,
+            Phase::Verified
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ use super::qualitative::{self, Predecessors};
 use super::reference::{ChoiceRule, Classes, Iteration};
 use super::{
     CheckError, Engine, Optimum, Outcome, SolveOptions, as_mdp, embedded, holding_times, solve,
+    timed,
 };
 use crate::explicit::{ExplicitModel, Mdp, ProbModel, RewardStructure};
 use crate::gpu::GpuError;
@@ -171,18 +172,19 @@ pub fn prepare(
     target: &[bool],
     optimum: Option<Optimum>,
 ) -> Iteration {
-    let predecessors = Predecessors::of(mdp);
+    let predecessors = timed("predecessors", || Predecessors::of(mdp));
     let all = vec![true; target.len()];
     // Where the target is reached with probability 1 under every scheduler
     // (Rmax, Markov chains) or under some scheduler (Rmin).
-    let finite = match optimum {
-        Some(Optimum::Max) => {
+    let finite = timed("prob1", || match optimum {
+        // In a Markov chain, E and A coincide: the searches of A are one pass.
+        None | Some(Optimum::Max) => {
             let reach = qualitative::forall_reach(mdp, &predecessors, &all, target);
             let missed: Vec<bool> = reach.iter().map(|&r| !r).collect();
             qualitative::forall_almost_surely(&predecessors, &all, target, &missed)
         }
-        _ => qualitative::exists_almost_surely(mdp, &predecessors, &all, target),
-    };
+        Some(Optimum::Min) => qualitative::exists_almost_surely(mdp, &predecessors, &all, target),
+    });
     let undecided: Vec<bool> = finite.iter().zip(target).map(|(&f, &t)| f && !t).collect();
     let stays_finite = |choice: u64| {
         let (targets, probabilities) = mdp.branches_of(choice);
@@ -199,10 +201,10 @@ pub fn prepare(
     };
     // Under Rmax and in Markov chains no end component lies among the
     // undecided states (staying in it would miss the target).
-    let classes = match optimum {
+    let classes = timed("classes", || match optimum {
         Some(Optimum::Min) => Classes::collapsing_end_components(mdp, &undecided, &rule),
         _ => Classes::identity(mdp, &undecided, &rule),
-    };
+    });
     let settled = |state: usize| {
         if target[state] || undecided[state] {
             0.0

@@ -1019,3 +1019,37 @@ fn state_rewards_moved_onto_transitions_give_the_oracles_values() {
     }
     assert_eq!(checked, 7);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+    /// On random MDPs, the states of Pmax = 1 that one backward search
+    /// finds once the end components are collapsed are those of the
+    /// rounds of `exists_almost_surely`.
+    #[test]
+    fn pmax_one_after_collapsing_is_the_nested_fixed_point(
+        mdp in crate::mec::small_mdps(8),
+        sets in proptest::collection::vec((proptest::bool::weighted(0.8), proptest::bool::weighted(0.2)), 8),
+    ) {
+        use numeric::qualitative::{self, Predecessors};
+        use numeric::reference::{ChoiceRule, Classes};
+        let n = mdp.states() as usize;
+        let left: Vec<bool> = sets[..n].iter().map(|&(l, _)| l).collect();
+        let right: Vec<bool> = sets[..n].iter().map(|&(_, r)| r).collect();
+        let predecessors = Predecessors::of(&mdp);
+        let zero: Vec<bool> = qualitative::exists_reach(&predecessors, &left, &right)
+            .iter()
+            .map(|&p| !p)
+            .collect();
+        let maybe: Vec<bool> = (0..n).map(|s| !zero[s] && !right[s]).collect();
+        let classes = Classes::collapsing_end_components(&mdp, &maybe, &ChoiceRule::ALL);
+        let sure = qualitative::almost_surely_collapsed(&mdp, &predecessors, &classes, &zero);
+        let mut found = right.clone();
+        for class in (0..classes.count()).filter(|&class| sure[class]) {
+            for &state in classes.states(class) {
+                found[state as usize] = true;
+            }
+        }
+        let expected = qualitative::exists_almost_surely(&mdp, &predecessors, &left, &right);
+        proptest::prop_assert_eq!(found, expected);
+    }
+}
