@@ -334,7 +334,8 @@ type Contestant<'a, T> =
 /// Runs `contestants`, a thread each, and gives the first solution; the
 /// others are stopped then. The first starts at once, the others once it
 /// has run for `delay` of its own CPU time ([`ThreadClock`]) without
-/// finishing. Each gets `options` with a
+/// finishing, or at the latest after [`WALL_BOUND`] times `delay` of
+/// wall-clock time. Each gets `options` with a
 /// stop signal of the race, set when `options.stop` is or a solution is
 /// in (none starts once it is set); progress goes to the first only.
 /// When all fail, the last error.
@@ -356,6 +357,10 @@ fn first_to_finish<T: Send>(
         Some(None) => started.elapsed(),
         None => Duration::ZERO,
     };
+    let head_start_left = || {
+        let by_clock = delay.saturating_sub(first_ran());
+        by_clock.min((delay * WALL_BOUND).saturating_sub(started.elapsed()))
+    };
     std::thread::scope(|scope| {
         let mut waiting = contestants.into_iter().enumerate();
         let mut running = 0;
@@ -364,7 +369,7 @@ fn first_to_finish<T: Send>(
             if options.stop.is_set() {
                 rivals_done.request();
             }
-            let due = !rivals_done.is_set() && (running == 0 || first_ran() >= delay);
+            let due = !rivals_done.is_set() && (running == 0 || head_start_left().is_zero());
             if let Some((i, contestant)) = due.then(|| waiting.next()).flatten() {
                 let own = SolveOptions {
                     threads: options.threads,
@@ -391,10 +396,10 @@ fn first_to_finish<T: Send>(
                 return Err(last_error);
             }
             // The first contestant's CPU time grows no faster than
-            // wall-clock time: what is left of the delay is the least time
-            // to wait.
-            let wait = match delay.checked_sub(first_ran()) {
-                Some(left) if !left.is_zero() => left.min(REPORT_INTERVAL),
+            // wall-clock time: what is left of the head start is the least
+            // time to wait.
+            let wait = match head_start_left() {
+                left if !left.is_zero() => left.min(REPORT_INTERVAL),
                 _ => REPORT_INTERVAL,
             };
             match receiver.recv_timeout(wait) {
@@ -449,6 +454,12 @@ impl ThreadClock {
         None
     }
 }
+
+/// How many times its head start in CPU time the first contestant of a
+/// race may take in wall-clock time before the others start: on a machine
+/// so busy that it gets a quarter of a core, waiting for its CPU time
+/// would hold back a rival that may finish at once.
+const WALL_BOUND: u32 = 4;
 
 /// Reports progress at most every 0.1 s and watches the stop signal: the
 /// common part of every solver's main loop.
@@ -654,9 +665,10 @@ mod tests {
 
     #[test]
     fn the_head_start_is_counted_in_the_first_contestants_cpu_time() {
-        // The first contestant sleeps far beyond the delay but uses no CPU
-        // time: the second never starts, and the first wins. On wall-clock
-        // time the second would have started at 10 ms and won.
+        // The first contestant sleeps three times the delay but uses no
+        // CPU time: the second never starts (it would at four times the
+        // delay), and the first wins. On wall-clock time alone the second
+        // would have started at 100 ms and won.
         let solved = |i: u32| Solution {
             winners: vec![Player::Even],
             strategy: vec![i],
@@ -672,9 +684,35 @@ mod tests {
         });
         let options = SolveOptions::default();
         let (_, winner) =
-            first_to_finish(vec![sleeper, quick], Duration::from_millis(10), &options).unwrap();
+            first_to_finish(vec![sleeper, quick], Duration::from_millis(100), &options).unwrap();
         assert_eq!(winner, 0);
         assert!(!second_started.load(std::sync::atomic::Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_first_contestant_without_cpu_time_is_joined_after_the_wall_bound() {
+        let solved = |i: u32| Solution {
+            winners: vec![Player::Even],
+            strategy: vec![i],
+        };
+        let sleeper: Contestant<'_, u32> = Box::new(move |options| {
+            // Sleeps until the race is won, at most 20 s.
+            let asleep = Instant::now();
+            while !options.stop.is_set() && asleep.elapsed() < Duration::from_secs(20) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Ok((solved(0), 0))
+        });
+        let quick: Contestant<'_, u32> = Box::new(move |_| Ok((solved(1), 1)));
+        let started = Instant::now();
+        let (_, winner) = first_to_finish(
+            vec![sleeper, quick],
+            Duration::from_millis(50),
+            &SolveOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(winner, 1);
+        assert!(started.elapsed() >= Duration::from_millis(50) * WALL_BOUND);
     }
 
     #[test]
