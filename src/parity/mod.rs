@@ -291,7 +291,8 @@ pub fn head_start(game: &ParityGame) -> Duration {
 /// Runs `solvers` on `game`, a thread each, and gives the first solution
 /// with its solver; the others are stopped then. The first solver starts
 /// at once, the others once it has run for `delay` of its own CPU time
-/// without finishing (wall-clock time where the system cannot tell).
+/// without finishing (wall-clock time where the system cannot tell), or
+/// at the latest after four times `delay` of wall-clock time.
 /// Progress comes from the first solver only. The game is validated
 /// once, first.
 pub fn race(
@@ -665,10 +666,10 @@ mod tests {
 
     #[test]
     fn the_head_start_is_counted_in_the_first_contestants_cpu_time() {
-        // The first contestant sleeps three times the delay but uses no
-        // CPU time: the second never starts (it would at four times the
-        // delay), and the first wins. On wall-clock time alone the second
-        // would have started at 100 ms and won.
+        // The first contestant sleeps beyond the delay (300 ms against
+        // 200 ms) but uses no CPU time: the second never starts (it would
+        // at four times the delay), and the first wins. On wall-clock time
+        // alone the second would have started at 200 ms and won.
         let solved = |i: u32| Solution {
             winners: vec![Player::Even],
             strategy: vec![i],
@@ -684,7 +685,7 @@ mod tests {
         });
         let options = SolveOptions::default();
         let (_, winner) =
-            first_to_finish(vec![sleeper, quick], Duration::from_millis(100), &options).unwrap();
+            first_to_finish(vec![sleeper, quick], Duration::from_millis(200), &options).unwrap();
         assert_eq!(winner, 0);
         assert!(!second_started.load(std::sync::atomic::Ordering::Relaxed));
     }
