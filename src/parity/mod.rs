@@ -245,7 +245,9 @@ pub const AUTO_RACE: [Solver; 2] = [Solver::Pp, Solver::Tangle];
 /// On two threads or more, priority promotion starts, and tangle
 /// learning joins it on a second thread ([`AUTO_RACE`], a [`race`]) if it
 /// is not done after a head start of about one pass over the game
-/// ([`head_start`]); the first to finish wins and stops the other. On one
+/// ([`head_start`], counted in its own CPU time, so that a busy machine
+/// does not start the second thread early); the first to finish wins and
+/// stops the other. On one
 /// thread, priority promotion alone: of the solvers, the one whose
 /// slowest game measured is the fastest. Priority promotion is the
 /// fastest solver on most games measured, the two-counter families
@@ -275,8 +277,8 @@ fn solve_auto_valid(
     race_valid(game, &AUTO_RACE, head_start(game), options)
 }
 
-/// How long the first solver of [`solve_auto`] runs alone: 100 ns per
-/// vertex and edge, at least 0.2 ms (about the time to start a thread
+/// How much CPU time the first solver of [`solve_auto`] runs alone: 100
+/// ns per vertex and edge, at least 0.2 ms (about the time to start a thread
 /// and solve a game of a few hundred vertices). Tangle learning joins
 /// after 0.2 ms on the small counter families built against priority
 /// promotion, while most games are solved by priority promotion in less
@@ -288,7 +290,9 @@ pub fn head_start(game: &ParityGame) -> Duration {
 
 /// Runs `solvers` on `game`, a thread each, and gives the first solution
 /// with its solver; the others are stopped then. The first solver starts
-/// at once, the others after `delay` unless it has finished by then.
+/// at once, the others once it has run for `delay` of its own CPU time
+/// without finishing (wall-clock time where the system cannot tell), or
+/// at the latest after four times `delay` of wall-clock time.
 /// Progress comes from the first solver only. The game is validated
 /// once, first.
 pub fn race(
@@ -329,8 +333,10 @@ type Contestant<'a, T> =
     Box<dyn FnOnce(SolveOptions) -> Result<(Solution, T), SolveError> + Send + 'a>;
 
 /// Runs `contestants`, a thread each, and gives the first solution; the
-/// others are stopped then. The first starts at once, the others after
-/// `delay` unless it has finished by then. Each gets `options` with a
+/// others are stopped then. The first starts at once, the others once it
+/// has run for `delay` of its own CPU time ([`ThreadClock`]) without
+/// finishing, or at the latest after [`WALL_BOUND`] times `delay` of
+/// wall-clock time. Each gets `options` with a
 /// stop signal of the race, set when `options.stop` is or a solution is
 /// in (none starts once it is set); progress goes to the first only.
 /// When all fail, the last error.
@@ -342,6 +348,20 @@ fn first_to_finish<T: Send>(
     let rivals_done = StopSignal::new();
     let (sender, receiver) = std::sync::mpsc::channel();
     let started = Instant::now();
+    let first_clock = std::sync::OnceLock::new();
+    // How long the first contestant has run: its CPU time, wall-clock
+    // time where the system has no clock of a thread's CPU time, none
+    // before it has started or once it has ended (its result is then on
+    // its way, and the others start if it is an error).
+    let first_ran = || match first_clock.get() {
+        Some(Some(clock)) => ThreadClock::read(clock).unwrap_or_default(),
+        Some(None) => started.elapsed(),
+        None => Duration::ZERO,
+    };
+    let head_start_left = || {
+        let by_clock = delay.saturating_sub(first_ran());
+        by_clock.min((delay * WALL_BOUND).saturating_sub(started.elapsed()))
+    };
     std::thread::scope(|scope| {
         let mut waiting = contestants.into_iter().enumerate();
         let mut running = 0;
@@ -350,7 +370,7 @@ fn first_to_finish<T: Send>(
             if options.stop.is_set() {
                 rivals_done.request();
             }
-            let due = !rivals_done.is_set() && (running == 0 || started.elapsed() >= delay);
+            let due = !rivals_done.is_set() && (running == 0 || head_start_left().is_zero());
             if let Some((i, contestant)) = due.then(|| waiting.next()).flatten() {
                 let own = SolveOptions {
                     threads: options.threads,
@@ -362,8 +382,12 @@ fn first_to_finish<T: Send>(
                     },
                 };
                 let sender = sender.clone();
+                let first_clock = &first_clock;
                 running += 1;
                 scope.spawn(move || {
+                    if i == 0 {
+                        first_clock.get_or_init(ThreadClock::of_this_thread);
+                    }
                     // The receiver is gone only once a result was taken.
                     let _ = sender.send(contestant(own));
                 });
@@ -372,8 +396,11 @@ fn first_to_finish<T: Send>(
             if running == 0 {
                 return Err(last_error);
             }
-            let wait = match delay.checked_sub(started.elapsed()) {
-                Some(left) if !left.is_zero() => left.min(REPORT_INTERVAL),
+            // The first contestant's CPU time grows no faster than
+            // wall-clock time: what is left of the head start is the least
+            // time to wait.
+            let wait = match head_start_left() {
+                left if !left.is_zero() => left.min(REPORT_INTERVAL),
                 _ => REPORT_INTERVAL,
             };
             match receiver.recv_timeout(wait) {
@@ -390,6 +417,50 @@ fn first_to_finish<T: Send>(
         }
     })
 }
+
+/// The clock of the CPU time one thread has run, which a loaded machine
+/// does not stretch as it does wall-clock time: a head start measured on
+/// it is the same amount of work whatever else the cores run.
+struct ThreadClock(#[cfg(unix)] libc::clockid_t);
+
+impl ThreadClock {
+    /// The clock of the calling thread; `None` where there is none.
+    fn of_this_thread() -> Option<ThreadClock> {
+        #[cfg(unix)]
+        {
+            let mut clock: libc::clockid_t = 0;
+            // SAFETY: `pthread_self` names the calling thread, which is
+            // alive, and `clock` is a place to write a clock id to.
+            let found = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) };
+            (found == 0).then_some(ThreadClock(clock))
+        }
+        #[cfg(not(unix))]
+        None
+    }
+
+    /// The CPU time the thread has run; `None` once it has ended.
+    fn read(&self) -> Option<Duration> {
+        #[cfg(unix)]
+        {
+            let mut time = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: `time` is a place to write a time to; a clock id of
+            // a thread that has ended is refused with an error.
+            let read = unsafe { libc::clock_gettime(self.0, &mut time) };
+            (read == 0).then(|| Duration::new(time.tv_sec as u64, time.tv_nsec as u32))
+        }
+        #[cfg(not(unix))]
+        None
+    }
+}
+
+/// How many times its head start in CPU time the first contestant of a
+/// race may take in wall-clock time before the others start: on a machine
+/// so busy that it gets a quarter of a core, waiting for its CPU time
+/// would hold back a rival that may finish at once.
+const WALL_BOUND: u32 = 4;
 
 /// Reports progress at most every 0.1 s and watches the stop signal: the
 /// common part of every solver's main loop.
@@ -579,6 +650,71 @@ fn with_threads<T: Send>(threads: usize, work: impl FnOnce() -> T + Send) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_thread_clock_counts_work_and_not_sleep() {
+        let clock = ThreadClock::of_this_thread().expect("a clock of this thread");
+        let start = clock.read().expect("this thread runs");
+        std::thread::sleep(Duration::from_millis(60));
+        let slept = clock.read().expect("this thread runs") - start;
+        assert!(slept < Duration::from_millis(30), "{slept:?}");
+        let spinning = Instant::now();
+        while clock.read().expect("this thread runs") - start < Duration::from_millis(5) {
+            assert!(spinning.elapsed() < Duration::from_secs(20));
+        }
+    }
+
+    #[test]
+    fn the_head_start_is_counted_in_the_first_contestants_cpu_time() {
+        // The first contestant sleeps beyond the delay (300 ms against
+        // 200 ms) but uses no CPU time: the second never starts (it would
+        // at four times the delay), and the first wins. On wall-clock time
+        // alone the second would have started at 200 ms and won.
+        let solved = |i: u32| Solution {
+            winners: vec![Player::Even],
+            strategy: vec![i],
+        };
+        let second_started = std::sync::atomic::AtomicBool::new(false);
+        let sleeper: Contestant<'_, u32> = Box::new(move |_| {
+            std::thread::sleep(Duration::from_millis(300));
+            Ok((solved(0), 0))
+        });
+        let quick: Contestant<'_, u32> = Box::new(|_| {
+            second_started.store(true, std::sync::atomic::Ordering::Relaxed);
+            Ok((solved(1), 1))
+        });
+        let options = SolveOptions::default();
+        let (_, winner) =
+            first_to_finish(vec![sleeper, quick], Duration::from_millis(200), &options).unwrap();
+        assert_eq!(winner, 0);
+        assert!(!second_started.load(std::sync::atomic::Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_first_contestant_without_cpu_time_is_joined_after_the_wall_bound() {
+        let solved = |i: u32| Solution {
+            winners: vec![Player::Even],
+            strategy: vec![i],
+        };
+        let sleeper: Contestant<'_, u32> = Box::new(move |options| {
+            // Sleeps until the race is won, at most 20 s.
+            let asleep = Instant::now();
+            while !options.stop.is_set() && asleep.elapsed() < Duration::from_secs(20) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Ok((solved(0), 0))
+        });
+        let quick: Contestant<'_, u32> = Box::new(move |_| Ok((solved(1), 1)));
+        let started = Instant::now();
+        let (_, winner) = first_to_finish(
+            vec![sleeper, quick],
+            Duration::from_millis(50),
+            &SolveOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(winner, 1);
+        assert!(started.elapsed() >= Duration::from_millis(50) * WALL_BOUND);
+    }
 
     #[test]
     fn compression_keeps_order_and_parity() {

@@ -318,6 +318,9 @@ impl<'a> Promotion<'a> {
         let priority = top.priority;
         let player = Player::favoured_by(priority);
         let game = self.game;
+        // A region that holds every unsolved vertex has no escapes: the
+        // opponent's moves out of it lead to vertices the player won.
+        let whole = self.zone.len() - top.start == self.unsolved;
         let mut lowest_escape = FREE;
         for &v in &self.zone[top.start..top.seeds_end] {
             let slot = v as usize;
@@ -336,9 +339,12 @@ impl<'a> Promotion<'a> {
                 }
             } else if self.open_moves[slot] > 0 {
                 return Verdict::Open;
-            } else {
+            } else if !whole {
                 lowest_escape = lowest_escape.min(self.lowest_escape(v, priority));
             }
+        }
+        if whole {
+            return Verdict::Dominion;
         }
         let mut escape = top.escape;
         for &v in &self.zone[top.counted..] {
@@ -461,7 +467,12 @@ impl<'a> Promotion<'a> {
         for &v in &self.zone[top.start..] {
             self.region[v as usize] = DOMINION;
         }
-        let mut next = top.start;
+        // A dominion of every unsolved vertex has nothing left to attract.
+        let mut next = if self.zone.len() - top.start == self.unsolved {
+            self.zone.len()
+        } else {
+            top.start
+        };
         while next < self.zone.len() {
             let u = self.zone[next];
             next += 1;
@@ -520,5 +531,33 @@ impl<'a> Promotion<'a> {
             Some(region) => self.below[region.priority as usize] as usize,
             None => 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parity::{reference, verify::verify};
+
+    #[test]
+    fn a_region_of_every_unsolved_vertex_is_solved_without_a_search_for_escapes() {
+        // 0 (priority 5, Odd's) loops: Odd's dominion, solved first. Then
+        // 1 (priority 2, Even's, moves to itself and to 0) is a closed
+        // region of Even's without escapes; and last, the region of 2
+        // (priority 0, Odd's, moves to 1 and to itself) holds every
+        // unsolved vertex.
+        let game = ParityGame {
+            priorities: vec![5, 2, 0],
+            owners: vec![Player::Odd, Player::Even, Player::Odd],
+            edges: Csr::from_edges(3, vec![(0, 0), (1, 1), (1, 0), (2, 1), (2, 2)]).unwrap(),
+            names: Vec::new(),
+        };
+        let options = SolveOptions::default();
+        let solution = solve(&game, &options).unwrap();
+        assert_eq!(solution.winners, [Player::Odd, Player::Even, Player::Even]);
+        assert_eq!(solution.strategy[..2], [0, 1]);
+        assert_eq!(verify(&game, &solution), Ok(()));
+        let oracle = reference::solve(&game, &options).unwrap();
+        assert_eq!(oracle.winners, solution.winners);
     }
 }
