@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr,
-    DevicePtrMut, DeviceRepr, DriverError, LaunchConfig, PinnedHostSlice, ValidAsZeroBits, sys,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
+    DeviceRepr, DriverError, LaunchConfig, ValidAsZeroBits, sys,
 };
 
 pub use abi::ParamBlock;
@@ -46,34 +46,6 @@ struct Inner {
     peak_memory_use: AtomicU64,
     /// Compiled modules by architecture and [`Build`] key.
     modules: Mutex<HashMap<String, Arc<CudaModule>>>,
-    /// The pinned buffers of large uploads, made at the first one.
-    staging: Mutex<Option<Staging>>,
-}
-
-/// Bytes of each of the two pinned host buffers that stage a large upload.
-const STAGING_BYTES: usize = 8 << 20;
-/// Uploads of at least this many bytes go through the pinned buffers:
-/// a copy from pageable memory runs at a fraction of the bus's speed (on
-/// an H100 host, 5.7 GB/s for the 136 MB of wlan-6-0's MDP).
-const STAGED_UPLOAD_BYTES: usize = 4 * STAGING_BYTES;
-/// Bytes that one thread copies into a staging buffer.
-const STAGING_PIECE: usize = 1 << 20;
-
-/// Two pinned host buffers, filled in turn by all CPU threads while the
-/// other one's copy to the device runs, and the event of each one's last
-/// copy.
-struct Staging {
-    buffers: [PinnedHostSlice<u8>; 2],
-    copied: [CudaEvent; 2],
-}
-
-impl Drop for Staging {
-    fn drop(&mut self) {
-        // A copy may still read a buffer: it must end before the free.
-        for event in &self.copied {
-            let _ = event.synchronize();
-        }
-    }
 }
 
 impl std::fmt::Debug for Device {
@@ -122,7 +94,6 @@ impl Device {
             context,
             peak_memory_use: AtomicU64::new(0),
             modules: Mutex::new(HashMap::new()),
-            staging: Mutex::new(None),
         };
         Ok(Device {
             inner: Arc::new(inner),
@@ -359,8 +330,7 @@ impl Device {
     }
 
     /// A device copy of `data` (one zero element when `data` is empty: a
-    /// zero-byte allocation is not portable). Large uploads are staged
-    /// through pinned buffers ([`STAGED_UPLOAD_BYTES`]).
+    /// zero-byte allocation is not portable).
     pub fn upload<T: DeviceRepr + Default + Clone>(
         &self,
         data: &[T],
@@ -374,68 +344,11 @@ impl Device {
         };
         // SAFETY: every element is written by the copy right below.
         let mut slice = unsafe { self.alloc(data.len()) }?;
-        let bytes = std::mem::size_of_val(data);
-        if bytes >= STAGED_UPLOAD_BYTES {
-            // SAFETY: `T` is plain data (`DeviceRepr`): its bytes are the
-            // copy the device gets.
-            let raw = unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), bytes) };
-            let address = self.address_mut(&mut slice);
-            self.upload_staged(raw, address)?;
-        } else {
-            self.inner
-                .stream
-                .memcpy_htod(data, &mut slice)
-                .map_err(GpuError::driver("copying to the GPU"))?;
-        }
+        self.inner
+            .stream
+            .memcpy_htod(data, &mut slice)
+            .map_err(GpuError::driver("copying to the GPU"))?;
         Ok(slice)
-    }
-
-    /// Copies `bytes` to device address `to` (an allocation of at least
-    /// as many bytes) in stream order, [`STAGING_BYTES`] at a time: all
-    /// CPU threads fill one pinned buffer while the other one's copy runs.
-    /// Returns once the last copy is queued; `bytes` may be dropped then.
-    fn upload_staged(&self, bytes: &[u8], to: sys::CUdeviceptr) -> Result<(), GpuError> {
-        use rayon::prelude::*;
-        let failed = || GpuError::driver("copying to the GPU");
-        let mut guard = self
-            .inner
-            .staging
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if guard.is_none() {
-            let context = &self.inner.context;
-            let buffer = || {
-                // SAFETY: a buffer is written before any copy reads it.
-                unsafe { context.alloc_pinned::<u8>(STAGING_BYTES) }
-            };
-            let event = || context.new_event(None);
-            *guard = Some(Staging {
-                buffers: [buffer().map_err(failed())?, buffer().map_err(failed())?],
-                copied: [event().map_err(failed())?, event().map_err(failed())?],
-            });
-        }
-        let staging = guard.as_mut().expect("made above");
-        for (index, chunk) in bytes.chunks(STAGING_BYTES).enumerate() {
-            let turn = index % 2;
-            // The buffer's previous copy must be done before it is refilled.
-            staging.copied[turn].synchronize().map_err(failed())?;
-            let host = &mut staging.buffers[turn].as_mut_slice().map_err(failed())?[..chunk.len()];
-            host.par_chunks_mut(STAGING_PIECE)
-                .zip(chunk.par_chunks(STAGING_PIECE))
-                .for_each(|(into, from)| into.copy_from_slice(from));
-            let at = to + (index * STAGING_BYTES) as u64;
-            // SAFETY: `at` and the chunk's length stay inside the
-            // destination; the pinned buffer lives in `staging` until the
-            // event recorded after the copy says it is done.
-            unsafe {
-                cudarc::driver::result::memcpy_htod_async(at, host, self.inner.stream.cu_stream())
-            }
-            .map_err(failed())?;
-            staging.copied[turn]
-                .record(&self.inner.stream)
-                .map_err(failed())?;
-        }
-        Ok(())
     }
 
     /// A host copy of `source` (a slice or a view of one).
