@@ -5,29 +5,12 @@ each warpcheck solver solves at least 5x faster than that.
 
 Usage: big_table.py TSV [solve_s|wall_s]
 """
-import csv
 import math
 import sys
 
-rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-column = sys.argv[2] if len(sys.argv) > 2 else "solve_s"
-games = {}
-for row in rows:
-    games.setdefault(row["game"], {})[row["contestant"]] = row
-    if row["agrees"] != "yes":
-        print(f"WARNING: {row['game']} {row['contestant']} agrees={row['agrees']}", file=sys.stderr)
+from table import load, shown
 
-
-def seconds(cell):
-    return float(cell[column]) if cell and cell[column] not in ("-", "") else math.inf
-
-
-def shown(s):
-    if math.isinf(s):
-        return "-"
-    return f"{s:.2f} s" if s >= 1 else f"{s * 1e3:.1f} ms"
-
-
+games, seconds = load(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "solve_s")
 ours = sorted({c for by in games.values() for c in by if c.startswith("new:")})
 header = ["game", "Oink best"] + [c[4:] for c in ours] + [f"{c[4:]} / Oink" for c in ours]
 print("| " + " | ".join(header) + " |")
@@ -39,7 +22,7 @@ for game, by in games.items():
     times = [seconds(by.get(c)) for c in ours]
     for c, t in zip(ours, times):
         ratios[c].append(t / best)
-    print(f"| {game} | {shown(best)} ({oink[5:]}) | " + " | ".join(map(shown, times)) + " | "
+    print(f"| {game} | {shown(best, 1)} ({oink[5:]}) | " + " | ".join((shown(t, 1) for t in times)) + " | "
           + " | ".join(f"{t / best:.2f}" for t in times) + " |")
 print()
 for c, xs in ratios.items():
