@@ -292,9 +292,9 @@ pub trait GeneratedGraph {
 pub fn stored_bytes(method: Method, states: u64, edges: u64) -> u64 {
     match method {
         // Representative, two work lists, labels, summary bits, two edge
-        // lists; beside them, when a round is long, wave trimming's
-        // degrees, transpose and cursors.
-        Method::Coloring => 52 * states + 20 * edges,
+        // lists; beside them, when a round is long, trimming's degrees,
+        // transpose, cursors and work list.
+        Method::Coloring => 56 * states + 20 * edges,
         // Representative, two work lists, keys, labels, marks, four
         // frontiers, the transpose.
         Method::ForwardBackward => 60 * states + 4 * edges,
