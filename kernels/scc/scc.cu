@@ -66,9 +66,9 @@ struct SccParams {
     unsigned long long edges;           // edges of the graph
     unsigned long long state_bits;      // u32[states]: colouring's SELF_LOOP
                                         // and LEAVES per state, or 0
-    unsigned long long degrees;         // u32[2 * states]: wave trimming's
+    unsigned long long degrees;         // u32[2 * states]: trimming's
                                         // live in- and out-degrees
-    unsigned long long trimmed;         // 1: wave trimming has assigned states
+    unsigned long long trimmed;         // 1: trimming has assigned states
     unsigned long long assignments;     // uint2[assignment_count]: state and
     unsigned long long assignment_count; // representative, from the host
 };
@@ -214,12 +214,12 @@ __device__ __forceinline__ void append(T* list, unsigned long long* length, bool
     if (keep) list[base + __popc(lanes & ((1u << lane) - 1u))] = item;
 }
 
-// Wave trimming (when colouring meets long paths: src/scc/gpu.rs,
+// Trimming (when colouring meets long paths: src/scc/gpu.rs,
 // TRIM_AFTER_PASSES): a state with no edge from another
 // live state, or none to one, is on no cycle through others: a component
 // of its own (trivial, or its self-loop). Assigning it can leave its
-// neighbours so, wave after wave: a long chain of such states, which
-// colouring would take a round each for, goes in one wave a state. A
+// neighbours so in turn: a long chain of such states, which colouring
+// would take a round each for, goes a state at a time (trim_drain). A
 // state is claimed once, by whoever brings one of its degrees to zero.
 // degrees[2 s] counts the edges into s from other states, degrees[2 s + 1]
 // those out of s to others (the host zeroes them); every state starts
@@ -246,8 +246,9 @@ __device__ __forceinline__ bool claim(const Arrays& a, unsigned state) {
     return atomicCAS(&a.representative[state], UNASSIGNED, state) == UNASSIGNED;
 }
 
-// The first wave: the states with a degree of zero, appended to next_live
-// (its length in counters[SCC_COUNTER_LIVE], zeroed by the host).
+// Trimming's first states: those with a degree of zero, appended to
+// next_live (its length in counters[SCC_COUNTER_LIVE], zeroed by the
+// host).
 extern "C" __global__ void trim_seed(const SccParams p) {
     const Arrays a(p);
     const uint2* degrees = (const uint2*)p.degrees;
@@ -294,7 +295,7 @@ extern "C" __global__ void trim_drain(const SccParams p) {
 }
 
 // Every state's own priority on both labels, and every state in the work
-// list (next_live): in order, or after wave trimming (p.trimmed) those it
+// list (next_live): in order, or after trimming (p.trimmed) those it
 // left unassigned, appended (the length in counters[SCC_COUNTER_LIVE],
 // zeroed by the host).
 extern "C" __global__ void signatures_start(const SccParams p) {
@@ -316,7 +317,7 @@ extern "C" __global__ void signatures_start(const SccParams p) {
 
 // The edges between two live states in the list (self-loops too: the
 // first split drops them), and out_of raised over them (after
-// signatures_start): every edge in order, or after wave trimming
+// signatures_start): every edge in order, or after trimming
 // (p.trimmed) appended (the length in counters[SCC_COUNTER_EDGES], zeroed
 // by the host), and an edge from or to a state that trimming assigned
 // recorded in its source's state_bits now, as a split would.

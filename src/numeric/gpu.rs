@@ -195,15 +195,18 @@ pub fn iterate(
             },
         );
     }
-    let seconds = sweeping.elapsed().as_secs_f64();
-    let bytes = sweep_bytes(mdp, classes);
-    tracing::debug!(
-        sweeps = schedule.iterations(),
-        seconds,
-        bytes_per_sweep = bytes,
-        gigabytes_per_second = (bytes * schedule.iterations()) as f64 / seconds.max(1e-9) / 1e9,
-        "GPU iteration"
-    );
+    if tracing::enabled!(tracing::Level::DEBUG) {
+        // A pass over the classes' choices: only for the log.
+        let seconds = sweeping.elapsed().as_secs_f64();
+        let bytes = sweep_bytes(mdp, classes);
+        tracing::debug!(
+            sweeps = schedule.iterations(),
+            seconds,
+            bytes_per_sweep = bytes,
+            gigabytes_per_second = (bytes * schedule.iterations()) as f64 / seconds.max(1e-9) / 1e9,
+            "GPU iteration"
+        );
+    }
     let (lower, upper) = (device.download(&lower)?, device.download(&upper)?);
     Ok(finish(&schedule, classes, lower, upper))
 }

@@ -85,8 +85,8 @@ const TRIM_BLOCKS_PER_SM: u64 = 1;
 /// Propagation passes after which colouring gives up a round that has
 /// not converged and trims first (once): colouring needs a pass per step
 /// of the longest path it spreads a label along, and a round a layer of a
-/// deep chain of components, where trimming takes the chain in one wave a
-/// state. Random and R-MAT graphs converge within a few passes a round,
+/// deep chain of components, where trimming takes the chain a state at a
+/// time. Random and R-MAT graphs converge within a few passes a round,
 /// so they never pay for the transpose that trimming builds.
 const TRIM_AFTER_PASSES: u64 = 32;
 /// Edges of a live graph that, once trimmed, still takes more than
@@ -171,10 +171,10 @@ param_block! {
         /// Device address of colouring's self-loop and leaving-edge bits
         /// (`u32` per state), or 0: the summary then scans the edges.
         pub state_bits: u64,
-        /// Device address of wave trimming's live in- and out-degrees
+        /// Device address of trimming's live in- and out-degrees
         /// (`u32`, two per state).
         pub degrees: u64,
-        /// 1 once wave trimming has assigned states (colouring then
+        /// 1 once trimming has assigned states (colouring then
         /// starts from the others only).
         pub trimmed: u64,
         /// Device address of the host's assignments (`u32` pairs: a
@@ -293,8 +293,8 @@ pub fn stored_bytes(method: Method, states: u64, edges: u64) -> u64 {
     match method {
         // Representative, two work lists, labels, summary bits, two edge
         // lists; beside them, when a round is long, trimming's degrees,
-        // transpose, cursors and work list.
-        Method::Coloring => 56 * states + 20 * edges,
+        // transpose and cursors (its work list is the compacted list).
+        Method::Coloring => 52 * states + 20 * edges,
         // Representative, two work lists, keys, labels, marks, four
         // frontiers, the transpose.
         Method::ForwardBackward => 60 * states + 4 * edges,
@@ -594,6 +594,16 @@ impl<'d> Run<'d> {
         Ok(())
     }
 
+    /// The run's work list at device address `address` (the work list's
+    /// or the compacted one's).
+    fn list_at(&mut self, address: u64) -> &mut LargeSlice<u32> {
+        let device = self.device;
+        self.lists
+            .iter_mut()
+            .find(|list| device.address(&***list) == address)
+            .expect("the address is one of the run's lists")
+    }
+
     /// The figures and, with `partition`, the partition copied back.
     fn finish(
         self,
@@ -694,7 +704,7 @@ impl<'d> Run<'d> {
         let (device, kernels) = (self.device, self.kernels.clone());
         let (states, edges) = (self.params.states, self.params.edges);
         self.allocate_work_lists()?;
-        // Unassigned until wave trimming (if it runs) assigns some.
+        // Unassigned until trimming (if it runs) assigns some.
         self.representative = device.alloc_large_filled(states as usize, 0xff)?;
         self.params.representative = device.address_mut(&mut self.representative);
         let mut arrays = SignatureArrays {
@@ -791,12 +801,8 @@ impl<'d> Run<'d> {
     /// restart that follow assign them all.
     fn finish_round_on_host(&mut self, edge_list: &LargeSlice<u64>) -> Result<(), GpuError> {
         let device = self.device;
-        let live_list = self
-            .lists
-            .iter()
-            .find(|list| device.address(*list) == self.params.live)
-            .expect("the work list is one of the run's lists");
-        let live = device.download(&live_list.slice(..self.params.live_count as usize))?;
+        let live_count = self.params.live_count as usize;
+        let live = device.download(&self.list_at(self.params.live).slice(..live_count))?;
         let pairs = device.download(&edge_list.slice(..self.params.edge_count as usize))?;
         let local: HashMap<u32, u32> = live
             .iter()
@@ -986,16 +992,15 @@ impl<'d> Run<'d> {
         let mut reverse_offsets = device.alloc_large_filled::<u64>(states + 1, 0)?;
         let mut reverse_targets = unset::<u32>(device, self.params.edges as usize)?;
         let mut cursor = unset::<u64>(device, states)?;
-        // The work list's queue: free (all ones) beyond what is appended.
-        let mut queue = device.alloc_large_filled::<u32>(states, 0xff)?;
+        // The work list's queue is the compacted list, which colouring's
+        // start writes again: free (all ones) beyond what is appended.
+        device.fill(self.list_at(self.params.next_live), 0xff)?;
         self.params.degrees = device.address_mut(&mut degrees);
         self.params.reverse_offsets = device.address_mut(&mut reverse_offsets);
         self.params.reverse_targets = device.address_mut(&mut reverse_targets);
         self.params.partition = device.address_mut(&mut cursor);
         self.transpose(&mut reverse_offsets, &mut cursor)?;
         device.note_memory_use()?;
-        let next_live = self.params.next_live;
-        self.params.next_live = device.address_mut(&mut queue);
         self.launch_over(&kernels.trim_degrees, states as u64)?;
         for slot in [counter::LIVE, counter::TRIM_TAKEN, counter::TRIM_FINISHED] {
             self.clear_counter(slot)?;
@@ -1005,7 +1010,6 @@ impl<'d> Run<'d> {
             u64::from(device.multiprocessors()) * TRIM_BLOCKS_PER_SM * u64::from(THREADS);
         self.launch_over(&kernels.trim_drain, resident)?;
         self.trimmed = self.read_counters()?[counter::LIVE];
-        self.params.next_live = next_live;
         self.params.degrees = 0;
         self.params.reverse_offsets = 0;
         self.params.reverse_targets = 0;
