@@ -10,7 +10,8 @@
 //!
 //! Usage: scc_bench OUT_DIR [MCC_MODEL_DIR ...]
 //! (`SCC_BENCH_GPU_ONLY=1`: no CPU engine columns; `SCC_BENCH_SCALE=k`:
-//! generated graphs k times smaller.)
+//! generated graphs k times smaller; `SCC_BENCH_ONLY=TEXT`: only the
+//! generated graphs whose name contains TEXT.)
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -67,7 +68,11 @@ fn main() {
             Box::new(move || graphs::grid(3000 / k.isqrt(), 3000 / k.isqrt(), 0.5, 3)),
         ),
     ];
-    for (name, make) in generated {
+    let only = std::env::var("SCC_BENCH_ONLY").unwrap_or_default();
+    for (name, make) in generated
+        .into_iter()
+        .filter(|(name, _)| name.contains(&only))
+    {
         let graph = make();
         bench(device.as_ref(), &out, name, &graph, None, None);
     }

@@ -44,10 +44,11 @@ __device__ __forceinline__ bool raise(unsigned* signatures, unsigned long long i
     return atomicMax(&signatures[index], label) < label;
 }
 
-// As crate::scc::cpu::Signatures::relax.
-__device__ __forceinline__ bool relax(unsigned* signatures, const uint2 edge) {
+// As crate::scc::cpu::Signatures::relax, given both ends' labels as
+// loaded.
+__device__ __forceinline__ bool relax_loaded(unsigned* signatures, const uint2 edge, const uint2 at_from,
+                                             const uint2 at_to) {
     const unsigned from = edge.x, to = edge.y;
-    const uint2 at_from = load_signature(signatures, from), at_to = load_signature(signatures, to);
     unsigned reaching = at_from.x, reached = at_to.y;
     if (reaching != priority(from)) reaching = max(reaching, load_half(signatures, into_slot(seed_of(reaching))));
     if (reached != priority(to)) reached = max(reached, load_half(signatures, out_slot(seed_of(reached))));
@@ -71,6 +72,11 @@ __device__ __forceinline__ bool relax(unsigned* signatures, const uint2 edge) {
         }
     }
     return grew;
+}
+
+// As crate::scc::cpu::Signatures::relax.
+__device__ __forceinline__ bool relax(unsigned* signatures, const uint2 edge) {
+    return relax_loaded(signatures, edge, load_signature(signatures, edge.x), load_signature(signatures, edge.y));
 }
 
 // As crate::scc::cpu::Signatures::jump: raises a state's labels along the

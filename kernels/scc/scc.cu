@@ -23,6 +23,10 @@
 #include "scc/coloring.cuh"
 
 #define UNASSIGNED 0xffffffffu
+// Rows longer than this are listed edge by edge (signatures_long_rows),
+// shorter ones by their state's thread (list_short_rows). At least 32:
+// a row between a warp's first and last edge is then short.
+#define LONG_ROW 32
 
 // Counter slots (SCC_COUNTER_*, from src/scc/gpu.rs): the compacted work
 // list's length, the summary figures, and the frontier lengths of the
@@ -66,6 +70,8 @@ struct SccParams {
     unsigned long long edges;           // edges of the graph
     unsigned long long state_bits;      // u32[states]: colouring's SELF_LOOP
                                         // and LEAVES per state, or 0
+    unsigned long long leaves_seen;     // u32[states]: colouring's pass
+                                        // stamps (signatures_propagate)
     unsigned long long degrees;         // u32[2 * states]: trimming's
                                         // live in- and out-degrees
     unsigned long long trimmed;         // 1: trimming has assigned states
@@ -265,7 +271,7 @@ extern "C" __global__ void trim_seed(const SccParams p) {
 }
 
 // Takes the assigned `state`'s edges off its neighbours' degrees, and
-// claims and appends to the work list those left at zero.
+// claims and adds to the work list those left at zero.
 __device__ __forceinline__ void peel(const SccParams& p, const Arrays& a, unsigned state, WorkAppender& appender) {
     unsigned* degrees = (unsigned*)p.degrees;
     const unsigned long long* reverse_offsets = (const unsigned long long*)p.reverse_offsets;
@@ -285,12 +291,13 @@ __device__ __forceinline__ void peel(const SccParams& p, const Arrays& a, unsign
 // trim_seed assigned (in next_live, their count in
 // counters[SCC_COUNTER_LIVE], WORK_EMPTY beyond) are peeled, and so in
 // turn is every state that peeling leaves without a live edge to or from
-// another state. Every state assigned is appended once, so the count ends
-// at the states trimmed.
+// another state. Every state assigned is appended once or handled by the
+// thread that claimed it (counters[SCC_COUNTER_TRIM_CONTINUED]), so the
+// two counts add up to the states trimmed.
 extern "C" __global__ void trim_drain(const SccParams p) {
     const Arrays a(p);
     const WorkList list{a.next_live, &a.counters[SCC_COUNTER_LIVE], &a.counters[SCC_COUNTER_TRIM_TAKEN],
-                        &a.counters[SCC_COUNTER_TRIM_FINISHED]};
+                        &a.counters[SCC_COUNTER_TRIM_FINISHED], &a.counters[SCC_COUNTER_TRIM_CONTINUED]};
     drain_work_list(list, [&](unsigned state, WorkAppender& appender) { peel(p, a, state, appender); });
 }
 
@@ -315,14 +322,78 @@ extern "C" __global__ void signatures_start(const SccParams p) {
     }
 }
 
-// The edges between two live states in the list (self-loops too: the
-// first split drops them), and out_of raised over them (after
-// signatures_start): every edge in order, or after trimming
-// (p.trimmed) appended (the length in counters[SCC_COUNTER_EDGES], zeroed
-// by the host), and an edge from or to a state that trimming assigned
-// recorded in its source's state_bits now, as a split would.
+// Colouring's first start: every edge in the list in order (self-loops
+// too: the first split drops them). A row of at most LONG_ROW edges is
+// listed by its state's thread, which raises the state's out_of to the
+// largest priority of its successors by a plain store (no other thread
+// lists that row); longer rows are counted in
+// counters[SCC_COUNTER_LONG_ROWS] and left to list_long_rows.
+__device__ void list_short_rows(const SccParams& p, const Arrays& a) {
+    unsigned* signatures = (unsigned*)p.signatures;
+    uint2* list = (uint2*)p.edge_list;
+    bool long_rows = false;
+    for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads()) {
+        const unsigned long long begin = a.offsets[s], end = a.offsets[s + 1];
+        if (end - begin > LONG_ROW) {
+            long_rows = true;
+            continue;
+        }
+        unsigned out_of = priority((unsigned)s);
+        for (unsigned long long e = begin; e < end; ++e) {
+            const unsigned next = a.targets[e];
+            list[e] = make_uint2((unsigned)s, next);
+            out_of = max(out_of, priority(next));
+        }
+        signatures[out_slot((unsigned)s)] = out_of;
+    }
+    if (long_rows) atomicAdd(&a.counters[SCC_COUNTER_LONG_ROWS], 1ull);
+}
+
+// The rows that list_short_rows left (if it counted any): a warp takes 32
+// consecutive edges and finds the rows of its first and last edge; the
+// rows between them lie wholly within the 32 and so are short. Lanes in a
+// long row list their edge, and the lanes of one row raise its out_of
+// once, by their largest priority.
+extern "C" __global__ void signatures_long_rows(const SccParams p) {
+    const Arrays a(p);
+    if (*(volatile unsigned long long*)&a.counters[SCC_COUNTER_LONG_ROWS] == 0) return;
+    unsigned* signatures = (unsigned*)p.signatures;
+    uint2* list = (uint2*)p.edge_list;
+    const unsigned long long lane = threadIdx.x & 31u;
+    for (unsigned long long first = grid_thread() - lane; first < p.edges; first += grid_threads()) {
+        const unsigned long long e = first + lane, last = min(first + 31, p.edges - 1);
+        const unsigned first_row = source_of(a.offsets, p.states, first),
+                       last_row = source_of(a.offsets, p.states, last);
+        unsigned row = UNASSIGNED, label = 0;
+        if (e < p.edges) {
+            row = e < a.offsets[first_row + 1] ? first_row : e >= a.offsets[last_row] ? last_row : UNASSIGNED;
+            if (row != UNASSIGNED && a.offsets[row + 1] - a.offsets[row] <= LONG_ROW) row = UNASSIGNED;
+        }
+        if (row != UNASSIGNED) {
+            const unsigned next = a.targets[e];
+            list[e] = make_uint2(row, next);
+            label = priority(next);
+        }
+        const unsigned same = __match_any_sync(0xffffffffu, row);
+        label = __reduce_max_sync(same, label);
+        if (row != UNASSIGNED && lane == (unsigned)(__ffs(same) - 1) &&
+            load_half(signatures, out_slot(row)) < label)
+            raise(signatures, out_slot(row), label);
+    }
+}
+
+// The edges between two live states in the list, and out_of raised over
+// them (after signatures_start): every edge in order (list_short_rows,
+// then signatures_long_rows), or after trimming (p.trimmed) appended (the length in
+// counters[SCC_COUNTER_EDGES], zeroed by the host), and an edge from or
+// to a state that trimming assigned recorded in its source's state_bits
+// now, as a split would.
 extern "C" __global__ void signatures_edges(const SccParams p) {
     const Arrays a(p);
+    if (!p.trimmed) {
+        list_short_rows(p, a);
+        return;
+    }
     unsigned* signatures = (unsigned*)p.signatures;
     unsigned* state_bits = (unsigned*)p.state_bits;
     const unsigned long long lane = threadIdx.x & 31u;
@@ -341,24 +412,35 @@ extern "C" __global__ void signatures_edges(const SccParams p) {
                 const unsigned bit = next == state ? SELF_LOOP : LEAVES;
                 if (!(load_label(state_bits, state) & bit)) atomicOr(&state_bits[state], bit);
             }
-            if (!p.trimmed) ((uint2*)p.edge_list)[e] = make_uint2(state, next);
         }
-        if (p.trimmed) append((uint2*)p.edge_list, &a.counters[SCC_COUNTER_EDGES], keep, make_uint2(state, next));
+        append((uint2*)p.edge_list, &a.counters[SCC_COUNTER_EDGES], keep, make_uint2(state, next));
     }
 }
 
 // Relaxes the edge list; each block repeats its share until no label in
 // it grows, and counts into counters[SCC_COUNTER_GREW] (zeroed by the
 // host) if any grew: the host repeats the pass until one counts nothing.
+// A pass with p.pass set stamps it on each source whose labels agree and
+// that has an edge to a state with other labels (leaves_seen): in the
+// pass that counts nothing the labels are final, and its stamps say
+// which assigned states have an edge that leaves their component, which
+// the split then need not look up.
 extern "C" __global__ void signatures_propagate(const SccParams p) {
     const Arrays a(p);
     unsigned* signatures = (unsigned*)p.signatures;
+    unsigned* leaves_seen = (unsigned*)p.leaves_seen;
+    const unsigned stamp = (unsigned)p.pass;
     const uint2* edges = (const uint2*)p.edge_list;
     bool grew_here = false, grew;
     do {
         grew = false;
-        for (unsigned long long i = grid_thread(); i < p.edge_count; i += grid_threads())
-            grew |= relax(signatures, edges[i]);
+        for (unsigned long long i = grid_thread(); i < p.edge_count; i += grid_threads()) {
+            const uint2 edge = edges[i];
+            const uint2 at_from = load_signature(signatures, edge.x), at_to = load_signature(signatures, edge.y);
+            grew |= relax_loaded(signatures, edge, at_from, at_to);
+            if (stamp && at_from.x == at_from.y && (at_to.x != at_from.x || at_to.y != at_from.y))
+                leaves_seen[edge.x] = stamp;
+        }
         grew_here |= grew;
     } while (__syncthreads_or(grew));
     if (__syncthreads_or(grew_here) && threadIdx.x == 0) atomicAdd(&a.counters[SCC_COUNTER_GREW], 1ull);
@@ -371,9 +453,14 @@ extern "C" __global__ void signatures_propagate(const SccParams p) {
 // separates its ends: then its source's state_bits record a self-loop or
 // an edge to another component (ends with different pairs), for the
 // summary.
+// With p.pass set, the round's last pass (which stamped p.pass) saw the
+// final labels: an edge from an assigned state is dropped without looking
+// up its target, leaves_seen saying whether any of the state's edges
+// leaves.
 extern "C" __global__ void signatures_split(const SccParams p) {
     const Arrays a(p);
     const unsigned* signatures = (const unsigned*)p.signatures;
+    const unsigned* leaves_seen = (const unsigned*)p.leaves_seen;
     const uint2* edges = (const uint2*)p.edge_list;
     uint2* kept = (uint2*)p.next_edges;
     unsigned* state_bits = (unsigned*)p.state_bits;
@@ -384,10 +471,16 @@ extern "C" __global__ void signatures_split(const SccParams p) {
         uint2 edge = make_uint2(0, 0);
         if (i < p.edge_count) {
             edge = edges[i];
-            const uint2 at_from = load_signature(signatures, edge.x), at_to = load_signature(signatures, edge.y);
-            const bool same = at_from.x == at_to.x && at_from.y == at_to.y;
-            keep = edge.x != edge.y && at_from.x != at_from.y && same;
-            const unsigned bit = edge.x == edge.y ? SELF_LOOP : same ? 0u : LEAVES;
+            const uint2 at_from = load_signature(signatures, edge.x);
+            unsigned bit;
+            if (p.pass && at_from.x == at_from.y) {
+                bit = edge.x == edge.y ? SELF_LOOP : leaves_seen[edge.x] == (unsigned)p.pass ? LEAVES : 0u;
+            } else {
+                const uint2 at_to = load_signature(signatures, edge.y);
+                const bool same = at_from.x == at_to.x && at_from.y == at_to.y;
+                keep = edge.x != edge.y && at_from.x != at_from.y && same;
+                bit = edge.x == edge.y ? SELF_LOOP : same ? 0u : LEAVES;
+            }
             if (bit && !(load_label(state_bits, edge.x) & bit)) atomicOr(&state_bits[edge.x], bit);
         }
         append(kept, &a.counters[SCC_COUNTER_EDGES], keep, edge);
@@ -606,22 +699,28 @@ extern "C" __global__ void summary_edges(const SccParams p) {
     }
 }
 
-// The figures, one atomic per thread.
+// The figures, summed over each warp, one atomic a warp (every lane
+// reaches the sums; they fit 32 bits, as states are numbered in 32 bits).
 extern "C" __global__ void summary_count(const SccParams p) {
     const Arrays a(p);
-    unsigned long long components = 0, trivial = 0, bottom = 0, largest = 0;
+    unsigned components = 0, trivial = 0, bottom = 0, largest = 0;
     for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads()) {
         if (a.representative[s] != s) continue;
         const unsigned size = a.forward[s], bits = a.backward[s];
         components += 1;
-        largest = max(largest, (unsigned long long)size);
+        largest = max(largest, size);
         trivial += size == 1 && !(bits & SELF_LOOP);
         bottom += !(bits & LEAVES);
     }
-    if (components) {
-        atomicAdd(&a.counters[SCC_COUNTER_COMPONENTS], components);
-        atomicMax(&a.counters[SCC_COUNTER_LARGEST], largest);
-        atomicAdd(&a.counters[SCC_COUNTER_TRIVIAL], trivial);
-        atomicAdd(&a.counters[SCC_COUNTER_BOTTOM], bottom);
+    components = __reduce_add_sync(0xffffffffu, components);
+    if (components == 0) return;
+    largest = __reduce_max_sync(0xffffffffu, largest);
+    trivial = __reduce_add_sync(0xffffffffu, trivial);
+    bottom = __reduce_add_sync(0xffffffffu, bottom);
+    if ((threadIdx.x & 31u) == 0) {
+        atomicAdd(&a.counters[SCC_COUNTER_COMPONENTS], (unsigned long long)components);
+        atomicMax(&a.counters[SCC_COUNTER_LARGEST], (unsigned long long)largest);
+        atomicAdd(&a.counters[SCC_COUNTER_TRIVIAL], (unsigned long long)trivial);
+        atomicAdd(&a.counters[SCC_COUNTER_BOTTOM], (unsigned long long)bottom);
     }
 }

@@ -56,6 +56,9 @@ kernel_constants! {
         GREW = 5;
         /// Length of colouring's next edge list.
         EDGES = 6;
+        /// Threads of colouring's first start that met a row too long to
+        /// list alone (`signatures_long_rows` lists those rows).
+        LONG_ROWS = 7;
         /// Frontier lengths: direction (0 forward, 1 backward) times two
         /// plus the list's parity.
         FRONTIERS = 8;
@@ -65,11 +68,15 @@ kernel_constants! {
         /// States of trimming's work list handled (`trim_drain`), in a
         /// line of its own.
         TRIM_FINISHED = 32;
+        /// States of trimming's work list that the thread which left
+        /// them without a live edge went on with, never appended
+        /// (`trim_drain`), in a line of its own.
+        TRIM_CONTINUED = 48;
     }
 }
 
 /// Counter slots in all.
-const COUNTERS: usize = counter::TRIM_FINISHED + 1;
+const COUNTERS: usize = counter::TRIM_CONTINUED + 1;
 /// Propagation passes launched before the first read of the frontier
 /// lengths in a round; each read doubles the next batch, up to
 /// [`MAX_BATCH`]: few waits on long paths, few idle passes on short ones.
@@ -122,7 +129,8 @@ param_block! {
         pub next_live: u64,
         /// Device address of the counters.
         pub counters: u64,
-        /// The propagation pass (the stamp of the queued marks).
+        /// The propagation pass (the stamp of the queued marks; in
+        /// colouring, of `leaves_seen`, or 0 for none).
         pub pass: u64,
         /// Device address of the pivot slots (`u32`).
         pub pivots: u64,
@@ -171,6 +179,10 @@ param_block! {
         /// Device address of colouring's self-loop and leaving-edge bits
         /// (`u32` per state), or 0: the summary then scans the edges.
         pub state_bits: u64,
+        /// Device address of colouring's pass stamps (`u32` per state):
+        /// the last pass of a round in which an assigned state had an
+        /// edge to a state of another component.
+        pub leaves_seen: u64,
         /// Device address of trimming's live in- and out-degrees
         /// (`u32`, two per state).
         pub degrees: u64,
@@ -291,10 +303,11 @@ pub trait GeneratedGraph {
 /// counted).
 pub fn stored_bytes(method: Method, states: u64, edges: u64) -> u64 {
     match method {
-        // Representative, two work lists, labels, summary bits, two edge
-        // lists; beside them, when a round is long, trimming's degrees,
-        // transpose and cursors (its work list is the compacted list).
-        Method::Coloring => 52 * states + 20 * edges,
+        // Representative, two work lists, labels, summary bits, pass
+        // stamps, two edge lists; beside them, when a round is long,
+        // trimming's degrees, transpose and cursors (its work list is the
+        // compacted list).
+        Method::Coloring => 56 * states + 20 * edges,
         // Representative, two work lists, keys, labels, marks, four
         // frontiers, the transpose.
         Method::ForwardBackward => 60 * states + 4 * edges,
@@ -320,9 +333,10 @@ pub struct GpuComponents {
     pub trimmed: u64,
     /// Seconds on the device, from the first kernel to the summary.
     pub seconds: f64,
-    /// Seconds per phase (colouring: set-up, rounds, trim; forward-backward:
-    /// transpose, trim, rounds, Tarjan on the host; then the summary),
-    /// for tuning.
+    /// Seconds per phase (colouring: allocate, for the allocations and
+    /// frees of its arrays, set-up, trim, rounds, Tarjan on the host;
+    /// forward-backward: transpose, trim, rounds, Tarjan on the host; then
+    /// the summary), for tuning.
     pub phases: Vec<(&'static str, f64)>,
 }
 
@@ -337,7 +351,7 @@ pub fn decompose(
     let started = Instant::now();
     let mut phases = Phases::new(device);
     // The state bits are read by the summary.
-    let (mut run, _state_bits) = Run::by_method(device, &graph, method, &mut phases)?;
+    let (mut run, _state_bits) = Run::by_method(device, &graph, method, false, &mut phases)?;
     let summary = run.summary(None)?;
     phases.end("summary")?;
     run.finish(summary, partition, started, phases)
@@ -346,14 +360,18 @@ pub fn decompose(
 /// Decomposes `graph` on `device` by `method` and leaves the result there:
 /// every state's representative (a state of its component, the same for
 /// all of them), for kernels that read it next (the MEC loop,
-/// [`crate::mec::gpu()`]). Nothing is counted or copied back.
+/// [`crate::mec::gpu()`]). Nothing is counted or copied back. Colouring
+/// trims first: the graphs of MDPs are mostly transient states on long
+/// paths (on wlan-6-0's, trimming assigns 4,955,156 of 5,007,548 states),
+/// which colouring would spend [`TRIM_AFTER_PASSES`] passes on before
+/// trimming them all the same.
 pub fn representatives(
     device: &Device,
     graph: DeviceCsr<'_>,
     method: Method,
 ) -> Result<LargeSlice<u32>, GpuError> {
     let mut phases = Phases::new(device);
-    let (run, _) = Run::by_method(device, &graph, method, &mut phases)?;
+    let (run, _) = Run::by_method(device, &graph, method, true, &mut phases)?;
     Ok(run.representative)
 }
 
@@ -430,6 +448,7 @@ struct Kernels {
     trim_drain: CudaFunction,
     signatures_start: CudaFunction,
     signatures_edges: CudaFunction,
+    signatures_long_rows: CudaFunction,
     signatures_propagate: CudaFunction,
     signatures_split: CudaFunction,
     signatures_restart: CudaFunction,
@@ -464,6 +483,7 @@ impl Kernels {
             trim_drain: get("trim_drain")?,
             signatures_start: get("signatures_start")?,
             signatures_edges: get("signatures_edges")?,
+            signatures_long_rows: get("signatures_long_rows")?,
             signatures_propagate: get("signatures_propagate")?,
             signatures_split: get("signatures_split")?,
             signatures_restart: get("signatures_restart")?,
@@ -565,18 +585,20 @@ impl<'d> Run<'d> {
     }
 
     /// A run on `graph` that has assigned every state by `method`, with
-    /// colouring's state bits (which the summary reads).
+    /// colouring's state bits (which the summary reads); colouring trims
+    /// before its first round if `trim_first`.
     fn by_method(
         device: &'d Device,
         graph: &DeviceCsr<'_>,
         method: Method,
+        trim_first: bool,
         phases: &mut Phases<'_>,
     ) -> Result<(Run<'d>, Option<LargeSlice<u32>>), GpuError> {
         let mut run = Run::new(device, graph.states, graph.edges)?;
         run.params.offsets = device.address(graph.offsets);
         run.params.targets = device.address(graph.targets);
         let state_bits = match method {
-            Method::Coloring => Some(run.by_signatures(phases)?),
+            Method::Coloring => Some(run.by_signatures(trim_first, phases)?),
             Method::ForwardBackward => {
                 run.by_forward_backward(graph, phases)?;
                 None
@@ -698,14 +720,20 @@ impl<'d> Run<'d> {
 
     /// Colouring: rounds of passes over the edge list until no label
     /// grows, each followed by the split of the edges and the restart of
-    /// the live states, until none is left. Gives the states' summary
-    /// bits (`state_bits` in the block), which the summary reads.
-    fn by_signatures(&mut self, phases: &mut Phases<'_>) -> Result<LargeSlice<u32>, GpuError> {
+    /// the live states, until none is left; trimming first if
+    /// `trim_first`, else only once a first round runs long. Gives the
+    /// states' summary bits (`state_bits` in the block), which the
+    /// summary reads.
+    fn by_signatures(
+        &mut self,
+        trim_first: bool,
+        phases: &mut Phases<'_>,
+    ) -> Result<LargeSlice<u32>, GpuError> {
         let (device, kernels) = (self.device, self.kernels.clone());
         let (states, edges) = (self.params.states, self.params.edges);
         self.allocate_work_lists()?;
         // Unassigned until trimming (if it runs) assigns some.
-        self.representative = device.alloc_large_filled(states as usize, 0xff)?;
+        device.fill(&mut *self.representative, 0xff)?;
         self.params.representative = device.address_mut(&mut self.representative);
         let mut arrays = SignatureArrays {
             signatures: unset(device, 2 * states as usize)?,
@@ -716,8 +744,12 @@ impl<'d> Run<'d> {
         };
         // Zeroed by signatures_start.
         let mut state_bits = unset::<u32>(device, states as usize)?;
+        // No pass is numbered 0.
+        let mut leaves_seen = device.alloc_large_filled::<u32>(states as usize, 0)?;
         device.note_memory_use()?;
+        phases.end("allocate")?;
         self.params.state_bits = device.address_mut(&mut state_bits);
+        self.params.leaves_seen = device.address_mut(&mut leaves_seen);
         self.params.signatures = device.address_mut(&mut arrays.signatures);
         let mut lists = arrays
             .edge_lists
@@ -726,6 +758,11 @@ impl<'d> Run<'d> {
         let edge_list_addresses = lists;
         self.params.edge_list = lists[0];
         self.params.next_edges = lists[1];
+        if trim_first {
+            phases.end("set-up")?;
+            self.trim_as_work_list()?;
+            phases.end("trim")?;
+        }
         self.start_coloring()?;
         phases.end("set-up")?;
         // As many threads as the device keeps resident: a block repeats
@@ -752,10 +789,18 @@ impl<'d> Run<'d> {
             while !converged && round_passes < limit {
                 self.passes += 1;
                 round_passes += 1;
+                // Every pass but a round's first (whose labels are rarely
+                // final) stamps the leaving edges it sees.
+                self.params.pass = if round_passes > 1 { self.passes } else { 0 };
                 self.clear_counter(counter::GREW)?;
                 let threads = self.params.edge_count.min(resident);
                 self.launch_over(&kernels.signatures_propagate, threads)?;
                 converged = self.read_counters()?[counter::GREW] == 0;
+            }
+            // The split reads the stamps of a last pass that saw the final
+            // labels.
+            if !converged {
+                self.params.pass = 0;
             }
             tracing::debug!(
                 passes = round_passes,
@@ -792,6 +837,11 @@ impl<'d> Run<'d> {
             phases.end("rounds")?;
         }
         self.launch_over(&kernels.signatures_finish, states)?;
+        phases.end("rounds")?;
+        self.params.pass = 0;
+        self.params.leaves_seen = 0;
+        drop((arrays, leaves_seen));
+        phases.end("allocate")?;
         Ok(state_bits)
     }
 
@@ -844,9 +894,12 @@ impl<'d> Run<'d> {
         let kernels = self.kernels.clone();
         self.clear_counter(counter::LIVE)?;
         self.clear_counter(counter::EDGES)?;
+        self.clear_counter(counter::LONG_ROWS)?;
         self.launch_over(&kernels.signatures_start, self.params.states)?;
         self.launch_over(&kernels.signatures_edges, self.params.edges)?;
         if self.params.trimmed == 0 {
+            // Returns at once unless signatures_edges left long rows.
+            self.launch_over(&kernels.signatures_long_rows, self.params.edges)?;
             self.swap_lists(self.params.states);
             self.params.edge_count = self.params.edges;
         } else {
@@ -1002,14 +1055,20 @@ impl<'d> Run<'d> {
         self.transpose(&mut reverse_offsets, &mut cursor)?;
         device.note_memory_use()?;
         self.launch_over(&kernels.trim_degrees, states as u64)?;
-        for slot in [counter::LIVE, counter::TRIM_TAKEN, counter::TRIM_FINISHED] {
+        for slot in [
+            counter::LIVE,
+            counter::TRIM_TAKEN,
+            counter::TRIM_FINISHED,
+            counter::TRIM_CONTINUED,
+        ] {
             self.clear_counter(slot)?;
         }
         self.launch_over(&kernels.trim_seed, states as u64)?;
         let resident =
             u64::from(device.multiprocessors()) * TRIM_BLOCKS_PER_SM * u64::from(THREADS);
         self.launch_over(&kernels.trim_drain, resident)?;
-        self.trimmed = self.read_counters()?[counter::LIVE];
+        let counters = self.read_counters()?;
+        self.trimmed = counters[counter::LIVE] + counters[counter::TRIM_CONTINUED];
         self.params.degrees = 0;
         self.params.reverse_offsets = 0;
         self.params.reverse_targets = 0;
