@@ -95,9 +95,21 @@ impl Device {
             peak_memory_use: AtomicU64::new(0),
             modules: Mutex::new(HashMap::new()),
         };
-        Ok(Device {
+        let device = Device {
             inner: Arc::new(inner),
-        })
+        };
+        // The stream-ordered pool's first allocation costs milliseconds
+        // (about 9 on the H100 machine): taken here, with the context's
+        // creation, rather than inside the first timed step.
+        drop(
+            device
+                .alloc_zeroed::<u64>(1)
+                .map_err(|e| GpuError::Unavailable(e.to_string()))?,
+        );
+        device
+            .synchronize()
+            .map_err(|e| GpuError::Unavailable(e.to_string()))?;
+        Ok(device)
     }
 
     /// How many devices CUDA makes visible (0 without a driver).
@@ -348,6 +360,24 @@ impl Device {
             .stream
             .memcpy_htod(data, &mut slice)
             .map_err(GpuError::driver("copying to the GPU"))?;
+        Ok(slice)
+    }
+
+    /// A device copy of `data` in memory from [`Device::alloc_large`], for
+    /// arrays of many megabytes uploaded once: on the H100 machine the
+    /// MEC's three arrays of csma-3-4 (33 MB) took 10.6–16.2 ms through
+    /// [`Device::upload`] (the stream-ordered pool) and take 4.3–6.6 ms so
+    /// (`benches/results/2026-11-25b-h100-profile/`, calls F and G).
+    pub fn upload_large<T: DeviceRepr>(&self, data: &[T]) -> Result<LargeSlice<T>, GpuError> {
+        // SAFETY: every element is written by the copy right below (and
+        // the one element of an empty upload is never read).
+        let mut slice = unsafe { self.alloc_large(data.len()) }?;
+        if !data.is_empty() {
+            self.inner
+                .stream
+                .memcpy_htod(data, &mut *slice)
+                .map_err(GpuError::driver("copying to the GPU"))?;
+        }
         Ok(slice)
     }
 

@@ -174,9 +174,9 @@ pub fn decompose(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, Gpu
     let choices = mdp.choices() as usize;
     let kernels = Kernels::load(device)?;
     mark(&mut phases, "kernels")?;
-    let choice_offsets = device.upload(&mdp.choice_offsets)?;
-    let branch_offsets = device.upload(&mdp.branch_offsets)?;
-    let targets = device.upload(&mdp.targets)?;
+    let choice_offsets = device.upload_large(&mdp.choice_offsets)?;
+    let branch_offsets = device.upload_large(&mdp.branch_offsets)?;
+    let targets = device.upload_large(&mdp.targets)?;
     mark(&mut phases, "upload")?;
     let mut enabled = device.alloc_large_filled::<u32>(choices, 0xff)?;
     // Counted by mec_start, then scanned.
