@@ -49,11 +49,14 @@ const SOLVED: u32 = u32::MAX - 1;
 
 /// Solves `game` (validated) by tangle learning.
 pub fn solve(game: &ParityGame, options: &SolveOptions) -> Result<Solution, SolveError> {
-    learn(game, options).map(|(solution, _)| solution)
+    solve_counting_passes(game, options).map(|(solution, _)| solution)
 }
 
 /// [`solve`], also giving the number of passes it took.
-fn learn(game: &ParityGame, options: &SolveOptions) -> Result<(Solution, u64), SolveError> {
+fn solve_counting_passes(
+    game: &ParityGame,
+    options: &SolveOptions,
+) -> Result<(Solution, u64), SolveError> {
     let mut run = Learning::new(game);
     let mut watch = Watch::new(options, "passes");
     let mut passes = 0u64;
@@ -760,7 +763,7 @@ mod tests {
             let game = counter_like(n);
             game.validate().unwrap();
             let options = SolveOptions::default();
-            let (solution, passes) = learn(&game, &options).unwrap();
+            let (solution, passes) = solve_counting_passes(&game, &options).unwrap();
             // One pass learns every pair; the next finds the chain's
             // dominion only if the chain's even priorities are one region.
             assert_eq!(passes, 2, "n = {n}");
