@@ -9,6 +9,12 @@
 //! A *pass* decomposes the unsolved game top down as Zielonka's algorithm
 //! does: take the highest priority `p` of what is left, favouring `α`, and
 //! its `α`-attractor, then the highest priority of the rest, and so on.
+//! Priorities are compressed on the fly: an attractor goes on drawing in
+//! the next vertices left in priority order while their priorities favour
+//! `α` too (a chain of even priorities without an odd one left between
+//! them is one attractor, not one each; without that, counter games in
+//! the style of Oink's `counter_ortl` need a pass per link of such a
+//! chain).
 //! The attractor also draws in whole tangles of `α` learned before, once
 //! every escape of the tangle that stays in what is left leads into the
 //! attractor. In each attractor, the strategy restricted to it (the
@@ -43,13 +49,31 @@ const SOLVED: u32 = u32::MAX - 1;
 
 /// Solves `game` (validated) by tangle learning.
 pub fn solve(game: &ParityGame, options: &SolveOptions) -> Result<Solution, SolveError> {
+    solve_counting_passes(game, options).map(|(solution, _)| solution)
+}
+
+/// [`solve`], also giving the number of passes it took.
+fn solve_counting_passes(
+    game: &ParityGame,
+    options: &SolveOptions,
+) -> Result<(Solution, u64), SolveError> {
     let mut run = Learning::new(game);
     let mut watch = Watch::new(options, "passes");
     let mut passes = 0u64;
+    let mut learned = 0usize;
     while !run.order.is_empty() {
         passes += 1;
         watch.check(passes)?;
+        let known = run.tangles.len();
         let mut dominions = run.pass(&mut watch, passes)?;
+        learned += run.tangles.len() - known;
+        tracing::trace!(
+            pass = passes,
+            tangles = run.tangles.len() - known,
+            dominions = dominions.len(),
+            unsolved = run.order.len(),
+            "tangle learning pass"
+        );
         run.tangles.index(game.vertices() as usize);
         while !dominions.is_empty() {
             run.solve_dominions(&dominions);
@@ -57,10 +81,12 @@ pub fn solve(game: &ParityGame, options: &SolveOptions) -> Result<Solution, Solv
             run.tangles.index(game.vertices() as usize);
         }
     }
-    Ok(Solution {
+    tracing::debug!(passes, tangles = learned, "tangle learning");
+    let solution = Solution {
         winners: run.winners,
         strategy: run.strategy,
-    })
+    };
+    Ok((solution, passes))
 }
 
 /// What a pass keeps of a vertex, side by side for fewer cache misses.
@@ -206,6 +232,8 @@ struct Learning<'a> {
     tangles: Tangles,
     /// The current attractor's vertices, in the order they were drawn in.
     zone: Vec<u32>,
+    /// The current attractor's heads, the vertices it was started from.
+    heads: Vec<u32>,
     /// Scratch of the component search.
     search: ComponentSearch,
     /// Mark of the vertices of the current attractor that reach a vertex
@@ -235,6 +263,7 @@ impl<'a> Learning<'a> {
             strategy: vec![NO_MOVE; vertices],
             tangles: Tangles::default(),
             zone: Vec::new(),
+            heads: Vec::new(),
             search: ComponentSearch::default(),
             reaches_out: Vec::new(),
             mark: 0,
@@ -280,23 +309,30 @@ impl<'a> Learning<'a> {
                 continue;
             }
             watch.check(passes)?;
-            let priority = self.game.priorities[top as usize];
-            let player = Player::favoured_by(priority);
+            let player = Player::favoured_by(self.game.priorities[top as usize]);
             self.zone.clear();
+            self.heads.clear();
+            // The heads are the free vertices from `top` down to the first
+            // free one whose priority favours the opponent, each drawn in
+            // after the attractor of those before it: every cycle of the
+            // attractor passes through the first head it reaches, whose
+            // priority is its highest (priorities compressed on the fly).
             while let Some(&v) = self.order.get(cursor) {
-                if self.game.priorities[v as usize] != priority {
+                if self.slots[v as usize].region != FREE {
+                    cursor += 1;
+                    continue;
+                }
+                if Player::favoured_by(self.game.priorities[v as usize]) != player {
                     break;
                 }
-                if self.slots[v as usize].region == FREE {
-                    self.slots[v as usize].region = attractor;
-                    self.zone.push(v);
-                }
+                self.slots[v as usize].region = attractor;
+                let drawn = self.zone.len();
+                self.zone.push(v);
+                self.heads.push(v);
+                self.attract(player, attractor, drawn);
                 cursor += 1;
             }
-            let heads = self.zone.len();
-            self.attract(player, attractor);
-            for i in 0..heads {
-                let v = self.zone[i];
+            for &v in &self.heads {
                 if self.game.owners[v as usize] == player {
                     let slots = &self.slots;
                     self.strategy[v as usize] = self
@@ -310,9 +346,9 @@ impl<'a> Learning<'a> {
                 }
             }
             if attractor == 0 && self.zone.len() == self.order.len() {
-                // The first attractor holds every unsolved vertex: its
-                // player visits `priority` again and again, and wins
-                // them all (Zielonka's base case).
+                // The first attractor holds every unsolved vertex: every
+                // cycle's highest priority is a head's, so its player
+                // wins them all (Zielonka's base case).
                 for &v in &self.zone {
                     self.slots[v as usize].region = SOLVED;
                     self.winners[v as usize] = player;
@@ -326,15 +362,15 @@ impl<'a> Learning<'a> {
         Ok(dominions)
     }
 
-    /// Extends `zone` (its vertices in region `attractor` already) to
-    /// `player`'s attractor of it among the [`FREE`] vertices, drawing in
+    /// Extends `zone` (its vertices in region `attractor` already, those
+    /// from `next` on not yet drawn from the queue) to `player`'s
+    /// attractor of it among the [`FREE`] vertices, drawing in
     /// `player`'s tangles once their escapes to unsolved vertices all lie
     /// in this attractor or earlier ones; the vertices of `player` drawn
     /// in get the move that leads there. Counts down the moves and
     /// escapes of every vertex and tangle into the vertices drawn in.
-    fn attract(&mut self, player: Player, attractor: u32) {
+    fn attract(&mut self, player: Player, attractor: u32, mut next: usize) {
         let game = self.game;
-        let mut next = 0;
         while next < self.zone.len() {
             let u = self.zone[next];
             next += 1;
@@ -508,7 +544,7 @@ impl<'a> Learning<'a> {
                     }
                 }
             }
-            self.attract(player, 0);
+            self.attract(player, 0, 0);
             for &v in &self.zone {
                 self.slots[v as usize].region = SOLVED;
                 self.winners[v as usize] = player;
@@ -674,6 +710,72 @@ impl ComponentSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parity::{reference, verify};
+
+    /// A game shaped like Oink's `counter_ortl` family, with `n` of each
+    /// part: a hub (priority 0, Odd) with a self-loop and a move to every
+    /// link of a chain; link `i` (priority `2i + 2`, Even) back to the hub
+    /// or to gate `i`; gate `i` (even, above the chain) into Odd's vertex
+    /// of pair `i`, a two-cycle of priority 1 whose Even vertex may leave
+    /// by exit `i` (the odd priority above the gate) back to link `i`.
+    /// Even wins everything: the hub and the chain are Even's dominion,
+    /// which the pairs, Odd's tangles, reach by their exits.
+    fn counter_like(n: u32) -> ParityGame {
+        let hub = 0;
+        let link = |i: u32| 1 + i;
+        let even_of_pair = |i: u32| 1 + n + 2 * i;
+        let odd_of_pair = |i: u32| 2 + n + 2 * i;
+        let gate = |i: u32| 1 + 3 * n + 2 * i;
+        let exit = |i: u32| 2 + 3 * n + 2 * i;
+        let mut priorities = vec![0];
+        let mut owners = vec![Player::Odd];
+        let mut edges = vec![(hub, hub)];
+        for i in 0..n {
+            priorities.push(2 * i + 2);
+            owners.push(Player::Even);
+            edges.extend([(hub, link(i)), (link(i), hub), (link(i), gate(i))]);
+        }
+        for i in 0..n {
+            priorities.extend([1, 1]);
+            owners.extend([Player::Even, Player::Odd]);
+            edges.extend([
+                (even_of_pair(i), odd_of_pair(i)),
+                (even_of_pair(i), exit(i)),
+                (odd_of_pair(i), even_of_pair(i)),
+            ]);
+        }
+        for i in 0..n {
+            priorities.extend([2 * n + 2 + 2 * i, 2 * n + 3 + 2 * i]);
+            owners.extend([Player::Even, Player::Even]);
+            edges.extend([(gate(i), odd_of_pair(i)), (exit(i), link(i))]);
+        }
+        ParityGame {
+            priorities,
+            owners,
+            edges: Csr::from_edges(1 + 5 * n, edges).unwrap(),
+            names: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_counter_like_game_is_learned_in_two_passes_whatever_its_size() {
+        for n in [1, 10, 200] {
+            let game = counter_like(n);
+            game.validate().unwrap();
+            let options = SolveOptions::default();
+            let (solution, passes) = solve_counting_passes(&game, &options).unwrap();
+            // One pass learns every pair; the next finds the chain's
+            // dominion only if the chain's even priorities are one region.
+            assert_eq!(passes, 2, "n = {n}");
+            assert_eq!(solution.won_by(Player::Even), u64::from(1 + 5 * n));
+            verify::verify(&game, &solution).unwrap();
+            // Zielonka's algorithm takes time exponential in `n` here.
+            if n <= 10 {
+                let expected = reference::solve(&game, &options).unwrap();
+                assert_eq!(solution.winners, expected.winners, "n = {n}");
+            }
+        }
+    }
 
     #[test]
     fn the_radix_sort_orders_by_descending_priority() {
