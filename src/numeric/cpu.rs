@@ -102,36 +102,99 @@ struct Layout {
 
 impl Layout {
     /// The layout of `iteration` of `mdp`, on the threads of the current
-    /// rayon pool: the graph of what each class reads and its order by
-    /// [`dependencies_in_parallel`] and [`Order::by_levels`] on more than
-    /// one, by [`dependencies`] and [`Order::sequential`] (the sequential
-    /// reference) on one; the arrays in parallel either way.
+    /// rayon pool: [`Layout::in_parallel`] on more than one,
+    /// [`Layout::sequential`] on one.
     fn of(mdp: &Mdp, iteration: &Iteration) -> Layout {
+        let mut layout = if rayon::current_num_threads() > 1 {
+            Layout::in_parallel(mdp, iteration)
+        } else {
+            timed("layout: sequential", || Layout::sequential(mdp, iteration))
+        };
+        layout.heights = timed("layout: heights", || layout.heights());
+        tracing::debug!(stages = layout.stage_starts.len() - 1, "layout");
+        layout
+    }
+
+    /// The layout (heights aside) on this thread, each component a stage
+    /// of its own, in Tarjan's completion order ([`Order::sequential`]):
+    /// the sequential reference.
+    fn sequential(mdp: &Mdp, iteration: &Iteration) -> Layout {
         let classes = &iteration.classes;
         let class_of = class_of(classes, iteration.lower.len());
-        let parallel = rayon::current_num_threads() > 1;
+        let graph = dependencies(mdp, classes, &class_of);
+        let Order {
+            class_at,
+            component_starts,
+            stage_starts,
+        } = Order::sequential(&graph);
+        let cyclic = component_starts
+            .windows(2)
+            .map(|component| {
+                let part = &class_at[component[0] as usize..component[1] as usize];
+                part.len() > 1 || graph.successors(part[0]).contains(&part[0])
+            })
+            .collect();
+        let mut position_of = vec![0u32; classes.count()];
+        for (position, &class) in class_at.iter().enumerate() {
+            position_of[class as usize] = position as u32;
+        }
+        let mut layout = Layout {
+            class_at,
+            component_starts,
+            stage_starts,
+            cyclic,
+            heights: Vec::new(),
+            choice_offsets: vec![0],
+            settled_low: Vec::new(),
+            settled_high: Vec::new(),
+            branch_offsets: vec![0],
+            targets: Vec::new(),
+            probabilities: Vec::new(),
+        };
+        for &class in &layout.class_at {
+            for (choice, constant) in classes.choices_with_constants(class as usize) {
+                let (mut low, mut high) = (constant, constant);
+                let (targets, probabilities) = mdp.branches_of(choice);
+                for (&target, &probability) in targets.iter().zip(probabilities) {
+                    match class_of[target as usize] {
+                        _ if probability <= 0.0 => {}
+                        u32::MAX => {
+                            low += probability * iteration.lower[target as usize];
+                            high += probability * iteration.upper[target as usize];
+                        }
+                        read => {
+                            layout.targets.push(position_of[read as usize]);
+                            layout.probabilities.push(probability);
+                        }
+                    }
+                }
+                layout.settled_low.push(low);
+                layout.settled_high.push(high);
+                layout.branch_offsets.push(layout.targets.len() as u64);
+            }
+            layout.choice_offsets.push(layout.settled_low.len() as u64);
+        }
+        layout
+    }
+
+    /// The layout (heights aside) on the current rayon pool: the graph of
+    /// what each class reads by [`dependencies_in_parallel`], its order by
+    /// [`Order::by_levels`], and the arrays by [`Layout::in_order`].
+    fn in_parallel(mdp: &Mdp, iteration: &Iteration) -> Layout {
+        let classes = &iteration.classes;
+        let class_of = class_of(classes, iteration.lower.len());
         let graph = timed("layout: dependencies", || {
-            if parallel {
-                dependencies_in_parallel(mdp, classes, &class_of)
-            } else {
-                dependencies(mdp, classes, &class_of)
-            }
+            dependencies_in_parallel(mdp, classes, &class_of)
         });
-        let order = timed("layout: order", || {
-            if parallel {
-                Order::by_levels(&graph)
-            } else {
-                Order::sequential(&graph)
-            }
-        });
+        let order = timed("layout: order", || Order::by_levels(&graph));
         timed("layout: arrays", || {
             Layout::in_order(mdp, iteration, &class_of, &graph, order)
         })
     }
 
-    /// The layout of `iteration` of `mdp` in `order`, an order of the
-    /// components of `graph`, what each class reads (`class_of` each
-    /// state), built on the current rayon pool: each position's count of
+    /// The layout (heights aside) of `iteration` of `mdp` in `order`, an
+    /// order of the components of `graph`, what each class reads
+    /// (`class_of` each state), built on the current rayon pool: each position's count of
     /// choices and of branches read, their prefix sums, then the arrays
     /// filled a block of positions a task.
     fn in_order(
@@ -261,7 +324,7 @@ impl Layout {
                     ends[entry] = first_branch + branch as u64;
                 }
             });
-        let mut layout = Layout {
+        Layout {
             class_at,
             component_starts,
             stage_starts,
@@ -273,14 +336,12 @@ impl Layout {
             branch_offsets,
             targets,
             probabilities,
-        };
-        layout.heights = timed("layout: heights", || layout.heights());
-        tracing::debug!(stages = layout.stage_starts.len() - 1, "layout");
-        layout
+        }
     }
 
     /// The height of every component (see [`Layout::heights`]), stage by
-    /// stage, the components of a large stage on the current rayon pool.
+    /// stage, the components of a large stage on the current rayon pool
+    /// (each reads only earlier stages outside itself).
     fn heights(&self) -> Vec<u32> {
         let component_of = scc::cpu::atomics32(self.class_at.len(), 0);
         (0..self.cyclic.len())
@@ -294,30 +355,36 @@ impl Layout {
             .into_par_iter()
             .map(AtomicU32::into_inner)
             .collect();
+        let height = |below: &[u32], component: usize| {
+            let positions = self.positions_of(component);
+            let choices = self.choice_offsets[positions.start] as usize
+                ..self.choice_offsets[positions.end] as usize;
+            let branches = self.branch_offsets[choices.start] as usize
+                ..self.branch_offsets[choices.end] as usize;
+            let highest_read = self.targets[branches]
+                .iter()
+                .filter(|&&target| !positions.contains(&(target as usize)))
+                .map(|&target| below[component_of[target as usize] as usize])
+                .max()
+                .unwrap_or(0);
+            highest_read + u32::from(self.cyclic[component])
+        };
         let mut heights = Vec::with_capacity(self.cyclic.len());
         for stage in self.stage_starts.windows(2) {
-            let below = &heights;
-            let height = |component: usize| {
-                let positions = self.positions_of(component);
-                let choices = self.choice_offsets[positions.start] as usize
-                    ..self.choice_offsets[positions.end] as usize;
-                let branches = self.branch_offsets[choices.start] as usize
-                    ..self.branch_offsets[choices.end] as usize;
-                let highest_read = self.targets[branches]
-                    .iter()
-                    .filter(|&&target| !positions.contains(&(target as usize)))
-                    .map(|&target| below[component_of[target as usize] as usize])
-                    .max()
-                    .unwrap_or(0);
-                highest_read + u32::from(self.cyclic[component])
-            };
             let components = stage[0] as usize..stage[1] as usize;
-            let stage_heights: Vec<u32> = if components.len() >= 2 * CLASSES_PER_TASK {
-                components.into_par_iter().map(height).collect()
+            if components.len() >= 2 * CLASSES_PER_TASK {
+                let below = &heights;
+                let stage_heights: Vec<u32> = components
+                    .into_par_iter()
+                    .map(|c| height(below, c))
+                    .collect();
+                heights.extend(stage_heights);
             } else {
-                components.map(height).collect()
-            };
-            heights.extend(stage_heights);
+                for component in components {
+                    let component_height = height(&heights, component);
+                    heights.push(component_height);
+                }
+            }
         }
         heights
     }

@@ -19,8 +19,6 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use rayon::prelude::*;
-
 use super::qualitative::{self, Predecessors};
 use super::{Optimum, Outcome, Precision, SolveOptions, timed};
 use crate::explicit::{MarkovChain, Mdp};
@@ -660,10 +658,10 @@ pub struct Classes {
 pub struct ChoiceRule<'a> {
     /// Whether a choice may be taken at all (minimal rewards drop those
     /// that risk never reaching the target).
-    pub usable: &'a (dyn Fn(u64) -> bool + Sync),
+    pub usable: &'a dyn Fn(u64) -> bool,
     /// Whether a usable choice counts towards the end components that are
     /// collapsed (minimal rewards collapse only those without reward).
-    pub collapsible: &'a (dyn Fn(u64) -> bool + Sync),
+    pub collapsible: &'a dyn Fn(u64) -> bool,
     /// Each choice's constant, indexed by choice, if any.
     pub constants: Option<&'a [f64]>,
 }
@@ -681,10 +679,9 @@ impl Classes {
     /// One class per undecided state, with its usable choices.
     pub fn identity(mdp: &Mdp, undecided: &[bool], rule: &ChoiceRule<'_>) -> Classes {
         let members: Vec<u32> = (0..mdp.states())
-            .into_par_iter()
             .filter(|&s| undecided[s as usize])
             .collect();
-        let member_offsets = (0..=members.len() as u64).into_par_iter().collect();
+        let member_offsets = (0..=members.len() as u64).collect();
         Classes::of_groups(
             mdp,
             members,
@@ -748,28 +745,25 @@ impl Classes {
     }
 
     /// The classes of the states `members`, class by class from
-    /// `member_offsets`, with the choices of their states that `keep`,
-    /// found on the current rayon pool.
+    /// `member_offsets`, with the choices of their states that `keep`.
     fn of_groups(
         mdp: &Mdp,
         members: Vec<u32>,
         member_offsets: Vec<u64>,
-        keep: impl Fn(u32, u64) -> bool + Sync,
+        keep: impl Fn(u32, u64) -> bool,
         constants: Option<&[f64]>,
     ) -> Classes {
-        let classes = member_offsets.len() - 1;
-        let (choice_offsets, choices) = super::rows_in_parallel(
-            classes,
-            || (),
-            |_, class, choices| {
-                let states = member_offsets[class] as usize..member_offsets[class + 1] as usize;
-                for &state in &members[states] {
-                    choices.extend(mdp.choices_of(state).filter(|&c| keep(state, c)));
-                }
-            },
-        );
+        let mut choices = Vec::with_capacity(members.len());
+        let mut choice_offsets = Vec::with_capacity(member_offsets.len());
+        choice_offsets.push(0);
+        for range in member_offsets.windows(2) {
+            for &state in &members[range[0] as usize..range[1] as usize] {
+                choices.extend(mdp.choices_of(state).filter(|&c| keep(state, c)));
+            }
+            choice_offsets.push(choices.len() as u64);
+        }
         let constants = match constants {
-            Some(constants) => choices.par_iter().map(|&c| constants[c as usize]).collect(),
+            Some(constants) => choices.iter().map(|&c| constants[c as usize]).collect(),
             None => Vec::new(),
         };
         Classes {
