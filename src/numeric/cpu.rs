@@ -224,10 +224,7 @@ impl Layout {
             .for_each(|(position, &class)| {
                 position_of[class as usize].store(position as u32, Relaxed)
             });
-        let position_of: Vec<u32> = position_of
-            .into_par_iter()
-            .map(AtomicU32::into_inner)
-            .collect();
+        let position_of: Vec<u32> = position_of.into_iter().map(AtomicU32::into_inner).collect();
         // The branches of `choice` read in the layout: positive, into a
         // class.
         let read = |choice: u64| {
@@ -352,7 +349,7 @@ impl Layout {
                 }
             });
         let component_of: Vec<u32> = component_of
-            .into_par_iter()
+            .into_iter()
             .map(AtomicU32::into_inner)
             .collect();
         let height = |below: &[u32], component: usize| {
@@ -505,10 +502,7 @@ fn class_of(classes: &Classes, states: usize) -> Vec<u32> {
             class_of[state as usize].store(class as u32, Relaxed);
         }
     });
-    class_of
-        .into_par_iter()
-        .map(AtomicU32::into_inner)
-        .collect()
+    class_of.into_iter().map(AtomicU32::into_inner).collect()
 }
 
 /// The classes of `classes` that a class reads (`class_of` each state,

@@ -65,9 +65,9 @@ fn states_in(set: &[bool]) -> Vec<u32> {
         .collect()
 }
 
-/// `flags` as plain booleans, on the current rayon pool.
+/// `flags` as plain booleans, in place (no second array to fill).
 fn unwrap_flags(flags: Vec<AtomicBool>) -> Vec<bool> {
-    flags.into_par_iter().map(AtomicBool::into_inner).collect()
+    flags.into_iter().map(AtomicBool::into_inner).collect()
 }
 
 /// For every state, the choices of other states with a branch into it
@@ -136,8 +136,8 @@ impl Predecessors {
         });
         Predecessors {
             offsets,
-            choices: choices.into_par_iter().map(AtomicU64::into_inner).collect(),
-            owners: owners.into_par_iter().map(AtomicU32::into_inner).collect(),
+            choices: choices.into_iter().map(AtomicU64::into_inner).collect(),
+            owners: owners.into_iter().map(AtomicU32::into_inner).collect(),
         }
     }
 
