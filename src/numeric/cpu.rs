@@ -964,6 +964,54 @@ mod tests {
             .collect()
     }
 
+    /// Two wide levels: 5,000 states that reach the goal (state 0) with a
+    /// chance of their own and else a trap (1), and 5,000 whose two
+    /// choices each lead to one of the first level. On three threads the
+    /// layout has a stage a level, each of thousands of classes (updated
+    /// at once), and every value is its chance, or the better of its two
+    /// choices', exactly.
+    #[test]
+    fn wide_levels_are_stages_updated_at_once() {
+        let mut rng = crate::testing::graphs::SplitMix::new(7);
+        let chances: Vec<f64> = (0..5000)
+            .map(|_| (1 + rng.below(999)) as f64 / 1000.0)
+            .collect();
+        let mut choices = vec![vec![vec![(0, 1.0)]], vec![vec![(1, 1.0)]]];
+        for &chance in &chances {
+            choices.push(vec![vec![(0, chance), (1, 1.0 - chance)]]);
+        }
+        let mut reads = Vec::new();
+        for _ in 0..5000 {
+            let (a, b) = (rng.below(5000) as u32, rng.below(5000) as u32);
+            choices.push(vec![vec![(2 + a, 1.0)], vec![(2 + b, 1.0)]]);
+            reads.push((a, b));
+        }
+        let mdp = Mdp::from_choices(0, choices).unwrap();
+        let right: Vec<bool> = (0..mdp.states()).map(|s| s == 0).collect();
+        let all = vec![true; right.len()];
+        let prepared = || reference::prepare(&mdp, &all, &right, Some(Optimum::Max));
+        let layout = pool(3).install(|| Layout::of(&mdp, &prepared()));
+        assert_eq!(layout.stage_starts, [0, 5000, 10_000]);
+        let options = SolveOptions {
+            precision: Precision {
+                epsilon: 1e-9,
+                relative: false,
+            },
+            sound: true,
+            max_iterations: u64::MAX,
+            deadline: None,
+        };
+        let values = iterate(&mdp, prepared(), &options, 3).outcome(true).values;
+        let expected = chances.iter().copied().chain(
+            reads
+                .iter()
+                .map(|&(a, b)| chances[a as usize].max(chances[b as usize])),
+        );
+        for (state, expected) in (2..).zip(expected) {
+            assert_eq!(values[state], expected, "state {state}");
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
         /// On random MDPs large enough that every step is split into
