@@ -17,6 +17,8 @@ pub mod reward;
 
 use std::time::Instant;
 
+use rayon::prelude::*;
+
 use crate::explicit::{ExplicitModel, MarkovChain, Mdp, ModelType, ProbModel};
 use crate::gpu::{Device, GpuError};
 pub use property::Optimum;
@@ -30,6 +32,72 @@ pub(crate) fn timed<T>(what: &str, work: impl FnOnce() -> T) -> T {
     let result = work();
     tracing::debug!(seconds = started.elapsed().as_secs_f64(), "{what}");
     result
+}
+
+/// The exclusive prefix sums of `counts`, then their total, on the
+/// current rayon pool (each block summed, the blocks' sums added up, then
+/// each block's sums from its start).
+fn prefix_sums(mut counts: Vec<u64>) -> Vec<u64> {
+    const BLOCK: usize = 1 << 16;
+    counts.push(0);
+    let block_sums: Vec<u64> = counts
+        .par_chunks(BLOCK)
+        .map(|block| block.iter().sum())
+        .collect();
+    let block_starts = block_sums.iter().scan(0, |total, &sum| {
+        let start = *total;
+        *total += sum;
+        Some(start)
+    });
+    let block_starts: Vec<u64> = block_starts.collect();
+    counts
+        .par_chunks_mut(BLOCK)
+        .zip(block_starts)
+        .for_each(|(block, mut total)| {
+            for entry in block {
+                let count = *entry;
+                *entry = total;
+                total += count;
+            }
+        });
+    counts
+}
+
+/// Rows numbered `0..rows` built on the current rayon pool, a block of
+/// rows a task: `fill` appends the entries of a row to the list it is
+/// given, with a scratch value that `scratch` makes for each task (and
+/// `fill` leaves as it found it). Where each row starts (then the total),
+/// and the entries, row after row.
+pub(crate) fn rows_in_parallel<T: Send, S>(
+    rows: usize,
+    scratch: impl Fn() -> S + Sync + Send,
+    fill: impl Fn(&mut S, usize, &mut Vec<T>) + Sync + Send,
+) -> (Vec<u64>, Vec<T>) {
+    const ROWS_PER_TASK: usize = 1 << 10;
+    let blocks: Vec<(Vec<u64>, Vec<T>)> = (0..rows.div_ceil(ROWS_PER_TASK))
+        .into_par_iter()
+        .map_init(scratch, |scratch, block| {
+            let rows = block * ROWS_PER_TASK..((block + 1) * ROWS_PER_TASK).min(rows);
+            let mut lengths = Vec::with_capacity(rows.len());
+            let mut entries = Vec::new();
+            for row in rows {
+                let start = entries.len();
+                fill(scratch, row, &mut entries);
+                lengths.push((entries.len() - start) as u64);
+            }
+            (lengths, entries)
+        })
+        .collect();
+    let lengths = blocks
+        .iter()
+        .flat_map(|(lengths, _)| lengths)
+        .copied()
+        .collect();
+    let entries = blocks
+        .into_iter()
+        .flat_map(|(_, entries)| entries)
+        .collect();
+    (prefix_sums(lengths), entries)
 }
 
 /// How close a computed value must be to the true one.
@@ -371,6 +439,46 @@ fn probability(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::testing::graphs::SplitMix;
+
+    /// A random MDP of `states` states, each with up to 3 choices of up
+    /// to 3 equally likely branches: a branch leads, with chance `back`,
+    /// to any state, and else to a lower-numbered one, so that with a
+    /// small `back` most of the graph is acyclic, in wide levels.
+    /// Deterministic in `seed`.
+    pub fn random_mdp(states: u32, back: f64, seed: u64) -> Mdp {
+        let mut rng = SplitMix::new(seed);
+        let mut choices = Vec::with_capacity(states as usize);
+        for state in 0..states {
+            let mut state_choices = Vec::new();
+            for _ in 0..rng.below(4) {
+                let branches = 1 + rng.below(3);
+                let mut choice = Vec::new();
+                for _ in 0..branches {
+                    let anywhere = state == 0 || rng.chance(back);
+                    let target = rng.below(u64::from(if anywhere { states } else { state }));
+                    choice.push((target as u32, 1.0 / branches as f64));
+                }
+                state_choices.push(choice);
+            }
+            choices.push(state_choices);
+        }
+        Mdp::from_choices(0, choices).unwrap()
+    }
+
+    /// `states` flags, each set with chance `p`, deterministic in `seed`.
+    pub fn random_set(states: u32, p: f64, seed: u64) -> Vec<bool> {
+        let mut rng = SplitMix::new(seed);
+        (0..states).map(|_| rng.chance(p)).collect()
+    }
+
+    /// A pool of `threads` threads.
+    pub fn pool(threads: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    }
 
     /// State 0: choice a → {1: 0.5, 2: 0.5}, choice b → {0} (an end
     /// component that never reaches the goal); 1: the goal (self-loop);

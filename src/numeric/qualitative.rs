@@ -7,23 +7,78 @@
 //! probabilities are positive, never at their values.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
 use super::reference::Classes;
 use crate::explicit::Mdp;
 
-/// Choices one task of [`Predecessors::of`] names the owners of.
-const CHOICES_PER_TASK: usize = 1 << 16;
+/// States of one level of [`by_levels`] that one task expands.
+const STATES_PER_TASK: usize = 1 << 10;
+
+/// A search level by level from `seeds`: `expand` is given each state of
+/// a level and adds the states of the next one to the list it is given;
+/// `visit` sees each level, seeds first, before it is expanded. A level
+/// of at least two tasks' states is expanded on the current rayon pool
+/// (so `expand` shares its marks with other threads through atomics,
+/// and the next level comes in no set order), a smaller one on this thread.
+pub(crate) fn by_levels(
+    seeds: Vec<u32>,
+    expand: impl Fn(u32, &mut Vec<u32>) + Sync,
+    mut visit: impl FnMut(&mut Vec<u32>),
+) {
+    let mut level = seeds;
+    while !level.is_empty() {
+        visit(&mut level);
+        level = if level.len() >= 2 * STATES_PER_TASK {
+            level
+                .par_chunks(STATES_PER_TASK)
+                .map(|chunk| {
+                    let mut next = Vec::new();
+                    chunk.iter().for_each(|&state| expand(state, &mut next));
+                    next
+                })
+                .collect::<Vec<_>>()
+                .concat()
+        } else {
+            let mut next = Vec::new();
+            level.iter().for_each(|&state| expand(state, &mut next));
+            next
+        };
+    }
+}
+
+/// Whether the current rayon pool has more than one thread, so that the
+/// searches run level by level on them (else the sequential searches,
+/// which need no atomics).
+fn in_parallel() -> bool {
+    rayon::current_num_threads() > 1
+}
+
+/// The states where `set` holds, in increasing order, found on the
+/// current rayon pool.
+fn states_in(set: &[bool]) -> Vec<u32> {
+    (0..set.len() as u32)
+        .into_par_iter()
+        .filter(|&s| set[s as usize])
+        .collect()
+}
+
+/// `flags` as plain booleans, in place (no second array to fill).
+fn unwrap_flags(flags: Vec<AtomicBool>) -> Vec<bool> {
+    flags.into_iter().map(AtomicBool::into_inner).collect()
+}
 
 /// For every state, the choices of other states with a branch into it
-/// (each choice once per target state): what the backward searches follow.
+/// (each choice once per target state), each with the state it belongs
+/// to: what the backward searches follow.
 pub struct Predecessors {
     offsets: Vec<u64>,
     choices: Vec<u64>,
-    /// The state each choice belongs to.
-    owner: Vec<u32>,
+    /// The state of each entry's choice, beside it, so that a search
+    /// reads both in one place.
+    owners: Vec<u32>,
 }
 
 impl Predecessors {
@@ -61,30 +116,28 @@ impl Predecessors {
             .iter()
             .map(|&o| AtomicU64::new(o))
             .collect();
-        let slots: Vec<AtomicU64> = (0..offsets[states]).map(|_| AtomicU64::new(0)).collect();
-        (0..mdp.choices()).into_par_iter().for_each(|choice| {
-            for target in targets_of(choice) {
-                slots[cursors[target].fetch_add(1, Relaxed) as usize].store(choice, Relaxed);
+        let entries = offsets[states] as usize;
+        let choices: Vec<AtomicU64> = (0..entries)
+            .into_par_iter()
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        let owners: Vec<AtomicU32> = (0..entries)
+            .into_par_iter()
+            .map(|_| AtomicU32::new(0))
+            .collect();
+        (0..mdp.states()).into_par_iter().for_each(|state| {
+            for choice in mdp.choices_of(state) {
+                for target in targets_of(choice) {
+                    let slot = cursors[target].fetch_add(1, Relaxed) as usize;
+                    choices[slot].store(choice, Relaxed);
+                    owners[slot].store(state, Relaxed);
+                }
             }
         });
-        let mut owner = vec![0u32; mdp.choices() as usize];
-        owner
-            .par_chunks_mut(CHOICES_PER_TASK)
-            .enumerate()
-            .for_each(|(task, owners)| {
-                let first = (task * CHOICES_PER_TASK) as u64;
-                let mut state = mdp.choice_offsets.partition_point(|&o| o <= first) - 1;
-                for (choice, owner) in (first..).zip(owners) {
-                    while mdp.choice_offsets[state + 1] <= choice {
-                        state += 1;
-                    }
-                    *owner = state as u32;
-                }
-            });
         Predecessors {
             offsets,
-            choices: slots.into_iter().map(AtomicU64::into_inner).collect(),
-            owner,
+            choices: choices.into_iter().map(AtomicU64::into_inner).collect(),
+            owners: owners.into_iter().map(AtomicU32::into_inner).collect(),
         }
     }
 
@@ -92,16 +145,33 @@ impl Predecessors {
     fn of_state(&self, state: u32) -> impl Iterator<Item = (u64, u32)> + '_ {
         let range =
             self.offsets[state as usize] as usize..self.offsets[state as usize + 1] as usize;
-        self.choices[range]
+        self.choices[range.clone()]
             .iter()
-            .map(|&choice| (choice, self.owner[choice as usize]))
+            .copied()
+            .zip(self.owners[range].iter().copied())
     }
 }
 
 /// The states from which some path through `left` states reaches a
 /// `right` state with positive probability under some scheduler (for a
-/// DTMC: P > 0; for an MDP: Pmax > 0).
+/// DTMC: P > 0; for an MDP: Pmax > 0), on the threads of the current
+/// rayon pool ([`exists_reach_by_levels`] on more than one,
+/// [`exists_reach_sequential`] on one).
 pub fn exists_reach(predecessors: &Predecessors, left: &[bool], right: &[bool]) -> Vec<bool> {
+    if in_parallel() {
+        exists_reach_by_levels(predecessors, left, right)
+    } else {
+        exists_reach_sequential(predecessors, left, right)
+    }
+}
+
+/// [`exists_reach`] by one breadth-first search on this thread: the
+/// sequential reference.
+pub fn exists_reach_sequential(
+    predecessors: &Predecessors,
+    left: &[bool],
+    right: &[bool],
+) -> Vec<bool> {
     let mut found = right.to_vec();
     let mut queue: VecDeque<u32> = (0..right.len() as u32)
         .filter(|&s| right[s as usize])
@@ -117,11 +187,51 @@ pub fn exists_reach(predecessors: &Predecessors, left: &[bool], right: &[bool]) 
     found
 }
 
+/// [`exists_reach`] by a breadth-first search level by level on the
+/// current rayon pool ([`by_levels`]).
+pub fn exists_reach_by_levels(
+    predecessors: &Predecessors,
+    left: &[bool],
+    right: &[bool],
+) -> Vec<bool> {
+    let found: Vec<AtomicBool> = right.par_iter().map(|&r| AtomicBool::new(r)).collect();
+    let expand = |state: u32, next: &mut Vec<u32>| {
+        for (_, owner) in predecessors.of_state(state) {
+            let o = owner as usize;
+            // Two threads may both find `owner` here and list it twice
+            // for the next level, which only repeats its expansion.
+            if left[o] && !found[o].load(Relaxed) {
+                found[o].store(true, Relaxed);
+                next.push(owner);
+            }
+        }
+    };
+    by_levels(states_in(right), expand, |_| {});
+    unwrap_flags(found)
+}
+
 /// The states from which every scheduler reaches a `right` state through
 /// `left` states with positive probability (Pmin > 0): the least set
 /// holding `right` and every `left` state with at least one choice, all of
-/// whose choices have a branch into the set.
+/// whose choices have a branch into the set; on the threads of the
+/// current rayon pool ([`forall_reach_by_levels`] on more than one,
+/// [`forall_reach_sequential`] on one).
 pub fn forall_reach(
+    mdp: &Mdp,
+    predecessors: &Predecessors,
+    left: &[bool],
+    right: &[bool],
+) -> Vec<bool> {
+    if in_parallel() {
+        forall_reach_by_levels(mdp, predecessors, left, right)
+    } else {
+        forall_reach_sequential(mdp, predecessors, left, right)
+    }
+}
+
+/// [`forall_reach`] by one breadth-first search on this thread: the
+/// sequential reference.
+pub fn forall_reach_sequential(
     mdp: &Mdp,
     predecessors: &Predecessors,
     left: &[bool],
@@ -129,9 +239,7 @@ pub fn forall_reach(
 ) -> Vec<bool> {
     let mut found = right.to_vec();
     let mut choice_hits = vec![false; mdp.choices() as usize];
-    let mut choices_left: Vec<u64> = (0..mdp.states())
-        .map(|state| mdp.choices_of(state).count() as u64)
-        .collect();
+    let mut choices_left: Vec<u32> = (0..mdp.states()).map(|s| choice_count(mdp, s)).collect();
     let mut queue: VecDeque<u32> = (0..right.len() as u32)
         .filter(|&s| right[s as usize])
         .collect();
@@ -150,6 +258,48 @@ pub fn forall_reach(
         }
     }
     found
+}
+
+/// [`forall_reach`] by a breadth-first search level by level on the
+/// current rayon pool ([`by_levels`]): each choice is struck off its
+/// state once, by whichever thread first finds it leads into the set.
+pub fn forall_reach_by_levels(
+    mdp: &Mdp,
+    predecessors: &Predecessors,
+    left: &[bool],
+    right: &[bool],
+) -> Vec<bool> {
+    let found: Vec<AtomicBool> = right.par_iter().map(|&r| AtomicBool::new(r)).collect();
+    let choice_hits: Vec<AtomicBool> = (0..mdp.choices())
+        .into_par_iter()
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let choices_left: Vec<AtomicU32> = (0..mdp.states())
+        .into_par_iter()
+        .map(|s| AtomicU32::new(choice_count(mdp, s)))
+        .collect();
+    let expand = |state: u32, next: &mut Vec<u32>| {
+        for (choice, owner) in predecessors.of_state(state) {
+            let hit = &choice_hits[choice as usize];
+            if hit.load(Relaxed) || hit.swap(true, Relaxed) {
+                continue;
+            }
+            // The last of its choices is struck off once.
+            let o = owner as usize;
+            if choices_left[o].fetch_sub(1, Relaxed) == 1 && left[o] && !found[o].load(Relaxed) {
+                found[o].store(true, Relaxed);
+                next.push(owner);
+            }
+        }
+    };
+    by_levels(states_in(right), expand, |_| {});
+    unwrap_flags(found)
+}
+
+/// The number of choices of `state`.
+fn choice_count(mdp: &Mdp, state: u32) -> u32 {
+    let choices = mdp.choices_of(state);
+    (choices.end - choices.start) as u32
 }
 
 /// The states from which some scheduler reaches `right` through `left`
@@ -335,7 +485,36 @@ pub fn forall_almost_surely(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numeric::tests::end_component_mdp;
+    use crate::numeric::tests::{end_component_mdp, pool, random_mdp, random_set};
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// On random MDPs large enough that levels are split into tasks,
+        /// the searches by levels on three threads find the sets of the
+        /// sequential searches.
+        #[test]
+        fn the_searches_by_levels_find_the_sequential_sets(
+            states in 2000u32..12_000,
+            back in 0.0..0.2f64,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let mdp = random_mdp(states, back, seed);
+            let left = random_set(states, 0.9, seed ^ 1);
+            let right = random_set(states, 0.03, seed ^ 2);
+            let predecessors = pool(3).install(|| Predecessors::of(&mdp));
+            let (exists, forall) = pool(3).install(|| {
+                (
+                    exists_reach_by_levels(&predecessors, &left, &right),
+                    forall_reach_by_levels(&mdp, &predecessors, &left, &right),
+                )
+            });
+            proptest::prop_assert_eq!(exists, exists_reach_sequential(&predecessors, &left, &right));
+            proptest::prop_assert_eq!(
+                forall,
+                forall_reach_sequential(&mdp, &predecessors, &left, &right)
+            );
+        }
+    }
 
     /// Each state's predecessor choices, each once however many of its
     /// branches lead there, without the branches of probability 0.

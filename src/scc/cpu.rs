@@ -224,6 +224,12 @@ fn finish_with_tarjan(
     finished.then_some(representative)
 }
 
+/// The reverse graph of `graph`, built on the current rayon pool's threads
+/// (see [`transpose`]).
+pub fn transposed(graph: &Csr) -> Csr {
+    transpose(graph, &AtomicBool::new(false))
+}
+
 /// The reverse graph, built on the pool's threads: in-degrees counted with
 /// atomics, their prefix sums, then every edge placed through one atomic
 /// cursor per state (each state's predecessors in no particular order,

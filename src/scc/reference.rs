@@ -75,8 +75,19 @@ pub fn representatives_among_unless(
 /// component after component, and where each component starts in that
 /// list (then its length).
 pub fn in_completion_order(graph: &Csr) -> (Vec<u32>, Vec<u32>) {
+    in_completion_order_among(graph, 0..graph.states(), |_| true)
+}
+
+/// [`in_completion_order`] of the subgraph induced by the states `members`
+/// (those for which `is_member` holds), searched from them in turn.
+pub fn in_completion_order_among(
+    graph: &Csr,
+    members: impl IntoIterator<Item = u32>,
+    is_member: impl Fn(u32) -> bool,
+) -> (Vec<u32>, Vec<u32>) {
+    let members = members.into_iter();
     let mut search = Search::new(graph.states() as usize);
-    let mut states = Vec::with_capacity(graph.states() as usize);
+    let mut states = Vec::with_capacity(members.size_hint().0);
     let mut starts = vec![0];
     let mut record = |member: u32, root: u32| {
         states.push(member);
@@ -85,9 +96,9 @@ pub fn in_completion_order(graph: &Csr) -> (Vec<u32>, Vec<u32>) {
         }
     };
     let never = AtomicBool::new(false);
-    for root in 0..graph.states() {
+    for root in members {
         if search.order[root as usize] == UNVISITED {
-            search.from(graph, root, &|_| true, &mut record, &never);
+            search.from(graph, root, &is_member, &mut record, &never);
         }
     }
     (states, starts)
