@@ -188,7 +188,7 @@ pub fn exists_reach_sequential(
 }
 
 /// [`exists_reach`] by a breadth-first search level by level on the
-/// current rayon pool ([`by_levels`]).
+/// current rayon pool (`by_levels`).
 pub fn exists_reach_by_levels(
     predecessors: &Predecessors,
     left: &[bool],
@@ -261,7 +261,7 @@ pub fn forall_reach_sequential(
 }
 
 /// [`forall_reach`] by a breadth-first search level by level on the
-/// current rayon pool ([`by_levels`]): each choice is struck off its
+/// current rayon pool (`by_levels`): each choice is struck off its
 /// state once, by whichever thread first finds it leads into the set.
 pub fn forall_reach_by_levels(
     mdp: &Mdp,

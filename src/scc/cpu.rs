@@ -225,7 +225,7 @@ fn finish_with_tarjan(
 }
 
 /// The reverse graph of `graph`, built on the current rayon pool's threads
-/// (see [`transpose`]).
+/// (see `transpose`).
 pub fn transposed(graph: &Csr) -> Csr {
     transpose(graph, &AtomicBool::new(false))
 }

@@ -376,7 +376,7 @@ pub fn decompose(
 /// [`crate::mec::gpu()`]). Nothing is counted or copied back. Colouring
 /// trims first: the graphs of MDPs are mostly transient states on long
 /// paths (on wlan-6-0's, trimming assigns 4,955,156 of 5,007,548 states),
-/// which colouring would spend [`TRIM_AFTER_PASSES`] passes on before
+/// which colouring would spend `TRIM_AFTER_PASSES` (32) passes on before
 /// trimming them all the same.
 pub fn representatives(
     device: &Device,
