@@ -153,21 +153,17 @@ impl Layout {
         };
         for &class in &layout.class_at {
             for (choice, constant) in classes.choices_with_constants(class as usize) {
-                let (mut low, mut high) = (constant, constant);
-                let (targets, probabilities) = mdp.branches_of(choice);
-                for (&target, &probability) in targets.iter().zip(probabilities) {
-                    match class_of[target as usize] {
-                        _ if probability <= 0.0 => {}
-                        u32::MAX => {
-                            low += probability * iteration.lower[target as usize];
-                            high += probability * iteration.upper[target as usize];
-                        }
-                        read => {
-                            layout.targets.push(position_of[read as usize]);
-                            layout.probabilities.push(probability);
-                        }
-                    }
-                }
+                let (low, high) = split_choice(
+                    mdp,
+                    iteration,
+                    &class_of,
+                    choice,
+                    constant,
+                    |class, probability| {
+                        layout.targets.push(position_of[class as usize]);
+                        layout.probabilities.push(probability);
+                    },
+                );
                 layout.settled_low.push(low);
                 layout.settled_high.push(high);
                 layout.branch_offsets.push(layout.targets.len() as u64);
@@ -300,22 +296,18 @@ impl Layout {
                     .iter()
                     .flat_map(|&class| classes.choices_with_constants(class as usize));
                 for (entry, (choice, constant)) in block_choices.enumerate() {
-                    let (mut choice_low, mut choice_high) = (constant, constant);
-                    let (choice_targets, choice_probabilities) = mdp.branches_of(choice);
-                    for (&target, &probability) in choice_targets.iter().zip(choice_probabilities) {
-                        match class_of[target as usize] {
-                            _ if probability <= 0.0 => {}
-                            u32::MAX => {
-                                choice_low += probability * iteration.lower[target as usize];
-                                choice_high += probability * iteration.upper[target as usize];
-                            }
-                            class => {
-                                reads[branch] = position_of[class as usize];
-                                weights[branch] = probability;
-                                branch += 1;
-                            }
-                        }
-                    }
+                    let (choice_low, choice_high) = split_choice(
+                        mdp,
+                        iteration,
+                        class_of,
+                        choice,
+                        constant,
+                        |class, probability| {
+                            reads[branch] = position_of[class as usize];
+                            weights[branch] = probability;
+                            branch += 1;
+                        },
+                    );
                     low[entry] = choice_low;
                     high[entry] = choice_high;
                     ends[entry] = first_branch + branch as u64;
@@ -495,6 +487,34 @@ impl Order {
 
 /// The class of every one of `states` states, `u32::MAX` where none (a
 /// settled state), on the current rayon pool.
+/// Splits `choice` (whose settled part is `constant`) of a class: the
+/// branches into settled states (no class in `class_of`) add their
+/// bounds to the low and high sums it returns, each branch into a class
+/// goes to `read` with its probability (branches of probability 0 to
+/// neither).
+fn split_choice(
+    mdp: &Mdp,
+    iteration: &Iteration,
+    class_of: &[u32],
+    choice: u64,
+    constant: f64,
+    mut read: impl FnMut(u32, f64),
+) -> (f64, f64) {
+    let (mut low, mut high) = (constant, constant);
+    let (targets, probabilities) = mdp.branches_of(choice);
+    for (&target, &probability) in targets.iter().zip(probabilities) {
+        match class_of[target as usize] {
+            _ if probability <= 0.0 => {}
+            u32::MAX => {
+                low += probability * iteration.lower[target as usize];
+                high += probability * iteration.upper[target as usize];
+            }
+            class => read(class, probability),
+        }
+    }
+    (low, high)
+}
+
 fn class_of(classes: &Classes, states: usize) -> Vec<u32> {
     let class_of = scc::cpu::atomics32(states, u32::MAX);
     (0..classes.count()).into_par_iter().for_each(|class| {
