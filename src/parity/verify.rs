@@ -6,9 +6,12 @@
 //!
 //! Cycles are found by strongly connected components (the sequential
 //! Tarjan of [`crate::scc::reference`]): a component's highest priority
-//! must favour the region's player; its vertices of that priority are then
-//! removed and what is left decomposed again, since a cycle whose highest
-//! priority is lower avoids them.
+//! must favour the region's player; its vertices of any priority above the
+//! highest that favours the opponent are then removed (all of them, if no
+//! priority in it favours the opponent) and what is left decomposed
+//! again, since a cycle through one of them is won by the player. Taking
+//! all such vertices at once, not only the highest, keeps a long chain of
+//! the player's priorities (Oink's counter games) to one round.
 
 use thiserror::Error;
 
@@ -128,12 +131,31 @@ pub fn verify(game: &ParityGame, solution: &Solution) -> Result<(), Flaw> {
 /// Checks that no cycle of `graph` has a highest priority that favours
 /// the opponent of the player who wins its vertices.
 fn no_losing_cycle(game: &ParityGame, graph: &Csr, winners: &[Player]) -> Result<(), Flaw> {
+    losing_cycle_rounds(game, graph, winners).map(|_| ())
+}
+
+/// [`no_losing_cycle`], giving the rounds of decomposition it took.
+fn losing_cycle_rounds(game: &ParityGame, graph: &Csr, winners: &[Player]) -> Result<u64, Flaw> {
     let vertices = graph.states() as usize;
     let mut alive = vec![true; vertices];
     let mut members: Vec<u32> = (0..graph.states()).collect();
     let mut components = TopComponents::new(vertices);
+    // Per component (at its representative): the highest priority of a
+    // member on a cycle that favours the opponent, if any.
+    let mut opponents_highest: Vec<Option<u32>> = vec![None; vertices];
+    let mut rounds = 0;
     while !members.is_empty() {
+        rounds += 1;
         components.decompose(graph, &game.priorities, &members, &alive);
+        for &v in &members {
+            let priority = game.priorities[v as usize];
+            if components.on_cycle(graph, v) && Player::favoured_by(priority) != winners[v as usize]
+            {
+                let highest =
+                    &mut opponents_highest[components.representative[v as usize] as usize];
+                *highest = Some(highest.map_or(priority, |p| p.max(priority)));
+            }
+        }
         let mut next = Vec::new();
         for &v in &members {
             let top = components.top(v);
@@ -152,20 +174,68 @@ fn no_losing_cycle(game: &ParityGame, graph: &Csr, winners: &[Player]) -> Result
                     player,
                 });
             }
-            if priority == top_priority {
-                alive[v as usize] = false;
-            } else {
-                next.push(v);
+            match opponents_highest[components.representative[v as usize] as usize] {
+                Some(highest) if priority <= highest => next.push(v),
+                _ => alive[v as usize] = false,
             }
+        }
+        for &v in &members {
+            opponents_highest[components.representative[v as usize] as usize] = None;
         }
         members = next;
     }
-    Ok(())
+    Ok(rounds)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One cycle through `n` vertices of Even with the even priorities 2,
+    /// 4, ..., 2n, then a vertex of Odd with priority 1 on a two-cycle with
+    /// the first: Even wins all, in two rounds of decomposition (the
+    /// chain goes in the first, Odd's vertex, alone, in the second;
+    /// peeling one priority a round took `n + 1`); with priority 2n + 1
+    /// instead of 1, Odd's cycle through it is found.
+    #[test]
+    fn a_chain_of_the_winners_priorities_is_checked_in_two_rounds() {
+        let n = 1000;
+        for (odd_priority, loses) in [(1, false), (2 * n + 1, true)] {
+            let mut edges: Vec<(u32, u32)> = (0..n).map(|v| (v, (v + 1) % n)).collect();
+            edges.extend([(0, n), (n, 0)]);
+            let mut priorities: Vec<u32> = (0..n).map(|v| 2 * v + 2).collect();
+            priorities.push(odd_priority);
+            let mut owners = vec![Player::Even; n as usize];
+            owners.push(Player::Odd);
+            let game = ParityGame {
+                priorities,
+                owners,
+                edges: Csr::from_edges(n + 1, edges.iter().copied()).unwrap(),
+                names: Vec::new(),
+            };
+            let mut strategy: Vec<u32> = (0..n).map(|v| (v + 1) % n).collect();
+            strategy.push(NO_MOVE);
+            let solution = Solution {
+                winners: vec![Player::Even; n as usize + 1],
+                strategy,
+            };
+            let kept = Csr::from_edges(n + 1, edges).unwrap();
+            let found = losing_cycle_rounds(&game, &kept, &solution.winners);
+            if loses {
+                assert_eq!(
+                    found,
+                    Err(Flaw::LosingCycle {
+                        vertex: n,
+                        priority: 2 * n + 1,
+                        player: Player::Even
+                    })
+                );
+            } else {
+                assert_eq!(found, Ok(2));
+                assert_eq!(verify(&game, &solution), Ok(()));
+            }
+        }
+    }
 
     /// Vertex 0 (Even, priority 1) moves to 1 or 2; 1 (Odd, priority 2)
     /// back to 0; 2 (Odd, priority 3) to itself. Even wins 0 and 1 by
