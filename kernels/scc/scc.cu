@@ -327,7 +327,7 @@ extern "C" __global__ void signatures_start(const SccParams p) {
 // listed by its state's thread, which raises the state's out_of to the
 // largest priority of its successors by a plain store (no other thread
 // lists that row); longer rows are counted in
-// counters[SCC_COUNTER_LONG_ROWS] and left to list_long_rows.
+// counters[SCC_COUNTER_LONG_ROWS] and left to signatures_long_rows.
 __device__ void list_short_rows(const SccParams& p, const Arrays& a) {
     unsigned* signatures = (unsigned*)p.signatures;
     uint2* list = (uint2*)p.edge_list;
@@ -384,10 +384,10 @@ extern "C" __global__ void signatures_long_rows(const SccParams p) {
 
 // The edges between two live states in the list, and out_of raised over
 // them (after signatures_start): every edge in order (list_short_rows,
-// then signatures_long_rows), or after trimming (p.trimmed) appended (the length in
-// counters[SCC_COUNTER_EDGES], zeroed by the host), and an edge from or
-// to a state that trimming assigned recorded in its source's state_bits
-// now, as a split would.
+// then signatures_long_rows), or after trimming (p.trimmed) appended
+// (the length in counters[SCC_COUNTER_EDGES], zeroed by the host), and
+// an edge from or to a state that trimming assigned recorded in its
+// source's state_bits now, as a split would.
 extern "C" __global__ void signatures_edges(const SccParams p) {
     const Arrays a(p);
     if (!p.trimmed) {

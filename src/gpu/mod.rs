@@ -364,10 +364,14 @@ impl Device {
     }
 
     /// A device copy of `data` in memory from [`Device::alloc_large`], for
-    /// arrays of many megabytes uploaded once: on the H100 machine the
-    /// MEC's three arrays of csma-3-4 (33 MB) took 10.6–16.2 ms through
-    /// [`Device::upload`] (the stream-ordered pool) and take 4.3–6.6 ms so
-    /// (`benches/results/2026-11-25b-h100-profile/`, calls F and G).
+    /// arrays of many megabytes uploaded once, which the stream-ordered
+    /// pool maps slowly. On the H100 machine the MEC's three arrays of
+    /// csma-3-4 (33 MB) took 10.6–16.2 ms through [`Device::upload`] and
+    /// 4.3–6.6 ms so; that alone only moved the pool's first-allocation
+    /// cost to the next allocation (call F). With that cost taken at
+    /// [`Device::open`] as well, the whole decomposition went from
+    /// 25.4–30.9 to 19.0–22.2 ms (call G). The two were not measured
+    /// apart (`benches/results/2026-11-25b-h100-profile/`).
     pub fn upload_large<T: DeviceRepr>(&self, data: &[T]) -> Result<LargeSlice<T>, GpuError> {
         // SAFETY: every element is written by the copy right below (and
         // the one element of an empty upload is never read).

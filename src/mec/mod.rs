@@ -592,7 +592,7 @@ struct Entering {
 
 impl Entering {
     fn new(mdp: &Mdp) -> Entering {
-        let counts = atomics64(mdp.states() as usize + 1, 0);
+        let counts = atomics64(mdp.states() as usize, 0);
         mdp.targets
             .par_iter()
             .for_each(|&target| _ = counts[target as usize].fetch_add(1, Relaxed));

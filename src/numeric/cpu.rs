@@ -42,9 +42,10 @@ use super::qualitative::by_levels;
 use super::reference::{
     Bounds, Classes, Iteration, Phase, Schedule, Step, SweepRule, Tally, guess_above,
 };
-use super::{Precision, SolveOptions, prefix_sums, rows_in_parallel, timed};
+use super::{Precision, SolveOptions, rows_in_parallel, timed};
 use crate::explicit::{Csr, Mdp};
 use crate::scc;
+use crate::scc::cpu::prefix_sums;
 
 /// Classes one task updates.
 const CLASSES_PER_TASK: usize = 1 << 10;

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use crate::explicit::{ExplicitModel, MarkovChain, Mdp, ModelType, ProbModel};
 use crate::gpu::{Device, GpuError};
+use crate::scc::cpu::prefix_sums;
 pub use property::Optimum;
 use property::{Bound, PathFormula, Property, Query};
 use reference::{Bounds, Iteration};
@@ -32,35 +33,6 @@ pub(crate) fn timed<T>(what: &str, work: impl FnOnce() -> T) -> T {
     let result = work();
     tracing::debug!(seconds = started.elapsed().as_secs_f64(), "{what}");
     result
-}
-
-/// The exclusive prefix sums of `counts`, then their total, on the
-/// current rayon pool (each block summed, the blocks' sums added up, then
-/// each block's sums from its start).
-fn prefix_sums(mut counts: Vec<u64>) -> Vec<u64> {
-    const BLOCK: usize = 1 << 16;
-    counts.push(0);
-    let block_sums: Vec<u64> = counts
-        .par_chunks(BLOCK)
-        .map(|block| block.iter().sum())
-        .collect();
-    let block_starts = block_sums.iter().scan(0, |total, &sum| {
-        let start = *total;
-        *total += sum;
-        Some(start)
-    });
-    let block_starts: Vec<u64> = block_starts.collect();
-    counts
-        .par_chunks_mut(BLOCK)
-        .zip(block_starts)
-        .for_each(|(block, mut total)| {
-            for entry in block {
-                let count = *entry;
-                *entry = total;
-                total += count;
-            }
-        });
-    counts
 }
 
 /// Rows numbered `0..rows` built on the current rayon pool, a block of

@@ -237,7 +237,7 @@ pub fn transposed(graph: &Csr) -> Csr {
 /// skipped, and the result is not a transpose.
 fn transpose(graph: &Csr, stop: &AtomicBool) -> Csr {
     let states = graph.states() as usize;
-    let counts = atomics64(states + 1, 0);
+    let counts = atomics64(states, 0);
     (0..graph.states()).into_par_iter().for_each(|state| {
         if stop.load(Relaxed) {
             return;
@@ -264,19 +264,42 @@ fn transpose(graph: &Csr, stop: &AtomicBool) -> Csr {
 }
 
 /// The middle of a parallel counting sort: the exclusive prefix sums of
-/// per-bucket `counts` (the buckets' offsets, then the total), and one
-/// atomic cursor per bucket starting at its offset, through which the
-/// items are then placed.
+/// per-bucket `counts` (the buckets' offsets, then the total:
+/// [`prefix_sums`]), and one atomic cursor per bucket starting at its
+/// offset, through which the items are then placed.
 pub fn offsets_and_cursors(counts: Vec<AtomicU64>) -> (Vec<u64>, Vec<AtomicU64>) {
-    let mut offsets: Vec<u64> = counts.into_iter().map(AtomicU64::into_inner).collect();
-    let mut total = 0;
-    for entry in offsets.iter_mut() {
-        let count = *entry;
-        *entry = total;
-        total += count;
-    }
+    let offsets = prefix_sums(counts.into_par_iter().map(AtomicU64::into_inner).collect());
     let cursors = offsets.par_iter().map(|&o| AtomicU64::new(o)).collect();
     (offsets, cursors)
+}
+
+/// The exclusive prefix sums of `counts`, then their total, on the
+/// current rayon pool (each block summed, the blocks' sums added up, then
+/// each block's sums from its start).
+pub fn prefix_sums(mut counts: Vec<u64>) -> Vec<u64> {
+    const BLOCK: usize = 1 << 16;
+    counts.push(0);
+    let block_sums: Vec<u64> = counts
+        .par_chunks(BLOCK)
+        .map(|block| block.iter().sum())
+        .collect();
+    let block_starts = block_sums.iter().scan(0, |total, &sum| {
+        let start = *total;
+        *total += sum;
+        Some(start)
+    });
+    let block_starts: Vec<u64> = block_starts.collect();
+    counts
+        .par_chunks_mut(BLOCK)
+        .zip(block_starts)
+        .for_each(|(block, mut total)| {
+            for entry in block {
+                let count = *entry;
+                *entry = total;
+                total += count;
+            }
+        });
+    counts
 }
 
 /// `len` atomics holding `value`, made on the pool's threads.
