@@ -42,22 +42,52 @@ __device__ bool place(unsigned* table, unsigned long long buckets, const unsigne
     return false;
 }
 
+#if COMPACT
+// The spread value of the chunk's slot `i` (compact.cuh), whose head is
+// `*head`.
+__device__ __forceinline__ unsigned long long chunk_value(const GrowParams& p, unsigned long long i, const unsigned*& head) {
+    const unsigned long long bucket = i / SLOTS_PER_BUCKET;
+    const unsigned index = (unsigned)(i % SLOTS_PER_BUCKET);
+    const unsigned* line = p.source + bucket * 32;
+    head = line + index;
+    return *head == EMPTY_WORD ? 0 : compact_stored(line, index, p.first_slot / SLOTS_PER_BUCKET + bucket, p.source_buckets);
+}
+#endif
+
 extern "C" __global__ void reinsert(const GrowParams p) {
     for (unsigned long long i = grid_thread(); i < p.source_slots; i += grid_threads()) {
+#if COMPACT
+        const unsigned* head;
+        const unsigned long long value = chunk_value(p, i, head);
+        if (*head == EMPTY_WORD) continue;
+#if TRACE
+        const slot_t link = compact_link(head - i % SLOTS_PER_BUCKET, (unsigned)(i % SLOTS_PER_BUCKET));
+#else
+        const slot_t link = NO_SLOT;
+#endif
+        if (!compact_place(p.table, p.buckets, value, link)) atomicAdd(p.failed, 1ull);
+#else
         const unsigned* stored = p.source + slot_offset(i);
         if (stored[0] != EMPTY_WORD && !place(p.table, p.buckets, stored)) atomicAdd(p.failed, 1ull);
+#endif
     }
 }
 
 // moved_to[i]: the new slot of the chunk's slot i (NO_SLOT when empty).
 extern "C" __global__ void locate(const GrowParams p) {
     for (unsigned long long i = grid_thread(); i < p.source_slots; i += grid_threads()) {
-        const unsigned* stored = p.source + slot_offset(i);
         slot_t to = NO_SLOT;
-        if (stored[0] != EMPTY_WORD) {
-            to = table_find(p.table, p.buckets, stored, hash_words<KEY_WORDS>(stored));
-            if (to == NO_SLOT) atomicAdd(p.failed, 1ull);
-        }
+#if COMPACT
+        const unsigned* head;
+        const unsigned long long value = chunk_value(p, i, head);
+        const bool stored = *head != EMPTY_WORD;
+        if (stored) to = compact_find(p.table, p.buckets, value);
+#else
+        const unsigned* key = p.source + slot_offset(i);
+        const bool stored = key[0] != EMPTY_WORD;
+        if (stored) to = table_find(p.table, p.buckets, key, hash_words<KEY_WORDS>(key));
+#endif
+        if (stored && to == NO_SLOT) atomicAdd(p.failed, 1ull);
         p.moved_to[i] = to;
     }
 }
@@ -72,11 +102,20 @@ __device__ __forceinline__ bool renumbered(const GrowParams& p, slot_t old, slot
 extern "C" __global__ void renumber_links(const GrowParams p) {
 #if TRACE
     for (unsigned long long s = grid_thread(); s < p.slots; s += grid_threads()) {
+#if COMPACT
+        unsigned* line = p.table + s / SLOTS_PER_BUCKET * 32;
+        const unsigned index = (unsigned)(s % SLOTS_PER_BUCKET);
+        if (line[index] == EMPTY_WORD || ((p.done[s / 32] >> (s % 32)) & 1)) continue;
+        slot_t to;
+        if (!renumbered(p, compact_link(line, index), to)) continue;
+        set_compact_link(line, index, to);
+#else
         unsigned* stored = p.table + slot_offset(s);
         if (stored[0] == EMPTY_WORD || ((p.done[s / 32] >> (s % 32)) & 1)) continue;
         slot_t to;
         if (!renumbered(p, read_slot_number(stored + KEY_WORDS), to)) continue;
         for (unsigned k = 0; k < SLOT_NUMBER_WORDS; ++k) stored[KEY_WORDS + k] = slot_word(to, k);
+#endif
         atomicOr(p.done + s / 32, 1u << (s % 32));
     }
 #else

@@ -8,6 +8,7 @@ struct GrowParams {
     const unsigned* source;           // whole buckets of the old table (a chunk)
     unsigned long long first_slot;    // old number of the chunk's first slot
     unsigned long long source_slots;  // slots of the chunk
+    unsigned long long source_buckets; // buckets of the old table (compact roots decode by them)
     unsigned* table;                  // the new table
     unsigned long long buckets;       // its buckets
     unsigned long long slots;         // its slots

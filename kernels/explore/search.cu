@@ -8,6 +8,7 @@
 //   TREE           1: store vectors as trees (explore/tree.cuh): the table
 //                  holds root pairs (KEY_WORDS 2), the nodes their own table
 //   TREE_REFS      values above a vector's words in its tree (tree.cuh)
+//   COMPACT        1 (with TREE): root pairs kept compact (compact.cuh)
 //   WIDE_SLOTS     1: 64-bit slot numbers (explore/slot.cuh)
 //   CACHE_ENTRIES  entries of each warp's cache of inserted vectors (0: off)
 //   WORK_CLAIMING  1: warps claim frontier chunks dynamically (work claiming)
@@ -149,7 +150,9 @@ __device__ __forceinline__ bool must_yield(const SearchParams&) { return false; 
 #endif
 
 // Inserts the keys of the lanes of `pending` (lane l's at key_base + l *
-// key_stride, with hash `my_hash` and predecessor link `my_link`),
+// key_stride, with hash `my_hash` (with compact roots: the root pair's
+// spread value, which is all compact_insert reads) and predecessor link
+// `my_link`),
 // INSERT_GROUPS keys at a time: insertion group g takes the g-th pending
 // lane's key. Each pending lane gets its outcome and slot back. Called by
 // the whole warp.
@@ -172,7 +175,12 @@ __device__ __forceinline__ void insert_lanes(unsigned* table, unsigned long long
         const unsigned long long hash = __shfl_sync(FULL_MASK, my_hash, src);
         slot_t slot = NO_SLOT;
         int outcome = INS_KNOWN;
+#if COMPACT
+        // With compact roots, `hash` is the root pair's spread value.
+        if (inserting) outcome = compact_insert(table, buckets, hash, link, slot, group_mask);
+#else
         if (inserting) outcome = table_insert(table, buckets, key_base + src * key_stride, hash, link, slot, group_mask);
+#endif
         __syncwarp();
         // Back to the key's own lane: lane `src` of rank r in the batch
         // reads insertion group r's first lane.
@@ -424,8 +432,13 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
 #if TREE
             unsigned* const refs = tree_refs + group * TREE_REFS;
             if (active && group_lane == 0) {
+#if COMPACT
+                unsigned key[2];
+                compact_key(table, buckets, my_slot, key);
+#else
                 const unsigned* stored = table + slot_offset(my_slot);
                 const unsigned key[2] = {__ldcg(stored), __ldcg(stored + 1)};
+#endif
                 tree_decode(nodes, key, vec, refs);
             }
 #else
@@ -476,7 +489,11 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                 unsigned long long my_key_hash = 0;
                 if ((pending >> lane) & 1) {
                     nodes_full = !tree_root(nodes, stage + lane * VEC_WORDS, vec, refs, my_key, new_nodes);
+#if COMPACT
+                    my_key_hash = compact_of(my_key);
+#else
                     my_key_hash = hash_words<2>(my_key);
+#endif
                 }
                 pending &= ~__ballot_sync(FULL_MASK, nodes_full);
 #endif
@@ -594,7 +611,11 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
         unsigned long long my_key_hash = 0;
         if (has) {
             nodes_full = !tree_root(nodes, mine, nullptr, nullptr, my_key, new_nodes);
+#if COMPACT
+            my_key_hash = compact_of(my_key);
+#else
             my_key_hash = hash_words<2>(my_key);
+#endif
         }
         pending &= ~__ballot_sync(FULL_MASK, nodes_full);
         if (__any_sync(FULL_MASK, nodes_full) && lane == 0) atomicMax(&stats[ST_STOP], STOP_NODES_FULL);
@@ -640,8 +661,14 @@ extern "C" __global__ void store_initial(const SearchParams params, const unsign
     if (lane >= INSERT_GROUP) return;
     const unsigned gmask = INSERT_GROUP == 32 ? FULL_MASK : (1u << INSERT_GROUP) - 1;
     slot_t slot = NO_SLOT;
-    if (nodes_ok && table_insert(params.table, params.buckets, key, hash_words<2>(key), NO_SLOT, slot, gmask) != INS_NEW)
-        slot = NO_SLOT;
+#if COMPACT
+    const int outcome =
+        nodes_ok ? compact_insert(params.table, params.buckets, compact_of(key), NO_SLOT, slot, gmask) : INS_FULL;
+#else
+    const int outcome =
+        nodes_ok ? table_insert(params.table, params.buckets, key, hash_words<2>(key), NO_SLOT, slot, gmask) : INS_FULL;
+#endif
+    if (outcome != INS_NEW) slot = NO_SLOT;
     if (lane == 0) out[0] = slot;
 }
 #endif

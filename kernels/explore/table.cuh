@@ -12,6 +12,8 @@
 //   SLOTS_PER_BUCKET  slots per bucket
 //   BUCKET_LINES      32-word cache lines per bucket (1 unless SLOT_WORDS > 32)
 //   MAX_PROBES        buckets tried before the table counts as full
+//   COMPACT           1: tree storage's root pairs are kept compact
+//                     (compact.cuh), and the slot layout is that file's
 #pragma once
 
 #include "common/warp.cuh"
@@ -61,6 +63,10 @@ __device__ __forceinline__ void probe_next(unsigned long long& b, unsigned long 
     b += step;
     if (b >= buckets) b -= buckets;
 }
+
+#if COMPACT
+#include "explore/compact.cuh"
+#endif
 
 // Find-or-insert of `vec` (in shared memory, the same for all lanes of the
 // insertion group `gmask`; `h` its hash) into the global table. Returns

@@ -147,6 +147,7 @@ fn gpu_options(args: &GpuArgs) -> GpuOptions {
         iterations: args.iterations,
         group_threads: args.group_threads,
         initial_table_bytes: args.initial_table,
+        compact_roots: args.tree_roots != Some(super::TreeRoots::Pairs),
         ..GpuOptions::default()
     }
 }
@@ -234,6 +235,14 @@ fn run_gpu(
         ));
     }
     if run.node_capacity > 0 {
+        details.push((
+            "tree roots".to_string(),
+            if run.compact_roots {
+                "compact (47 bits a root, by quotienting)".to_string()
+            } else {
+                "root pairs of 64 bits (a table too small for compact roots)".to_string()
+            },
+        ));
         details.push((
             "tree nodes".to_string(),
             format!(

@@ -252,6 +252,11 @@ fn assert_all_stored_match(
             .err()
         })
         .collect();
+    assert_none_failed(&failures);
+}
+
+/// Fails once with every failure listed.
+fn assert_none_failed(failures: &[String]) {
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
@@ -526,6 +531,149 @@ fn tree_storage_matches_the_reference() {
             );
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    });
+}
+
+/// Device memory in which tree storage keeps its roots compact: the root
+/// table has room for `compact.cuh`'s least number of buckets (2^21), the
+/// node table a third beside it. ([`TEST_MEMORY`] keeps root pairs.)
+const COMPACT_MEMORY: u64 = 1 << 30;
+
+/// `explore` in `memory` bytes, failing unless the roots were compact.
+fn explore_compact(
+    device: &Device,
+    net: &EncodedNetwork,
+    search: SearchOptions,
+    options: &GpuOptions,
+    memory: u64,
+) -> Result<GpuExploration, GpuError> {
+    let search = SearchOptions {
+        memory_bytes: Some(memory),
+        ..search
+    };
+    let found = gpu::explore(device, net, &search, options)?;
+    if found.launches > 0 && !found.compact_roots {
+        return Err(GpuError::Invalid("the roots were not kept compact".into()));
+    }
+    Ok(found)
+}
+
+/// Compact roots against the reference: random networks (every tree shape
+/// from 1 to 36 words, every design switch of `options_for`), long chains,
+/// the specs and the small MCC models; traces replay through the links
+/// the compact slots keep.
+#[test]
+fn compact_roots_match_the_reference() {
+    with_gpu(|device| {
+        let random =
+            (0..120u64).map(|seed| (seed, testing::random_network(seed), format!("seed {seed}")));
+        let wide = [(40usize, 150..170u64), (1100, 220..228)]
+            .into_iter()
+            .flat_map(|(pads, seeds)| seeds.map(move |seed| (pads, seed)))
+            .map(|(pads, seed)| {
+                let network = testing::widened(testing::random_network(seed), pads);
+                (seed, network, format!("seed {seed} + {pads} pads"))
+            });
+        let mut cases: Vec<(EncodedNetwork, GpuOptions, String)> = random
+            .chain(wide)
+            .map(|(seed, network, what)| {
+                let net = EncodedNetwork::new(&network).expect("test networks encode");
+                let options = options_for(seed, net.processes());
+                (net, options, what)
+            })
+            .collect();
+        cases.push((
+            EncodedNetwork::new(&testing::chain(700)).unwrap(),
+            GpuOptions::default(),
+            "chain 700".into(),
+        ));
+        for (what, net) in testing::spec_checks() {
+            cases.push((net, GpuOptions::default(), what));
+        }
+        for model in testing::mcc_models(Path::new("tests/data/mcc")) {
+            let net = testing::load_mcc_model(&model);
+            cases.push((net, GpuOptions::default(), model.display().to_string()));
+        }
+        let failures: Vec<String> = cases
+            .iter()
+            .filter_map(|(net, options, what)| {
+                let what = format!("{what} ({} words, compact roots)", net.words());
+                compare_with(net, Storage::Tree, &what, |search| {
+                    explore_compact(device, net, search, options, COMPACT_MEMORY)
+                })
+                .err()
+            })
+            .collect();
+        assert_none_failed(&failures);
+    });
+}
+
+/// A compact table that grows (beside the old one, or staged through the
+/// host) keeps every state and renumbers every link: 45,239,074
+/// philosophers' states fill the least compact table (2^21 buckets) beyond
+/// half, with and without links; counts equal the closed form, the
+/// deadlock's trace replays, and a state takes about 6.1 bytes (11.6 with
+/// links) besides its nodes.
+#[test]
+fn compact_tables_that_grow_stay_exact() {
+    with_gpu(|device| {
+        let n = 20;
+        let network = warpcheck::frontend::net::parse(
+            &generate::philosophers(n).unwrap(),
+            Path::new("generated.net"),
+        )
+        .unwrap();
+        let net = EncodedNetwork::new(&network).unwrap();
+        let expected = generate::philosophers_expected(n);
+        for staged_growth in [false, true] {
+            let options = GpuOptions {
+                staged_growth,
+                ..GpuOptions::default()
+            };
+            for no_trace in [true, false] {
+                let what = format!("philosophers {n}, staged {staged_growth}, no trace {no_trace}");
+                let all = SearchOptions {
+                    no_trace,
+                    storage: Storage::Tree,
+                    ..search(true)
+                };
+                let found = explore_compact(device, &net, all, &options, 4 << 30)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let e = &found.exploration;
+                assert_eq!(
+                    (
+                        u128::from(e.states),
+                        u128::from(e.transitions),
+                        u128::from(e.deadlocks)
+                    ),
+                    (expected.states, expected.transitions, expected.deadlocks),
+                    "{what}"
+                );
+                assert!(found.growths > 0, "{what}: the table never grew");
+                assert_eq!(found.staged_growths > 0, staged_growth, "{what}");
+                let slot_bytes = if no_trace { 128.0 / 21.0 } else { 128.0 / 11.0 };
+                let table_bytes = e.state_bytes - 8 * found.nodes;
+                assert_eq!(
+                    table_bytes,
+                    e.states * 128 / if no_trace { 21 } else { 11 },
+                    "{what}"
+                );
+                assert!(
+                    (table_bytes as f64 / e.states as f64 - slot_bytes).abs() < 1e-3,
+                    "{what}"
+                );
+                let first = SearchOptions {
+                    no_trace,
+                    storage: Storage::Tree,
+                    ..search(false)
+                };
+                let found = explore_compact(device, &net, first, &options, 4 << 30)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let finding = found.exploration.first.as_ref().expect("the deadlock");
+                assert_eq!(finding.trace.is_some(), !no_trace, "{what}");
+                testing::check_finding(&net, finding).unwrap_or_else(|e| panic!("{what}: {e}"));
+            }
+        }
     });
 }
 

@@ -16,6 +16,7 @@ const HEADERS: &[KernelFile] = &[
     kernel_file!("explore/table.cuh"),
     kernel_file!("explore/slot.cuh"),
     kernel_file!("explore/tree.cuh"),
+    kernel_file!("explore/compact.cuh"),
 ];
 
 /// Headers of the search's module beyond [`HEADERS`]: the kernels that
@@ -36,6 +37,7 @@ pub const SEARCH_SOURCE: KernelSource = KernelSource {
         HEADERS[3],
         HEADERS[4],
         HEADERS[5],
+        HEADERS[6],
         GROW_HEADERS[0],
         GROW_HEADERS[1],
     ],
@@ -249,6 +251,8 @@ param_block! {
         pub first_slot: u64,
         /// Slots of the chunk.
         pub source_slots: u64,
+        /// Buckets of the old table (compact roots are decoded by them).
+        pub source_buckets: u64,
         /// The new table.
         pub table: u64,
         /// Its buckets.
@@ -324,7 +328,9 @@ param_block! {
     }
 }
 
-/// Buckets probed before an insertion gives up (table full).
+/// Buckets probed before an insertion gives up (table full); compact
+/// roots count their probes in a few bits and stop sooner
+/// (32: `compact.cuh`).
 pub const MAX_PROBES: i64 = 128;
 
 /// What every explorer kernel is compiled for: the table's layout and how
@@ -343,6 +349,9 @@ pub struct NetworkKernel {
     pub bucket_lines: usize,
     /// Slot numbers of 64 bits (tables of more than `u32::MAX - 1` slots).
     pub wide_slots: bool,
+    /// Tree storage's root pairs kept compact (`compact.cuh`): the slot
+    /// layout is that file's, and `slot_words` is not read.
+    pub compact: bool,
     /// Threads that expand one state together.
     pub group_threads: usize,
     /// How the network's arrays are read.
@@ -374,7 +383,15 @@ impl NetworkKernel {
                     ReadOnlyPath::Texture => 2,
                 },
             ),
-            ("MAX_PROBES", MAX_PROBES),
+            (
+                "MAX_PROBES",
+                if self.compact {
+                    super::compact::MAX_PROBES as i64
+                } else {
+                    MAX_PROBES
+                },
+            ),
+            ("COMPACT", i64::from(self.compact)),
             ("RULE_INDEXES", i64::from(self.rule_indexes)),
             ("WIDE_COMBINATIONS", i64::from(self.wide_combinations)),
         ]
@@ -497,6 +514,7 @@ impl SearchKernel {
                             slots_per_bucket,
                             bucket_lines,
                             wide_slots,
+                            compact: false,
                             group_threads,
                             read_path,
                             rule_indexes: group_threads == 1,
@@ -536,7 +554,9 @@ impl SearchKernel {
         });
         // Tree storage: every tree shape the kernel special-cases (no node,
         // none above one word, one level, odd levels, many levels), with
-        // and without traces and 64-bit slot numbers, both frontiers.
+        // and without traces and 64-bit slot numbers, both frontiers, and
+        // with compact roots (which keep their frontier in new marks).
+        let mut tree = narrow;
         for (vec_words, trace, wide_slots, group_threads) in [
             (1, false, false, 1),
             (2, true, false, 1),
@@ -568,12 +588,23 @@ impl SearchKernel {
                     frontier: Frontier::NewMarks,
                     ..base
                 },
+                SearchKernel {
+                    frontier: Frontier::NewMarks,
+                    network: NetworkKernel {
+                        compact: true,
+                        slots_per_bucket: if trace {
+                            super::compact::SLOTS_WITH_LINKS
+                        } else {
+                            super::compact::SLOTS
+                        },
+                        ..base.network
+                    },
+                    ..base
+                },
             ]);
+            tree = base;
         }
-        variants.extend(Self::partitioned_variants(
-            variants[0],
-            variants[variants.len() - 1],
-        ));
+        variants.extend(Self::partitioned_variants(variants[0], tree));
         variants
     }
 
@@ -733,11 +764,11 @@ mod tests {
                 networks.push(variant.network);
             }
         }
-        // Compiled in full besides the first: the widest tree variant (its
-        // code once took minutes to compile) ...
+        // Compiled in full besides the first: the widest tree variant with
+        // compact roots (tree code once took minutes to compile) ...
         let widest_tree = variants
             .iter()
-            .filter(|v| v.tree)
+            .filter(|v| v.tree && v.network.compact)
             .max_by_key(|v| v.network.vec_words)
             .expect("tree variants are among the variants");
         // ... and a partitioned one with traces.

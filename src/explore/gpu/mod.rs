@@ -13,6 +13,7 @@
 //! device ([`explore_on_device`]), or push it into a sink ([`explore_into`]).
 //! See `docs/GPU.md` for the design and the reasoning about insertion races.
 
+mod compact;
 mod device_net;
 mod graph;
 pub mod kernel;
@@ -135,6 +136,10 @@ pub struct GpuOptions {
     /// Every growth of the table goes through host memory, as only the
     /// last one does by default (to measure and test that path).
     pub staged_growth: bool,
+    /// Tree storage keeps its roots compact (`compact.cuh`: 47 bits by
+    /// quotienting) where the table has room for the buckets that needs;
+    /// otherwise, or when false, as pairs of 32-bit words.
+    pub compact_roots: bool,
     /// Messages each outbox region of a partitioned search holds (default:
     /// an eighth of a partition's memory for its outboxes and inbox,
     /// between 2^16 and 2^28 messages a region). Small ones make levels
@@ -159,6 +164,7 @@ impl Default for GpuOptions {
             initial_table_bytes: None,
             slot_numbers: SlotNumbers::Auto,
             staged_growth: false,
+            compact_roots: true,
             outbox_messages: None,
         }
     }
@@ -199,6 +205,10 @@ pub struct GpuExploration {
     pub node_capacity: u64,
     /// The search ended because the node table was full.
     pub nodes_full: bool,
+    /// Tree storage kept its root pairs compact (`compact.cuh`: 47 bits a
+    /// root, by quotienting): the table had room for the buckets that
+    /// needs.
+    pub compact_roots: bool,
     /// With `--storage auto`: the states the plain table held when it
     /// filled, and the time that took, before the search ran again with
     /// tree storage (that time is part of `exploration.elapsed`).
@@ -262,6 +272,7 @@ impl GpuExploration {
             nodes: 0,
             node_capacity: 0,
             nodes_full: false,
+            compact_roots: false,
             plain_attempt: None,
             redundancy: 0.0,
             launches: 0,

@@ -514,7 +514,7 @@ pub fn explore_partitioned(
         first,
         ending,
         tree,
-        geometry.slot_words,
+        &geometry,
         Measured {
             elapsed: search_start.elapsed(),
             memory_bytes: parts.iter().map(|part| part.bytes).sum(),
@@ -545,6 +545,7 @@ pub fn explore_partitioned(
             .map(|p| p.nodes.as_ref().map_or(0, NodeTable::capacity))
             .sum(),
         nodes_full: stopped.contains(&stop::NODES_FULL),
+        compact_roots: false,
         plain_attempt: None,
         redundancy,
         launches,
@@ -602,7 +603,15 @@ impl Partition {
             options.slot_numbers
         };
         let key_words = if tree { 2 } else { words };
-        let largest = Geometry::largest(key_words, trace, options.frontier, table_budget, numbers)?;
+        // Links name their partition in their top bits: no compact roots.
+        let largest = Geometry::largest(
+            key_words,
+            trace,
+            options.frontier,
+            table_budget,
+            numbers,
+            false,
+        )?;
         let device_net = DeviceNet::upload(device, net, options.readonly_path, options.owners)?;
         let launcher = Launcher::new(
             device,

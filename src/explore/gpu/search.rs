@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
+use super::compact;
 use super::device_net::DeviceNet;
 use super::kernel::{GrowParams, NetworkKernel, SearchKernel, SearchParams, found, stat, stop};
 use super::tree::{self, NODE_BUCKET};
@@ -92,6 +93,9 @@ pub(super) struct Geometry {
     pub(super) buckets: u64,
     /// Slot numbers of 64 bits (else 32).
     pub(super) wide: bool,
+    /// Root pairs kept compact (`compact.cuh`): `slots_per_bucket` of
+    /// [`compact::SLOTS`] or [`compact::SLOTS_WITH_LINKS`] in one line.
+    pub(super) compact: bool,
     /// How the frontier is kept.
     frontier: Frontier,
     /// Whether the frontier queues get a queue entry for every slot (a
@@ -105,15 +109,18 @@ impl Geometry {
     /// or three bitmaps of a bit a slot) that fits in `budget` bytes. Slot
     /// numbers are 64-bit when `numbers` says so, or by default when the
     /// table has more than `u32::MAX - 1` slots; otherwise the table has
-    /// at most that many.
+    /// at most that many. With `compact` (root pairs of tree storage), the
+    /// roots are kept compact when the table has at least
+    /// [`compact::MIN_BUCKETS`] buckets.
     pub(super) fn largest(
         words: usize,
         trace: bool,
         frontier: Frontier,
         budget: u64,
         numbers: SlotNumbers,
+        compact: bool,
     ) -> Result<Geometry, GpuError> {
-        let narrow = Geometry::shaped(words, trace, frontier, false);
+        let narrow = Geometry::shaped(words, trace, frontier, false, compact);
         let narrow_cap = (u32::MAX as u64 - 1) / narrow.slots_per_bucket as u64;
         let fitting = budget / narrow.bytes_per_bucket();
         let wide = match numbers {
@@ -124,9 +131,12 @@ impl Geometry {
         let geometry = if !wide {
             narrow.with_buckets(fitting.min(narrow_cap))
         } else {
-            let wide = Geometry::shaped(words, trace, frontier, true);
+            let wide = Geometry::shaped(words, trace, frontier, true, compact);
             wide.with_buckets(budget / wide.bytes_per_bucket())
         };
+        if compact && geometry.buckets < compact::MIN_BUCKETS {
+            return Geometry::largest(words, trace, frontier, budget, numbers, false);
+        }
         if geometry.buckets < 2 {
             return Err(GpuError::Invalid(format!(
                 "{budget} bytes of GPU memory cannot hold a table of {}-byte buckets",
@@ -140,10 +150,24 @@ impl Geometry {
     }
 
     /// A table of no bucket yet with the slot layout of `words`-word
-    /// vectors (and a predecessor link of 1 or 2 words with `trace`).
-    fn shaped(words: usize, trace: bool, frontier: Frontier, wide: bool) -> Geometry {
+    /// vectors (and a predecessor link of 1 or 2 words with `trace`), or of
+    /// compact roots (`compact.cuh`: 40-bit links).
+    fn shaped(
+        words: usize,
+        trace: bool,
+        frontier: Frontier,
+        wide: bool,
+        compact: bool,
+    ) -> Geometry {
         let slot_words = words + if trace { 1 + usize::from(wide) } else { 0 };
-        let (slots_per_bucket, lines) = if slot_words <= 32 {
+        let (slots_per_bucket, lines) = if compact {
+            let slots = if trace {
+                compact::SLOTS_WITH_LINKS
+            } else {
+                compact::SLOTS
+            };
+            (slots, 1)
+        } else if slot_words <= 32 {
             (32 / slot_words, 1)
         } else {
             (1, slot_words.div_ceil(32))
@@ -155,6 +179,7 @@ impl Geometry {
             lines,
             buckets: 0,
             wide,
+            compact,
             frontier,
             roomy_queues: false,
         }
@@ -250,6 +275,16 @@ impl Geometry {
     pub(super) fn slot_offset(&self, slot: u64) -> usize {
         let spb = self.slots_per_bucket as u64;
         ((slot / spb) as usize) * self.bucket_words() + (slot % spb) as usize * self.slot_words
+    }
+
+    /// Bytes that `states` stored states take: their slots without the
+    /// empty ones (a compact slot counts as its share of the line).
+    pub(super) fn state_bytes(&self, states: u64) -> u64 {
+        if self.compact {
+            states * 128 / self.slots_per_bucket as u64
+        } else {
+            states * 4 * self.slot_words as u64
+        }
     }
 
     /// Home bucket of a vector with hash `hash` (the kernel's mapping).
@@ -400,6 +435,7 @@ impl Launcher {
                 slots_per_bucket: largest.slots_per_bucket,
                 bucket_lines: largest.lines,
                 wide_slots: largest.wide,
+                compact: largest.compact,
                 group_threads: group,
                 read_path,
                 rule_indexes: device_net.rule_indexes(),
@@ -613,7 +649,15 @@ pub(super) fn run(
     // The table's budget, and its keys: vectors, or root pairs.
     let table_budget = budget - node_bytes;
     let key_words = if tree { 2 } else { words };
-    let largest = Geometry::largest(key_words, trace, options.frontier, table_budget, numbers)?;
+    let compact = tree && options.compact_roots;
+    let largest = Geometry::largest(
+        key_words,
+        trace,
+        options.frontier,
+        table_budget,
+        numbers,
+        compact,
+    )?;
     let device_net = DeviceNet::upload(device, net, options.readonly_path, options.owners)?;
     let Launcher {
         kernel,
@@ -631,8 +675,15 @@ pub(super) fn run(
         false,
     )?;
     let iterations = options.iterations.unwrap_or(DEFAULT_ITERATIONS).max(1);
-    let capacity_without_traces =
-        Geometry::largest(key_words, false, options.frontier, table_budget, numbers)?.slots();
+    let capacity_without_traces = Geometry::largest(
+        key_words,
+        false,
+        options.frontier,
+        table_budget,
+        numbers,
+        compact,
+    )?
+    .slots();
     tracing::info!(
         "GPU table: up to {} of memory, about {} states ({} with --no-trace){}",
         crate::report::human_bytes(budget),
@@ -648,8 +699,11 @@ pub(super) fn run(
         }
     );
 
-    let initial_buckets =
+    let mut initial_buckets =
         options.initial_table_bytes.unwrap_or(DEFAULT_INITIAL_TABLE) / (128 * largest.lines as u64);
+    if largest.compact {
+        initial_buckets = initial_buckets.max(compact::MIN_BUCKETS);
+    }
     let first = if initial_buckets >= largest.buckets {
         largest
     } else {
@@ -854,7 +908,7 @@ pub(super) fn run(
         first,
         ending,
         tree,
-        geometry.slot_words,
+        &geometry,
         Measured {
             elapsed: search_start.elapsed(),
             memory_bytes: growth.peak_bytes + node_bytes,
@@ -877,6 +931,7 @@ pub(super) fn run(
         nodes: counters[stat::NODES],
         node_capacity: nodes.as_ref().map_or(0, NodeTable::capacity),
         nodes_full: stopped == stop::NODES_FULL,
+        compact_roots: geometry.compact,
         plain_attempt: None,
         redundancy,
         launches,
@@ -928,13 +983,13 @@ pub(super) struct Measured {
 /// The figures of a search from its (merged) counters, its first finding
 /// and how it ended, with time, memory and engine from `measured`; and
 /// the redundant expansions in percent of the states (0 unless complete).
-/// A slot takes `slot_words` words; with `tree`, states are trees.
+/// The states are stored in a table of `geometry`; with `tree`, as trees.
 pub(super) fn exploration_of(
     counters: &[u64],
     first: Option<Finding>,
     ending: Ending,
     tree: bool,
-    slot_words: usize,
+    geometry: &Geometry,
     measured: Measured,
 ) -> (Exploration, f64) {
     let completion = ending.completion();
@@ -956,7 +1011,7 @@ pub(super) fn exploration_of(
         first,
         completion,
         storage: if tree { Storage::Tree } else { Storage::Plain },
-        state_bytes: states * 4 * slot_words as u64 + 8 * counters[stat::NODES],
+        state_bytes: geometry.state_bytes(states) + 8 * counters[stat::NODES],
         elapsed: measured.elapsed,
         memory_bytes: measured.memory_bytes,
         engine: measured.engine,
@@ -1183,6 +1238,7 @@ fn grow(
                 _ => unreachable!("an old table is on the device or staged"),
             };
             params.first_slot = first * from.slots_per_bucket as u64;
+            params.source_buckets = from.buckets;
             params.source_slots = count * from.slots_per_bucket as u64;
             Ok(())
         };
@@ -1374,6 +1430,20 @@ pub(super) struct StoredStates<'a> {
 
 impl StateReader for StoredStates<'_> {
     fn read(&self, slot: u64, trace: bool) -> Result<(Vec<u32>, Option<u64>), GpuError> {
+        let geometry = self.geometry;
+        if geometry.compact {
+            let at = geometry.slot_offset(slot - slot % geometry.slots_per_bucket as u64);
+            let line = self.device.download(&self.table.slice(at..at + 32))?;
+            let empty = || GpuError::Inconsistent {
+                during: "reading a stored state",
+                detail: format!("slot {slot} is empty"),
+            };
+            let decoded =
+                compact::decode(&line, slot, geometry.buckets, trace).ok_or_else(empty)?;
+            let nodes = self.nodes.ok_or_else(empty)?;
+            let vector = nodes.vector(self.device, self.vector_words, decoded.key)?;
+            return Ok((vector, decoded.link));
+        }
         let stored = read_slot(self.device, self.table, self.geometry, slot)?;
         let key_words = self.geometry.words;
         let predecessor = if trace {
@@ -1455,11 +1525,19 @@ mod tests {
 
     #[test]
     fn geometry_packs_slots_into_lines() {
-        let g = Geometry::largest(3, true, Frontier::Queue, 1 << 20, SlotNumbers::Auto).unwrap();
+        let g =
+            Geometry::largest(3, true, Frontier::Queue, 1 << 20, SlotNumbers::Auto, false).unwrap();
         assert_eq!((g.slot_words, g.slots_per_bucket, g.lines), (4, 8, 1));
         assert_eq!(g.slot_offset(9), 32 + 4);
-        let wide =
-            Geometry::largest(40, false, Frontier::Queue, 1 << 20, SlotNumbers::Auto).unwrap();
+        let wide = Geometry::largest(
+            40,
+            false,
+            Frontier::Queue,
+            1 << 20,
+            SlotNumbers::Auto,
+            false,
+        )
+        .unwrap();
         assert_eq!((wide.slots_per_bucket, wide.lines), (1, 2));
         assert_eq!(wide.slot_offset(3), 3 * 64);
         assert!(g.bytes() <= 1 << 20);
@@ -1470,9 +1548,11 @@ mod tests {
     fn large_tables_number_slots_in_64_bits_where_allowed() {
         let budget = 1 << 40;
         let narrow =
-            Geometry::largest(1, true, Frontier::Queue, budget, SlotNumbers::Narrow).unwrap();
+            Geometry::largest(1, true, Frontier::Queue, budget, SlotNumbers::Narrow, false)
+                .unwrap();
         assert!(narrow.slots() < u32::MAX as u64 && !narrow.wide);
-        let wide = Geometry::largest(1, true, Frontier::Queue, budget, SlotNumbers::Auto).unwrap();
+        let wide =
+            Geometry::largest(1, true, Frontier::Queue, budget, SlotNumbers::Auto, false).unwrap();
         assert!(wide.wide && wide.slots() > u32::MAX as u64);
         // A link of two words: 3-word slots, 10 to a 32-word bucket.
         assert_eq!((wide.slot_words, wide.slots_per_bucket), (3, 10));
@@ -1484,10 +1564,40 @@ mod tests {
         );
     }
 
+    /// Tree storage keeps its roots compact (21 to a line, 11 with links)
+    /// where the table has room for the fewest buckets that allows, and
+    /// plain root pairs below; a compact state counts its share of a line.
+    #[test]
+    fn compact_roots_need_a_table_of_their_least_size() {
+        let budget = 1 << 30;
+        let roots = Geometry::largest(
+            2,
+            false,
+            Frontier::NewMarks,
+            budget,
+            SlotNumbers::Auto,
+            true,
+        )
+        .unwrap();
+        assert!(roots.compact && roots.buckets >= compact::MIN_BUCKETS);
+        assert_eq!((roots.slots_per_bucket, roots.lines), (compact::SLOTS, 1));
+        assert!(roots.bytes() <= budget);
+        assert_eq!(roots.state_bytes(21), 128);
+        let linked =
+            Geometry::largest(2, true, Frontier::NewMarks, budget, SlotNumbers::Auto, true)
+                .unwrap();
+        assert_eq!(linked.slots_per_bucket, compact::SLOTS_WITH_LINKS);
+        let small = 64 << 20;
+        let pairs = Geometry::largest(2, false, Frontier::NewMarks, small, SlotNumbers::Auto, true)
+            .unwrap();
+        assert!(!pairs.compact);
+        assert_eq!((pairs.slots_per_bucket, pairs.state_bytes(3)), (16, 24));
+    }
+
     #[test]
     fn geometry_rejects_tiny_budgets() {
         assert!(matches!(
-            Geometry::largest(1, true, Frontier::Queue, 100, SlotNumbers::Auto),
+            Geometry::largest(1, true, Frontier::Queue, 100, SlotNumbers::Auto, false),
             Err(GpuError::Invalid(_))
         ));
     }
@@ -1499,7 +1609,7 @@ mod tests {
     fn growth_targets_fit_the_budget() {
         let budget = 1 << 30;
         let largest =
-            Geometry::largest(3, true, Frontier::Queue, budget, SlotNumbers::Auto).unwrap();
+            Geometry::largest(3, true, Frontier::Queue, budget, SlotNumbers::Auto, false).unwrap();
         let growth = Growth {
             budget,
             largest,
