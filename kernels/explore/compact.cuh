@@ -22,7 +22,7 @@
 //
 // The stored value is remainder * MAX_PROBES + probe, below 2^47 when the
 // table has at least 2^(63 - 47 + PROBE_BITS) buckets (the host's
-// COMPACT_MIN_BUCKETS): the remainder has 63 - shift bits.
+// compact::MIN_BUCKETS): the remainder has 63 - shift bits.
 //
 // Mirrored by src/explore/gpu/compact.rs (the host decodes slots for
 // traces); included by table.cuh after the helpers both use.

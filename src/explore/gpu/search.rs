@@ -1434,15 +1434,19 @@ impl StateReader for StoredStates<'_> {
         if geometry.compact {
             let at = geometry.slot_offset(slot - slot % geometry.slots_per_bucket as u64);
             let line = self.device.download(&self.table.slice(at..at + 32))?;
-            let empty = || GpuError::Inconsistent {
+            let inconsistent = |detail: String| GpuError::Inconsistent {
                 during: "reading a stored state",
-                detail: format!("slot {slot} is empty"),
+                detail,
             };
-            let decoded =
-                compact::decode(&line, slot, geometry.buckets, trace).ok_or_else(empty)?;
-            let nodes = self.nodes.ok_or_else(empty)?;
+            // The layout is the table's: with links when its slots have them.
+            let links = geometry.slots_per_bucket == compact::SLOTS_WITH_LINKS;
+            let decoded = compact::decode(&line, slot, geometry.buckets, links)
+                .ok_or_else(|| inconsistent(format!("slot {slot} is empty")))?;
+            let nodes = self
+                .nodes
+                .ok_or_else(|| inconsistent("compact roots without a node table".into()))?;
             let vector = nodes.vector(self.device, self.vector_words, decoded.key)?;
-            return Ok((vector, decoded.link));
+            return Ok((vector, decoded.link.filter(|_| trace)));
         }
         let stored = read_slot(self.device, self.table, self.geometry, slot)?;
         let key_words = self.geometry.words;
