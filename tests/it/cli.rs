@@ -784,6 +784,8 @@ fn option_mistakes_give_warnings() {
         "never.aut",
         "--blocks",
         "4",
+        "--tree-roots",
+        "pairs",
         "--device",
         "1",
     ]);
@@ -791,7 +793,7 @@ fn option_mistakes_give_warnings() {
     assert_eq!(
         stderr(&o),
         "warning: --trace-out has no effect with --no-trace: no trace is kept\n\
-         warning: --device, --blocks only affect the GPU engine, which does not run here\n"
+         warning: --device, --blocks, --tree-roots only affect the GPU engine, which does not run here\n"
     );
     assert!(!Path::new("never.aut").exists());
 }
