@@ -95,11 +95,21 @@ struct Promotion<'a> {
     /// `below[p]`: the position in `order` of the first vertex of
     /// priority lower than `p`.
     below: Vec<u32>,
-    /// Each vertex's region and move counts, side by side: an attractor
-    /// reads and writes them for every predecessor it looks at, so they
+    /// Each vertex's region and open moves, side by side: an attractor
+    /// reads and writes both for every predecessor it looks at, so they
     /// share a cache line (on games of 10^6 vertices and more, random
     /// moves miss the caches for every array read).
     slots: Vec<Slot>,
+    /// Each vertex's moves to unsolved vertices not yet drawn into the
+    /// attractor of the dominion being solved. Every vertex of that
+    /// attractor is solved in the end, so between two dominions these
+    /// count the moves to unsolved vertices, kept up to date by the
+    /// attractors alone: a vertex of the opponent is drawn in when its
+    /// count reaches 0, without a look at its moves. Empty until the
+    /// first dominion that leaves vertices unsolved (a dominion of every
+    /// unsolved vertex needs no attractor): no vertex is solved before
+    /// it, so each count starts as the vertex's number of moves.
+    live: Vec<u32>,
     winners: Vec<Player>,
     /// Solved vertices: the winning move where the winner owns them.
     /// Vertices in a region: the move that keeps them there where the
@@ -127,13 +137,6 @@ struct Slot {
     /// The vertex's moves to vertices that are free, or in the zone and
     /// not yet drawn from the attractor's queue.
     open: u32,
-    /// The vertex's moves to unsolved vertices not yet drawn into the
-    /// attractor of the dominion being solved. Every vertex of that
-    /// attractor is solved in the end, so between two dominions this
-    /// counts the moves to unsolved vertices, kept up to date by the
-    /// attractors alone: a vertex of the opponent is drawn in when it
-    /// reaches 0, without a look at its moves.
-    live: u32,
 }
 
 /// A region on the stack; its vertices are `zone[start..]` up to the
@@ -182,14 +185,11 @@ impl<'a> Promotion<'a> {
             priorities,
             order,
             below,
+            live: Vec::new(),
             slots: (0..game.vertices())
-                .map(|v| {
-                    let moves = game.edges.successors(v).len() as u32;
-                    Slot {
-                        region: FREE,
-                        open: moves,
-                        live: moves,
-                    }
+                .map(|v| Slot {
+                    region: FREE,
+                    open: game.edges.successors(v).len() as u32,
                 })
                 .collect(),
             winners: vec![Player::Even; vertices],
@@ -511,6 +511,11 @@ impl<'a> Promotion<'a> {
         } else {
             top.start
         };
+        if next < self.zone.len() && self.live.is_empty() {
+            self.live = (0..game.vertices())
+                .map(|v| game.edges.successors(v).len() as u32)
+                .collect();
+        }
         while next < self.zone.len() {
             let u = self.zone[next];
             next += 1;
@@ -520,7 +525,7 @@ impl<'a> Promotion<'a> {
                 if region == DOMINION || region == SOLVED {
                     continue;
                 }
-                let live = &mut self.slots[slot].live;
+                let live = &mut self.live[slot];
                 *live -= 1;
                 if game.owners[slot] != player {
                     if *live > 0 {
