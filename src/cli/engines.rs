@@ -240,7 +240,9 @@ fn run_gpu(
             if run.compact_roots {
                 "compact (47 bits a root, by quotienting)".to_string()
             } else {
-                "root pairs of 64 bits (a table too small for compact roots)".to_string()
+                "pairs of 32-bit words (--tree-roots pairs, a table too small for compact \
+                 roots, or a search split over GPUs)"
+                    .to_string()
             },
         ));
         details.push((
