@@ -10,7 +10,8 @@
 # "plain tree auto"), STORAGE_BENCH_TRACE (default "no-trace trace") and
 # STORAGE_BENCH_REPEATS (default 1), and STORAGE_BENCH_SPLITS (default "1":
 # how the GPU search is split: 1 one GPU, gN N GPUs (--gpus N), pN N
-# partitions of one GPU (--partitions N)). One tab-separated line per run:
+# partitions of one GPU (--partitions N)), and STORAGE_BENCH_EXTRA (more
+# options for every run, e.g. "--tree-roots pairs"). One tab-separated line per run:
 # model, trace, split, storage asked, storage used, states, transitions,
 # exact, search seconds, states per second, bytes a state, memory bytes,
 # words, bytes exchanged a state, exchange seconds, exchange rounds,
@@ -23,6 +24,7 @@ kinds=${STORAGE_BENCH_KINDS:-plain tree auto}
 traces=${STORAGE_BENCH_TRACE:-no-trace trace}
 repeats=${STORAGE_BENCH_REPEATS:-1}
 splits=${STORAGE_BENCH_SPLITS:-1}
+read -r -a extra <<<"${STORAGE_BENCH_EXTRA:-}"
 parse=$(mktemp)
 trap 'rm -f "$parse"' EXIT
 cat > "$parse" <<'PY'
@@ -58,7 +60,7 @@ for model in "$@"; do
         esac
         for kind in $kinds; do
           json=$("$bin" check --engine "$engine" --storage "$kind" "${flag[@]}" "${split_flag[@]}" \
-            --deadlock --all --format json "$mcc/$model/model.pnml" || true)
+            "${extra[@]}" --deadlock --all --format json "$mcc/$model/model.pnml" || true)
           python3 "$parse" "$model" "$trace" "$split" "$kind" "$states" "$transitions" <<<"$json"
         done
       done

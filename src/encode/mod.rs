@@ -9,7 +9,7 @@
 mod layout;
 mod successors;
 
-pub use layout::{Field, Layout};
+pub use layout::{Field, Layout, interaction_order};
 pub use successors::{
     CELL_FLOOR, CELLS_PER_RULE, DEFAULT_INDEXED_FROM, DEFAULT_LOOKUP_ROWS, Expansion, FIXED_ROW,
     FlatSuccessorTables, MONITOR_ROW, OwnerChoice, RULE_INDEX, Successor, SuccessorGenerator,
@@ -198,7 +198,12 @@ impl EncodedNetwork {
             return Err(EncodeError::TooManyLabels);
         }
 
-        let layout = Layout::pack(&field_widths);
+        let rule_processes: Vec<Vec<usize>> = network
+            .rules
+            .iter()
+            .map(|rule| rule.participants.iter().map(|p| p.process).collect())
+            .collect();
+        let layout = Layout::pack(&field_widths, &interaction_order(n, &rule_processes));
         let mut initial = vec![0u32; layout.words];
         for (i, p) in network.processes.iter().enumerate() {
             layout.set(&mut initial, i, p.lts.initial);

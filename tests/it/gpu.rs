@@ -733,6 +733,48 @@ fn auto_storage_turns_to_trees_when_the_plain_table_fills() {
     });
 }
 
+/// `--storage auto` runs wide vectors (16 words or more) plain while they
+/// fit an eighth of the memory, so a small state space costs neither
+/// speed nor the node table; past that share it runs again as trees.
+#[test]
+fn auto_storage_tries_wide_vectors_plain_in_a_share_of_the_memory() {
+    with_gpu(|device| {
+        let text = generate::philosophers(8).unwrap();
+        let network = warpcheck::frontend::net::parse(&text, Path::new("generated.net")).unwrap();
+        let net = EncodedNetwork::new(&testing::widened(network, 600)).unwrap();
+        assert!(net.words() >= 16, "{} words", net.words());
+        let reference = reference::explore(&net, &search(true));
+        let auto = |memory_bytes| SearchOptions {
+            memory_bytes,
+            storage: Storage::Auto,
+            ..search(true)
+        };
+        let small = gpu::explore(device, &net, &auto(None), &GpuOptions::default()).unwrap();
+        assert_eq!(figures(&small.exploration), figures(&reference));
+        assert_eq!(small.exploration.storage, Storage::Plain);
+        assert_eq!(small.plain_attempt, None);
+        assert_eq!(small.node_capacity, 0, "no node table");
+        // In 1 MiB, the plain table's eighth holds fewer states than there are.
+        let plain_share = SearchOptions {
+            memory_bytes: Some(1 << 17),
+            storage: Storage::Plain,
+            ..search(true)
+        };
+        let plain = gpu::explore(device, &net, &plain_share, &GpuOptions::default()).unwrap();
+        assert_eq!(plain.exploration.completion, Completion::TableFull);
+        let limited =
+            gpu::explore(device, &net, &auto(Some(1 << 20)), &GpuOptions::default()).unwrap();
+        assert_eq!(figures(&limited.exploration), figures(&reference));
+        assert_eq!(limited.exploration.storage, Storage::Tree);
+        let attempt = limited.plain_attempt.map(|(states, _)| states);
+        assert!(
+            attempt.is_some_and(|states| states > 1 && states < reference.states),
+            "{attempt:?} of {} states",
+            reference.states
+        );
+    });
+}
+
 #[test]
 fn a_full_node_table_is_reported_never_a_verdict() {
     with_gpu(|device| {

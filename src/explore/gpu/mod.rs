@@ -427,10 +427,18 @@ impl StateVectors for TableVectors {
     }
 }
 
-/// With `--storage auto`, vectors of at least this many words are stored
-/// as trees from the start: a plain slot takes 4 bytes a word, a tree a few
-/// a state (docs/GPU.md, "Tree storage").
+/// With `--storage auto`, vectors of at least this many words first try
+/// the plain table in only a [`WIDE_PLAIN_SHARE`]th of the memory: a plain
+/// slot takes 4 bytes a word, a tree a few a state (docs/GPU.md, "Tree
+/// storage"), so a state space that outgrows that share is stored as trees
+/// after little wasted work, and a small one runs plain, at full speed and
+/// without the node table (a third of the memory). A split search
+/// (`partitioned`), which does not run again, stores them as trees from
+/// the start.
 const AUTO_TREE_WORDS: usize = 16;
+/// The share of the memory (its reciprocal) in which `auto` tries a plain
+/// table of vectors of [`AUTO_TREE_WORDS`] or more.
+const WIDE_PLAIN_SHARE: u64 = 8;
 /// Vectors of fewer words gain nothing from trees (a root pair is two
 /// words): `auto` keeps them plain even when the table fills.
 const MIN_TREE_WORDS: usize = 3;
@@ -467,26 +475,35 @@ fn start(
                         ));
                     }
                     (Storage::Tree, true) => true,
-                    (Storage::Plain, _) => false,
-                    (Storage::Auto, allowed) => allowed && net.words() >= AUTO_TREE_WORDS,
+                    (Storage::Plain | Storage::Auto, _) => false,
+                };
+                let may_retry = search.storage == Storage::Auto
+                    && wide_allowed
+                    && net.words() >= MIN_TREE_WORDS;
+                let first_search = if may_retry && net.words() >= AUTO_TREE_WORDS {
+                    let budget = search::memory_budget(device, search)?;
+                    SearchOptions {
+                        memory_bytes: Some(budget / WIDE_PLAIN_SHARE),
+                        ..search.clone()
+                    }
+                } else {
+                    search.clone()
                 };
                 let (result, table) = search::run(
                     device,
                     net,
-                    search,
+                    &first_search,
                     &for_storage(options, tree),
                     wide_allowed,
                     tree,
                 )?;
-                let retry = search.storage == Storage::Auto
-                    && wide_allowed
-                    && !tree
-                    && net.words() >= MIN_TREE_WORDS
-                    && result.exploration.completion == Completion::TableFull;
+                let retry = may_retry && result.exploration.completion == Completion::TableFull;
                 if retry {
                     tracing::info!(
-                        "the plain GPU table filled at {} states; running again with tree storage",
-                        result.exploration.states
+                        "the plain GPU table filled at {} states in {}; running again with \
+                         tree storage",
+                        result.exploration.states,
+                        crate::report::human_bytes(result.exploration.memory_bytes)
                     );
                     drop(table);
                     let options = for_storage(options, true);
