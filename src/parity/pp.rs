@@ -61,9 +61,14 @@ const SOLVED: u32 = u32::MAX - 1;
 /// Region of a dominion while its attractor in the unsolved game grows.
 const DOMINION: u32 = u32::MAX - 2;
 
-/// Solves `game` (validated, preprocessed or not) by priority promotion.
-pub fn solve(game: &ParityGame, options: &SolveOptions) -> Result<Solution, SolveError> {
-    let mut run = Promotion::new(game);
+/// Solves `game` (validated, preprocessed or not) by priority promotion;
+/// `predecessors` are its predecessor lists (`game.edges.transpose()`).
+pub fn solve(
+    game: &ParityGame,
+    predecessors: &Csr,
+    options: &SolveOptions,
+) -> Result<Solution, SolveError> {
+    let mut run = Promotion::new(game, predecessors);
     let mut watch = Watch::new(options, "queries");
     run.search(&mut watch)?;
     Ok(Solution {
@@ -87,7 +92,7 @@ enum Verdict {
 /// The state of one run.
 struct Promotion<'a> {
     game: &'a ParityGame,
-    predecessors: Csr,
+    predecessors: &'a Csr,
     /// Compressed priorities (dense, parity kept).
     priorities: Vec<u32>,
     /// The vertices by descending priority.
@@ -157,7 +162,7 @@ struct Region {
 }
 
 impl<'a> Promotion<'a> {
-    fn new(game: &'a ParityGame) -> Promotion<'a> {
+    fn new(game: &'a ParityGame, predecessors: &'a Csr) -> Promotion<'a> {
         let vertices = game.vertices() as usize;
         let (priorities, highest) = compress_priorities(&game.priorities);
         // Counting sort by descending priority, in place: `below[p + 1]`
@@ -181,7 +186,7 @@ impl<'a> Promotion<'a> {
         }
         Promotion {
             game,
-            predecessors: game.edges.transpose(),
+            predecessors,
             priorities,
             order,
             below,
@@ -583,7 +588,7 @@ mod tests {
             names: Vec::new(),
         };
         let options = SolveOptions::default();
-        let solution = solve(&game, &options).unwrap();
+        let solution = solve(&game, &game.edges.transpose(), &options).unwrap();
         assert_eq!(solution.winners, [Player::Odd, Player::Even, Player::Even]);
         assert_eq!(solution.strategy[..2], [0, 1]);
         assert_eq!(verify(&game, &solution), Ok(()));
@@ -612,7 +617,7 @@ mod tests {
             stop: StopSignal::new().with_deadline(deadline),
             ..SolveOptions::default()
         };
-        let solution = solve(&game, &options).unwrap();
+        let solution = solve(&game, &game.edges.transpose(), &options).unwrap();
         assert_eq!(solution.winners, [Player::Even; 3]);
         assert_eq!(solution.strategy[..2], [0, 1]);
         assert_eq!(verify(&game, &solution), Ok(()));
