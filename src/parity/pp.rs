@@ -92,7 +92,11 @@ enum Verdict {
 /// The state of one run.
 struct Promotion<'a> {
     game: &'a ParityGame,
-    predecessors: &'a Csr,
+    /// The predecessor lists' arrays, held as slices rather than through
+    /// the [`Csr`]: one load fewer for each look at a list in the
+    /// attractors' loops (3 % of the solve time on counter_dp-20).
+    predecessor_offsets: &'a [u64],
+    predecessor_targets: &'a [u32],
     /// Compressed priorities (dense, parity kept).
     priorities: Vec<u32>,
     /// The vertices by descending priority.
@@ -186,7 +190,8 @@ impl<'a> Promotion<'a> {
         }
         Promotion {
             game,
-            predecessors,
+            predecessor_offsets: &predecessors.offsets,
+            predecessor_targets: &predecessors.targets,
             priorities,
             order,
             below,
@@ -308,17 +313,22 @@ impl<'a> Promotion<'a> {
             let u = self.zone[next];
             next += 1;
             for edge in self.predecessor_range(u) {
-                let v = self.predecessors.targets[edge];
+                let v = self.predecessor_targets[edge];
                 self.slots[v as usize].open -= 1;
                 self.offer(player, region, u, v);
             }
         }
     }
 
-    /// The positions of `u`'s predecessors in `predecessors.targets`.
+    /// The positions of `u`'s predecessors in `predecessor_targets`.
     fn predecessor_range(&self, u: u32) -> std::ops::Range<usize> {
-        let offsets = &self.predecessors.offsets;
+        let offsets = self.predecessor_offsets;
         offsets[u as usize] as usize..offsets[u as usize + 1] as usize
+    }
+
+    /// The predecessors of `u`.
+    fn predecessors(&self, u: u32) -> &'a [u32] {
+        &self.predecessor_targets[self.predecessor_range(u)]
     }
 
     /// Draws `v`, a predecessor of `u` in the zone, into region `region`
@@ -415,7 +425,7 @@ impl<'a> Promotion<'a> {
                 continue;
             }
             self.slots[v as usize].region = FREE;
-            for &u in self.predecessors.successors(v) {
+            for &u in self.predecessors(v) {
                 self.slots[u as usize].open += 1;
             }
         }
@@ -462,7 +472,7 @@ impl<'a> Promotion<'a> {
             for i in end_of_target..queue {
                 let u = self.zone[i];
                 for edge in self.predecessor_range(u) {
-                    let v = self.predecessors.targets[edge];
+                    let v = self.predecessor_targets[edge];
                     self.offer(player, target, u, v);
                 }
             }
@@ -524,7 +534,7 @@ impl<'a> Promotion<'a> {
         while next < self.zone.len() {
             let u = self.zone[next];
             next += 1;
-            for &v in self.predecessors.successors(u) {
+            for &v in self.predecessors(u) {
                 let slot = v as usize;
                 let region = self.slots[slot].region;
                 if region == DOMINION || region == SOLVED {
@@ -541,7 +551,7 @@ impl<'a> Promotion<'a> {
                 }
                 if region == FREE {
                     // Drawn from the free vertices: no longer free.
-                    for &w in self.predecessors.successors(v) {
+                    for &w in self.predecessors(v) {
                         self.slots[w as usize].open -= 1;
                     }
                 } else {
