@@ -61,9 +61,14 @@ const SOLVED: u32 = u32::MAX - 1;
 /// Region of a dominion while its attractor in the unsolved game grows.
 const DOMINION: u32 = u32::MAX - 2;
 
-/// Solves `game` (validated, preprocessed or not) by priority promotion.
-pub fn solve(game: &ParityGame, options: &SolveOptions) -> Result<Solution, SolveError> {
-    let mut run = Promotion::new(game);
+/// Solves `game` (validated, preprocessed or not) by priority promotion;
+/// `predecessors` are its predecessor lists (`game.edges.transpose()`).
+pub fn solve(
+    game: &ParityGame,
+    predecessors: &Csr,
+    options: &SolveOptions,
+) -> Result<Solution, SolveError> {
+    let mut run = Promotion::new(game, predecessors);
     let mut watch = Watch::new(options, "queries");
     run.search(&mut watch)?;
     Ok(Solution {
@@ -87,7 +92,11 @@ enum Verdict {
 /// The state of one run.
 struct Promotion<'a> {
     game: &'a ParityGame,
-    predecessors: Csr,
+    /// The predecessor lists' arrays, held as slices rather than through
+    /// the [`Csr`]: one load fewer for each look at a list in the
+    /// attractors' loops (3 % of the solve time on counter_dp-20).
+    predecessor_offsets: &'a [u64],
+    predecessor_targets: &'a [u32],
     /// Compressed priorities (dense, parity kept).
     priorities: Vec<u32>,
     /// The vertices by descending priority.
@@ -157,7 +166,7 @@ struct Region {
 }
 
 impl<'a> Promotion<'a> {
-    fn new(game: &'a ParityGame) -> Promotion<'a> {
+    fn new(game: &'a ParityGame, predecessors: &'a Csr) -> Promotion<'a> {
         let vertices = game.vertices() as usize;
         let (priorities, highest) = compress_priorities(&game.priorities);
         // Counting sort by descending priority, in place: `below[p + 1]`
@@ -181,7 +190,8 @@ impl<'a> Promotion<'a> {
         }
         Promotion {
             game,
-            predecessors: game.edges.transpose(),
+            predecessor_offsets: &predecessors.offsets,
+            predecessor_targets: &predecessors.targets,
             priorities,
             order,
             below,
@@ -303,17 +313,22 @@ impl<'a> Promotion<'a> {
             let u = self.zone[next];
             next += 1;
             for edge in self.predecessor_range(u) {
-                let v = self.predecessors.targets[edge];
+                let v = self.predecessor_targets[edge];
                 self.slots[v as usize].open -= 1;
                 self.offer(player, region, u, v);
             }
         }
     }
 
-    /// The positions of `u`'s predecessors in `predecessors.targets`.
+    /// The positions of `u`'s predecessors in `predecessor_targets`.
     fn predecessor_range(&self, u: u32) -> std::ops::Range<usize> {
-        let offsets = &self.predecessors.offsets;
+        let offsets = self.predecessor_offsets;
         offsets[u as usize] as usize..offsets[u as usize + 1] as usize
+    }
+
+    /// The predecessors of `u`.
+    fn predecessors(&self, u: u32) -> &'a [u32] {
+        &self.predecessor_targets[self.predecessor_range(u)]
     }
 
     /// Draws `v`, a predecessor of `u` in the zone, into region `region`
@@ -410,7 +425,7 @@ impl<'a> Promotion<'a> {
                 continue;
             }
             self.slots[v as usize].region = FREE;
-            for &u in self.predecessors.successors(v) {
+            for &u in self.predecessors(v) {
                 self.slots[u as usize].open += 1;
             }
         }
@@ -457,7 +472,7 @@ impl<'a> Promotion<'a> {
             for i in end_of_target..queue {
                 let u = self.zone[i];
                 for edge in self.predecessor_range(u) {
-                    let v = self.predecessors.targets[edge];
+                    let v = self.predecessor_targets[edge];
                     self.offer(player, target, u, v);
                 }
             }
@@ -519,7 +534,7 @@ impl<'a> Promotion<'a> {
         while next < self.zone.len() {
             let u = self.zone[next];
             next += 1;
-            for &v in self.predecessors.successors(u) {
+            for &v in self.predecessors(u) {
                 let slot = v as usize;
                 let region = self.slots[slot].region;
                 if region == DOMINION || region == SOLVED {
@@ -536,7 +551,7 @@ impl<'a> Promotion<'a> {
                 }
                 if region == FREE {
                     // Drawn from the free vertices: no longer free.
-                    for &w in self.predecessors.successors(v) {
+                    for &w in self.predecessors(v) {
                         self.slots[w as usize].open -= 1;
                     }
                 } else {
@@ -583,7 +598,7 @@ mod tests {
             names: Vec::new(),
         };
         let options = SolveOptions::default();
-        let solution = solve(&game, &options).unwrap();
+        let solution = solve(&game, &game.edges.transpose(), &options).unwrap();
         assert_eq!(solution.winners, [Player::Odd, Player::Even, Player::Even]);
         assert_eq!(solution.strategy[..2], [0, 1]);
         assert_eq!(verify(&game, &solution), Ok(()));
@@ -612,7 +627,7 @@ mod tests {
             stop: StopSignal::new().with_deadline(deadline),
             ..SolveOptions::default()
         };
-        let solution = solve(&game, &options).unwrap();
+        let solution = solve(&game, &game.edges.transpose(), &options).unwrap();
         assert_eq!(solution.winners, [Player::Even; 3]);
         assert_eq!(solution.strategy[..2], [0, 1]);
         assert_eq!(verify(&game, &solution), Ok(()));

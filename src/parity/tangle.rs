@@ -47,18 +47,24 @@ const FREE: u32 = u32::MAX;
 /// Region of a solved vertex.
 const SOLVED: u32 = u32::MAX - 1;
 
-/// Solves `game` (validated) by tangle learning.
-pub fn solve(game: &ParityGame, options: &SolveOptions) -> Result<Solution, SolveError> {
-    solve_counting_passes(game, options).map(|(solution, _)| solution)
+/// Solves `game` (validated) by tangle learning; `predecessors` are its
+/// predecessor lists (`game.edges.transpose()`).
+pub fn solve(
+    game: &ParityGame,
+    predecessors: &Csr,
+    options: &SolveOptions,
+) -> Result<Solution, SolveError> {
+    solve_counting_passes(game, predecessors, options).map(|(solution, _)| solution)
 }
 
 /// [`solve`], also giving the number of passes it took.
 fn solve_counting_passes(
     game: &ParityGame,
+    predecessors: &Csr,
     options: &SolveOptions,
 ) -> Result<(Solution, u64), SolveError> {
-    let mut run = Learning::new(game);
     let mut watch = Watch::new(options, "passes");
+    let mut run = Learning::new(game, predecessors, &watch)?;
     let mut passes = 0u64;
     let mut learned = 0usize;
     while !run.order.is_empty() {
@@ -76,7 +82,7 @@ fn solve_counting_passes(
         );
         run.tangles.index(game.vertices() as usize);
         while !dominions.is_empty() {
-            run.solve_dominions(&dominions);
+            run.solve_dominions(&dominions, &watch)?;
             dominions = run.tangles.prune(&run.slots);
             run.tangles.index(game.vertices() as usize);
         }
@@ -219,7 +225,7 @@ impl Tangles {
 /// The state of one run.
 struct Learning<'a> {
     game: &'a ParityGame,
-    predecessors: Csr,
+    predecessors: &'a Csr,
     /// The unsolved vertices, highest priority first.
     order: Vec<u32>,
     slots: Vec<Slot>,
@@ -245,20 +251,33 @@ struct Learning<'a> {
 }
 
 impl<'a> Learning<'a> {
-    fn new(game: &'a ParityGame) -> Learning<'a> {
+    /// The state before the first pass; [`SolveError::Stopped`] once
+    /// `watch` sees the stop signal.
+    fn new(
+        game: &'a ParityGame,
+        predecessors: &'a Csr,
+        watch: &Watch<'_>,
+    ) -> Result<Learning<'a>, SolveError> {
         let vertices = game.vertices() as usize;
         let free = Slot {
             region: FREE,
             remaining: 0,
         };
-        Learning {
+        // The order and the move counts are a pass over the game each
+        // (tens of ms on games of millions of vertices): both watch the
+        // stop signal.
+        let order = by_descending_priority(&game.priorities, watch)?;
+        let mut live_moves = Vec::with_capacity(vertices);
+        for v in 0..game.vertices() {
+            watch.poll(v as usize)?;
+            live_moves.push(game.edges.successors(v).len() as u32);
+        }
+        Ok(Learning {
             game,
-            predecessors: game.edges.transpose(),
-            order: by_descending_priority(&game.priorities),
+            predecessors,
+            order,
             slots: vec![free; vertices],
-            live_moves: (0..game.vertices())
-                .map(|v| game.edges.successors(v).len() as u32)
-                .collect(),
+            live_moves,
             winners: vec![Player::Even; vertices],
             strategy: vec![NO_MOVE; vertices],
             tangles: Tangles::default(),
@@ -268,7 +287,7 @@ impl<'a> Learning<'a> {
             reaches_out: Vec::new(),
             mark: 0,
             open: Vec::new(),
-        }
+        })
     }
 
     /// A fresh mark for [`Learning::reaches_out`].
@@ -329,10 +348,11 @@ impl<'a> Learning<'a> {
                 let drawn = self.zone.len();
                 self.zone.push(v);
                 self.heads.push(v);
-                self.attract(player, attractor, drawn);
+                self.attract(player, attractor, drawn, watch)?;
                 cursor += 1;
             }
-            for &v in &self.heads {
+            for (i, &v) in self.heads.iter().enumerate() {
+                watch.poll(i)?;
                 if self.game.owners[v as usize] == player {
                     let slots = &self.slots;
                     self.strategy[v as usize] = self
@@ -356,7 +376,7 @@ impl<'a> Learning<'a> {
                 self.order.clear();
                 break;
             }
-            self.learn(player, attractor, &mut dominions);
+            self.learn(player, attractor, &mut dominions, watch)?;
             attractor += 1;
         }
         Ok(dominions)
@@ -369,9 +389,18 @@ impl<'a> Learning<'a> {
     /// in this attractor or earlier ones; the vertices of `player` drawn
     /// in get the move that leads there. Counts down the moves and
     /// escapes of every vertex and tangle into the vertices drawn in.
-    fn attract(&mut self, player: Player, attractor: u32, mut next: usize) {
+    /// [`SolveError::Stopped`] (the attractor left unfinished) once
+    /// `watch` sees the stop signal.
+    fn attract(
+        &mut self,
+        player: Player,
+        attractor: u32,
+        mut next: usize,
+        watch: &Watch<'_>,
+    ) -> Result<(), SolveError> {
         let game = self.game;
         while next < self.zone.len() {
+            watch.poll(next)?;
             let u = self.zone[next];
             next += 1;
             for &v in self.predecessors.successors(u) {
@@ -423,6 +452,7 @@ impl<'a> Learning<'a> {
                 }
             }
         }
+        Ok(())
     }
 
     /// Learns the tangles of the attractor `zone` (region `attractor`,
@@ -430,7 +460,14 @@ impl<'a> Learning<'a> {
     /// the graph where `player` follows its strategy and the opponent
     /// makes any move among the vertices not in earlier attractors. Adds
     /// them to the tangles, and those without escapes to `dominions`.
-    fn learn(&mut self, player: Player, attractor: u32, dominions: &mut Vec<usize>) {
+    /// [`SolveError::Stopped`] once `watch` sees the stop signal.
+    fn learn(
+        &mut self,
+        player: Player,
+        attractor: u32,
+        dominions: &mut Vec<usize>,
+        watch: &Watch<'_>,
+    ) -> Result<(), SolveError> {
         // Allocated on first use: games often end at their first attractor.
         let vertices = self.slots.len();
         if self.reaches_out.len() < vertices {
@@ -462,7 +499,8 @@ impl<'a> Learning<'a> {
         let reaches_out = &mut self.reaches_out;
         let open = &mut self.open;
         open.clear();
-        for &v in &self.zone {
+        for (i, &v) in self.zone.iter().enumerate() {
+            watch.poll(i)?;
             let leaves = if owned(v) {
                 let choice = strategy[v as usize];
                 choice == NO_MOVE || !inside(choice)
@@ -474,7 +512,10 @@ impl<'a> Learning<'a> {
                 open.push(v);
             }
         }
+        let mut searched = 0;
         while let Some(w) = open.pop() {
+            watch.poll(searched)?;
+            searched += 1;
             for &u in self.predecessors.successors(w) {
                 let slot = u as usize;
                 if !inside(u) || reaches_out[slot] == mark || (owned(u) && strategy[slot] != w) {
@@ -485,19 +526,24 @@ impl<'a> Learning<'a> {
             }
         }
         let reaches_out = &self.reaches_out;
-        let closed: Vec<u32> = self
-            .zone
-            .iter()
-            .copied()
-            .filter(|&v| reaches_out[v as usize] != mark)
-            .collect();
+        let mut closed = Vec::new();
+        for (i, &v) in self.zone.iter().enumerate() {
+            watch.poll(i)?;
+            if reaches_out[v as usize] != mark {
+                closed.push(v);
+            }
+        }
         if closed.is_empty() {
-            return;
+            return Ok(());
         }
         let tangles = &mut self.tangles;
         let within = |w: u32| inside(w) && reaches_out[w as usize] != mark;
-        self.search
-            .bottom_components(&closed, moves, within, |component, members, escapes| {
+        self.search.bottom_components(
+            &closed,
+            moves,
+            within,
+            watch,
+            |component, members, escapes| {
                 members.clear();
                 escapes.clear();
                 for &v in component {
@@ -520,12 +566,18 @@ impl<'a> Learning<'a> {
                 if escapes.is_empty() {
                     dominions.push(t);
                 }
-            });
+            },
+        )
     }
 
     /// Solves the tangles `dominions` (without escapes) and their
     /// attractors in the unsolved game, Even's first.
-    fn solve_dominions(&mut self, dominions: &[usize]) {
+    /// [`SolveError::Stopped`] once `watch` sees the stop signal.
+    fn solve_dominions(
+        &mut self,
+        dominions: &[usize],
+        watch: &Watch<'_>,
+    ) -> Result<(), SolveError> {
         self.reset();
         for player in [Player::Even, Player::Odd] {
             self.zone.clear();
@@ -534,6 +586,7 @@ impl<'a> Learning<'a> {
                     continue;
                 }
                 for i in self.tangles.vertices_of(t) {
+                    watch.poll(i)?;
                     let w = self.tangles.vertices[i] as usize;
                     if self.slots[w].region == FREE {
                         self.slots[w].region = 0;
@@ -544,12 +597,11 @@ impl<'a> Learning<'a> {
                     }
                 }
             }
-            self.attract(player, 0, 0);
-            for &v in &self.zone {
+            self.attract(player, 0, 0, watch)?;
+            for (i, &v) in self.zone.iter().enumerate() {
+                watch.poll(i)?;
                 self.slots[v as usize].region = SOLVED;
                 self.winners[v as usize] = player;
-            }
-            for &v in &self.zone {
                 for &u in self.predecessors.successors(v) {
                     self.live_moves[u as usize] -= 1;
                 }
@@ -557,36 +609,60 @@ impl<'a> Learning<'a> {
         }
         let slots = &self.slots;
         self.order.retain(|&v| slots[v as usize].region != SOLVED);
+        Ok(())
     }
 }
 
-/// The vertices ordered by descending priority (a radix sort: games have
-/// millions of vertices).
-fn by_descending_priority(priorities: &[u32]) -> Vec<u32> {
+/// The vertices ordered by descending priority, those of one priority by
+/// number where games have many: one counting pass with a bucket per
+/// priority where the highest priority is at most the number of vertices,
+/// a radix sort of two passes on 16-bit digits where games have millions
+/// of vertices and higher priorities. [`SolveError::Stopped`] once
+/// `watch` sees the stop signal.
+fn by_descending_priority(priorities: &[u32], watch: &Watch<'_>) -> Result<Vec<u32>, SolveError> {
+    let highest = priorities.iter().copied().max().unwrap_or(0);
+    let vertices = 0..priorities.len() as u32;
+    if highest as usize <= priorities.len() {
+        let bucket = |v: u32| (highest - priorities[v as usize]) as usize;
+        return counting_pass(vertices, highest as usize + 1, bucket, watch);
+    }
     let keys = |v: u32| !priorities[v as usize];
-    let mut order: Vec<u32> = (0..priorities.len() as u32).collect();
     if priorities.len() < 1 << 16 {
+        let mut order: Vec<u32> = vertices.collect();
         order.sort_unstable_by_key(|&v| keys(v));
-        return order;
+        return Ok(order);
     }
-    let mut scratch = vec![0u32; order.len()];
-    for shift in [0, 16] {
-        let digit = |v: u32| ((keys(v) >> shift) & 0xffff) as usize;
-        let mut starts = vec![0usize; (1 << 16) + 1];
-        for &v in &order {
-            starts[digit(v) + 1] += 1;
-        }
-        for d in 0..1 << 16 {
-            starts[d + 1] += starts[d];
-        }
-        for &v in &order {
-            let slot = &mut starts[digit(v)];
-            scratch[*slot] = v;
-            *slot += 1;
-        }
-        std::mem::swap(&mut order, &mut scratch);
+    let low_digit = |v: u32| (keys(v) & 0xffff) as usize;
+    let by_low_digit = counting_pass(vertices, 1 << 16, low_digit, watch)?;
+    let high_digit = |v: u32| (keys(v) >> 16) as usize;
+    counting_pass(by_low_digit.into_iter(), 1 << 16, high_digit, watch)
+}
+
+/// `vertices` sorted by `bucket` (below `buckets`), keeping their order
+/// within a bucket; [`SolveError::Stopped`] once `watch` sees the stop
+/// signal.
+fn counting_pass(
+    vertices: impl Iterator<Item = u32> + Clone,
+    buckets: usize,
+    bucket: impl Fn(u32) -> usize,
+    watch: &Watch<'_>,
+) -> Result<Vec<u32>, SolveError> {
+    let mut starts = vec![0u32; buckets + 1];
+    for (i, v) in vertices.clone().enumerate() {
+        watch.poll(i)?;
+        starts[bucket(v) + 1] += 1;
     }
-    order
+    for b in 0..buckets {
+        starts[b + 1] += starts[b];
+    }
+    let mut sorted = vec![0u32; starts[buckets] as usize];
+    for (i, v) in vertices.enumerate() {
+        watch.poll(i)?;
+        let slot = &mut starts[bucket(v)];
+        sorted[*slot as usize] = v;
+        *slot += 1;
+    }
+    Ok(sorted)
 }
 
 /// Tarjan's strongly connected components over a set of vertices, with
@@ -616,13 +692,16 @@ impl ComponentSearch {
     /// another vertex that `within` accepts) with the moves `moves(v)`,
     /// those to non-members ignored. Calls `found` with each component
     /// that has a cycle and that no move leaves, and two scratch vectors.
+    /// [`SolveError::Stopped`] (the search left unfinished) once `watch`
+    /// sees the stop signal.
     fn bottom_components<'m>(
         &mut self,
         members: &[u32],
         moves: impl Fn(u32) -> &'m [u32],
         within: impl Fn(u32) -> bool,
+        watch: &Watch<'_>,
         mut found: impl FnMut(&[u32], &mut Vec<(u32, u32)>, &mut Vec<u32>),
-    ) {
+    ) -> Result<(), SolveError> {
         // Visit and component numbers both come from the clock.
         if u64::from(self.clock) + 2 * members.len() as u64 + 2 >= u64::from(DONE) {
             self.numbers.fill([0, 0]);
@@ -630,7 +709,9 @@ impl ComponentSearch {
         }
         self.clock += 1;
         self.base = self.clock;
-        for &root in members {
+        let mut finished = 0;
+        for (i, &root) in members.iter().enumerate() {
+            watch.poll(i)?;
             if self.numbers[root as usize][0] >= self.base {
                 continue;
             }
@@ -653,27 +734,32 @@ impl ComponentSearch {
                     continue;
                 }
                 self.calls.pop();
+                watch.poll(finished)?;
+                finished += 1;
                 let [visit, low] = self.numbers[v as usize];
                 if let Some(&(parent, _)) = self.calls.last() {
                     let own = &mut self.numbers[parent as usize][1];
                     *own = (*own).min(low);
                 }
                 if low == visit {
-                    self.complete(v, &moves, &within, &mut found);
+                    self.complete(v, &moves, &within, watch, &mut found)?;
                 }
             }
         }
+        Ok(())
     }
 
     /// Pops the component of `root` off the stack, numbers it, and hands
-    /// it to `found` when it is bottom and has a cycle.
+    /// it to `found` when it is bottom and has a cycle;
+    /// [`SolveError::Stopped`] once `watch` sees the stop signal.
     fn complete<'m>(
         &mut self,
         root: u32,
         moves: &impl Fn(u32) -> &'m [u32],
         within: &impl Fn(u32) -> bool,
+        watch: &Watch<'_>,
         found: &mut impl FnMut(&[u32], &mut Vec<(u32, u32)>, &mut Vec<u32>),
-    ) {
+    ) -> Result<(), SolveError> {
         self.clock += 1;
         let number = self.clock;
         self.component.clear();
@@ -686,7 +772,8 @@ impl ComponentSearch {
         }
         let mut cyclic = self.component.len() > 1;
         let mut bottom = true;
-        for &w in &self.component {
+        for (i, &w) in self.component.iter().enumerate() {
+            watch.poll(i)?;
             let out = moves(w);
             cyclic |= out.contains(&w);
             bottom &= out
@@ -696,6 +783,7 @@ impl ComponentSearch {
         if bottom && cyclic {
             found(&self.component, &mut self.members, &mut self.escapes);
         }
+        Ok(())
     }
 
     /// Numbers `v` and starts its call.
@@ -710,7 +798,7 @@ impl ComponentSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parity::{reference, verify};
+    use crate::parity::{POLL_INTERVAL, reference, verify};
 
     /// A game shaped like Oink's `counter_ortl` family, with `n` of each
     /// part: a hub (priority 0, Odd) with a self-loop and a move to every
@@ -763,7 +851,8 @@ mod tests {
             let game = counter_like(n);
             game.validate().unwrap();
             let options = SolveOptions::default();
-            let (solution, passes) = solve_counting_passes(&game, &options).unwrap();
+            let predecessors = game.edges.transpose();
+            let (solution, passes) = solve_counting_passes(&game, &predecessors, &options).unwrap();
             // One pass learns every pair; the next finds the chain's
             // dominion only if the chain's even priorities are one region.
             assert_eq!(passes, 2, "n = {n}");
@@ -777,18 +866,72 @@ mod tests {
         }
     }
 
+    /// A ring of `vertices` vertices of Even's, each moving to the next;
+    /// vertex 0 of priority 2, the others of priority 1. Even's attractor
+    /// of vertex 0 is the whole ring, drawn in one vertex at a time
+    /// backwards from it.
+    fn ring(vertices: u32) -> ParityGame {
+        let mut priorities = vec![1; vertices as usize];
+        priorities[0] = 2;
+        let moves = (0..vertices).map(|v| (v, (v + 1) % vertices));
+        ParityGame {
+            priorities,
+            owners: vec![Player::Even; vertices as usize],
+            edges: Csr::from_edges(vertices, moves).unwrap(),
+            names: Vec::new(),
+        }
+    }
+
     #[test]
-    fn the_radix_sort_orders_by_descending_priority() {
-        for vertices in [5u32, 70_000] {
-            let priorities: Vec<u32> = (0..vertices)
-                .map(|v| v.wrapping_mul(2_654_435_761) >> (v % 29))
-                .collect();
-            let order = by_descending_priority(&priorities);
+    fn a_stop_ends_an_attractor_within_a_poll_interval() {
+        let vertices = 8 * POLL_INTERVAL as u32;
+        let game = ring(vertices);
+        let predecessors = game.edges.transpose();
+        for stopped in [false, true] {
+            let options = SolveOptions::default();
+            let watch = Watch::new(&options, "passes");
+            let mut run = Learning::new(&game, &predecessors, &watch).unwrap();
+            run.reset();
+            run.slots[0].region = 0;
+            run.zone.push(0);
+            if stopped {
+                options.stop.request();
+            }
+            let attracted = run.attract(Player::Even, 0, 0, &watch);
+            if stopped {
+                // Each vertex drawn from the queue draws in the one before
+                // it on the ring: at most a poll interval of them.
+                assert!(matches!(attracted, Err(SolveError::Stopped)));
+                assert!(run.zone.len() <= 1 + POLL_INTERVAL, "{}", run.zone.len());
+            } else {
+                attracted.unwrap();
+                assert_eq!(run.zone.len(), vertices as usize);
+            }
+        }
+    }
+
+    #[test]
+    fn every_sort_orders_the_vertices_by_descending_priority() {
+        let scattered = |v: u32| v.wrapping_mul(2_654_435_761) >> (v % 29);
+        // A comparison sort (few vertices, high priorities), the radix
+        // sort (many vertices, high priorities), and a counting pass (no
+        // priority above the number of vertices).
+        let cases: [(u32, &dyn Fn(u32) -> u32); 4] = [
+            (5, &scattered),
+            (70_000, &scattered),
+            (70_000, &|v| v % 101),
+            (300, &|v| (v * 7) % 301),
+        ];
+        for (vertices, priority) in cases {
+            let priorities: Vec<u32> = (0..vertices).map(priority).collect();
+            let options = SolveOptions::default();
+            let watch = Watch::new(&options, "passes");
+            let order = by_descending_priority(&priorities, &watch).unwrap();
             let mut expected: Vec<u32> = (0..vertices).collect();
             expected.sort_by_key(|&v| std::cmp::Reverse(priorities[v as usize]));
             let sorted: Vec<u32> = order.iter().map(|&v| priorities[v as usize]).collect();
             let wanted: Vec<u32> = expected.iter().map(|&v| priorities[v as usize]).collect();
-            assert_eq!(sorted, wanted);
+            assert_eq!(sorted, wanted, "{vertices} vertices");
             let mut seen = order.clone();
             seen.sort_unstable();
             assert_eq!(seen, (0..vertices).collect::<Vec<_>>());
