@@ -178,7 +178,8 @@ pub struct SearchLimits {
     pub memory: Option<u64>,
     /// How the states are stored: `plain` (whole vectors, fastest),
     /// `tree` (shared halves of vectors: a few bytes a state whatever their
-    /// width), or `auto` (plain while the states fit, then tree).
+    /// width), or `auto` (plain while the states fit, then tree; on the
+    /// GPU, vectors of 16 words or more get an eighth of the memory plain).
     #[arg(long, value_name = "KIND", value_enum, default_value_t = StorageArg::Auto)]
     pub storage: StorageArg,
     /// Stop after this many seconds of search (fractions allowed), with
@@ -196,7 +197,8 @@ pub struct SearchLimits {
 /// Values of `--storage` (see [`Storage`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StorageArg {
-    /// Plain while the states fit, then tree.
+    /// Plain while the states fit, then tree (on the GPU, vectors of 16
+    /// words or more try plain in an eighth of the memory).
     Auto,
     /// Whole vectors.
     Plain,
