@@ -302,3 +302,5 @@ extern "C" __global__ void mec_members(const MecParams p) {
         labels[rank[s]] = label;
     }
 }
+
+#include "abi_check.h"

@@ -160,3 +160,5 @@ extern "C" __global__ void iterate(const IterateParams p) {
     }
     add_tally(p, imprecise, raised);
 }
+
+#include "abi_check.h"

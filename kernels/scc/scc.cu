@@ -724,3 +724,5 @@ extern "C" __global__ void summary_count(const SccParams p) {
         atomicAdd(&a.counters[SCC_COUNTER_BOTTOM], (unsigned long long)bottom);
     }
 }
+
+#include "abi_check.h"

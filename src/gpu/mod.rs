@@ -9,6 +9,7 @@ pub mod abi;
 mod compile;
 mod error;
 pub mod scan;
+pub mod waves;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,7 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
-    DeviceRepr, DriverError, LaunchConfig, ValidAsZeroBits, sys,
+    DeviceRepr, DriverError, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys,
 };
 
 pub use abi::ParamBlock;
@@ -294,6 +295,27 @@ impl Device {
             block_dim: (threads, 1, 1),
             shared_mem_bytes: 0,
         }
+    }
+
+    /// Launches `kernel` in `config` with the parameter block `params`;
+    /// `during` names the work for errors.
+    ///
+    /// # Safety
+    /// The kernel must take a block of this type (its layout checked by
+    /// the build), and every address in `params` must point into a live
+    /// allocation as large as the kernel reads or writes there.
+    pub unsafe fn launch_block<P: ParamBlock>(
+        &self,
+        kernel: &CudaFunction,
+        params: &P,
+        config: LaunchConfig,
+        during: &'static str,
+    ) -> Result<(), GpuError> {
+        let mut launch = self.inner.stream.launch_builder(kernel);
+        launch.arg(params);
+        // SAFETY: as the caller promises.
+        unsafe { launch.launch(config) }.map_err(GpuError::driver(during))?;
+        Ok(())
     }
 
     /// `len` elements of device memory from [`Device::alloc_large`], every

@@ -9,11 +9,11 @@
 //! next candidates. The host reads two counts an iteration (edges, next
 //! candidates) and the labels once at the end.
 
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig};
 
 use super::{Mecs, Phases};
 use crate::explicit::Mdp;
-use crate::gpu::{Build, Device, GpuError, KernelSource, LargeSlice, scan};
+use crate::gpu::{Build, Device, GpuError, KernelSource, LargeSlice, scan, waves};
 use crate::scc;
 use crate::scc::cpu::Method;
 use crate::{kernel_constants, kernel_file, param_block};
@@ -38,11 +38,6 @@ kernel_constants! {
 
 /// Counter slots in all.
 const COUNTERS: usize = counter::WAVES + 1;
-/// Longest wave of deaths that one block runs (`MEC_BLOCK_WAVE`); longer
-/// ones run over the whole grid, a launch a wave.
-const BLOCK_WAVE: u64 = 8192;
-/// Threads of the block that runs short waves.
-const BLOCK_WAVE_THREADS: u32 = 1024;
 /// Threads per block.
 const THREADS: u32 = 256;
 /// What the kernels do, for error messages.
@@ -113,7 +108,7 @@ param_block! {
 pub fn build() -> Build {
     Build::new(SOURCE)
         .defines(counter::DEFINES)
-        .define("MEC_BLOCK_WAVE", BLOCK_WAVE as i64)
+        .define("MEC_BLOCK_WAVE", waves::BLOCK_WAVE as i64)
         .check_layout::<MecParams>()
 }
 
@@ -334,46 +329,48 @@ pub fn decompose(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, Gpu
 
 /// Runs waves of [`MecParams::dying`] from the `dead` states just
 /// appended to the next wave, until a wave leaves no state without an
-/// enabled choice: short waves in one block (`mec_deaths_block`), long
-/// ones a launch a wave. Zeroes the wave counter on the way; returns the
-/// number of waves.
+/// enabled choice ([`waves::run`]: short waves in one block,
+/// `mec_deaths_block`, long ones a launch a wave). Zeroes the wave counter
+/// on the way; returns the number of waves.
 fn deaths(
     device: &Device,
     kernels: &Kernels,
     params: &mut MecParams,
     counters: &mut CudaSlice<u64>,
-    mut dead: u64,
+    dead: u64,
 ) -> Result<u64, GpuError> {
-    let mut waves = 0;
-    while dead > 0 {
-        std::mem::swap(&mut params.dying, &mut params.next_dying);
-        params.dying_count = dead;
-        device
-            .stream()
-            .memset_zeros(&mut counters.slice_mut(counter::DYING..counter::DYING + 1))
-            .map_err(GpuError::driver(DURING))?;
-        if dead <= BLOCK_WAVE {
-            let config = LaunchConfig {
-                grid_dim: (1, 1, 1),
-                block_dim: (BLOCK_WAVE_THREADS, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            launch_with(device, &kernels.deaths_block, params, config)?;
-            let counts = device.download(&*counters)?;
-            dead = counts[counter::DYING];
-            waves += counts[counter::WAVES];
-            // The pending wave is where appends go after an odd number of
-            // waves; after an even number it is in `dying`.
-            if counts[counter::WAVES] % 2 == 0 {
-                std::mem::swap(&mut params.dying, &mut params.next_dying);
-            }
-        } else {
-            launch_over(device, &kernels.deaths, params, dead)?;
-            dead = device.download(&*counters)?[counter::DYING];
-            waves += 1;
-        }
+    let mut deaths = Deaths {
+        device,
+        kernels,
+        params,
+    };
+    let slots = (counter::DYING, counter::WAVES);
+    waves::run(device, &mut deaths, counters, slots, dead, DURING)
+}
+
+/// The waves of deaths, for [`waves::run`].
+struct Deaths<'a> {
+    device: &'a Device,
+    kernels: &'a Kernels,
+    params: &'a mut MecParams,
+}
+
+impl waves::Waves for Deaths<'_> {
+    fn swap(&mut self) {
+        std::mem::swap(&mut self.params.dying, &mut self.params.next_dying);
     }
-    Ok(waves)
+
+    fn set_length(&mut self, length: u64) {
+        self.params.dying_count = length;
+    }
+
+    fn launch_block(&mut self, config: LaunchConfig) -> Result<(), GpuError> {
+        launch_with(self.device, &self.kernels.deaths_block, self.params, config)
+    }
+
+    fn launch_grid(&mut self, items: u64) -> Result<(), GpuError> {
+        launch_over(self.device, &self.kernels.deaths, self.params, items)
+    }
 }
 
 /// Launches `kernel` with `params` and enough threads for `items` work
@@ -399,13 +396,10 @@ fn launch_with(
     params: &MecParams,
     config: LaunchConfig,
 ) -> Result<(), GpuError> {
-    let mut launch = device.stream().launch_builder(kernel);
-    launch.arg(params);
     // SAFETY: the block matches the kernel's (checked at compile time);
     // every address in it points into an allocation of `decompose` or of
     // the MDP's upload, sized as the block says.
-    unsafe { launch.launch(config) }.map_err(GpuError::driver(DURING))?;
-    Ok(())
+    unsafe { device.launch_block(kernel, params, config, DURING) }
 }
 
 #[cfg(test)]

@@ -392,10 +392,16 @@ fn probability(
         (ExplicitModel::Mdp(mdp), _) => mdp,
     };
     Ok(match bound {
-        None => {
-            let iteration = reference::prepare(mdp, left, right, optimum);
-            solve(engine, mdp, iteration, options)?.outcome(options.sound)
-        }
+        None => match (engine, optimum) {
+            // The maximum's classes collapse end components: on the host.
+            (Engine::Gpu(device), None | Some(Optimum::Min)) => {
+                gpu::until(device, mdp, left, right, optimum, options)?.outcome(options.sound)
+            }
+            _ => {
+                let iteration = reference::prepare(mdp, left, right, optimum);
+                solve(engine, mdp, iteration, options)?.outcome(options.sound)
+            }
+        },
         Some(Bound {
             value,
             integral: true,

@@ -42,6 +42,25 @@ pub struct Iteration {
     pub optimum: Option<Optimum>,
 }
 
+/// What a [`Schedule`] needs to know of an iteration besides its classes.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    /// As [`Iteration::upper_known`].
+    pub upper_known: bool,
+    /// As [`Iteration::optimum`].
+    pub optimum: Option<Optimum>,
+}
+
+impl Iteration {
+    /// Its [`Shape`].
+    pub fn shape(&self) -> Shape {
+        Shape {
+            upper_known: self.upper_known,
+            optimum: self.optimum,
+        }
+    }
+}
+
 /// What a sweep does with the upper bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u64)]
@@ -126,7 +145,13 @@ const MAX_GUESSES: u32 = 6;
 impl Schedule {
     /// The schedule of `iteration` within `options`.
     pub fn new(iteration: &Iteration, options: &SolveOptions) -> Schedule {
-        Schedule::of_classes(iteration, iteration.classes.count(), options, false)
+        Schedule::of_shape(iteration.shape(), iteration.classes.count(), options)
+    }
+
+    /// The schedule of an iteration of this `shape` over `classes`
+    /// classes that lie elsewhere (on the GPU), within `options`.
+    pub fn of_shape(shape: Shape, classes: usize, options: &SolveOptions) -> Schedule {
+        Schedule::of_classes(shape, classes, options, false)
     }
 
     /// The schedule of `classes` of the classes of `iteration` (a part
@@ -139,11 +164,11 @@ impl Schedule {
     /// known bounds ([`Step::Restore`]), and interval iteration goes on
     /// from the lower bounds reached.
     pub fn optimistic(iteration: &Iteration, classes: usize, options: &SolveOptions) -> Schedule {
-        Schedule::of_classes(iteration, classes, options, true)
+        Schedule::of_classes(iteration.shape(), classes, options, true)
     }
 
     fn of_classes(
-        iteration: &Iteration,
+        iteration: Shape,
         classes: usize,
         options: &SolveOptions,
         optimistic: bool,
@@ -562,19 +587,20 @@ pub fn sweep_until_precise(
         step = schedule.after(1, tally);
     }
     let (lower, upper) = bounds.into_vecs();
-    finish(&schedule, classes, lower, upper)
+    finish(&schedule, &classes.members, lower, upper)
 }
 
-/// The [`Bounds`] an engine reached under `schedule`: upper bounds that
-/// were never proven become infinite.
+/// The [`Bounds`] an engine reached under `schedule` over the classes of
+/// `members` (the undecided states): upper bounds that were never proven
+/// become infinite.
 pub fn finish(
     schedule: &Schedule,
-    classes: &Classes,
+    members: &[u32],
     lower: Vec<f64>,
     mut upper: Vec<f64>,
 ) -> Bounds {
     if !schedule.upper_proven() {
-        for &state in &classes.members {
+        for &state in members {
             upper[state as usize] = f64::INFINITY;
         }
     }

@@ -217,7 +217,7 @@ pub(crate) fn random_mdp(seed: usize) -> Mdp {
 }
 
 /// [`random_mdp`], of `states` states when given.
-fn random_mdp_of(seed: usize, states: Option<u32>) -> Mdp {
+pub(crate) fn random_mdp_of(seed: usize, states: Option<u32>) -> Mdp {
     let mut x = (seed as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let mut next = |bound: u64| {
         x = x

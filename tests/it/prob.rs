@@ -634,6 +634,83 @@ fn the_gpu_agrees_with_the_reference_on_random_mdps() {
     });
 }
 
+/// The MDP of `mdp`'s first choice in every state that has one: a chain.
+fn first_choices(mdp: &Mdp) -> Mdp {
+    let choices = (0..mdp.states())
+        .map(|state| {
+            mdp.choices_of(state)
+                .take(1)
+                .map(|choice| {
+                    let (targets, probabilities) = mdp.branches_of(choice);
+                    targets
+                        .iter()
+                        .copied()
+                        .zip(probabilities.iter().copied())
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    Mdp::from_choices(mdp.initial, choices).unwrap()
+}
+
+/// On 120 random MDPs (every twentieth of 60,000 states, whose first
+/// waves run over the whole grid), the GPU's precomputations give exactly
+/// the host's bounds and classes, for a chain (each state's first choice)
+/// and for the minimum over an MDP, and the values of `gpu::until`, which
+/// iterates on them, lie within the reference's bounds.
+#[test]
+fn the_gpus_precomputations_equal_the_hosts() {
+    with_gpu(|device| {
+        let options = tight_options();
+        for seed in 0..120 {
+            let mdp = crate::mec::random_mdp_of(seed, (seed % 20 == 0).then_some(60_000));
+            let chain = first_choices(&mdp);
+            let n = mdp.states() as usize;
+            let left: Vec<bool> = (0..n).map(|s| s % 5 != 1).collect();
+            let right: Vec<bool> = (0..n).map(|s| s % 7 == 3).collect();
+            for (model, optimum) in [(&chain, None), (&mdp, Some(Optimum::Min))] {
+                let host = numeric::reference::prepare(model, &left, &right, optimum);
+                let uploaded = numeric::gpu::DeviceMdp::upload(device, model).unwrap();
+                let found =
+                    numeric::gpu::precompute(device, model, &uploaded, &left, &right, optimum)
+                        .unwrap()
+                        .download(device)
+                        .unwrap();
+                let case = format!("seed {seed} {optimum:?}");
+                assert_eq!(found.lower, host.lower, "{case}");
+                assert_eq!(found.upper, host.upper, "{case}");
+                assert_eq!(found.classes.members, host.classes.members, "{case}");
+                assert_eq!(
+                    found.classes.member_offsets, host.classes.member_offsets,
+                    "{case}"
+                );
+                assert_eq!(found.classes.choices, host.classes.choices, "{case}");
+                assert_eq!(
+                    found.classes.choice_offsets, host.classes.choice_offsets,
+                    "{case}"
+                );
+                let expected = numeric::reference::iterate(model, host, &options).outcome(true);
+                let values = numeric::gpu::until(device, model, &left, &right, optimum, &options)
+                    .unwrap()
+                    .outcome(true);
+                assert!(expected.converged && values.converged, "{case}");
+                let (a, b) = (expected.error_bounds.unwrap(), values.error_bounds.unwrap());
+                for s in 0..n {
+                    assert!(
+                        (expected.values[s] - values.values[s]).abs() <= a[s] + b[s] + 1e-12,
+                        "{case} state {s}: {} ± {} vs {} ± {}",
+                        expected.values[s],
+                        a[s],
+                        values.values[s],
+                        b[s]
+                    );
+                }
+            }
+        }
+    });
+}
+
 /// Rows long enough for the GPU to give each class a warp (40 branches a
 /// state on average): the same intervals as the reference, for a
 /// probability and a reward.

@@ -786,6 +786,7 @@ mod tests {
             crate::scc::gpu::build(),
             crate::mec::gpu::build(),
             crate::numeric::gpu::build(),
+            crate::numeric::gpu::qualitative_build(),
         ];
         builds.extend(variants.iter().skip(1).map(SearchKernel::build));
         builds.extend(networks.iter().skip(1).map(NetworkKernel::graph_build));

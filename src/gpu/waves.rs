@@ -1,0 +1,75 @@
+//! Propagations in waves (trimming's deaths, backward searches): each wave
+//! reads one list of states and appends the next wave to another, and the
+//! two lists swap. Short waves run in one block, many to a launch
+//! (`short_waves_in_block` in `kernels/common/grid.cuh`), so that a long
+//! thin chain costs neither a launch nor a read by the host a wave; long
+//! ones run over the whole grid, a launch a wave.
+
+use cudarc::driver::{CudaSlice, LaunchConfig};
+
+use super::{Device, GpuError};
+
+/// Longest wave that one block runs; the kernels' `short_waves_in_block`
+/// is given it as its `max_wave` (a `-D` definition).
+pub const BLOCK_WAVE: u64 = 8192;
+/// Threads of the block that runs short waves.
+const BLOCK_WAVE_THREADS: u32 = 1024;
+
+/// One propagation's kernels and lists, as [`run`] drives them.
+pub trait Waves {
+    /// Swaps the list read and the list appended to.
+    fn swap(&mut self);
+    /// Sets the length of the list read.
+    fn set_length(&mut self, length: u64);
+    /// Launches, in `config` (one block), the kernel that runs waves
+    /// while they are at most [`BLOCK_WAVE`] long; it leaves the pending
+    /// wave's length and the waves it ran in the counters.
+    fn launch_block(&mut self, config: LaunchConfig) -> Result<(), GpuError>;
+    /// Launches one wave of `items` states over the grid; it leaves the
+    /// next wave's length in the counters.
+    fn launch_grid(&mut self, items: u64) -> Result<(), GpuError>;
+}
+
+/// Runs the waves of `waves` from a first one of `pending` states (in the
+/// list appended to so far) until one is empty: the waves run. The
+/// kernels count the wave appended to in `counters[pending_slot]` and the
+/// block's waves in `counters[waves_slot]`; `during` names the work for
+/// errors.
+pub fn run(
+    device: &Device,
+    waves: &mut impl Waves,
+    counters: &mut CudaSlice<u64>,
+    (pending_slot, waves_slot): (usize, usize),
+    mut pending: u64,
+    during: &'static str,
+) -> Result<u64, GpuError> {
+    let mut run = 0;
+    while pending > 0 {
+        waves.swap();
+        waves.set_length(pending);
+        device
+            .stream()
+            .memset_zeros(&mut counters.slice_mut(pending_slot..pending_slot + 1))
+            .map_err(GpuError::driver(during))?;
+        if pending <= BLOCK_WAVE {
+            waves.launch_block(LaunchConfig {
+                grid_dim: (1, 1, 1),
+                block_dim: (BLOCK_WAVE_THREADS, 1, 1),
+                shared_mem_bytes: 0,
+            })?;
+            let counts = device.download(&*counters)?;
+            pending = counts[pending_slot];
+            run += counts[waves_slot];
+            // The pending wave is where appends went after an odd number
+            // of waves; after an even number it is in the list read.
+            if counts[waves_slot] % 2 == 0 {
+                waves.swap();
+            }
+        } else {
+            waves.launch_grid(pending)?;
+            pending = device.download(&*counters)?[pending_slot];
+            run += 1;
+        }
+    }
+    Ok(run)
+}
