@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+use rayon::prelude::*;
 use thiserror::Error;
 
 use super::csr::{Csr, MAX_STATES};
@@ -216,9 +217,17 @@ impl Mdp {
             });
         }
         let states = self.states();
-        for state in 0..states {
-            for choice in self.choices_of(state) {
-                self.check_choice(state, choice)?;
+        // Checked on the current rayon pool; where a choice fails, again
+        // in order, so that the first fault is the one reported.
+        let valid = (0..states).into_par_iter().all(|state| {
+            self.choices_of(state)
+                .all(|choice| self.check_choice(state, choice).is_ok())
+        });
+        if !valid {
+            for state in 0..states {
+                for choice in self.choices_of(state) {
+                    self.check_choice(state, choice)?;
+                }
             }
         }
         if self.initial >= states {

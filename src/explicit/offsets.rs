@@ -3,6 +3,7 @@
 //! an array and filling one by a stable counting sort live here once, for
 //! graphs, labelled graphs, MDPs and games alike.
 
+use rayon::prelude::*;
 use std::ops::Range;
 
 use thiserror::Error;
@@ -67,15 +68,14 @@ pub(crate) fn check(offsets: &[u64], entries: usize, max_rows: u64) -> Result<()
     if first != 0 {
         return Err(OffsetsError::NonZeroStart(first));
     }
-    if let Some((row, pair)) = offsets
-        .windows(2)
-        .enumerate()
-        .find(|(_, pair)| pair[0] > pair[1])
+    if let Some(row) = offsets
+        .par_windows(2)
+        .position_first(|pair| pair[0] > pair[1])
     {
         return Err(OffsetsError::Decreasing {
             row: row as u64,
-            start: pair[0],
-            end: pair[1],
+            start: offsets[row],
+            end: offsets[row + 1],
         });
     }
     if last != entries as u64 {

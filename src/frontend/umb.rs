@@ -26,6 +26,7 @@ use std::io::Read;
 use std::path::Path;
 
 use hashbrown::HashMap;
+use rayon::prelude::*;
 use serde::Deserialize;
 
 use flate2::read::MultiGzDecoder;
@@ -231,21 +232,20 @@ impl<'a> Archive<'a> {
         Ok(())
     }
 
-    /// Member `name` as `count` little-endian `u64`s.
+    /// Member `name` as `count` little-endian `u64`s, converted on the
+    /// current rayon pool.
     fn words(&self, name: &str, bytes: &[u8], count: u64) -> Result<Vec<u64>, LoadError> {
         self.check_length(name, bytes, count, 8)?;
-        Ok(bytes
-            .chunks_exact(8)
-            .map(|word| u64::from_le_bytes(word.try_into().unwrap_or_default()))
-            .collect())
+        Ok(bytes.par_chunks_exact(8).map(little_endian_word).collect())
     }
 
-    /// Member `name` as `count` little-endian doubles.
+    /// Member `name` as `count` little-endian doubles, converted on the
+    /// current rayon pool.
     fn doubles(&self, name: &str, bytes: &[u8], count: u64) -> Result<Vec<f64>, LoadError> {
-        Ok(self
-            .words(name, bytes, count)?
-            .into_iter()
-            .map(f64::from_bits)
+        self.check_length(name, bytes, count, 8)?;
+        Ok(bytes
+            .par_chunks_exact(8)
+            .map(|word| f64::from_bits(little_endian_word(word)))
             .collect())
     }
 
@@ -268,7 +268,11 @@ impl<'a> Archive<'a> {
                 offsets[0]
             )));
         }
-        if let Some(row) = (1..offsets.len()).find(|&i| offsets[i] < offsets[i - 1]) {
+        if let Some(row) = offsets
+            .par_windows(2)
+            .position_first(|pair| pair[1] < pair[0])
+            .map(|i| i + 1)
+        {
             return Err(self.fail(format!(
                 "member {name}: byte {}: offset {} is below the previous offset {}",
                 row * 8,
@@ -310,6 +314,11 @@ impl<'a> Archive<'a> {
         }
         Ok(Some(set))
     }
+}
+
+/// The little-endian `u64` of an 8-byte `word`.
+fn little_endian_word(word: &[u8]) -> u64 {
+    u64::from_le_bytes(word.try_into().unwrap_or_default())
 }
 
 /// Parses an uncompressed UMB tar archive.
@@ -355,20 +364,27 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
     let targets_name = "branch-to-target.bin";
     let target_bytes = archive.required(targets_name)?;
     archive.check_length(targets_name, target_bytes, branches, 8)?;
-    // Straight from the bytes to `u32`, without a `u64` copy of the array.
+    // Straight from the bytes to `u32`, without a `u64` copy of the array,
+    // on the current rayon pool; a target out of range becomes u32::MAX,
+    // never a state (there are at most MAX_STATES = u32::MAX of them), and
+    // the first such is reported.
     let targets: Vec<u32> = target_bytes
-        .chunks_exact(8)
-        .map(|word| u64::from_le_bytes(word.try_into().unwrap_or_default()))
-        .enumerate()
-        .map(|(branch, target)| {
-            u32::try_from(target).ok().filter(|&t| u64::from(t) < states).ok_or_else(|| {
-                archive.fail(format!(
-                    "member {targets_name}: byte {}: target {target} is not among the {states} states",
-                    branch * 8
-                ))
-            })
+        .par_chunks_exact(8)
+        .map(|word| {
+            let target = little_endian_word(word);
+            u32::try_from(target)
+                .ok()
+                .filter(|&t| u64::from(t) < states)
+                .unwrap_or(u32::MAX)
         })
-        .collect::<Result<_, _>>()?;
+        .collect();
+    if let Some(branch) = targets.par_iter().position_first(|&t| t == u32::MAX) {
+        let target = little_endian_word(&target_bytes[branch * 8..branch * 8 + 8]);
+        return Err(archive.fail(format!(
+            "member {targets_name}: byte {}: target {target} is not among the {states} states",
+            branch * 8
+        )));
+    }
     let probabilities_name = "branch-to-probability.bin";
     let probabilities = archive.doubles(
         probabilities_name,
