@@ -221,7 +221,7 @@ impl Layout {
             .for_each(|(position, &class)| {
                 position_of[class as usize].store(position as u32, Relaxed)
             });
-        let position_of: Vec<u32> = position_of.into_iter().map(AtomicU32::into_inner).collect();
+        let position_of = scc::cpu::into_plain(position_of);
         // The branches of `choice` read in the layout: positive, into a
         // class.
         let read = |choice: u64| {
@@ -341,10 +341,7 @@ impl Layout {
                     component_of[position].store(component as u32, Relaxed);
                 }
             });
-        let component_of: Vec<u32> = component_of
-            .into_iter()
-            .map(AtomicU32::into_inner)
-            .collect();
+        let component_of = scc::cpu::into_plain(component_of);
         let height = |below: &[u32], component: usize| {
             let positions = self.positions_of(component);
             let choices = self.choice_offsets[positions.start] as usize
@@ -523,7 +520,7 @@ fn class_of(classes: &Classes, states: usize) -> Vec<u32> {
             class_of[state as usize].store(class as u32, Relaxed);
         }
     });
-    class_of.into_iter().map(AtomicU32::into_inner).collect()
+    scc::cpu::into_plain(class_of)
 }
 
 /// The classes of `classes` that a class reads (`class_of` each state,
@@ -594,11 +591,11 @@ struct PositionBounds {
 impl PositionBounds {
     /// The bounds of the classes at the positions of `layout`: the highest
     /// lower and the lowest upper bound of their states (which share a
-    /// value).
+    /// value), found on the current rayon pool.
     fn of(layout: &Layout, iteration: &Iteration) -> PositionBounds {
         let bounds = layout
             .class_at
-            .iter()
+            .par_iter()
             .map(|&class| {
                 let states = iteration.classes.states(class as usize).iter();
                 states.fold((f64::NEG_INFINITY, f64::INFINITY), |(l, u), &s| {
@@ -610,11 +607,7 @@ impl PositionBounds {
             })
             .map(|(l, u)| [AtomicU64::new(l.to_bits()), AtomicU64::new(u.to_bits())])
             .collect();
-        let frozen = layout
-            .class_at
-            .iter()
-            .map(|_| AtomicBool::new(false))
-            .collect();
+        let frozen = scc::cpu::zeroed_atomics(layout.class_at.len());
         PositionBounds { bounds, frozen }
     }
 

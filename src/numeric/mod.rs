@@ -115,29 +115,27 @@ impl Outcome {
     /// The midpoints of `[lower, upper]` and their half widths; where the
     /// upper bound is infinite (none was proven), the lower bound with an
     /// infinite error bound, and where both are equal (infinite values
-    /// included), that value exactly.
+    /// included), that value exactly. The midpoints take the memory of
+    /// the lower bounds, and the half widths that of the upper ones.
     pub fn from_bounds(
-        lower: Vec<f64>,
-        upper: Vec<f64>,
+        mut lower: Vec<f64>,
+        mut upper: Vec<f64>,
         iterations: u64,
         converged: bool,
     ) -> Outcome {
-        let (values, bounds) = lower
-            .iter()
-            .zip(&upper)
-            .map(|(&l, &u)| {
-                if l == u {
-                    (l, 0.0)
-                } else if u.is_infinite() {
-                    (l, f64::INFINITY)
-                } else {
-                    ((l + u) / 2.0, ((u - l) / 2.0).max(0.0))
-                }
-            })
-            .unzip();
+        for (low, high) in lower.iter_mut().zip(&mut upper) {
+            let (l, u) = (*low, *high);
+            (*low, *high) = if l == u {
+                (l, 0.0)
+            } else if u.is_infinite() {
+                (l, f64::INFINITY)
+            } else {
+                ((l + u) / 2.0, ((u - l) / 2.0).max(0.0))
+            };
+        }
         Outcome {
-            values,
-            error_bounds: Some(bounds),
+            values: lower,
+            error_bounds: Some(upper),
             iterations,
             converged,
         }
