@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
+use super::Spare;
 use super::reference::Classes;
 use crate::explicit::Mdp;
 use crate::scc::cpu::{CountingSort, into_plain, zeroed_atomics};
@@ -120,6 +121,15 @@ impl Predecessors {
             choices: into_plain(choices),
             owners: into_plain(owners),
         }
+    }
+
+    /// The arrays, for later phases to reuse.
+    pub fn into_spare(self) -> Spare {
+        let mut spare = Spare::default();
+        spare.keep_words(self.offsets);
+        spare.keep_words(self.choices);
+        spare.keep_halves(self.owners);
+        spare
     }
 
     /// The choices with a branch into `state`, and the state of each.

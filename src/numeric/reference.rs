@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use super::qualitative::{self, Predecessors};
-use super::{Optimum, Outcome, Precision, SolveOptions, rows_in_parallel, timed};
+use super::{Optimum, Outcome, Precision, SolveOptions, Spare, rows_in_parallel, timed};
 use crate::explicit::{MarkovChain, Mdp};
 use crate::{mec, scc};
 
@@ -42,6 +42,8 @@ pub struct Iteration {
     pub classes: Classes,
     /// Which scheduler (`None` for a Markov chain).
     pub optimum: Option<Optimum>,
+    /// The precomputations' large arrays, for the engine to reuse.
+    pub spare: Spare,
 }
 
 /// What a sweep does with the upper bounds.
@@ -378,6 +380,7 @@ pub fn prepare(mdp: &Mdp, left: &[bool], right: &[bool], optimum: Option<Optimum
         upper_known: true,
         classes,
         optimum,
+        spare: predecessors.into_spare(),
     }
 }
 
