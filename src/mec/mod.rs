@@ -60,7 +60,7 @@ pub mod gpu;
 use crate::explicit::{Csr, Mdp};
 use crate::gpu::{Device, GpuError};
 use crate::scc;
-use crate::scc::cpu::{Method, atomics32, atomics64, offsets_and_cursors};
+use crate::scc::cpu::{CountingSort, Method, atomics32, into_plain, zeroed_atomics};
 
 /// [`Mecs::of_state`] of a state that is in no MEC.
 pub const NO_MEC: u32 = u32::MAX;
@@ -592,26 +592,24 @@ struct Entering {
 
 impl Entering {
     fn new(mdp: &Mdp) -> Entering {
-        let counts = atomics64(mdp.states() as usize, 0);
+        let mut sort = CountingSort::new(mdp.states() as usize);
         mdp.targets
             .par_iter()
-            .for_each(|&target| _ = counts[target as usize].fetch_add(1, Relaxed));
-        let (offsets, cursors) = offsets_and_cursors(counts);
-        let choices = atomics64(mdp.targets.len(), 0);
-        let owner = atomics32(mdp.choices() as usize, 0);
+            .for_each(|&target| sort.count(target as usize));
+        let choices = zeroed_atomics::<AtomicU64>(sort.close_counts());
+        let owner = zeroed_atomics::<AtomicU32>(mdp.choices() as usize);
         (0..mdp.states()).into_par_iter().for_each(|state| {
             for choice in mdp.choices_of(state) {
                 owner[choice as usize].store(state, Relaxed);
                 for &target in mdp.branches_of(choice).0 {
-                    let slot = cursors[target as usize].fetch_add(1, Relaxed);
-                    choices[slot as usize].store(choice, Relaxed);
+                    choices[sort.place(target as usize)].store(choice, Relaxed);
                 }
             }
         });
         Entering {
-            offsets,
-            choices: choices.into_par_iter().map(AtomicU64::into_inner).collect(),
-            owner: owner.into_par_iter().map(AtomicU32::into_inner).collect(),
+            offsets: sort.into_offsets(),
+            choices: into_plain(choices),
+            owner: into_plain(owner),
         }
     }
 

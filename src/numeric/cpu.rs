@@ -42,7 +42,7 @@ use super::qualitative::by_levels;
 use super::reference::{
     Bounds, Classes, Iteration, Phase, Schedule, Step, SweepRule, Tally, guess_above,
 };
-use super::{Precision, SolveOptions, rows_in_parallel, timed};
+use super::{Precision, SolveOptions, Spare, rows_in_parallel, timed};
 use crate::explicit::{Csr, Mdp};
 use crate::scc;
 use crate::scc::cpu::prefix_sums;
@@ -103,11 +103,11 @@ struct Layout {
 
 impl Layout {
     /// The layout of `iteration` of `mdp`, on the threads of the current
-    /// rayon pool: [`Layout::in_parallel`] on more than one,
-    /// [`Layout::sequential`] on one.
-    fn of(mdp: &Mdp, iteration: &Iteration) -> Layout {
+    /// rayon pool: [`Layout::in_parallel`] on more than one (in arrays of
+    /// `spare` where they fit), [`Layout::sequential`] on one.
+    fn of(mdp: &Mdp, iteration: &Iteration, spare: Spare) -> Layout {
         let mut layout = if rayon::current_num_threads() > 1 {
-            Layout::in_parallel(mdp, iteration)
+            Layout::in_parallel(mdp, iteration, spare)
         } else {
             timed("layout: sequential", || Layout::sequential(mdp, iteration))
         };
@@ -177,7 +177,7 @@ impl Layout {
     /// The layout (heights aside) on the current rayon pool: the graph of
     /// what each class reads by [`dependencies_in_parallel`], its order by
     /// [`Order::by_levels`], and the arrays by [`Layout::in_order`].
-    fn in_parallel(mdp: &Mdp, iteration: &Iteration) -> Layout {
+    fn in_parallel(mdp: &Mdp, iteration: &Iteration, spare: Spare) -> Layout {
         let classes = &iteration.classes;
         let class_of = class_of(classes, iteration.lower.len());
         let graph = timed("layout: dependencies", || {
@@ -185,7 +185,7 @@ impl Layout {
         });
         let order = timed("layout: order", || Order::by_levels(&graph));
         timed("layout: arrays", || {
-            Layout::in_order(mdp, iteration, &class_of, &graph, order)
+            Layout::in_order(mdp, iteration, &class_of, &graph, order, spare)
         })
     }
 
@@ -193,13 +193,15 @@ impl Layout {
     /// order of the components of `graph`, what each class reads
     /// (`class_of` each state), built on the current rayon pool: each position's count of
     /// choices and of branches read, their prefix sums, then the arrays
-    /// filled a block of positions a task.
+    /// (taken from `spare` where they fit) filled a block of positions a
+    /// task.
     fn in_order(
         mdp: &Mdp,
         iteration: &Iteration,
         class_of: &[u32],
         graph: &Csr,
         order: Order,
+        mut spare: Spare,
     ) -> Layout {
         let classes = &iteration.classes;
         let Order {
@@ -221,7 +223,7 @@ impl Layout {
             .for_each(|(position, &class)| {
                 position_of[class as usize].store(position as u32, Relaxed)
             });
-        let position_of: Vec<u32> = position_of.into_iter().map(AtomicU32::into_inner).collect();
+        let position_of = scc::cpu::into_plain(position_of);
         // The branches of `choice` read in the layout: positive, into a
         // class.
         let read = |choice: u64| {
@@ -254,11 +256,14 @@ impl Layout {
             .last()
             .expect("one offset more than positions") as usize;
         tracing::debug!(seconds = counting.elapsed().as_secs_f64(), "layout: counts");
-        let mut settled_low = vec![0.0; choices];
-        let mut settled_high = vec![0.0; choices];
-        let mut branch_offsets = vec![0; choices + 1];
-        let mut targets = vec![0; branches];
-        let mut probabilities = vec![0.0; branches];
+        // Every entry is written below (the first offset here).
+        let mut settled_low = spare.floats(choices);
+        let mut settled_high = spare.floats(choices);
+        let mut branch_offsets = spare.words(choices + 1);
+        let mut targets = spare.halves(branches);
+        let mut probabilities = spare.floats(branches);
+        drop(spare);
+        branch_offsets[0] = 0;
         // The arrays cut at the blocks of positions: each block's choices
         // (their bounds, and the end of their branches) and branches.
         let mut blocks = Vec::new();
@@ -341,10 +346,7 @@ impl Layout {
                     component_of[position].store(component as u32, Relaxed);
                 }
             });
-        let component_of: Vec<u32> = component_of
-            .into_iter()
-            .map(AtomicU32::into_inner)
-            .collect();
+        let component_of = scc::cpu::into_plain(component_of);
         let height = |below: &[u32], component: usize| {
             let positions = self.positions_of(component);
             let choices = self.choice_offsets[positions.start] as usize
@@ -523,7 +525,7 @@ fn class_of(classes: &Classes, states: usize) -> Vec<u32> {
             class_of[state as usize].store(class as u32, Relaxed);
         }
     });
-    class_of.into_iter().map(AtomicU32::into_inner).collect()
+    scc::cpu::into_plain(class_of)
 }
 
 /// The classes of `classes` that a class reads (`class_of` each state,
@@ -594,11 +596,11 @@ struct PositionBounds {
 impl PositionBounds {
     /// The bounds of the classes at the positions of `layout`: the highest
     /// lower and the lowest upper bound of their states (which share a
-    /// value).
+    /// value), found on the current rayon pool.
     fn of(layout: &Layout, iteration: &Iteration) -> PositionBounds {
         let bounds = layout
             .class_at
-            .iter()
+            .par_iter()
             .map(|&class| {
                 let states = iteration.classes.states(class as usize).iter();
                 states.fold((f64::NEG_INFINITY, f64::INFINITY), |(l, u), &s| {
@@ -610,11 +612,7 @@ impl PositionBounds {
             })
             .map(|(l, u)| [AtomicU64::new(l.to_bits()), AtomicU64::new(u.to_bits())])
             .collect();
-        let frozen = layout
-            .class_at
-            .iter()
-            .map(|_| AtomicBool::new(false))
-            .collect();
+        let frozen = scc::cpu::zeroed_atomics(layout.class_at.len());
         PositionBounds { bounds, frozen }
     }
 
@@ -686,8 +684,9 @@ impl PositionBounds {
 
 /// Solves the components of `iteration` in order (see the module
 /// documentation).
-fn solve_in_order(mdp: &Mdp, iteration: Iteration, options: &SolveOptions) -> Bounds {
-    let layout = timed("layout", || Layout::of(mdp, &iteration));
+fn solve_in_order(mdp: &Mdp, mut iteration: Iteration, options: &SolveOptions) -> Bounds {
+    let spare = std::mem::take(&mut iteration.spare);
+    let layout = timed("layout", || Layout::of(mdp, &iteration, spare));
     let bounds = PositionBounds::of(&layout, &iteration);
     let sweeping = std::time::Instant::now();
     let one_update = SweepRule {
@@ -1011,7 +1010,11 @@ mod tests {
         let right: Vec<bool> = (0..mdp.states()).map(|s| s == 0).collect();
         let all = vec![true; right.len()];
         let prepared = || reference::prepare(&mdp, &all, &right, Some(Optimum::Max));
-        let layout = pool(3).install(|| Layout::of(&mdp, &prepared()));
+        let layout = pool(3).install(|| {
+            let mut iteration = prepared();
+            let spare = std::mem::take(&mut iteration.spare);
+            Layout::of(&mdp, &iteration, spare)
+        });
         assert_eq!(layout.stage_starts, [0, 5000, 10_000]);
         let options = SolveOptions {
             precision: Precision {
@@ -1050,20 +1053,23 @@ mod tests {
         ) {
             let mdp = random_mdp(states, back, seed);
             let optimum = if max { Optimum::Max } else { Optimum::Min };
-            let iteration = iteration(&mdp, optimum, seed);
+            let mut iteration = iteration(&mdp, optimum, seed);
+            // The predecessors' arrays, whose stale entries the parallel
+            // layout overwrites.
+            let spare = std::mem::take(&mut iteration.spare);
             let class_of = class_of(&iteration.classes, states as usize);
             let graph = dependencies(&mdp, &iteration.classes, &class_of);
             let (parallel_graph, by_levels, parallel) = pool(3).install(|| {
                 (
                     dependencies_in_parallel(&mdp, &iteration.classes, &class_of),
                     Order::by_levels(&graph),
-                    Layout::of(&mdp, &iteration),
+                    Layout::of(&mdp, &iteration, spare),
                 )
             });
             proptest::prop_assert_eq!(&parallel_graph, &graph);
             check_order(&graph, &Order::sequential(&graph));
             check_order(&graph, &by_levels);
-            let sequential = pool(1).install(|| Layout::of(&mdp, &iteration));
+            let sequential = pool(1).install(|| Layout::of(&mdp, &iteration, Spare::default()));
             let expected = expected_choices(&mdp, &iteration);
             let (parallel, sequential) = (views(&parallel), views(&sequential));
             for (class, (view, expected)) in parallel.iter().zip(&expected).enumerate() {

@@ -17,7 +17,8 @@
 
 use super::reference::{ChoiceRule, Classes, Iteration};
 use super::{
-    CheckError, Engine, Outcome, Precision, SolveOptions, as_mdp, embedded, holding_times, solve,
+    CheckError, Engine, Outcome, Precision, SolveOptions, Spare, as_mdp, embedded, holding_times,
+    solve,
 };
 use crate::explicit::{Csr, ExplicitModel, MarkovChain, Mdp};
 use crate::scc;
@@ -74,6 +75,7 @@ pub fn average(
         upper_known: true,
         classes: Classes::identity(&mdp, &transient, &ChoiceRule::ALL),
         optimum: None,
+        spare: Spare::default(),
     };
     let absorbed = solve(engine, &mdp, iteration, options)?;
     let mut outcome = absorbed.outcome(options.sound);
@@ -267,6 +269,7 @@ fn visits_iteration(transposed: &Mdp, bsccs: &Bsccs, renewal: &[u32]) -> Iterati
         upper_known: false,
         classes: Classes::identity(transposed, &unknown, &ChoiceRule::ALL),
         optimum: None,
+        spare: Spare::default(),
     }
 }
 

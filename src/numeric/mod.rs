@@ -72,6 +72,62 @@ pub(crate) fn rows_in_parallel<T: Send, S>(
     (prefix_sums(lengths), entries)
 }
 
+/// Large arrays that a phase of `prob` no longer needs, kept for a later
+/// phase to fill instead of new ones: their pages are mapped already,
+/// where a new array's pages would each be faulted in and zeroed by the
+/// kernel again.
+#[derive(Debug, Default)]
+pub struct Spare {
+    /// Arrays of 64-bit words.
+    words: Vec<Vec<u64>>,
+    /// Arrays of 32-bit words.
+    halves: Vec<Vec<u32>>,
+}
+
+impl Spare {
+    /// Keeps `words` for reuse.
+    pub fn keep_words(&mut self, words: Vec<u64>) {
+        self.words.push(words);
+    }
+
+    /// Keeps `halves` for reuse.
+    pub fn keep_halves(&mut self, halves: Vec<u32>) {
+        self.halves.push(halves);
+    }
+
+    /// `len` words of no set value, for the caller to write every one.
+    pub fn words(&mut self, len: usize) -> Vec<u64> {
+        take_fitting(&mut self.words, len)
+    }
+
+    /// `len` floats of no set value, for the caller to write every one.
+    pub fn floats(&mut self, len: usize) -> Vec<f64> {
+        // In place: the same size and alignment.
+        self.words(len).into_iter().map(f64::from_bits).collect()
+    }
+
+    /// `len` half words of no set value, for the caller to write every one.
+    pub fn halves(&mut self, len: usize) -> Vec<u32> {
+        take_fitting(&mut self.halves, len)
+    }
+}
+
+/// The smallest of `kept` that holds `len` values, cut or padded to
+/// `len`, or else a new array of zeros (which the allocator maps zeroed,
+/// without writing them).
+fn take_fitting<T: Copy + Default>(kept: &mut Vec<Vec<T>>, len: usize) -> Vec<T> {
+    let fitting = (0..kept.len())
+        .filter(|&i| kept[i].capacity() >= len)
+        .min_by_key(|&i| kept[i].capacity());
+    let Some(index) = fitting else {
+        return vec![T::default(); len];
+    };
+    let mut array = kept.swap_remove(index);
+    array.truncate(len);
+    array.resize(len, T::default());
+    array
+}
+
 /// How close a computed value must be to the true one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Precision {
@@ -115,29 +171,27 @@ impl Outcome {
     /// The midpoints of `[lower, upper]` and their half widths; where the
     /// upper bound is infinite (none was proven), the lower bound with an
     /// infinite error bound, and where both are equal (infinite values
-    /// included), that value exactly.
+    /// included), that value exactly. The midpoints take the memory of
+    /// the lower bounds, and the half widths that of the upper ones.
     pub fn from_bounds(
-        lower: Vec<f64>,
-        upper: Vec<f64>,
+        mut lower: Vec<f64>,
+        mut upper: Vec<f64>,
         iterations: u64,
         converged: bool,
     ) -> Outcome {
-        let (values, bounds) = lower
-            .iter()
-            .zip(&upper)
-            .map(|(&l, &u)| {
-                if l == u {
-                    (l, 0.0)
-                } else if u.is_infinite() {
-                    (l, f64::INFINITY)
-                } else {
-                    ((l + u) / 2.0, ((u - l) / 2.0).max(0.0))
-                }
-            })
-            .unzip();
+        for (low, high) in lower.iter_mut().zip(&mut upper) {
+            let (l, u) = (*low, *high);
+            (*low, *high) = if l == u {
+                (l, 0.0)
+            } else if u.is_infinite() {
+                (l, f64::INFINITY)
+            } else {
+                ((l + u) / 2.0, ((u - l) / 2.0).max(0.0))
+            };
+        }
         Outcome {
-            values,
-            error_bounds: Some(bounds),
+            values: lower,
+            error_bounds: Some(upper),
             iterations,
             converged,
         }
@@ -251,9 +305,14 @@ pub enum Engine<'a> {
 pub fn solve(
     engine: Engine<'_>,
     mdp: &Mdp,
-    iteration: Iteration,
+    mut iteration: Iteration,
     options: &SolveOptions,
 ) -> Result<Bounds, GpuError> {
+    if !matches!(engine, Engine::Cpu(_)) {
+        // Only the CPU engine's layout reuses them: the others free them
+        // before they iterate.
+        iteration.spare = Spare::default();
+    }
     Ok(match engine {
         Engine::Gpu(device) => gpu::iterate(device, mdp, iteration, options)?,
         Engine::Cpu(threads) => cpu::iterate(mdp, iteration, options, threads),

@@ -11,8 +11,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
+use super::Spare;
 use super::reference::Classes;
 use crate::explicit::Mdp;
+use crate::scc::cpu::{CountingSort, into_plain, zeroed_atomics};
 
 /// States of one level of [`by_levels`] that one task expands.
 const STATES_PER_TASK: usize = 1 << 10;
@@ -28,24 +30,26 @@ pub(crate) fn by_levels(
     expand: impl Fn(u32, &mut Vec<u32>) + Sync,
     mut visit: impl FnMut(&mut Vec<u32>),
 ) {
-    let mut level = seeds;
+    // Two lists, the level and the next one, swapped level after level so
+    // that their memory serves every level.
+    let (mut level, mut next) = (seeds, Vec::new());
     while !level.is_empty() {
         visit(&mut level);
-        level = if level.len() >= 2 * STATES_PER_TASK {
-            level
+        next.clear();
+        if level.len() >= 2 * STATES_PER_TASK {
+            let parts: Vec<Vec<u32>> = level
                 .par_chunks(STATES_PER_TASK)
                 .map(|chunk| {
-                    let mut next = Vec::new();
-                    chunk.iter().for_each(|&state| expand(state, &mut next));
-                    next
+                    let mut part = Vec::new();
+                    chunk.iter().for_each(|&state| expand(state, &mut part));
+                    part
                 })
-                .collect::<Vec<_>>()
-                .concat()
+                .collect();
+            parts.iter().for_each(|part| next.extend_from_slice(part));
         } else {
-            let mut next = Vec::new();
             level.iter().for_each(|&state| expand(state, &mut next));
-            next
-        };
+        }
+        std::mem::swap(&mut level, &mut next);
     }
 }
 
@@ -65,11 +69,6 @@ fn states_in(set: &[bool]) -> Vec<u32> {
         .collect()
 }
 
-/// `flags` as plain booleans, in place (no second array to fill).
-fn unwrap_flags(flags: Vec<AtomicBool>) -> Vec<bool> {
-    flags.into_iter().map(AtomicBool::into_inner).collect()
-}
-
 /// For every state, the choices of other states with a branch into it
 /// (each choice once per target state), each with the state it belongs
 /// to: what the backward searches follow.
@@ -83,11 +82,10 @@ pub struct Predecessors {
 
 impl Predecessors {
     /// The predecessor choices of every state of `mdp`, on the current
-    /// rayon pool: a counting sort by target whose counts and places are
-    /// atomic, so that each state's list is in no set order (the searches
-    /// find the same sets in any order).
+    /// rayon pool: a [`CountingSort`] by target, so that each state's
+    /// list is in no set order (the searches find the same sets in any
+    /// order).
     pub fn of(mdp: &Mdp) -> Predecessors {
-        let states = mdp.states() as usize;
         // The positive branches of `choice` whose target did not come
         // before in it.
         let targets_of = |choice: u64| {
@@ -102,43 +100,36 @@ impl Predecessors {
                 })
                 .map(|(_, (&target, _))| target as usize)
         };
-        let counts: Vec<AtomicU64> = (0..=states).map(|_| AtomicU64::new(0)).collect();
+        let mut sort = CountingSort::new(mdp.states() as usize);
         (0..mdp.choices()).into_par_iter().for_each(|choice| {
-            for target in targets_of(choice) {
-                counts[target + 1].fetch_add(1, Relaxed);
-            }
+            targets_of(choice).for_each(|target| sort.count(target));
         });
-        let mut offsets: Vec<u64> = counts.into_iter().map(AtomicU64::into_inner).collect();
-        for i in 0..states {
-            offsets[i + 1] += offsets[i];
-        }
-        let cursors: Vec<AtomicU64> = offsets[..states]
-            .iter()
-            .map(|&o| AtomicU64::new(o))
-            .collect();
-        let entries = offsets[states] as usize;
-        let choices: Vec<AtomicU64> = (0..entries)
-            .into_par_iter()
-            .map(|_| AtomicU64::new(0))
-            .collect();
-        let owners: Vec<AtomicU32> = (0..entries)
-            .into_par_iter()
-            .map(|_| AtomicU32::new(0))
-            .collect();
+        let entries = sort.close_counts();
+        let choices = zeroed_atomics::<AtomicU64>(entries);
+        let owners = zeroed_atomics::<AtomicU32>(entries);
         (0..mdp.states()).into_par_iter().for_each(|state| {
             for choice in mdp.choices_of(state) {
                 for target in targets_of(choice) {
-                    let slot = cursors[target].fetch_add(1, Relaxed) as usize;
+                    let slot = sort.place(target);
                     choices[slot].store(choice, Relaxed);
                     owners[slot].store(state, Relaxed);
                 }
             }
         });
         Predecessors {
-            offsets,
-            choices: choices.into_iter().map(AtomicU64::into_inner).collect(),
-            owners: owners.into_iter().map(AtomicU32::into_inner).collect(),
+            offsets: sort.into_offsets(),
+            choices: into_plain(choices),
+            owners: into_plain(owners),
         }
+    }
+
+    /// The arrays, for later phases to reuse.
+    pub fn into_spare(self) -> Spare {
+        let mut spare = Spare::default();
+        spare.keep_words(self.offsets);
+        spare.keep_words(self.choices);
+        spare.keep_halves(self.owners);
+        spare
     }
 
     /// The choices with a branch into `state`, and the state of each.
@@ -207,7 +198,7 @@ pub fn exists_reach_by_levels(
         }
     };
     by_levels(states_in(right), expand, |_| {});
-    unwrap_flags(found)
+    into_plain(found)
 }
 
 /// The states from which every scheduler reaches a `right` state through
@@ -270,10 +261,7 @@ pub fn forall_reach_by_levels(
     right: &[bool],
 ) -> Vec<bool> {
     let found: Vec<AtomicBool> = right.par_iter().map(|&r| AtomicBool::new(r)).collect();
-    let choice_hits: Vec<AtomicBool> = (0..mdp.choices())
-        .into_par_iter()
-        .map(|_| AtomicBool::new(false))
-        .collect();
+    let choice_hits = zeroed_atomics::<AtomicBool>(mdp.choices() as usize);
     let choices_left: Vec<AtomicU32> = (0..mdp.states())
         .into_par_iter()
         .map(|s| AtomicU32::new(choice_count(mdp, s)))
@@ -293,7 +281,7 @@ pub fn forall_reach_by_levels(
         }
     };
     by_levels(states_in(right), expand, |_| {});
-    unwrap_flags(found)
+    into_plain(found)
 }
 
 /// The number of choices of `state`.

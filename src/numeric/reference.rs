@@ -19,8 +19,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use rayon::prelude::*;
+
 use super::qualitative::{self, Predecessors};
-use super::{Optimum, Outcome, Precision, SolveOptions, timed};
+use super::{Optimum, Outcome, Precision, SolveOptions, Spare, rows_in_parallel, timed};
 use crate::explicit::{MarkovChain, Mdp};
 use crate::{mec, scc};
 
@@ -40,6 +42,8 @@ pub struct Iteration {
     pub classes: Classes,
     /// Which scheduler (`None` for a Markov chain).
     pub optimum: Option<Optimum>,
+    /// The precomputations' large arrays, for the engine to reuse.
+    pub spare: Spare,
 }
 
 /// What a [`Schedule`] needs to know of an iteration besides its classes.
@@ -349,13 +353,13 @@ impl Bounds {
 /// has value 1 when no path through `left` reaches one of value 0.
 pub fn prepare(mdp: &Mdp, left: &[bool], right: &[bool], optimum: Option<Optimum>) -> Iteration {
     let predecessors = timed("predecessors", || Predecessors::of(mdp));
-    let zero: Vec<bool> = timed("prob0", || match optimum {
+    // The states of positive value, negated in place.
+    let mut zero = timed("prob0", || match optimum {
         None | Some(Optimum::Max) => qualitative::exists_reach(&predecessors, left, right),
         Some(Optimum::Min) => qualitative::forall_reach(mdp, &predecessors, left, right),
-    })
-    .iter()
-    .map(|&positive| !positive)
-    .collect();
+    });
+    zero.par_iter_mut()
+        .for_each(|positive| *positive = !*positive);
     let (one, classes) = match optimum {
         Some(Optimum::Max) => {
             let maybe: Vec<bool> = zero.iter().zip(right).map(|(&z, &r)| !z && !r).collect();
@@ -393,13 +397,15 @@ pub fn prepare(mdp: &Mdp, left: &[bool], right: &[bool], optimum: Option<Optimum
     let settled = |state: usize| if one[state] { 1.0 } else { 0.0 };
     let undecided = |state: usize| !zero[state] && !one[state];
     Iteration {
-        lower: (0..zero.len()).map(settled).collect(),
+        lower: (0..zero.len()).into_par_iter().map(settled).collect(),
         upper: (0..zero.len())
+            .into_par_iter()
             .map(|s| if undecided(s) { 1.0 } else { settled(s) })
             .collect(),
         upper_known: true,
         classes,
         optimum,
+        spare: predecessors.into_spare(),
     }
 }
 
@@ -684,10 +690,10 @@ pub struct Classes {
 pub struct ChoiceRule<'a> {
     /// Whether a choice may be taken at all (minimal rewards drop those
     /// that risk never reaching the target).
-    pub usable: &'a dyn Fn(u64) -> bool,
+    pub usable: &'a (dyn Fn(u64) -> bool + Sync),
     /// Whether a usable choice counts towards the end components that are
     /// collapsed (minimal rewards collapse only those without reward).
-    pub collapsible: &'a dyn Fn(u64) -> bool,
+    pub collapsible: &'a (dyn Fn(u64) -> bool + Sync),
     /// Each choice's constant, indexed by choice, if any.
     pub constants: Option<&'a [f64]>,
 }
@@ -702,12 +708,14 @@ impl ChoiceRule<'_> {
 }
 
 impl Classes {
-    /// One class per undecided state, with its usable choices.
+    /// One class per undecided state, with its usable choices, found on
+    /// the current rayon pool.
     pub fn identity(mdp: &Mdp, undecided: &[bool], rule: &ChoiceRule<'_>) -> Classes {
         let members: Vec<u32> = (0..mdp.states())
+            .into_par_iter()
             .filter(|&s| undecided[s as usize])
             .collect();
-        let member_offsets = (0..=members.len() as u64).collect();
+        let member_offsets = (0..=members.len() as u64).into_par_iter().collect();
         Classes::of_groups(
             mdp,
             members,
@@ -771,25 +779,28 @@ impl Classes {
     }
 
     /// The classes of the states `members`, class by class from
-    /// `member_offsets`, with the choices of their states that `keep`.
+    /// `member_offsets`, with the choices of their states that `keep`,
+    /// found on the current rayon pool.
     fn of_groups(
         mdp: &Mdp,
         members: Vec<u32>,
         member_offsets: Vec<u64>,
-        keep: impl Fn(u32, u64) -> bool,
+        keep: impl Fn(u32, u64) -> bool + Sync,
         constants: Option<&[f64]>,
     ) -> Classes {
-        let mut choices = Vec::with_capacity(members.len());
-        let mut choice_offsets = Vec::with_capacity(member_offsets.len());
-        choice_offsets.push(0);
-        for range in member_offsets.windows(2) {
-            for &state in &members[range[0] as usize..range[1] as usize] {
-                choices.extend(mdp.choices_of(state).filter(|&c| keep(state, c)));
-            }
-            choice_offsets.push(choices.len() as u64);
-        }
+        let classes = member_offsets.len() - 1;
+        let (choice_offsets, choices) = rows_in_parallel(
+            classes,
+            || (),
+            |_, class, choices| {
+                let states = member_offsets[class] as usize..member_offsets[class + 1] as usize;
+                for &state in &members[states] {
+                    choices.extend(mdp.choices_of(state).filter(|&c| keep(state, c)));
+                }
+            },
+        );
         let constants = match constants {
-            Some(constants) => choices.iter().map(|&c| constants[c as usize]).collect(),
+            Some(constants) => choices.par_iter().map(|&c| constants[c as usize]).collect(),
             None => Vec::new(),
         };
         Classes {

@@ -219,14 +219,15 @@ pub fn prepare(
         upper_known: false,
         classes,
         optimum,
+        spare: predecessors.into_spare(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numeric::Precision;
     use crate::numeric::reference::iterate;
+    use crate::numeric::{Precision, Spare};
 
     fn options(relative: bool) -> SolveOptions {
         SolveOptions {
@@ -291,6 +292,7 @@ mod tests {
                 constants: iteration.classes.constants.clone(),
             },
             optimum: iteration.optimum,
+            spare: Spare::default(),
         }
     }
 

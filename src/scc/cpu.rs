@@ -230,68 +230,100 @@ pub fn transposed(graph: &Csr) -> Csr {
     transpose(graph, &AtomicBool::new(false))
 }
 
-/// The reverse graph, built on the pool's threads: in-degrees counted with
-/// atomics, their prefix sums, then every edge placed through one atomic
-/// cursor per state (each state's predecessors in no particular order,
-/// which no method depends on). Once `stop` is set the states left are
-/// skipped, and the result is not a transpose.
+/// The reverse graph, built on the pool's threads by a [`CountingSort`]
+/// of the edges by target (each state's predecessors in no particular
+/// order, which no method depends on). Once `stop` is set the states left
+/// are skipped, and the result is not a transpose.
 fn transpose(graph: &Csr, stop: &AtomicBool) -> Csr {
-    let states = graph.states() as usize;
-    let counts = atomics64(states, 0);
+    let mut sort = CountingSort::new(graph.states() as usize);
     (0..graph.states()).into_par_iter().for_each(|state| {
         if stop.load(Relaxed) {
             return;
         }
         for &target in graph.successors(state) {
-            counts[target as usize].fetch_add(1, Relaxed);
+            sort.count(target as usize);
         }
     });
-    let (offsets, cursors) = offsets_and_cursors(counts);
-    let targets = atomics32(graph.targets.len(), 0);
+    let targets = zeroed_atomics::<AtomicU32>(sort.close_counts());
     (0..graph.states()).into_par_iter().for_each(|state| {
         if stop.load(Relaxed) {
             return;
         }
         for &target in graph.successors(state) {
-            let slot = cursors[target as usize].fetch_add(1, Relaxed);
-            targets[slot as usize].store(state, Relaxed);
+            targets[sort.place(target as usize)].store(state, Relaxed);
         }
     });
     Csr {
-        offsets,
-        targets: targets.into_par_iter().map(AtomicU32::into_inner).collect(),
+        offsets: sort.into_offsets(),
+        targets: into_plain(targets),
     }
 }
 
-/// The middle of a parallel counting sort: the exclusive prefix sums of
-/// per-bucket `counts` (the buckets' offsets, then the total:
-/// [`prefix_sums`]), and one atomic cursor per bucket starting at its
-/// offset, through which the items are then placed.
-pub fn offsets_and_cursors(counts: Vec<AtomicU64>) -> (Vec<u64>, Vec<AtomicU64>) {
-    let offsets = prefix_sums(counts.into_par_iter().map(AtomicU64::into_inner).collect());
-    let cursors = offsets.par_iter().map(|&o| AtomicU64::new(o)).collect();
-    (offsets, cursors)
+/// A counting sort of items into buckets on the pool's threads, with one
+/// array of atomic counters that serves in turn as the counts, the
+/// cursors and the offsets, so that no copy of it is made: [`count`]
+/// every item, [`close_counts`] (each counter becomes the end of its
+/// bucket), then [`place`] every item again, which fills each bucket from
+/// its end, so that each counter ends at the start of its bucket
+/// ([`into_offsets`]). Items of one bucket land in no set order.
+///
+/// [`count`]: CountingSort::count
+/// [`close_counts`]: CountingSort::close_counts
+/// [`place`]: CountingSort::place
+/// [`into_offsets`]: CountingSort::into_offsets
+pub struct CountingSort {
+    /// One counter per bucket, then the total.
+    bounds: Vec<AtomicU64>,
 }
+
+impl CountingSort {
+    /// A sort into `buckets` buckets, all empty.
+    pub fn new(buckets: usize) -> CountingSort {
+        CountingSort {
+            bounds: zeroed_atomics(buckets + 1),
+        }
+    }
+
+    /// Counts one item of `bucket`.
+    pub fn count(&self, bucket: usize) {
+        self.bounds[bucket].fetch_add(1, Relaxed);
+    }
+
+    /// Ends the counting: each counter becomes the end of its bucket in
+    /// the sorted array, whose length this returns.
+    pub fn close_counts(&mut self) -> usize {
+        let mut ends = into_plain(std::mem::take(&mut self.bounds));
+        inclusive_sums(&mut ends);
+        let total = *ends.last().expect("a counter for the total") as usize;
+        self.bounds = into_atomics(ends);
+        total
+    }
+
+    /// The slot in the sorted array of one item of `bucket`; each bucket
+    /// hands out as many slots as items were counted in it.
+    pub fn place(&self, bucket: usize) -> usize {
+        self.bounds[bucket].fetch_sub(1, Relaxed) as usize - 1
+    }
+
+    /// Where each bucket starts in the sorted array, then its length:
+    /// once every counted item has been placed.
+    pub fn into_offsets(self) -> Vec<u64> {
+        into_plain(self.bounds)
+    }
+}
+
+/// Values summed a block a task by [`prefix_sums`] and [`inclusive_sums`].
+const SUM_BLOCK: usize = 1 << 16;
 
 /// The exclusive prefix sums of `counts`, then their total, on the
 /// current rayon pool (each block summed, the blocks' sums added up, then
 /// each block's sums from its start).
 pub fn prefix_sums(mut counts: Vec<u64>) -> Vec<u64> {
-    const BLOCK: usize = 1 << 16;
     counts.push(0);
-    let block_sums: Vec<u64> = counts
-        .par_chunks(BLOCK)
-        .map(|block| block.iter().sum())
-        .collect();
-    let block_starts = block_sums.iter().scan(0, |total, &sum| {
-        let start = *total;
-        *total += sum;
-        Some(start)
-    });
-    let block_starts: Vec<u64> = block_starts.collect();
+    let starts = block_starts(&counts);
     counts
-        .par_chunks_mut(BLOCK)
-        .zip(block_starts)
+        .par_chunks_mut(SUM_BLOCK)
+        .zip(starts)
         .for_each(|(block, mut total)| {
             for entry in block {
                 let count = *entry;
@@ -302,16 +334,115 @@ pub fn prefix_sums(mut counts: Vec<u64>) -> Vec<u64> {
     counts
 }
 
-/// `len` atomics holding `value`, made on the pool's threads.
+/// Each of `values` plus those before it, in place, on the current rayon
+/// pool, as [`prefix_sums`] does it.
+fn inclusive_sums(values: &mut [u64]) {
+    let starts = block_starts(values);
+    values
+        .par_chunks_mut(SUM_BLOCK)
+        .zip(starts)
+        .for_each(|(block, mut total)| {
+            for entry in block {
+                total += *entry;
+                *entry = total;
+            }
+        });
+}
+
+/// The sum of the values before each block of [`SUM_BLOCK`] of `values`.
+fn block_starts(values: &[u64]) -> Vec<u64> {
+    let block_sums: Vec<u64> = values
+        .par_chunks(SUM_BLOCK)
+        .map(|block| block.iter().sum())
+        .collect();
+    let block_starts = block_sums.iter().scan(0, |total, &sum| {
+        let start = *total;
+        *total += sum;
+        Some(start)
+    });
+    block_starts.collect()
+}
+
+/// An atomic type whose plain counterpart has the same size, alignment
+/// and bit validity, so that a vector of one can take over the memory of
+/// a vector of the other ([`into_atomics`], [`into_plain`]).
+///
+/// # Safety
+/// `Self` and `Self::Plain` must have the same size, alignment and bit
+/// validity.
+pub unsafe trait AtomicOf: Sync {
+    /// The plain type.
+    type Plain: Copy + Default;
+}
+
+// SAFETY: the standard library documents each atomic type as having the
+// same size and bit validity as its plain type; the alignment is checked
+// in `reuse_vec`.
+unsafe impl AtomicOf for AtomicBool {
+    type Plain = bool;
+}
+// SAFETY: as above.
+unsafe impl AtomicOf for AtomicU32 {
+    type Plain = u32;
+}
+// SAFETY: as above.
+unsafe impl AtomicOf for AtomicU64 {
+    type Plain = u64;
+}
+
+/// The memory of `values` holding them as `To`s.
+///
+/// # Safety
+/// `From` and `To` must have the same size, alignment and bit validity.
+unsafe fn reuse_vec<From, To>(values: Vec<From>) -> Vec<To> {
+    const {
+        assert!(size_of::<From>() == size_of::<To>());
+        assert!(align_of::<From>() == align_of::<To>());
+    }
+    let mut values = std::mem::ManuallyDrop::new(values);
+    // SAFETY: the allocation is handed over whole with its length and
+    // capacity, and it has the size and alignment that `Vec<To>` frees it
+    // with; its values are valid `To`s by the caller's promise.
+    unsafe { Vec::from_raw_parts(values.as_mut_ptr().cast(), values.len(), values.capacity()) }
+}
+
+/// `values` as atomics, in their own memory.
+pub fn into_atomics<A: AtomicOf>(values: Vec<A::Plain>) -> Vec<A> {
+    // SAFETY: `AtomicOf` promises the same size, alignment and bits.
+    unsafe { reuse_vec(values) }
+}
+
+/// What `atomics` hold, in their own memory.
+pub fn into_plain<A: AtomicOf>(atomics: Vec<A>) -> Vec<A::Plain> {
+    // SAFETY: `AtomicOf` promises the same size, alignment and bits.
+    unsafe { reuse_vec(atomics) }
+}
+
+/// `len` atomics holding 0 (or `false`), in memory the allocator hands
+/// out zeroed: large blocks come zeroed from the kernel and are not
+/// written before their first use.
+pub fn zeroed_atomics<A: AtomicOf>(len: usize) -> Vec<A> {
+    into_atomics(vec![A::Plain::default(); len])
+}
+
+/// `len` atomics holding `value`, made on the pool's threads (0 as
+/// [`zeroed_atomics`] makes them).
 pub fn atomics32(len: usize, value: u32) -> Vec<AtomicU32> {
+    if value == 0 {
+        return zeroed_atomics(len);
+    }
     (0..len)
         .into_par_iter()
         .map(|_| AtomicU32::new(value))
         .collect()
 }
 
-/// `len` atomics holding `value`, made on the pool's threads.
+/// `len` atomics holding `value`, made on the pool's threads (0 as
+/// [`zeroed_atomics`] makes them).
 pub fn atomics64(len: usize, value: u64) -> Vec<AtomicU64> {
+    if value == 0 {
+        return zeroed_atomics(len);
+    }
     (0..len)
         .into_par_iter()
         .map(|_| AtomicU64::new(value))
