@@ -308,6 +308,7 @@ impl DeviceIteration {
                 },
             },
             optimum: self.shape.optimum,
+            spare: super::Spare::default(),
         })
     }
 }
