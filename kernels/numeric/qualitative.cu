@@ -13,8 +13,13 @@
 //   qual_wave / qual_waves_block   the waves of the search, over the grid
 //                 or, while short, in one block;
 //   qual_undecided, qual_members, qual_choices   the bounds and the classes
-//                 of the undecided states (one class per state, with all its
-//                 choices), numbered by a scan of the undecided flags.
+//                 of the undecided states (one class per state, with its
+//                 usable choices), numbered by a scan of the undecided flags.
+// The same searches settle an expected reward until `right` (of a chain,
+// or the maximum of an MDP): the first, universal for a maximum, finds
+// where `right` is reached with positive probability under every
+// scheduler, the second where some scheduler escapes to where it is not;
+// the reward is finite, and the state undecided, where none does.
 // A search is either existential (a state joins when one of its choices
 // has a branch into the found set: Pmax > 0, or P > 0 of a chain) or
 // universal (when all of its choices have: Pmin > 0, counted down per
@@ -62,6 +67,9 @@ struct QualParams {
     unsigned long long class_choice_offsets;  // u64[classes + 1]: counts, then their scan
     unsigned long long class_choices;     // u64[choices of the classes]
     unsigned long long classes;
+    unsigned long long reward;            // 1: an expected reward; 0: a probability
+    unsigned long long choice_rewards;    // f64[choices]: each choice's reward
+    unsigned long long class_constants;   // f64[choices of the classes]: their rewards
 };
 
 // Whether `state` may join the search.
@@ -161,24 +169,49 @@ extern "C" __global__ void qual_wave(const QualParams p) {
         expand(p, wave[i], (unsigned*)p.next_wave, &counters[QUAL_COUNTER_WAVE]);
 }
 
-// The bounds every state starts from: 0 and 0 where P = 0 (not positive),
-// 1 and 1 where P = 1 (no escape), else 0 and 1; and the undecided flags.
+// The bounds every state starts from, and the undecided flags. For a
+// probability: 0 and 0 where P = 0 (not positive), 1 and 1 where P = 1 (no
+// escape), else 0 and 1. For an expected reward: 0 at the targets and
+// where the targets are reached with probability 1 (no escape; those
+// states are undecided), infinity elsewhere.
 extern "C" __global__ void qual_undecided(const QualParams p) {
+    const unsigned char* flags = (const unsigned char*)p.flags;
     const unsigned* positive = (const unsigned*)p.positive;
     const unsigned* escapes = (const unsigned*)p.escapes;
     double* lower = (double*)p.lower;
     double* upper = (double*)p.upper;
     unsigned long long* rank = (unsigned long long*)p.rank;
     for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads()) {
-        const bool zero = !positive[s], one = !escapes[s];
-        lower[s] = one ? 1.0 : 0.0;
-        upper[s] = zero ? 0.0 : 1.0;
-        rank[s] = !zero && !one;
+        if (p.reward) {
+            const bool target = (flags[s] & QUAL_RIGHT) != 0, undecided = !escapes[s] && !target;
+            const double value = target || undecided ? 0.0 : __longlong_as_double(0x7ff0000000000000ll);
+            lower[s] = value;
+            upper[s] = value;
+            rank[s] = undecided;
+        } else {
+            const bool zero = !positive[s], one = !escapes[s];
+            lower[s] = one ? 1.0 : 0.0;
+            upper[s] = zero ? 0.0 : 1.0;
+            rank[s] = !zero && !one;
+        }
     }
 }
 
+// Whether a class may take `choice`: every choice for a probability; for a
+// reward, only one whose positive branches all stay where the targets are
+// reached with probability 1.
+__device__ __forceinline__ bool usable(const QualParams& p, unsigned long long choice) {
+    if (!p.reward) return true;
+    const unsigned long long* branch_offsets = (const unsigned long long*)p.branch_offsets;
+    const unsigned* targets = (const unsigned*)p.targets;
+    const unsigned* escapes = (const unsigned*)p.escapes;
+    for (unsigned long long b = branch_offsets[choice]; b < branch_offsets[choice + 1]; ++b)
+        if (positive_branch(p, b) && escapes[targets[b]]) return false;
+    return true;
+}
+
 // Each undecided state's class (its rank among them): its member, and the
-// count of its choices; counts their branches in
+// count of its usable choices; counts their branches in
 // counters[QUAL_COUNTER_BRANCHES] (one atomic a warp).
 extern "C" __global__ void qual_members(const QualParams p) {
     const unsigned long long* choice_offsets = (const unsigned long long*)p.choice_offsets;
@@ -193,8 +226,13 @@ extern "C" __global__ void qual_members(const QualParams p) {
         const unsigned long long c = rank[s];
         members[c] = (unsigned)s;
         member_offsets[c] = c;
-        counts[c] = choice_offsets[s + 1] - choice_offsets[s];
-        branches += branch_offsets[choice_offsets[s + 1]] - branch_offsets[choice_offsets[s]];
+        unsigned long long kept = 0;
+        for (unsigned long long choice = choice_offsets[s]; choice < choice_offsets[s + 1]; ++choice) {
+            if (!usable(p, choice)) continue;
+            ++kept;
+            branches += branch_offsets[choice + 1] - branch_offsets[choice];
+        }
+        counts[c] = kept;
     }
     if (grid_thread() == 0) member_offsets[p.classes] = p.classes;
     for (int offset = 16; offset > 0; offset /= 2) branches += __shfl_down_sync(0xffffffffu, branches, offset);
@@ -202,15 +240,24 @@ extern "C" __global__ void qual_members(const QualParams p) {
         atomicAdd((unsigned long long*)p.counters + QUAL_COUNTER_BRANCHES, branches);
 }
 
-// The choices of each class, after the scan of their counts.
+// The usable choices of each class, after the scan of their counts, and
+// for a reward each one's reward as its constant.
 extern "C" __global__ void qual_choices(const QualParams p) {
     const unsigned long long* choice_offsets = (const unsigned long long*)p.choice_offsets;
     const unsigned* members = (const unsigned*)p.members;
     const unsigned long long* offsets = (const unsigned long long*)p.class_choice_offsets;
+    const double* choice_rewards = (const double*)p.choice_rewards;
     unsigned long long* choices = (unsigned long long*)p.class_choices;
+    double* constants = (double*)p.class_constants;
     for (unsigned long long c = grid_thread(); c < p.classes; c += grid_threads()) {
-        const unsigned long long first = choice_offsets[members[c]];
-        for (unsigned long long i = offsets[c]; i < offsets[c + 1]; ++i) choices[i] = first + (i - offsets[c]);
+        const unsigned state = members[c];
+        unsigned long long i = offsets[c];
+        for (unsigned long long choice = choice_offsets[state]; choice < choice_offsets[state + 1]; ++choice) {
+            if (!usable(p, choice)) continue;
+            choices[i] = choice;
+            if (p.reward) constants[i] = choice_rewards[choice];
+            ++i;
+        }
     }
 }
 

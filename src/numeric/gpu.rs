@@ -170,6 +170,12 @@ param_block! {
         pub class_choices: u64,
         /// Classes.
         pub classes: u64,
+        /// 1: an expected reward; 0: a probability.
+        pub reward: u64,
+        /// Device address of each choice's reward (`f64`), for a reward.
+        pub choice_rewards: u64,
+        /// Device address of the rewards of the classes' choices (`f64`).
+        pub class_constants: u64,
     }
 }
 
@@ -303,7 +309,7 @@ impl DeviceIteration {
                 choices: download_prefix(device, &self.class_choices, choices)?,
                 choice_offsets: device.download(&*self.class_choice_offsets)?,
                 constants: match &self.class_constants {
-                    Some(constants) => device.download(&**constants)?,
+                    Some(constants) => download_prefix(device, constants, choices)?,
                     None => Vec::new(),
                 },
             },
@@ -352,8 +358,43 @@ pub fn until(
     options: &SolveOptions,
 ) -> Result<Bounds, GpuError> {
     let model = DeviceMdp::upload(device, mdp)?;
-    let iteration = precompute(device, mdp, &model, left, right, optimum)?;
+    let goal = Goal::Probability { left };
+    let iteration = precompute(device, mdp, &model, goal, right, optimum)?;
     sweep_until_precise(device, &model, iteration, options)
+}
+
+/// The expected reward until `target` in every state of `mdp` (a chain as
+/// [`super::as_mdp`] gives it, with `optimum` `None`, or an MDP with
+/// `optimum` `Some(Optimum::Max)`), each choice earning its entry of
+/// `choice_rewards`, within `options`, with the precomputations on
+/// `device` too ([`precompute`]).
+pub fn expected_reward(
+    device: &Device,
+    mdp: &Mdp,
+    choice_rewards: &[f64],
+    target: &[bool],
+    optimum: Option<Optimum>,
+    options: &SolveOptions,
+) -> Result<Bounds, GpuError> {
+    let model = DeviceMdp::upload(device, mdp)?;
+    let goal = Goal::Reward { choice_rewards };
+    let iteration = precompute(device, mdp, &model, goal, target, optimum)?;
+    sweep_until_precise(device, &model, iteration, options)
+}
+
+/// What [`precompute`] settles.
+#[derive(Debug, Clone, Copy)]
+pub enum Goal<'a> {
+    /// The probability of `left U right`.
+    Probability {
+        /// The states a path may pass through.
+        left: &'a [bool],
+    },
+    /// The expected reward until `right`, each choice earning its entry.
+    Reward {
+        /// Each choice's reward.
+        choice_rewards: &'a [f64],
+    },
 }
 
 /// The precomputations of the kernels.
@@ -386,27 +427,33 @@ impl QualKernels {
 }
 
 /// What [`super::reference::prepare`] gives for `left U right` of `mdp`
-/// (`optimum` `None` or `Some(Optimum::Min)`: the classes of a maximum
-/// collapse end components, which stays on the host), computed on
+/// (`optimum` `None` or `Some(Optimum::Min)`), or
+/// [`super::reward::prepare`] for the expected reward until `right`
+/// (`optimum` `None` or `Some(Optimum::Max)`), as `goal` says, computed on
 /// `device` from the arrays of `model` and `mdp`'s choice offsets: the
-/// choices entering each state, a backward search for the states of
-/// positive probability (existential for a chain, universal for a
-/// minimum), a second one for those that can escape to probability 0,
-/// and one class per undecided state, numbered by a scan. The sets equal
-/// the host's; the order of each state's entering choices is not fixed,
-/// which the searches do not see.
+/// choices entering each state, a backward search for the states that
+/// reach `right` with positive probability (universal for a minimal
+/// probability and for rewards, else existential), a second one for those
+/// that can escape to where it is not, and one class per undecided state
+/// with its usable choices, numbered by a scan. (A maximal probability and
+/// a minimal reward collapse end components: their classes are built on
+/// the host.) The sets equal the host's; the order of each state's
+/// entering choices is not fixed, which the searches do not see.
 pub fn precompute(
     device: &Device,
     mdp: &Mdp,
     model: &DeviceMdp,
-    left: &[bool],
+    goal: Goal<'_>,
     right: &[bool],
     optimum: Option<Optimum>,
 ) -> Result<DeviceIteration, GpuError> {
+    let (universal, collapsing) = match goal {
+        Goal::Probability { .. } => (optimum == Some(Optimum::Min), Some(Optimum::Max)),
+        Goal::Reward { .. } => (true, Some(Optimum::Min)),
+    };
     assert_ne!(
-        optimum,
-        Some(Optimum::Max),
-        "the classes of a maximum are built on the host"
+        optimum, collapsing,
+        "classes that collapse end components are built on the host"
     );
     let timed = tracing::enabled!(tracing::Level::DEBUG);
     let mut phases: Vec<(&str, f64)> = Vec::new();
@@ -422,11 +469,14 @@ pub fn precompute(
     let states = mdp.states() as usize;
     let choices = mdp.choices() as usize;
     let kernels = QualKernels::load(device)?;
-    let flags: Vec<u8> = left
-        .par_iter()
-        .zip(right)
-        .map(|(&l, &r)| u8::from(l) | u8::from(r) << 1)
-        .collect();
+    let flags: Vec<u8> = match goal {
+        Goal::Probability { left } => left
+            .par_iter()
+            .zip(right)
+            .map(|(&l, &r)| u8::from(l) | u8::from(r) << 1)
+            .collect(),
+        Goal::Reward { .. } => right.par_iter().map(|&r| 1 | u8::from(r) << 1).collect(),
+    };
     let choice_offsets = device.upload_large(&mdp.choice_offsets)?;
     let flags = device.upload_large(&flags)?;
     mark("upload")?;
@@ -481,12 +531,13 @@ pub fn precompute(
         params.entering_cursor = 0;
     }
     mark("predecessors")?;
-    // P > 0 (Pmin > 0): from `right` through `left`.
+    // P > 0 (Pmin > 0; for rewards, under every scheduler): from `right`
+    // through `left`.
     params.found = params.positive;
     params.seed_right = 1;
     params.allowed_mask = 1;
     params.allowed_value = 1;
-    params.universal = u64::from(optimum == Some(Optimum::Min));
+    params.universal = u64::from(universal);
     let first_waves = search(device, &kernels, &mut params, &mut counters)?;
     mark("prob0")?;
     // P < 1: from the states of probability 0 through `left` states that
@@ -498,14 +549,14 @@ pub fn precompute(
     params.universal = 0;
     let second_waves = search(device, &kernels, &mut params, &mut counters)?;
     mark("prob1")?;
-    drop((
-        entering,
-        choice_hit,
-        choices_left,
-        choice_state,
-        waves,
-        flags,
-    ));
+    // The flags stay: qual_undecided reads a reward's targets from them.
+    drop((entering, choice_hit, choices_left, choice_state, waves));
+    let choice_rewards = match goal {
+        Goal::Reward { choice_rewards } => Some(device.upload_large(choice_rewards)?),
+        Goal::Probability { .. } => None,
+    };
+    params.reward = u64::from(choice_rewards.is_some());
+    params.choice_rewards = choice_rewards.as_ref().map_or(0, |r| device.address(r));
     let mut lower = device.alloc_written_by_kernels::<f64>(states)?;
     let mut upper = device.alloc_written_by_kernels::<f64>(states)?;
     // Set by qual_undecided below `states`, then scanned.
@@ -535,6 +586,14 @@ pub fn precompute(
     let class_choice_count = device.download(&class_choice_offsets.slice(n..n + 1))?[0];
     let mut class_choices = device.alloc_written_by_kernels::<u64>(class_choice_count as usize)?;
     params.class_choices = device.address_mut(&mut class_choices);
+    // Written by qual_choices below the count of the classes' choices.
+    let mut class_constants = match choice_rewards {
+        Some(_) => Some(device.alloc_written_by_kernels::<f64>(class_choice_count as usize)?),
+        None => None,
+    };
+    params.class_constants = class_constants
+        .as_mut()
+        .map_or(0, |c| device.address_mut(c));
     launch_over(device, &kernels.choices, &params, classes)?;
     let branches = device.download(&counters)?[counter::BRANCHES];
     mark("classes")?;
@@ -555,7 +614,8 @@ pub fn precompute(
     }
     Ok(DeviceIteration {
         shape: Shape {
-            upper_known: true,
+            // A probability lies below 1; a reward's bound is guessed.
+            upper_known: choice_rewards.is_none(),
             optimum,
         },
         sizes: ClassSizes {
@@ -567,7 +627,7 @@ pub fn precompute(
         upper,
         class_choice_offsets,
         class_choices,
-        class_constants: None,
+        class_constants,
         class_member_offsets: member_offsets,
         members,
     })

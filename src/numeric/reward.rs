@@ -17,8 +17,8 @@
 use super::qualitative::{self, Predecessors};
 use super::reference::{ChoiceRule, Classes, Iteration};
 use super::{
-    CheckError, Engine, Optimum, Outcome, SolveOptions, as_mdp, embedded, holding_times, solve,
-    timed,
+    CheckError, Engine, Optimum, Outcome, SolveOptions, as_mdp, embedded, gpu, holding_times,
+    solve, timed,
 };
 use crate::explicit::{ExplicitModel, Mdp, ProbModel, RewardStructure};
 use crate::gpu::GpuError;
@@ -146,8 +146,19 @@ pub fn expected(
             }
         }
     }
-    let iteration = prepare(&mdp, &choice_rewards, target, optimum);
-    Ok(solve(engine, &mdp, iteration, options)?.outcome(options.sound))
+    let bounds = match (engine, optimum) {
+        // A minimum's classes collapse end components: on the host.
+        (Engine::Gpu(device), None | Some(Optimum::Max)) => {
+            gpu::expected_reward(device, &mdp, &choice_rewards, target, optimum, options)?
+        }
+        _ => solve(
+            engine,
+            &mdp,
+            prepare(&mdp, &choice_rewards, target, optimum),
+            options,
+        )?,
+    };
+    Ok(bounds.outcome(options.sound))
 }
 
 /// The reward of every choice of `mdp` when each choice earns its state's

@@ -656,9 +656,12 @@ fn first_choices(mdp: &Mdp) -> Mdp {
 
 /// On 120 random MDPs (every twentieth of 60,000 states, whose first
 /// waves run over the whole grid), the GPU's precomputations give exactly
-/// the host's bounds and classes, for a chain (each state's first choice)
-/// and for the minimum over an MDP, and the values of `gpu::until`, which
-/// iterates on them, lie within the reference's bounds.
+/// the host's bounds and classes (constants included), for the
+/// probability of a chain (each state's first choice) and the minimal one
+/// of an MDP, and for the expected reward of the chain and the maximal one
+/// of the MDP; the values that `gpu::until` and `gpu::expected_reward`
+/// iterate to from them lie within the reference's bounds (infinite ones
+/// equal).
 #[test]
 fn the_gpus_precomputations_equal_the_hosts() {
     with_gpu(|device| {
@@ -669,40 +672,61 @@ fn the_gpus_precomputations_equal_the_hosts() {
             let n = mdp.states() as usize;
             let left: Vec<bool> = (0..n).map(|s| s % 5 != 1).collect();
             let right: Vec<bool> = (0..n).map(|s| s % 7 == 3).collect();
-            for (model, optimum) in [(&chain, None), (&mdp, Some(Optimum::Min))] {
-                let host = numeric::reference::prepare(model, &left, &right, optimum);
+            let cases = [
+                (&chain, None, false),
+                (&mdp, Some(Optimum::Min), false),
+                (&chain, None, true),
+                (&mdp, Some(Optimum::Max), true),
+            ];
+            for (model, optimum, reward) in cases {
+                let rewards: Vec<f64> = (0..model.choices())
+                    .map(|c| (c % 3) as f64 * 0.75)
+                    .collect();
+                let (host, goal) = match reward {
+                    false => (
+                        numeric::reference::prepare(model, &left, &right, optimum),
+                        numeric::gpu::Goal::Probability { left: &left },
+                    ),
+                    true => (
+                        numeric::reward::prepare(model, &rewards, &right, optimum),
+                        numeric::gpu::Goal::Reward {
+                            choice_rewards: &rewards,
+                        },
+                    ),
+                };
                 let uploaded = numeric::gpu::DeviceMdp::upload(device, model).unwrap();
                 let found =
-                    numeric::gpu::precompute(device, model, &uploaded, &left, &right, optimum)
+                    numeric::gpu::precompute(device, model, &uploaded, goal, &right, optimum)
                         .unwrap()
                         .download(device)
                         .unwrap();
-                let case = format!("seed {seed} {optimum:?}");
+                let case = format!("seed {seed} {optimum:?} reward {reward}");
                 assert_eq!(found.lower, host.lower, "{case}");
                 assert_eq!(found.upper, host.upper, "{case}");
-                assert_eq!(found.classes.members, host.classes.members, "{case}");
-                assert_eq!(
-                    found.classes.member_offsets, host.classes.member_offsets,
-                    "{case}"
-                );
-                assert_eq!(found.classes.choices, host.classes.choices, "{case}");
-                assert_eq!(
-                    found.classes.choice_offsets, host.classes.choice_offsets,
-                    "{case}"
-                );
+                assert_eq!(found.upper_known, host.upper_known, "{case}");
+                let (a, b) = (&found.classes, &host.classes);
+                assert_eq!(a.members, b.members, "{case}");
+                assert_eq!(a.member_offsets, b.member_offsets, "{case}");
+                assert_eq!(a.choices, b.choices, "{case}");
+                assert_eq!(a.choice_offsets, b.choice_offsets, "{case}");
+                assert_eq!(a.constants, b.constants, "{case}");
                 let expected = numeric::reference::iterate(model, host, &options).outcome(true);
-                let values = numeric::gpu::until(device, model, &left, &right, optimum, &options)
-                    .unwrap()
-                    .outcome(true);
+                let values = match reward {
+                    false => numeric::gpu::until(device, model, &left, &right, optimum, &options),
+                    true => numeric::gpu::expected_reward(
+                        device, model, &rewards, &right, optimum, &options,
+                    ),
+                }
+                .unwrap()
+                .outcome(true);
                 assert!(expected.converged && values.converged, "{case}");
                 let (a, b) = (expected.error_bounds.unwrap(), values.error_bounds.unwrap());
                 for s in 0..n {
+                    let (x, y) = (expected.values[s], values.values[s]);
                     assert!(
-                        (expected.values[s] - values.values[s]).abs() <= a[s] + b[s] + 1e-12,
-                        "{case} state {s}: {} ± {} vs {} ± {}",
-                        expected.values[s],
+                        x == y || (x - y).abs() <= a[s] + b[s] + 1e-12,
+                        "{case} state {s}: {x} ± {} vs {y} ± {}",
                         a[s],
-                        values.values[s],
                         b[s]
                     );
                 }
