@@ -1,7 +1,7 @@
 //! Interval iteration on the GPU (`kernels/numeric/iterate.cu`): the
 //! precomputations run on the host (for example
 //! [`super::reference::prepare`]), or for `P=? [ left U right ]` of a
-//! chain and `Pmin` of an MDP on the device too ([`until`],
+//! chain and `Pmin` of an MDP on the device too ([`solve_on_device`],
 //! `kernels/numeric/qualitative.cu`); then the model, the classes of
 //! undecided states and both bounds are on the device, and launches of one
 //! sweep each refine the bounds as the [`Schedule`] shared with the other
@@ -345,40 +345,21 @@ pub fn iterate(
     sweep_until_precise(device, &model, on_device, options)
 }
 
-/// The probability of `left U right` in every state of `mdp` (a chain as
-/// [`super::as_mdp`] gives it, with `optimum` `None`, or an MDP with
-/// `optimum` `Some(Optimum::Min)`) within `options`, with the
-/// precomputations on `device` too ([`precompute`]).
-pub fn until(
+/// The values of `goal` (the probability of `left U right`, or the
+/// expected reward until `right`) in every state of `mdp` (a chain as
+/// [`super::as_mdp`] gives it with `optimum` `None`, or an MDP with the
+/// optimum that [`precompute`] takes), within `options`, with the
+/// precomputations on `device` too.
+pub fn solve_on_device(
     device: &Device,
     mdp: &Mdp,
-    left: &[bool],
+    goal: Goal<'_>,
     right: &[bool],
     optimum: Option<Optimum>,
     options: &SolveOptions,
 ) -> Result<Bounds, GpuError> {
     let model = DeviceMdp::upload(device, mdp)?;
-    let goal = Goal::Probability { left };
     let iteration = precompute(device, mdp, &model, goal, right, optimum)?;
-    sweep_until_precise(device, &model, iteration, options)
-}
-
-/// The expected reward until `target` in every state of `mdp` (a chain as
-/// [`super::as_mdp`] gives it, with `optimum` `None`, or an MDP with
-/// `optimum` `Some(Optimum::Max)`), each choice earning its entry of
-/// `choice_rewards`, within `options`, with the precomputations on
-/// `device` too ([`precompute`]).
-pub fn expected_reward(
-    device: &Device,
-    mdp: &Mdp,
-    choice_rewards: &[f64],
-    target: &[bool],
-    optimum: Option<Optimum>,
-    options: &SolveOptions,
-) -> Result<Bounds, GpuError> {
-    let model = DeviceMdp::upload(device, mdp)?;
-    let goal = Goal::Reward { choice_rewards };
-    let iteration = precompute(device, mdp, &model, goal, target, optimum)?;
     sweep_until_precise(device, &model, iteration, options)
 }
 

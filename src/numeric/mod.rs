@@ -454,7 +454,9 @@ fn probability(
         None => match (engine, optimum) {
             // The maximum's classes collapse end components: on the host.
             (Engine::Gpu(device), None | Some(Optimum::Min)) => {
-                gpu::until(device, mdp, left, right, optimum, options)?.outcome(options.sound)
+                let goal = gpu::Goal::Probability { left };
+                gpu::solve_on_device(device, mdp, goal, right, optimum, options)?
+                    .outcome(options.sound)
             }
             _ => {
                 let iteration = reference::prepare(mdp, left, right, optimum);

@@ -149,7 +149,10 @@ pub fn expected(
     let bounds = match (engine, optimum) {
         // A minimum's classes collapse end components: on the host.
         (Engine::Gpu(device), None | Some(Optimum::Max)) => {
-            gpu::expected_reward(device, &mdp, &choice_rewards, target, optimum, options)?
+            let goal = gpu::Goal::Reward {
+                choice_rewards: &choice_rewards,
+            };
+            gpu::solve_on_device(device, &mdp, goal, target, optimum, options)?
         }
         _ => solve(
             engine,

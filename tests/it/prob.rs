@@ -659,9 +659,8 @@ fn first_choices(mdp: &Mdp) -> Mdp {
 /// the host's bounds and classes (constants included), for the
 /// probability of a chain (each state's first choice) and the minimal one
 /// of an MDP, and for the expected reward of the chain and the maximal one
-/// of the MDP; the values that `gpu::until` and `gpu::expected_reward`
-/// iterate to from them lie within the reference's bounds (infinite ones
-/// equal).
+/// of the MDP; the values that `gpu::solve_on_device` iterates to from
+/// them lie within the reference's bounds (infinite ones equal).
 #[test]
 fn the_gpus_precomputations_equal_the_hosts() {
     with_gpu(|device| {
@@ -711,14 +710,10 @@ fn the_gpus_precomputations_equal_the_hosts() {
                 assert_eq!(a.choice_offsets, b.choice_offsets, "{case}");
                 assert_eq!(a.constants, b.constants, "{case}");
                 let expected = numeric::reference::iterate(model, host, &options).outcome(true);
-                let values = match reward {
-                    false => numeric::gpu::until(device, model, &left, &right, optimum, &options),
-                    true => numeric::gpu::expected_reward(
-                        device, model, &rewards, &right, optimum, &options,
-                    ),
-                }
-                .unwrap()
-                .outcome(true);
+                let values =
+                    numeric::gpu::solve_on_device(device, model, goal, &right, optimum, &options)
+                        .unwrap()
+                        .outcome(true);
                 assert!(expected.converged && values.converged, "{case}");
                 let (a, b) = (expected.error_bounds.unwrap(), values.error_bounds.unwrap());
                 for s in 0..n {
