@@ -1,7 +1,8 @@
 //! Interval iteration on the GPU (`kernels/numeric/iterate.cu`): the
 //! precomputations run on the host (for example
-//! [`super::reference::prepare`]), or for `P=? [ left U right ]` of a
-//! chain and `Pmin` of an MDP on the device too ([`solve_on_device`],
+//! [`super::reference::prepare`]), or for `P=? [ left U right ]` and
+//! `R=? [ F right ]` of a chain, `Pmin` and `Rmax` of an MDP on the device
+//! too ([`solve_on_device`],
 //! `kernels/numeric/qualitative.cu`); then the model, the classes of
 //! undecided states and both bounds are on the device, and launches of one
 //! sweep each refine the bounds as the [`Schedule`] shared with the other
@@ -378,7 +379,7 @@ pub enum Goal<'a> {
     },
 }
 
-/// The precomputations of the kernels.
+/// The precomputation kernels, looked up once.
 struct QualKernels {
     start: CudaFunction,
     fill: CudaFunction,
