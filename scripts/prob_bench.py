@@ -41,6 +41,15 @@ INSTANCES = {
         'S=? [ "s1wait" ]'),
     "pacman-100": (
         "pacman.nm", "MAXSTEPS=100", "", None, 'Pmin=? [ F "Crash" ]'),
+    "csma-3-4": (
+        "csma.3-4.prism", "", "", None,
+        'Pmax=? [ !"collision_max_backoff" U "all_delivered" ]'),
+    "consensus-6-2": (
+        "consensus.6.prism", "K=2", "", None, 'Pmax=? [ F "all_coins_equal_1" ]'),
+    "wlan-6-0": (
+        "wlan.6.prism", "COL=0",
+        'label "sent" = s1=12 & s2=12; rewards "steps" true : 1; endrewards', None,
+        'R{"steps"}min=? [ F "sent" ]'),
     "egl-10-8": (
         "egl.prism", "N=10,L=8", 'label "done" = phase=4;', None,
         'R{"messages_A_needs"}=? [ F "done" ]'),

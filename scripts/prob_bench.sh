@@ -7,7 +7,7 @@
 # Needs: python3 with venv and pip (no network: stormpy comes from
 # WHEEL_DIR, see scripts/stormpy_env.sh), the warpcheck binary, and the
 # QVBS PRISM files the instances name (zeroconf, cluster, herman.15,
-# polling.18, pacman.nm, egl).
+# polling.18, csma.3-4, consensus.6, wlan.6, pacman.nm, egl).
 #
 # Usage: scripts/prob_bench.sh WARPCHECK WHEEL_DIR QVBS_DIR OUT_DIR [ARGS...]
 #   ARGS go to prob_bench.py: instance names, --engines gpu,cpu,

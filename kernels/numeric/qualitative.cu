@@ -20,6 +20,13 @@
 // where `right` is reached with positive probability under every
 // scheduler, the second where some scheduler escapes to where it is not;
 // the reward is finite, and the state undecided, where none does.
+// A maximal probability and a minimal reward (whose end components are
+// collapsed on the host) take instead, after the first search, the rounds
+// of crate::numeric::gpu::maximal_reach: qual_restrict counts the states
+// found last and marks the choices that stay among them, and the next
+// existential search from `right` follows only those, until a round finds
+// as many states as the one before (Pmax = 1, as
+// crate::numeric::qualitative::exists_almost_surely).
 // A search is either existential (a state joins when one of its choices
 // has a branch into the found set: Pmax > 0, or P > 0 of a chain) or
 // universal (when all of its choices have: Pmin > 0, counted down per
@@ -70,6 +77,9 @@ struct QualParams {
     unsigned long long reward;            // 1: an expected reward; 0: a probability
     unsigned long long choice_rewards;    // f64[choices]: each choice's reward
     unsigned long long class_constants;   // f64[choices of the classes]: their rewards
+    unsigned long long inside;            // u32[states]: the last round's found set
+    unsigned long long usable_choices;    // u32[choices]: nonzero where a search may follow
+                                          //   the choice; 0: every choice
 };
 
 // Whether `state` may join the search.
@@ -136,6 +146,7 @@ __device__ __forceinline__ void expand(const QualParams& p, unsigned state, unsi
     unsigned* found = (unsigned*)p.found;
     for (unsigned long long e = entering_offsets[state]; e < entering_offsets[state + 1]; ++e) {
         const unsigned long long c = entering[e];
+        if (p.usable_choices && !((const unsigned*)p.usable_choices)[c]) continue;
         const unsigned owner = choice_state[c];
         if (p.universal) {
             unsigned* hit = (unsigned*)p.choice_hit + c;
@@ -167,6 +178,29 @@ extern "C" __global__ void qual_wave(const QualParams p) {
     unsigned long long* counters = (unsigned long long*)p.counters;
     for (unsigned long long i = grid_thread(); i < p.wave_length; i += grid_threads())
         expand(p, wave[i], (unsigned*)p.next_wave, &counters[QUAL_COUNTER_WAVE]);
+}
+
+// A round of maximal_reach: counts the states of `inside` in
+// counters[QUAL_COUNTER_INSIDE] (one atomic a warp) and marks usable the
+// choices whose positive branches all stay inside.
+extern "C" __global__ void qual_restrict(const QualParams p) {
+    const unsigned long long* choice_offsets = (const unsigned long long*)p.choice_offsets;
+    const unsigned long long* branch_offsets = (const unsigned long long*)p.branch_offsets;
+    const unsigned* targets = (const unsigned*)p.targets;
+    const unsigned* inside = (const unsigned*)p.inside;
+    unsigned* usable = (unsigned*)p.usable_choices;
+    unsigned long long count = 0;
+    for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads()) {
+        count += inside[s] != 0;
+        for (unsigned long long c = choice_offsets[s]; c < choice_offsets[s + 1]; ++c) {
+            unsigned stays = 1;
+            for (unsigned long long b = branch_offsets[c]; b < branch_offsets[c + 1] && stays; ++b)
+                if (positive_branch(p, b) && !inside[targets[b]]) stays = 0;
+            usable[c] = stays;
+        }
+    }
+    for (int offset = 16; offset > 0; offset /= 2) count += __shfl_down_sync(0xffffffffu, count, offset);
+    if ((threadIdx.x & 31u) == 0 && count) atomicAdd((unsigned long long*)p.counters + QUAL_COUNTER_INSIDE, count);
 }
 
 // The bounds every state starts from, and the undecided flags. For a

@@ -3,7 +3,9 @@
 //! [`super::reference::prepare`]), or for `P=? [ left U right ]` and
 //! `R=? [ F right ]` of a chain, `Pmin` and `Rmax` of an MDP on the device
 //! too ([`solve_on_device`],
-//! `kernels/numeric/qualitative.cu`); then the model, the classes of
+//! `kernels/numeric/qualitative.cu`), and for `Pmax` and `Rmin` their
+//! searches ([`maximal_reach`]) with the end components collapsed on the
+//! host ([`super::reference::maximum_from`]); then the model, the classes of
 //! undecided states and both bounds are on the device, and launches of one
 //! sweep each refine the bounds as the [`Schedule`] shared with the other
 //! engines says, reading the tally of the last sweep of every batch. Each
@@ -17,6 +19,7 @@ use std::time::Instant;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 
+use super::qualitative::MaximalReach;
 use super::reference::{
     Bounds, Classes, Iteration, Schedule, Shape, Step, Tally, finish, guess_above,
 };
@@ -46,11 +49,13 @@ kernel_constants! {
         WAVES = 1;
         /// Branches of the classes' choices.
         BRANCHES = 2;
+        /// States of the set `qual_restrict` was given.
+        INSIDE = 3;
     }
 }
 
 /// Counter slots in all.
-const COUNTERS: usize = counter::BRANCHES + 1;
+const COUNTERS: usize = counter::INSIDE + 1;
 /// Threads per block.
 const THREADS: u32 = 256;
 /// Sweeps launched between two reads of the tally.
@@ -177,6 +182,12 @@ param_block! {
         pub choice_rewards: u64,
         /// Device address of the rewards of the classes' choices (`f64`).
         pub class_constants: u64,
+        /// Device address of the last round's found set (`u32` per state),
+        /// which `qual_restrict` counts and restricts the choices to.
+        pub inside: u64,
+        /// Device address of the choices a search may follow (`u32` per
+        /// choice, nonzero where it may), or 0 for every choice.
+        pub usable_choices: u64,
     }
 }
 
@@ -340,10 +351,26 @@ pub fn iterate(
     iteration: Iteration,
     options: &SolveOptions,
 ) -> Result<Bounds, GpuError> {
-    let model = DeviceMdp::upload(device, mdp)?;
+    iterate_with(
+        device,
+        mdp,
+        &DeviceMdp::upload(device, mdp)?,
+        iteration,
+        options,
+    )
+}
+
+/// [`iterate`] with `mdp`'s branches already on the device, in `model`.
+pub fn iterate_with(
+    device: &Device,
+    mdp: &Mdp,
+    model: &DeviceMdp,
+    iteration: Iteration,
+    options: &SolveOptions,
+) -> Result<Bounds, GpuError> {
     let on_device = DeviceIteration::upload(device, mdp, &iteration)?;
     drop(iteration);
-    sweep_until_precise(device, &model, on_device, options)
+    sweep_until_precise(device, model, on_device, options)
 }
 
 /// The values of `goal` (the probability of `left U right`, or the
@@ -389,6 +416,7 @@ struct QualKernels {
     undecided: CudaFunction,
     members: CudaFunction,
     choices: CudaFunction,
+    restrict: CudaFunction,
 }
 
 impl QualKernels {
@@ -404,6 +432,7 @@ impl QualKernels {
             undecided: get("qual_undecided")?,
             members: get("qual_members")?,
             choices: get("qual_choices")?,
+            restrict: get("qual_restrict")?,
         })
     }
 }
@@ -435,84 +464,24 @@ pub fn precompute(
     };
     assert_ne!(
         optimum, collapsing,
-        "classes that collapse end components are built on the host"
+        "classes that collapse end components are built on the host (maximal_reach)"
     );
-    let timed = tracing::enabled!(tracing::Level::DEBUG);
-    let mut phases: Vec<(&str, f64)> = Vec::new();
-    let mut since = Instant::now();
-    let mut mark = |name: &'static str| -> Result<(), GpuError> {
-        if timed {
-            device.synchronize()?;
-            phases.push((name, since.elapsed().as_secs_f64()));
-            since = Instant::now();
-        }
-        Ok(())
-    };
+    let mut phases = Phases::new();
     let states = mdp.states() as usize;
-    let choices = mdp.choices() as usize;
-    let kernels = QualKernels::load(device)?;
     let flags: Vec<u8> = match goal {
-        Goal::Probability { left } => left
-            .par_iter()
-            .zip(right)
-            .map(|(&l, &r)| u8::from(l) | u8::from(r) << 1)
-            .collect(),
+        Goal::Probability { left } => flags_of(left, right),
         Goal::Reward { .. } => right.par_iter().map(|&r| 1 | u8::from(r) << 1).collect(),
     };
-    let choice_offsets = device.upload_large(&mdp.choice_offsets)?;
-    let flags = device.upload_large(&flags)?;
-    mark("upload")?;
-    let mut choice_state = device.alloc_written_by_kernels::<u32>(choices)?;
-    let mut choices_left = device.alloc_written_by_kernels::<u32>(states)?;
-    let mut choice_hit = device.alloc_large_filled::<u32>(choices, 0)?;
-    // Counted by qual_start, then scanned.
-    let mut entering_offsets = device.alloc_large_filled::<u64>(states + 1, 0)?;
-    let mut positive = device.alloc_written_by_kernels::<u32>(states)?;
-    let mut escapes = device.alloc_written_by_kernels::<u32>(states)?;
-    // Appended to; read below the count appended.
-    let mut waves = [
-        device.alloc_written_by_kernels::<u32>(states)?,
-        device.alloc_written_by_kernels::<u32>(states)?,
-    ];
-    let mut counters: CudaSlice<u64> = device.alloc_zeroed(COUNTERS)?;
-    let mut params = QualParams {
-        choice_offsets: device.address(&choice_offsets),
-        branch_offsets: device.address(&model.branch_offsets),
-        targets: device.address(&model.targets),
-        probabilities: device.address(&model.probabilities),
-        states: states as u64,
-        flags: device.address(&flags),
-        choice_state: device.address_mut(&mut choice_state),
-        choices_left: device.address_mut(&mut choices_left),
-        choice_hit: device.address_mut(&mut choice_hit),
-        entering_offsets: device.address_mut(&mut entering_offsets),
-        positive: device.address_mut(&mut positive),
-        escapes: device.address_mut(&mut escapes),
-        wave: device.address_mut(&mut waves[0]),
-        next_wave: device.address_mut(&mut waves[1]),
-        counters: device.address_mut(&mut counters),
-        ..QualParams::default()
-    };
-    launch_over(device, &kernels.start, &params, states as u64)?;
-    scan::exclusive_scan(device, &mut entering_offsets, states + 1)?;
-    let pairs = device.download(&entering_offsets.slice(states..states + 1))?[0];
-    // Written by qual_fill, every entry below the count of pairs.
-    let mut entering = device.alloc_written_by_kernels::<u64>(pairs as usize)?;
-    params.entering = device.address_mut(&mut entering);
-    {
-        // Dropped (after the stream's work) once qual_fill has run.
-        let mut cursor = device.alloc_written_by_kernels::<u64>(states)?;
-        if states > 0 {
-            device
-                .stream()
-                .memcpy_dtod(&entering_offsets.slice(..states), &mut *cursor)
-                .map_err(GpuError::driver(PRECOMPUTING))?;
-        }
-        params.entering_cursor = device.address_mut(&mut cursor);
-        launch_over(device, &kernels.fill, &params, states as u64)?;
-        params.entering_cursor = 0;
-    }
-    mark("predecessors")?;
+    let Searches {
+        kernels,
+        mut params,
+        mut counters,
+        choice_offsets,
+        flags,
+        positive,
+        escapes,
+        index,
+    } = Searches::new(device, mdp, model, &flags, &mut phases)?;
     // P > 0 (Pmin > 0; for rewards, under every scheduler): from `right`
     // through `left`.
     params.found = params.positive;
@@ -521,7 +490,7 @@ pub fn precompute(
     params.allowed_value = 1;
     params.universal = u64::from(universal);
     let first_waves = search(device, &kernels, &mut params, &mut counters)?;
-    mark("prob0")?;
+    phases.mark(device, "prob0")?;
     // P < 1: from the states of probability 0 through `left` states that
     // are not `right`.
     params.found = params.escapes;
@@ -530,9 +499,9 @@ pub fn precompute(
     params.allowed_value = 1;
     params.universal = 0;
     let second_waves = search(device, &kernels, &mut params, &mut counters)?;
-    mark("prob1")?;
+    phases.mark(device, "prob1")?;
     // The flags stay: qual_undecided reads a reward's targets from them.
-    drop((entering, choice_hit, choices_left, choice_state, waves));
+    drop(index);
     let choice_rewards = match goal {
         Goal::Reward { choice_rewards } => Some(device.upload_large(choice_rewards)?),
         Goal::Probability { .. } => None,
@@ -578,22 +547,16 @@ pub fn precompute(
         .map_or(0, |c| device.address_mut(c));
     launch_over(device, &kernels.choices, &params, classes)?;
     let branches = device.download(&counters)?[counter::BRANCHES];
-    mark("classes")?;
-    if timed {
-        let phases: Vec<String> = phases
-            .iter()
-            .map(|(name, seconds)| format!("{name} {seconds:.4}"))
-            .collect();
-        tracing::debug!(
-            states,
-            entering = pairs,
-            classes,
-            first_waves,
-            second_waves,
-            phases = phases.join(" "),
-            "GPU precomputations"
-        );
-    }
+    phases.mark(device, "classes")?;
+    drop((choice_offsets, flags, positive, escapes));
+    tracing::debug!(
+        states,
+        classes,
+        first_waves,
+        second_waves,
+        phases = phases.summary(),
+        "GPU precomputations"
+    );
     Ok(DeviceIteration {
         shape: Shape {
             // A probability lies below 1; a reward's bound is guessed.
@@ -613,6 +576,269 @@ pub fn precompute(
         class_member_offsets: member_offsets,
         members,
     })
+}
+
+/// The flags `qual_*` read: bit 0 where `left` holds, bit 1 where `right`
+/// does.
+fn flags_of(left: &[bool], right: &[bool]) -> Vec<u8> {
+    left.par_iter()
+        .zip(right)
+        .map(|(&l, &r)| u8::from(l) | u8::from(r) << 1)
+        .collect()
+}
+
+/// Phase timings for the debug log, kept only while it is enabled (each
+/// mark waits for the device).
+struct Phases {
+    timed: bool,
+    done: Vec<(&'static str, f64)>,
+    since: Instant,
+}
+
+impl Phases {
+    fn new() -> Phases {
+        Phases {
+            timed: tracing::enabled!(tracing::Level::DEBUG),
+            done: Vec::new(),
+            since: Instant::now(),
+        }
+    }
+
+    /// Ends the phase `name` once the device has run its work.
+    fn mark(&mut self, device: &Device, name: &'static str) -> Result<(), GpuError> {
+        if self.timed {
+            device.synchronize()?;
+            self.done.push((name, self.since.elapsed().as_secs_f64()));
+            self.since = Instant::now();
+        }
+        Ok(())
+    }
+
+    /// `name seconds` of each phase.
+    fn summary(&self) -> String {
+        let phases: Vec<String> = self
+            .done
+            .iter()
+            .map(|(name, seconds)| format!("{name} {seconds:.4}"))
+            .collect();
+        phases.join(" ")
+    }
+}
+
+/// What the backward searches of [`precompute`] and [`maximal_reach`]
+/// share on the device: the kernels, the parameter block and the arrays
+/// it points at.
+struct Searches {
+    kernels: QualKernels,
+    params: QualParams,
+    counters: CudaSlice<u64>,
+    choice_offsets: LargeSlice<u64>,
+    flags: LargeSlice<u8>,
+    /// The first search's marks.
+    positive: LargeSlice<u32>,
+    /// The second search's marks.
+    escapes: LargeSlice<u32>,
+    /// What only the searches read, freed before the classes are built.
+    index: SearchIndex,
+}
+
+/// The arrays only the searches read: each choice's state, the choices
+/// entering each state, the universal searches' counts and the waves.
+struct SearchIndex {
+    _choice_state: LargeSlice<u32>,
+    _choices_left: LargeSlice<u32>,
+    _choice_hit: LargeSlice<u32>,
+    _entering_offsets: LargeSlice<u64>,
+    _entering: LargeSlice<u64>,
+    _waves: [LargeSlice<u32>; 2],
+}
+
+impl Searches {
+    /// Uploads `flags` ([`flags_of`]) and `mdp`'s choice offsets beside
+    /// `model`, and files every choice under the states its positive
+    /// branches enter (`qual_start`, a scan, `qual_fill`).
+    fn new(
+        device: &Device,
+        mdp: &Mdp,
+        model: &DeviceMdp,
+        flags: &[u8],
+        phases: &mut Phases,
+    ) -> Result<Searches, GpuError> {
+        let states = mdp.states() as usize;
+        let choices = mdp.choices() as usize;
+        let kernels = QualKernels::load(device)?;
+        let choice_offsets = device.upload_large(&mdp.choice_offsets)?;
+        let flags = device.upload_large(flags)?;
+        phases.mark(device, "upload")?;
+        let mut choice_state = device.alloc_written_by_kernels::<u32>(choices)?;
+        let mut choices_left = device.alloc_written_by_kernels::<u32>(states)?;
+        let mut choice_hit = device.alloc_large_filled::<u32>(choices, 0)?;
+        // Counted by qual_start, then scanned.
+        let mut entering_offsets = device.alloc_large_filled::<u64>(states + 1, 0)?;
+        let mut positive = device.alloc_written_by_kernels::<u32>(states)?;
+        let mut escapes = device.alloc_written_by_kernels::<u32>(states)?;
+        // Appended to; read below the count appended.
+        let mut waves = [
+            device.alloc_written_by_kernels::<u32>(states)?,
+            device.alloc_written_by_kernels::<u32>(states)?,
+        ];
+        let mut counters: CudaSlice<u64> = device.alloc_zeroed(COUNTERS)?;
+        let mut params = QualParams {
+            choice_offsets: device.address(&choice_offsets),
+            branch_offsets: device.address(&model.branch_offsets),
+            targets: device.address(&model.targets),
+            probabilities: device.address(&model.probabilities),
+            states: states as u64,
+            flags: device.address(&flags),
+            choice_state: device.address_mut(&mut choice_state),
+            choices_left: device.address_mut(&mut choices_left),
+            choice_hit: device.address_mut(&mut choice_hit),
+            entering_offsets: device.address_mut(&mut entering_offsets),
+            positive: device.address_mut(&mut positive),
+            escapes: device.address_mut(&mut escapes),
+            wave: device.address_mut(&mut waves[0]),
+            next_wave: device.address_mut(&mut waves[1]),
+            counters: device.address_mut(&mut counters),
+            ..QualParams::default()
+        };
+        launch_over(device, &kernels.start, &params, states as u64)?;
+        scan::exclusive_scan(device, &mut entering_offsets, states + 1)?;
+        let pairs = device.download(&entering_offsets.slice(states..states + 1))?[0];
+        // Written by qual_fill, every entry below the count of pairs.
+        let mut entering = device.alloc_written_by_kernels::<u64>(pairs as usize)?;
+        params.entering = device.address_mut(&mut entering);
+        {
+            // Dropped (after the stream's work) once qual_fill has run.
+            let mut cursor = device.alloc_written_by_kernels::<u64>(states)?;
+            if states > 0 {
+                device
+                    .stream()
+                    .memcpy_dtod(&entering_offsets.slice(..states), &mut *cursor)
+                    .map_err(GpuError::driver(PRECOMPUTING))?;
+            }
+            params.entering_cursor = device.address_mut(&mut cursor);
+            launch_over(device, &kernels.fill, &params, states as u64)?;
+            params.entering_cursor = 0;
+        }
+        phases.mark(device, "predecessors")?;
+        tracing::debug!(states, entering = pairs, "GPU predecessor index");
+        Ok(Searches {
+            kernels,
+            params,
+            counters,
+            choice_offsets,
+            flags,
+            positive,
+            escapes,
+            index: SearchIndex {
+                _choice_state: choice_state,
+                _choices_left: choices_left,
+                _choice_hit: choice_hit,
+                _entering_offsets: entering_offsets,
+                _entering: entering,
+                _waves: waves,
+            },
+        })
+    }
+
+    /// Runs an existential search from the `right` states through the
+    /// `left` ones, marking what it finds at `found` and following only
+    /// the choices `usable_choices` marks (0: all); the waves run.
+    fn exists_from_right(
+        &mut self,
+        device: &Device,
+        found: u64,
+        usable_choices: u64,
+    ) -> Result<u64, GpuError> {
+        let params = &mut self.params;
+        params.found = found;
+        params.usable_choices = usable_choices;
+        params.seed_right = 1;
+        params.allowed_mask = 1;
+        params.allowed_value = 1;
+        params.universal = 0;
+        search(device, &self.kernels, params, &mut self.counters)
+    }
+
+    /// Counts the states marked at `inside` and marks at `usable_choices`
+    /// the choices whose positive branches all stay among them.
+    fn restrict(
+        &mut self,
+        device: &Device,
+        inside: u64,
+        usable_choices: u64,
+    ) -> Result<u64, GpuError> {
+        self.params.inside = inside;
+        self.params.usable_choices = usable_choices;
+        device
+            .stream()
+            .memset_zeros(&mut self.counters)
+            .map_err(GpuError::driver(PRECOMPUTING))?;
+        launch_over(
+            device,
+            &self.kernels.restrict,
+            &self.params,
+            self.params.states,
+        )?;
+        Ok(device.download(&self.counters)?[counter::INSIDE])
+    }
+}
+
+/// [`MaximalReach`] of `mdp` (whose branches `model` holds), found on
+/// `device`: an existential backward search from `right`, then rounds of
+/// one each that follow only the choices whose positive branches stay
+/// among the states the round before found, until a round finds no fewer
+/// (the greatest fixed point of
+/// [`super::qualitative::exists_almost_surely`]). The same sets as the
+/// host's searches.
+pub fn maximal_reach(
+    device: &Device,
+    mdp: &Mdp,
+    model: &DeviceMdp,
+    left: &[bool],
+    right: &[bool],
+) -> Result<MaximalReach, GpuError> {
+    let mut phases = Phases::new();
+    let states = mdp.states() as usize;
+    let mut searches = Searches::new(device, mdp, model, &flags_of(left, right), &mut phases)?;
+    let mut usable = device.alloc_written_by_kernels::<u32>(mdp.choices() as usize)?;
+    let usable = device.address_mut(&mut usable);
+    let positive = searches.params.positive;
+    searches.exists_from_right(device, positive, 0)?;
+    phases.mark(device, "prob0")?;
+    // The rounds' marks, alternately: the last round's and this one's.
+    let mut extra = device.alloc_written_by_kernels::<u32>(states)?;
+    let marks = [searches.params.escapes, device.address_mut(&mut extra)];
+    let mut inside = searches.restrict(device, positive, usable)?;
+    let mut rounds = 0;
+    let almost_sure = loop {
+        rounds += 1;
+        let reached = marks[(rounds - 1) % 2];
+        searches.exists_from_right(device, reached, usable)?;
+        let found = searches.restrict(device, reached, usable)?;
+        // Each round finds a subset of the last one's: as many is the same.
+        if found == inside {
+            break (rounds - 1) % 2;
+        }
+        inside = found;
+    };
+    phases.mark(device, "prob1")?;
+    let as_flags = |marks: Vec<u32>| marks.into_par_iter().map(|m| m != 0).collect();
+    let sets = MaximalReach {
+        positive: as_flags(device.download(&*searches.positive)?),
+        almost_sure: as_flags(match almost_sure {
+            0 => device.download(&*searches.escapes)?,
+            _ => device.download(&*extra)?,
+        }),
+    };
+    phases.mark(device, "download")?;
+    tracing::debug!(
+        states,
+        rounds,
+        phases = phases.summary(),
+        "GPU maximal reachability"
+    );
+    Ok(sets)
 }
 
 /// One backward search of [`precompute`] as `params` sets it up: seeds

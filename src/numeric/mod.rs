@@ -452,11 +452,19 @@ fn probability(
     };
     Ok(match bound {
         None => match (engine, optimum) {
-            // The maximum's classes collapse end components: on the host.
             (Engine::Gpu(device), None | Some(Optimum::Min)) => {
                 let goal = gpu::Goal::Probability { left };
                 gpu::solve_on_device(device, mdp, goal, right, optimum, options)?
                     .outcome(options.sound)
+            }
+            // The maximum's classes collapse end components: on the host,
+            // from the device's searches.
+            (Engine::Gpu(device), Some(Optimum::Max)) => {
+                let model = gpu::DeviceMdp::upload(device, mdp)?;
+                let reach = gpu::maximal_reach(device, mdp, &model, left, right)?;
+                let iteration = reference::maximum_from(mdp, &reach);
+                drop(reach);
+                gpu::iterate_with(device, mdp, &model, iteration, options)?.outcome(options.sound)
             }
             _ => {
                 let iteration = reference::prepare(mdp, left, right, optimum);

@@ -69,6 +69,16 @@ fn states_in(set: &[bool]) -> Vec<u32> {
         .collect()
 }
 
+/// Where some scheduler of an MDP reaches `right` through `left` states:
+/// what a maximal probability (and a minimal reward, with `left` every
+/// state) settles before its end components are collapsed.
+pub struct MaximalReach {
+    /// Pmax > 0.
+    pub positive: Vec<bool>,
+    /// Pmax = 1, the `right` states included.
+    pub almost_sure: Vec<bool>,
+}
+
 /// For every state, the choices of other states with a branch into it
 /// (each choice once per target state), each with the state it belongs
 /// to: what the backward searches follow.

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::qualitative::{self, Predecessors};
+use super::qualitative::{self, MaximalReach, Predecessors};
 use super::{Optimum, Outcome, Precision, SolveOptions, Spare, rows_in_parallel, timed};
 use crate::explicit::{MarkovChain, Mdp};
 use crate::{mec, scc};
@@ -406,6 +406,37 @@ pub fn prepare(mdp: &Mdp, left: &[bool], right: &[bool], optimum: Option<Optimum
         classes,
         optimum,
         spare: predecessors.into_spare(),
+    }
+}
+
+/// What [`prepare`] gives for the maximal probability of `left U right`
+/// once `reach` says where it is positive and where it is 1 (as the GPU's
+/// [`super::gpu::maximal_reach`] finds them): the end components of the
+/// undecided states collapsed on the current rayon pool. The states of an
+/// end component share their maximum, so those of [`prepare`]'s classes
+/// that it finds sure are exactly the ones that lie outside these
+/// undecided states.
+pub fn maximum_from(mdp: &Mdp, reach: &MaximalReach) -> Iteration {
+    let undecided: Vec<bool> = (reach.positive.par_iter().zip(&reach.almost_sure))
+        .map(|(&positive, &sure)| positive && !sure)
+        .collect();
+    let classes = timed("classes", || {
+        Classes::collapsing_end_components(mdp, &undecided, &ChoiceRule::ALL)
+    });
+    let settled = |sure: bool| if sure { 1.0 } else { 0.0 };
+    Iteration {
+        lower: reach
+            .almost_sure
+            .par_iter()
+            .map(|&sure| settled(sure))
+            .collect(),
+        upper: (reach.almost_sure.par_iter().zip(&undecided))
+            .map(|(&sure, &undecided)| if undecided { 1.0 } else { settled(sure) })
+            .collect(),
+        upper_known: true,
+        classes,
+        optimum: Some(Optimum::Max),
+        spare: Spare::default(),
     }
 }
 
@@ -1149,6 +1180,49 @@ mod tests {
             Schedule::new(&iteration, &options(true)).rule().phase,
             Phase::Verified
         );
+    }
+
+    /// `maximum_from`, given the sets of the host's own nested search
+    /// (`exists_almost_surely`, not the collapsed one `prepare` uses),
+    /// builds exactly `prepare`'s iteration: the same bounds, classes and
+    /// choices, on random MDPs with end components among the undecided
+    /// states and sure ones.
+    #[test]
+    fn the_maximum_from_its_sure_sets_is_prepares() {
+        use crate::numeric::tests::{random_mdp, random_set};
+        // Cases with a collapsed end component, and with sure states
+        // beyond `right`: the test must meet both.
+        let (mut collapsed, mut sure) = (0, 0);
+        for seed in 0..300u64 {
+            let states = 1 + (seed % 60) as u32;
+            let model = random_mdp(states, 0.3, seed);
+            let left = random_set(states, 0.85, seed + 1);
+            let right = random_set(states, 0.1, seed + 2);
+            let predecessors = Predecessors::of(&model);
+            let reach = MaximalReach {
+                positive: qualitative::exists_reach(&predecessors, &left, &right),
+                almost_sure: qualitative::exists_almost_surely(
+                    &model,
+                    &predecessors,
+                    &left,
+                    &right,
+                ),
+            };
+            let (found, host) = (
+                maximum_from(&model, &reach),
+                prepare(&model, &left, &right, Some(Optimum::Max)),
+            );
+            assert_eq!(found.lower, host.lower, "seed {seed}");
+            assert_eq!(found.upper, host.upper, "seed {seed}");
+            let (a, b) = (&found.classes, &host.classes);
+            assert_eq!(a.members, b.members, "seed {seed}");
+            assert_eq!(a.member_offsets, b.member_offsets, "seed {seed}");
+            assert_eq!(a.choices, b.choices, "seed {seed}");
+            assert_eq!(a.choice_offsets, b.choice_offsets, "seed {seed}");
+            collapsed += usize::from(a.member_offsets.windows(2).any(|r| r[1] - r[0] > 1));
+            sure += usize::from(reach.almost_sure.iter().zip(&right).any(|(&s, &r)| s && !r));
+        }
+        assert!(collapsed > 10 && sure > 10, "{collapsed} {sure}");
     }
 
     #[test]

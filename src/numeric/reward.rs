@@ -17,8 +17,8 @@
 use super::qualitative::{self, Predecessors};
 use super::reference::{ChoiceRule, Classes, Iteration};
 use super::{
-    CheckError, Engine, Optimum, Outcome, SolveOptions, as_mdp, embedded, gpu, holding_times,
-    solve, timed,
+    CheckError, Engine, Optimum, Outcome, SolveOptions, Spare, as_mdp, embedded, gpu,
+    holding_times, solve, timed,
 };
 use crate::explicit::{ExplicitModel, Mdp, ProbModel, RewardStructure};
 use crate::gpu::GpuError;
@@ -147,12 +147,22 @@ pub fn expected(
         }
     }
     let bounds = match (engine, optimum) {
-        // A minimum's classes collapse end components: on the host.
         (Engine::Gpu(device), None | Some(Optimum::Max)) => {
             let goal = gpu::Goal::Reward {
                 choice_rewards: &choice_rewards,
             };
             gpu::solve_on_device(device, &mdp, goal, target, optimum, options)?
+        }
+        // A minimum's classes collapse end components: on the host, from
+        // the device's searches.
+        (Engine::Gpu(device), Some(Optimum::Min)) => {
+            let model = gpu::DeviceMdp::upload(device, &mdp)?;
+            let every = vec![true; target.len()];
+            let reach = gpu::maximal_reach(device, &mdp, &model, &every, target)?;
+            drop(every);
+            let finite = reach.almost_sure;
+            let iteration = with_finite(&mdp, &choice_rewards, target, &finite, optimum);
+            gpu::iterate_with(device, &mdp, &model, iteration, options)?
         }
         _ => solve(
             engine,
@@ -199,6 +209,23 @@ pub fn prepare(
         }
         Some(Optimum::Min) => qualitative::exists_almost_surely(mdp, &predecessors, &all, target),
     });
+    Iteration {
+        spare: predecessors.into_spare(),
+        ..with_finite(mdp, choice_rewards, target, &finite, optimum)
+    }
+}
+
+/// What [`prepare`] gives once `finite` says where the target is reached
+/// with probability 1 (under every scheduler for `Rmax` and Markov chains,
+/// under some for `Rmin`: the GPU's [`gpu::maximal_reach`] finds that
+/// one's almost sure set, with every state as `left`).
+pub fn with_finite(
+    mdp: &Mdp,
+    choice_rewards: &[f64],
+    target: &[bool],
+    finite: &[bool],
+    optimum: Option<Optimum>,
+) -> Iteration {
     let undecided: Vec<bool> = finite.iter().zip(target).map(|(&f, &t)| f && !t).collect();
     let stays_finite = |choice: u64| {
         let (targets, probabilities) = mdp.branches_of(choice);
@@ -233,7 +260,7 @@ pub fn prepare(
         upper_known: false,
         classes,
         optimum,
-        spare: predecessors.into_spare(),
+        spare: Spare::default(),
     }
 }
 

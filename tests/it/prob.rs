@@ -730,6 +730,72 @@ fn the_gpus_precomputations_equal_the_hosts() {
     });
 }
 
+/// `gpu::maximal_reach` finds the host's sets on random MDPs (six of
+/// 60,000 states): Pmax > 0 as `exists_reach`, Pmax = 1 as
+/// `exists_almost_surely`, through `left` and through every state (a
+/// minimal reward's). From those sets `reference::maximum_from` and
+/// `reward::with_finite` build the host's iterations, and `numeric::check`
+/// on the GPU (which takes this path for `Pmax` and `Rmin`) gives values
+/// within the reference's bounds.
+#[test]
+fn the_gpus_maximal_reachability_equals_the_hosts() {
+    use numeric::qualitative::{Predecessors, exists_almost_surely, exists_reach};
+    with_gpu(|device| {
+        let options = tight_options();
+        for seed in 0..120 {
+            let mdp = crate::mec::random_mdp_of(seed, (seed % 20 == 0).then_some(60_000));
+            let n = mdp.states() as usize;
+            let every = vec![true; n];
+            let some: Vec<bool> = (0..n).map(|s| s % 5 != 1).collect();
+            let right: Vec<bool> = (0..n).map(|s| s % 7 == 3).collect();
+            let predecessors = Predecessors::of(&mdp);
+            let uploaded = numeric::gpu::DeviceMdp::upload(device, &mdp).unwrap();
+            for left in [&some, &every] {
+                let case = format!("seed {seed} left everywhere {}", left == &every);
+                let found =
+                    numeric::gpu::maximal_reach(device, &mdp, &uploaded, left, &right).unwrap();
+                let positive = exists_reach(&predecessors, left, &right);
+                assert_eq!(found.positive, positive, "{case}");
+                let sure = exists_almost_surely(&mdp, &predecessors, left, &right);
+                assert_eq!(found.almost_sure, sure, "{case}");
+            }
+            let model = ProbModel {
+                model: ExplicitModel::Mdp(mdp.clone()),
+                labels: {
+                    let mut labels = warpcheck::explicit::StateLabels::default();
+                    for (name, set) in [("a", &some), ("b", &right)] {
+                        labels.insert(name, (0..n as u32).filter(|&s| set[s as usize]).collect());
+                    }
+                    labels
+                },
+                rewards: vec![warpcheck::explicit::RewardStructure {
+                    name: None,
+                    states: (0..n).map(|s| (s % 3) as f64 * 0.75).collect(),
+                    moves: None,
+                }],
+            };
+            for text in ["Pmax=? [ \"a\" U \"b\" ]", "Rmin=? [ F \"b\" ]"] {
+                let property = property::parse(text).unwrap();
+                let expected =
+                    numeric::check(&model, &property, &options, Engine::Reference).unwrap();
+                let values =
+                    numeric::check(&model, &property, &options, Engine::Gpu(device)).unwrap();
+                assert!(expected.converged && values.converged, "seed {seed} {text}");
+                let (a, b) = (expected.error_bounds.unwrap(), values.error_bounds.unwrap());
+                for s in 0..n {
+                    let (x, y) = (expected.values[s], values.values[s]);
+                    assert!(
+                        x == y || (x - y).abs() <= a[s] + b[s] + 1e-12,
+                        "seed {seed} {text} state {s}: {x} ± {} vs {y} ± {}",
+                        a[s],
+                        b[s]
+                    );
+                }
+            }
+        }
+    });
+}
+
 /// Rows long enough for the GPU to give each class a warp (40 branches a
 /// state on average): the same intervals as the reference, for a
 /// probability and a reward.
