@@ -28,16 +28,21 @@ __device__ __forceinline__ unsigned seed_of(unsigned label) {
 }
 
 // signatures[2 s] is `into`, signatures[2 s + 1] is `out_of`; both are
-// read as one uint2, from L2 (other blocks raise them during the pass).
+// read as one uint2. Plain loads, which L1 may serve while other blocks
+// raise the labels in L2: a block that repeats its share of the edges
+// then reads its labels again from L1, and a stale label only costs a
+// pass more, since a pass counts nothing only if no label grew in it
+// (raise below says whether one truly grew, so a stale read cannot keep
+// a block repeating), and each launch starts with L1 invalid.
 __device__ __forceinline__ uint2 load_signature(const unsigned* signatures, unsigned state) {
-    return __ldcg((const uint2*)signatures + state);
+    return ((const uint2*)signatures)[state];
 }
 // The slots of a state's two labels (64-bit: twice a state number
 // overflows 32 bits beyond 2^31 states).
 __device__ __forceinline__ unsigned long long into_slot(unsigned state) { return 2ull * state; }
 __device__ __forceinline__ unsigned long long out_slot(unsigned state) { return 2ull * state + 1; }
 __device__ __forceinline__ unsigned load_half(const unsigned* signatures, unsigned long long index) {
-    return __ldcg(signatures + index);
+    return signatures[index];
 }
 // Raises signatures[index] to label; whether it grew.
 __device__ __forceinline__ bool raise(unsigned* signatures, unsigned long long index, unsigned label) {
