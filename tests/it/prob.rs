@@ -714,20 +714,28 @@ fn the_gpus_precomputations_equal_the_hosts() {
                     numeric::gpu::solve_on_device(device, model, goal, &right, optimum, &options)
                         .unwrap()
                         .outcome(true);
-                assert!(expected.converged && values.converged, "{case}");
-                let (a, b) = (expected.error_bounds.unwrap(), values.error_bounds.unwrap());
-                for s in 0..n {
-                    let (x, y) = (expected.values[s], values.values[s]);
-                    assert!(
-                        x == y || (x - y).abs() <= a[s] + b[s] + 1e-12,
-                        "{case} state {s}: {x} ± {} vs {y} ± {}",
-                        a[s],
-                        b[s]
-                    );
-                }
+                assert_intervals_meet(&expected, &values, &case);
             }
         }
     });
+}
+
+/// Both outcomes converged, and in every state their values are equal or
+/// their intervals (value ± error bound) overlap.
+fn assert_intervals_meet(expected: &numeric::Outcome, values: &numeric::Outcome, case: &str) {
+    assert!(expected.converged && values.converged, "{case}");
+    let (a, b) = (
+        expected.error_bounds.as_ref().unwrap(),
+        values.error_bounds.as_ref().unwrap(),
+    );
+    for (s, (&x, &y)) in expected.values.iter().zip(&values.values).enumerate() {
+        assert!(
+            x == y || (x - y).abs() <= a[s] + b[s] + 1e-12,
+            "{case} state {s}: {x} ± {} vs {y} ± {}",
+            a[s],
+            b[s]
+        );
+    }
 }
 
 /// `gpu::maximal_reach` finds the host's sets on random MDPs (six of
@@ -780,17 +788,7 @@ fn the_gpus_maximal_reachability_equals_the_hosts() {
                     numeric::check(&model, &property, &options, Engine::Reference).unwrap();
                 let values =
                     numeric::check(&model, &property, &options, Engine::Gpu(device)).unwrap();
-                assert!(expected.converged && values.converged, "seed {seed} {text}");
-                let (a, b) = (expected.error_bounds.unwrap(), values.error_bounds.unwrap());
-                for s in 0..n {
-                    let (x, y) = (expected.values[s], values.values[s]);
-                    assert!(
-                        x == y || (x - y).abs() <= a[s] + b[s] + 1e-12,
-                        "seed {seed} {text} state {s}: {x} ± {} vs {y} ± {}",
-                        a[s],
-                        b[s]
-                    );
-                }
+                assert_intervals_meet(&expected, &values, &format!("seed {seed} {text}"));
             }
         }
     });
