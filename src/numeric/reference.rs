@@ -145,6 +145,14 @@ pub struct Schedule {
 /// Guesses tried before the schedule keeps the last one however long it
 /// takes to verify (each is 10 times closer to the lower bounds).
 const MAX_GUESSES: u32 = 6;
+/// Guesses tried, where the upper bounds are known, before they are put
+/// back ([`Step::Restore`]). Lower bounds that move by less than the
+/// precision a sweep may still lie further below the value, so a first
+/// guess may fail where the lower bounds settled ten times closer give
+/// one that verifies. (consensus-6-2's `Pmax` on two threads: 126-155
+/// sweeps when the first guess verified, about 1,155 when it failed and
+/// the upper bounds came down from 1.)
+const GUESSES_BEFORE_RESTORE: u32 = 2;
 
 impl Schedule {
     /// The schedule of `iteration` within `options`.
@@ -164,9 +172,12 @@ impl Schedule {
     /// reachability often settle in a fraction of the sweeps that bring
     /// the upper bound 1 down to them, and a guess a little above them
     /// mostly verifies at once. A guess that does not verify within as
-    /// many sweeps as the lower bounds took (at least 16) gives way to the
-    /// known bounds ([`Step::Restore`]), and interval iteration goes on
-    /// from the lower bounds reached.
+    /// many sweeps as the lower bounds first took (at least 16) is made
+    /// again from lower bounds settled ten times closer, with as long to
+    /// verify; after
+    /// [`GUESSES_BEFORE_RESTORE`] guesses the known bounds are put back
+    /// ([`Step::Restore`]), and interval iteration goes on from the lower
+    /// bounds reached.
     pub fn optimistic(iteration: &Iteration, classes: usize, options: &SolveOptions) -> Schedule {
         Schedule::of_classes(iteration.shape(), classes, options, true)
     }
@@ -235,7 +246,12 @@ impl Schedule {
             }
             Phase::LowerOnly => {
                 self.guesses += 1;
-                self.last_lower = self.in_phase;
+                // A guess made again after a short settling gets as long
+                // to verify as the first, where the known bounds wait.
+                self.last_lower = match self.fallback {
+                    true => self.last_lower.max(self.in_phase),
+                    false => self.in_phase,
+                };
                 self.enter(Phase::Verifying);
                 Step::Guess(self.rule.settle)
             }
@@ -243,7 +259,11 @@ impl Schedule {
                 self.enter(Phase::Verified);
                 self.finished(tally)
             }
-            Phase::Verifying if self.fallback && self.in_phase > self.last_lower.max(16) => {
+            Phase::Verifying
+                if self.fallback
+                    && self.guesses >= GUESSES_BEFORE_RESTORE
+                    && self.in_phase > self.last_lower.max(16) =>
+            {
                 self.fallback = false;
                 self.enter(Phase::Verified);
                 Step::Restore
@@ -1146,9 +1166,11 @@ mod tests {
     }
 
     /// An optimistic schedule of probabilities guesses once the lower
-    /// bounds settle, and when the guess does not verify within 16 sweeps
-    /// (as many as the lower bounds took, at least 16) puts back the known
-    /// upper bounds and goes on as interval iteration.
+    /// bounds settle; when the guess does not verify within 16 sweeps (as
+    /// many as the lower bounds took, at least 16) it settles the lower
+    /// bounds ten times closer and guesses again, and when that guess
+    /// fails too it puts back the known upper bounds and goes on as
+    /// interval iteration.
     #[test]
     fn an_optimistic_guess_that_fails_gives_way_to_the_known_bounds() {
         let (all, goal) = (vec![true; 4], vec![false, true, false, false]);
@@ -1162,7 +1184,21 @@ mod tests {
         };
         assert_eq!(schedule.after(1, moving), Step::Sweep);
         let settled = Tally::default();
-        assert!(matches!(schedule.after(1, settled), Step::Guess(_)));
+        let first = match schedule.after(1, settled) {
+            Step::Guess(precision) => precision.epsilon,
+            step => panic!("{step:?}"),
+        };
+        for _ in 0..16 {
+            assert_eq!(schedule.after(1, moving), Step::Sweep);
+            assert!(!schedule.upper_proven() && schedule.falls_back());
+        }
+        // The first guess failed: the lower bounds settle closer.
+        assert_eq!(schedule.after(1, moving), Step::Sweep);
+        assert_eq!(schedule.rule().phase, Phase::LowerOnly);
+        match schedule.after(1, settled) {
+            Step::Guess(precision) => assert_eq!(precision.epsilon, first / 10.0),
+            step => panic!("{step:?}"),
+        }
         for _ in 0..16 {
             assert_eq!(schedule.after(1, moving), Step::Sweep);
             assert!(!schedule.upper_proven() && schedule.falls_back());
