@@ -174,8 +174,7 @@ impl Schedule {
     /// mostly verifies at once. A guess that does not verify within as
     /// many sweeps as the lower bounds first took (at least 16) is made
     /// again from lower bounds settled ten times closer, with as long to
-    /// verify; after
-    /// [`GUESSES_BEFORE_RESTORE`] guesses the known bounds are put back
+    /// verify; after two guesses the known bounds are put back
     /// ([`Step::Restore`]), and interval iteration goes on from the lower
     /// bounds reached.
     pub fn optimistic(iteration: &Iteration, classes: usize, options: &SolveOptions) -> Schedule {
