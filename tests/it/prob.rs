@@ -703,12 +703,7 @@ fn the_gpus_precomputations_equal_the_hosts() {
                 assert_eq!(found.lower, host.lower, "{case}");
                 assert_eq!(found.upper, host.upper, "{case}");
                 assert_eq!(found.upper_known, host.upper_known, "{case}");
-                let (a, b) = (&found.classes, &host.classes);
-                assert_eq!(a.members, b.members, "{case}");
-                assert_eq!(a.member_offsets, b.member_offsets, "{case}");
-                assert_eq!(a.choices, b.choices, "{case}");
-                assert_eq!(a.choice_offsets, b.choice_offsets, "{case}");
-                assert_eq!(a.constants, b.constants, "{case}");
+                assert_eq!(found.classes, host.classes, "{case}");
                 let expected = numeric::reference::iterate(model, host, &options).outcome(true);
                 let values =
                     numeric::gpu::solve_on_device(device, model, goal, &right, optimum, &options)
