@@ -42,8 +42,13 @@
 // Blocks per SM the register allocation must allow: 32 resident warps
 // (at most 64 registers a thread) keep enough insertions in flight.
 #define MIN_BLOCKS (WARPS >= 32 ? 1 : 32 / WARPS)
-// Bitmap words a warp claims at once when scanning for new marks.
+// Bitmap words a warp claims at once when scanning for new marks: about
+// MARKS_PER_CLAIM marks at the level's density, from a read by the whole
+// warp (32 words) up to MARK_CHUNK. Hashing spreads the marks evenly, so a
+// fixed number of words would hold thousands of states in a dense level,
+// and the level waits for the warp with the last claim.
 #define MARK_CHUNK 1024
+#define MARKS_PER_CLAIM 32
 // Shared words of a warp: the vectors being expanded, one staged successor
 // per lane, the cache, with new marks the slots taken from the bitmap, with
 // sync buffers each lane's offer list, and with tree storage the expanded
@@ -234,6 +239,16 @@ struct Chunks {
     unsigned long long next, stride;
 };
 
+#if FRONTIER_BITS
+// Bitmap words a warp claims at a time in a level of `marks` new marks
+// over `words` words (MARKS_PER_CLAIM).
+__device__ __forceinline__ unsigned long long mark_claim_words(unsigned long long words, unsigned long long marks) {
+    if (marks == 0) return MARK_CHUNK;
+    const unsigned long long sized = words * MARKS_PER_CLAIM / marks;
+    return sized < 32 ? 32 : sized > MARK_CHUNK ? MARK_CHUNK : sized;
+}
+#endif
+
 // The first item of the warp's next chunk of `size` items. Called by the
 // whole warp; the answer is warp-uniform.
 __device__ __forceinline__ unsigned long long next_chunk(Chunks& c, unsigned long long size, unsigned lane) {
@@ -355,7 +370,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
 #endif
         Chunks chunks = {&stats[ST_CURSOR + cur], global_warp, total_warps};
 #if FRONTIER_BITS
-        // The warp claims MARK_CHUNK bitmap words at a time and reads them
+        // The warp claims claim_words bitmap words at a time and reads them
         // 32 at a time, a word a lane: `marks` holds this lane's marks not
         // yet listed. Marked slots are listed in `claimed` until it holds
         // 32 (a frontier is sparse in the table: a window of 1024 slots
@@ -364,6 +379,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
         unsigned long long mark_word = 0, next_word = 0, chunk_end = 0;
         unsigned listed = 0, taken = 0;
         bool drained = false;
+        const unsigned long long claim_words = mark_claim_words(length, vstats[ST_LEN + cur]);
 #endif
         for (;;) {
             // Warp-uniform, so that the whole warp leaves together.
@@ -380,13 +396,13 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                                 drained = true;
                                 break;
                             }
-                            const unsigned long long base = next_chunk(chunks, MARK_CHUNK, lane);
+                            const unsigned long long base = next_chunk(chunks, claim_words, lane);
                             if (base >= length) {
                                 drained = true;
                                 break;
                             }
                             next_word = base;
-                            chunk_end = base + MARK_CHUNK < length ? base + MARK_CHUNK : length;
+                            chunk_end = base + claim_words < length ? base + claim_words : length;
                         }
                         // L1 is not coherent: the marks were set by atomics in L2.
                         mark_word = next_word + lane;

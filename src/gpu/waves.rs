@@ -5,7 +5,7 @@
 //! thin chain costs neither a launch nor a read by the host a wave; long
 //! ones run over the whole grid, a launch a wave.
 
-use cudarc::driver::{CudaSlice, LaunchConfig};
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig};
 
 use super::{Device, GpuError};
 
@@ -14,20 +14,40 @@ use super::{Device, GpuError};
 pub const BLOCK_WAVE: u64 = 8192;
 /// Threads of the block that runs short waves.
 const BLOCK_WAVE_THREADS: u32 = 1024;
+/// Blocks a multiprocessor at most of a wave over the grid.
+const GRID_BLOCKS_PER_SM: u64 = 32;
+
+/// A launcher of kernels that take the parameter block `P`: the caller's
+/// own, which vouches that the block suits the kernel and that its
+/// addresses point into live allocations.
+pub type Launch<P> = fn(&Device, &CudaFunction, &P, LaunchConfig) -> Result<(), GpuError>;
 
 /// One propagation's kernels and lists, as [`run`] drives them.
-pub trait Waves {
+pub struct Waves<'a, P> {
+    /// Runs waves in one block while they are at most [`BLOCK_WAVE`]
+    /// long; it leaves the pending wave's length and the waves it ran in
+    /// the counters.
+    pub block: &'a CudaFunction,
+    /// Runs one wave over the grid; it leaves the next wave's length in
+    /// the counters.
+    pub grid: &'a CudaFunction,
+    /// The parameter block both kernels take.
+    pub params: &'a mut P,
+    /// The block's list read, the list appended to and the read list's
+    /// length.
+    pub lists: fn(&mut P) -> (&mut u64, &mut u64, &mut u64),
+    /// Launches either kernel.
+    pub launch: Launch<P>,
+    /// Threads a block of a wave over the grid.
+    pub threads: u32,
+}
+
+impl<P> Waves<'_, P> {
     /// Swaps the list read and the list appended to.
-    fn swap(&mut self);
-    /// Sets the length of the list read.
-    fn set_length(&mut self, length: u64);
-    /// Launches, in `config` (one block), the kernel that runs waves
-    /// while they are at most [`BLOCK_WAVE`] long; it leaves the pending
-    /// wave's length and the waves it ran in the counters.
-    fn launch_block(&mut self, config: LaunchConfig) -> Result<(), GpuError>;
-    /// Launches one wave of `items` states over the grid; it leaves the
-    /// next wave's length in the counters.
-    fn launch_grid(&mut self, items: u64) -> Result<(), GpuError>;
+    fn swap(&mut self) {
+        let (read, appended, _) = (self.lists)(self.params);
+        std::mem::swap(read, appended);
+    }
 }
 
 /// Runs the waves of `waves` from a first one of `pending` states (in the
@@ -35,9 +55,9 @@ pub trait Waves {
 /// kernels count the wave appended to in `counters[pending_slot]` and the
 /// block's waves in `counters[waves_slot]`; `during` names the work for
 /// errors.
-pub fn run(
+pub fn run<P>(
     device: &Device,
-    waves: &mut impl Waves,
+    mut waves: Waves<'_, P>,
     counters: &mut CudaSlice<u64>,
     (pending_slot, waves_slot): (usize, usize),
     mut pending: u64,
@@ -46,17 +66,18 @@ pub fn run(
     let mut run = 0;
     while pending > 0 {
         waves.swap();
-        waves.set_length(pending);
+        *(waves.lists)(waves.params).2 = pending;
         device
             .stream()
             .memset_zeros(&mut counters.slice_mut(pending_slot..pending_slot + 1))
             .map_err(GpuError::driver(during))?;
         if pending <= BLOCK_WAVE {
-            waves.launch_block(LaunchConfig {
+            let config = LaunchConfig {
                 grid_dim: (1, 1, 1),
                 block_dim: (BLOCK_WAVE_THREADS, 1, 1),
                 shared_mem_bytes: 0,
-            })?;
+            };
+            (waves.launch)(device, waves.block, waves.params, config)?;
             let counts = device.download(&*counters)?;
             pending = counts[pending_slot];
             run += counts[waves_slot];
@@ -66,7 +87,8 @@ pub fn run(
                 waves.swap();
             }
         } else {
-            waves.launch_grid(pending)?;
+            let config = device.grid_stride_launch(pending, waves.threads, GRID_BLOCKS_PER_SM);
+            (waves.launch)(device, waves.grid, waves.params, config)?;
             pending = device.download(&*counters)?[pending_slot];
             run += 1;
         }

@@ -339,38 +339,16 @@ fn deaths(
     counters: &mut CudaSlice<u64>,
     dead: u64,
 ) -> Result<u64, GpuError> {
-    let mut deaths = Deaths {
-        device,
-        kernels,
+    let deaths = waves::Waves {
+        block: &kernels.deaths_block,
+        grid: &kernels.deaths,
         params,
+        lists: |p| (&mut p.dying, &mut p.next_dying, &mut p.dying_count),
+        launch: launch_with,
+        threads: THREADS,
     };
     let slots = (counter::DYING, counter::WAVES);
-    waves::run(device, &mut deaths, counters, slots, dead, DURING)
-}
-
-/// The waves of deaths, for [`waves::run`].
-struct Deaths<'a> {
-    device: &'a Device,
-    kernels: &'a Kernels,
-    params: &'a mut MecParams,
-}
-
-impl waves::Waves for Deaths<'_> {
-    fn swap(&mut self) {
-        std::mem::swap(&mut self.params.dying, &mut self.params.next_dying);
-    }
-
-    fn set_length(&mut self, length: u64) {
-        self.params.dying_count = length;
-    }
-
-    fn launch_block(&mut self, config: LaunchConfig) -> Result<(), GpuError> {
-        launch_with(self.device, &self.kernels.deaths_block, self.params, config)
-    }
-
-    fn launch_grid(&mut self, items: u64) -> Result<(), GpuError> {
-        launch_over(self.device, &self.kernels.deaths, self.params, items)
-    }
+    waves::run(device, deaths, counters, slots, dead, DURING)
 }
 
 /// Launches `kernel` with `params` and enough threads for `items` work

@@ -855,38 +855,16 @@ fn search(
         .map_err(GpuError::driver(PRECOMPUTING))?;
     launch_over(device, &kernels.seed, params, params.states)?;
     let seeds = device.download(&*counters)?[counter::WAVE];
-    let mut search = Search {
-        device,
-        kernels,
+    let search = waves::Waves {
+        block: &kernels.waves_block,
+        grid: &kernels.wave,
         params,
+        lists: |p| (&mut p.wave, &mut p.next_wave, &mut p.wave_length),
+        launch: launch_with,
+        threads: THREADS,
     };
     let slots = (counter::WAVE, counter::WAVES);
-    waves::run(device, &mut search, counters, slots, seeds, PRECOMPUTING)
-}
-
-/// A backward search's waves, for [`waves::run`].
-struct Search<'a> {
-    device: &'a Device,
-    kernels: &'a QualKernels,
-    params: &'a mut QualParams,
-}
-
-impl waves::Waves for Search<'_> {
-    fn swap(&mut self) {
-        std::mem::swap(&mut self.params.wave, &mut self.params.next_wave);
-    }
-
-    fn set_length(&mut self, length: u64) {
-        self.params.wave_length = length;
-    }
-
-    fn launch_block(&mut self, config: LaunchConfig) -> Result<(), GpuError> {
-        launch_with(self.device, &self.kernels.waves_block, self.params, config)
-    }
-
-    fn launch_grid(&mut self, items: u64) -> Result<(), GpuError> {
-        launch_over(self.device, &self.kernels.wave, self.params, items)
-    }
+    waves::run(device, search, counters, slots, seeds, PRECOMPUTING)
 }
 
 /// Launches `kernel` with `params` and enough threads for `items` work
