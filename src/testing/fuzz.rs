@@ -29,9 +29,12 @@ use clap::Parser;
 
 use crate::cli::{Cli, parse_group_threads, parse_size};
 use crate::encode::EncodedNetwork;
+use crate::explicit::{ExplicitModel, ParityGame, StateLabels};
 use crate::explore::{Completion, SearchOptions, outcome, reference};
-use crate::frontend::{aut, exp, net, pnml};
+use crate::frontend::{aut, exp, net, pgsolver, pnml, prism, umb};
 use crate::model::{Network, Process, UnmatchedLabels};
+use crate::numeric::property;
+use crate::parity::{self, SolveOptions, Solver};
 use crate::testing::check_finding;
 
 /// Most states a harness explores of one network: enough to cover a few
@@ -148,6 +151,163 @@ pub fn options(data: &[u8]) -> bool {
         Err(error) => {
             // Rendering the message is part of handling bad arguments.
             let _ = error.render();
+            false
+        }
+    }
+}
+
+/// Largest game, in vertices and edges, that the `pgsolver` harness
+/// solves with every solver; larger ones are only parsed and validated.
+const GAME_SOLVE_LIMIT: (u32, usize) = (64, 512);
+
+/// Largest game on which the harness also runs small progress measures
+/// and fixpoint iteration, whose time can grow with the priorities as a
+/// power of the vertices.
+const GAME_SLOW_SOLVERS_LIMIT: u32 = 16;
+
+/// States the `lab` harness gives the labels and rewards it reads.
+const LABELLED_STATES: u32 = 16;
+
+/// Harness of the PGSolver reader ([`pgsolver::parse`]): a game it accepts
+/// and that validates is, when small, solved by every solver on one
+/// thread; each must give the reference's winners (Zielonka) and a
+/// solution that the independent check ([`parity::verify::verify`])
+/// accepts. Accepted: the bytes parse.
+pub fn pgsolver(data: &[u8]) -> bool {
+    let Ok(game) = pgsolver::parse(data, Path::new("fuzz.pg")) else {
+        return false;
+    };
+    let (vertices, edges) = GAME_SOLVE_LIMIT;
+    if game.validate().is_ok() && game.vertices() <= vertices && game.edges.targets.len() <= edges {
+        solve_with_every_solver(&game);
+    }
+    true
+}
+
+/// Solves `game` (valid) with every solver and checks each solution
+/// against the reference's winners and the independent check.
+fn solve_with_every_solver(game: &ParityGame) {
+    let options = SolveOptions {
+        threads: 1,
+        ..SolveOptions::default()
+    };
+    let reference =
+        parity::solve(game, Solver::Zielonka, &options).expect("a valid game is solved");
+    let slow = game.vertices() <= GAME_SLOW_SOLVERS_LIMIT;
+    for solver in [
+        Solver::Zielonka,
+        Solver::Pp,
+        Solver::Tangle,
+        Solver::Spm,
+        Solver::Fpi,
+    ] {
+        if !slow && matches!(solver, Solver::Spm | Solver::Fpi) {
+            continue;
+        }
+        let solution = parity::solve(game, solver, &options).expect("a valid game is solved");
+        assert_eq!(
+            solution.winners,
+            reference.winners,
+            "{} and Zielonka disagree on the winners",
+            solver.name()
+        );
+        if let Err(flaw) = parity::verify::verify(game, &solution) {
+            panic!(
+                "{}'s solution does not solve the game: {flaw}",
+                solver.name()
+            );
+        }
+    }
+}
+
+/// Harness of the UMB reader ([`umb::parse`]): an archive it accepts must
+/// hold a model that passes its `validate`, labels and rewards of its
+/// states. Accepted: the bytes parse.
+pub fn umb(data: &[u8]) -> bool {
+    let Ok(read) = umb::parse(data, Path::new("fuzz.umb")) else {
+        return false;
+    };
+    let states = match &read.model {
+        ExplicitModel::Dtmc(chain) | ExplicitModel::Ctmc(chain) => {
+            assert_eq!(chain.validate(), Ok(()));
+            chain.states()
+        }
+        ExplicitModel::Mdp(mdp) => {
+            assert_eq!(mdp.validate(), Ok(()));
+            mdp.states()
+        }
+    };
+    check_labels(&read.labels, states);
+    for rewards in &read.rewards {
+        assert_eq!(
+            rewards.states.len(),
+            states as usize,
+            "a state reward per state"
+        );
+    }
+    true
+}
+
+/// Harness of PRISM's label and state-reward files ([`prism::parse_lab`],
+/// [`prism::parse_srew`]), both read from the same bytes for a model of
+/// 16 states (`LABELLED_STATES`): labels must name states of the model,
+/// sorted and without repeats, and rewards give one finite value per
+/// state. Accepted: either file parses.
+pub fn lab(data: &[u8]) -> bool {
+    let path = Path::new("fuzz.lab");
+    let labels = prism::parse_lab(data, path, LABELLED_STATES);
+    if let Ok(labels) = &labels {
+        check_labels(labels, LABELLED_STATES);
+    }
+    let rewards = prism::parse_srew(data, path, LABELLED_STATES);
+    if let Ok(rewards) = &rewards {
+        assert_eq!(rewards.states.len(), LABELLED_STATES as usize);
+        assert!(
+            rewards.states.iter().all(|value| value.is_finite()),
+            "{rewards:?}"
+        );
+    }
+    labels.is_ok() || rewards.is_ok()
+}
+
+/// Checks that every label of `labels` lists states below `states`,
+/// ascending and without repeats, one list per name.
+fn check_labels(labels: &StateLabels, states: u32) {
+    assert_eq!(
+        labels.names.len(),
+        labels.states.len(),
+        "a state list per label"
+    );
+    for list in &labels.states {
+        assert!(
+            list.windows(2).all(|pair| pair[0] < pair[1]),
+            "{list:?} is not ascending"
+        );
+        assert!(
+            list.iter().all(|&state| state < states),
+            "{list:?} names a state beyond {states}"
+        );
+    }
+}
+
+/// Harness of the property reader ([`property::parse_file`]): a property
+/// it rejects is located at a column of its line (1 to one past the
+/// line's last character). Accepted: every line parses.
+pub fn properties(data: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return false;
+    };
+    match property::parse_file(text) {
+        Ok(_) => true,
+        Err((line, error)) => {
+            let at = text.lines().nth(line - 1).expect("the error's line exists");
+            let columns = at.chars().count() + 1;
+            assert!(
+                (1..=columns).contains(&error.column),
+                "column {} of line {line} ({at:?}, {columns} columns): {}",
+                error.column,
+                error.message
+            );
             false
         }
     }

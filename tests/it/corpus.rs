@@ -78,3 +78,23 @@ fn pnml_corpus_replays() {
 fn options_corpus_replays() {
     check_target("options", fuzz::options);
 }
+
+#[test]
+fn pgsolver_corpus_replays() {
+    check_target("pgsolver", fuzz::pgsolver);
+}
+
+#[test]
+fn umb_corpus_replays() {
+    check_target("umb", fuzz::umb);
+}
+
+#[test]
+fn lab_corpus_replays() {
+    check_target("lab", fuzz::lab);
+}
+
+#[test]
+fn properties_corpus_replays() {
+    check_target("properties", fuzz::properties);
+}
