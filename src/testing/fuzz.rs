@@ -248,11 +248,22 @@ pub fn umb(data: &[u8]) -> bool {
     true
 }
 
-/// Harness of PRISM's label and state-reward files ([`prism::parse_lab`],
-/// [`prism::parse_srew`]), both read from the same bytes for a model of
-/// 16 states (`LABELLED_STATES`): labels must name states of the model,
-/// sorted and without repeats, and rewards give one finite value per
-/// state. Accepted: either file parses.
+/// The models the `lab` harness reads transition rewards for: a DTMC and
+/// an MDP of [`LABELLED_STATES`] states, a transition or two a state.
+const REWARDED_MODELS: [&str; 2] = [
+    "16 19\n0 1 0.5\n0 2 0.5\n1 1 1\n2 3 1\n3 4 1\n4 5 0.25\n4 15 0.75\n5 6 1\n6 7 1\n7 8 1\n\
+     8 9 1\n9 10 1\n10 11 1\n11 12 1\n12 13 1\n13 14 1\n14 15 1\n15 0 0.5\n15 15 0.5\n",
+    "16 18 20\n0 0 1 0.5\n0 0 2 0.5\n0 1 3 1\n1 0 1 1\n2 0 3 1\n3 0 4 1\n4 0 5 1\n4 1 15 1\n\
+     5 0 6 1\n6 0 7 1\n7 0 8 1\n8 0 9 1\n9 0 10 1\n10 0 11 1\n11 0 12 1\n12 0 13 1\n\
+     13 0 14 1\n14 0 15 1\n15 0 0 0.5\n15 0 15 0.5\n",
+];
+
+/// Harness of PRISM's label and reward files ([`prism::parse_lab`],
+/// [`prism::parse_srew`], [`prism::parse_trew`]), all read from the same
+/// bytes for models of 16 states (`LABELLED_STATES`; transition rewards
+/// for a DTMC and an MDP): labels must name states of the model, sorted
+/// and without repeats, and rewards give one finite value per state and
+/// per move. Accepted: any of the files parses.
 pub fn lab(data: &[u8]) -> bool {
     let path = Path::new("fuzz.lab");
     let labels = prism::parse_lab(data, path, LABELLED_STATES);
@@ -267,7 +278,25 @@ pub fn lab(data: &[u8]) -> bool {
             "{rewards:?}"
         );
     }
-    labels.is_ok() || rewards.is_ok()
+    let mut moves_read = false;
+    for text in REWARDED_MODELS {
+        let model = prism::parse_tra(text.as_bytes(), Path::new("fuzz.tra"), None)
+            .expect("the harness's model parses");
+        if let Ok(rewards) = prism::parse_trew(data, path, &model) {
+            let moves = rewards
+                .moves
+                .as_ref()
+                .expect("transition rewards reward moves");
+            let expected = match &model {
+                ExplicitModel::Mdp(mdp) => mdp.choices(),
+                ExplicitModel::Dtmc(_) | ExplicitModel::Ctmc(_) => u64::from(model.states()),
+            };
+            assert_eq!(moves.len() as u64, expected, "a reward per move");
+            assert!(moves.iter().all(|value| value.is_finite()), "{rewards:?}");
+            moves_read = true;
+        }
+    }
+    labels.is_ok() || rewards.is_ok() || moves_read
 }
 
 /// Checks that every label of `labels` lists states below `states`,
