@@ -48,6 +48,11 @@ impl<P> Waves<'_, P> {
         let (read, appended, _) = (self.lists)(self.params);
         std::mem::swap(read, appended);
     }
+
+    /// Sets the length of the list read.
+    fn set_length(&mut self, length: u64) {
+        *(self.lists)(self.params).2 = length;
+    }
 }
 
 /// Runs the waves of `waves` from a first one of `pending` states (in the
@@ -66,7 +71,7 @@ pub fn run<P>(
     let mut run = 0;
     while pending > 0 {
         waves.swap();
-        *(waves.lists)(waves.params).2 = pending;
+        waves.set_length(pending);
         device
             .stream()
             .memset_zeros(&mut counters.slice_mut(pending_slot..pending_slot + 1))

@@ -247,9 +247,10 @@ impl Schedule {
                 self.guesses += 1;
                 // A guess made again after a short settling gets as long
                 // to verify as the first, where the known bounds wait.
-                self.last_lower = match self.fallback {
-                    true => self.last_lower.max(self.in_phase),
-                    false => self.in_phase,
+                self.last_lower = if self.fallback {
+                    self.last_lower.max(self.in_phase)
+                } else {
+                    self.in_phase
                 };
                 self.enter(Phase::Verifying);
                 Step::Guess(self.rule.settle)

@@ -719,6 +719,7 @@ fn the_gpus_precomputations_equal_the_hosts() {
 /// their intervals (value ± error bound) overlap.
 fn assert_intervals_meet(expected: &numeric::Outcome, values: &numeric::Outcome, case: &str) {
     assert!(expected.converged && values.converged, "{case}");
+    assert_eq!(expected.values.len(), values.values.len(), "{case}");
     let (a, b) = (
         expected.error_bounds.as_ref().unwrap(),
         values.error_bounds.as_ref().unwrap(),
