@@ -11,6 +11,8 @@
 #   --example          use the mcc_count example (reference engine) instead of the CLI
 #   --timeout S        seconds allowed per model (default 600)
 #   --no-build         use the binaries already in target/release as they are
+#   --args "A B"       more arguments for `warpcheck check` (e.g. "--gpus 2")
+#   --bin PATH         the warpcheck binary to run (default target/release/warpcheck)
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,6 +22,8 @@ engine=reference
 runner=cli
 per_model_timeout=600
 build=yes
+extra_args=""
+bin="$repo/target/release/warpcheck"
 
 while (($#)); do
     case "$1" in
@@ -28,6 +32,8 @@ while (($#)); do
         --example) runner=example; shift ;;
         --timeout) per_model_timeout="$2"; shift 2 ;;
         --no-build) build=no; shift ;;
+        --args) extra_args="$2"; shift 2 ;;
+        --bin) bin="$2"; build=no; shift 2 ;;
         -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
         -*) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
         *) mcc_dir="$1"; shift ;;
@@ -36,15 +42,29 @@ done
 
 oracles="$mcc_dir/oracles.tsv"
 [[ -f "$oracles" ]] || { echo "no oracles.tsv in $mcc_dir" >&2; exit 2; }
-command -v jq >/dev/null || { echo "jq is needed to read the JSON results" >&2; exit 2; }
+# Field NAME of the JSON result on standard input (empty when absent):
+# jq where it is installed, else Python.
+if command -v jq >/dev/null; then
+    field() { jq -r ".$1 // empty" 2>/dev/null; }
+else
+    field() {
+        python3 -c 'import json, sys
+try:
+    value = json.load(sys.stdin).get(sys.argv[1])
+except ValueError:
+    value = None
+print("" if value is None else value)' "$1" 2>/dev/null
+    }
+fi
 
 if [[ "$runner" == cli ]]; then
     [[ "$build" == no ]] || (cd "$repo" && cargo build --release --quiet --bin warpcheck)
     run_model() {
-        timeout "$per_model_timeout" "$repo/target/release/warpcheck" check "$1" \
-            --deadlock --all --format json --engine "$engine"
+        # shellcheck disable=SC2086
+        timeout "$per_model_timeout" "$bin" check "$1" \
+            --deadlock --all --format json --engine "$engine" $extra_args
     }
-    label="warpcheck --engine $engine"
+    label="warpcheck --engine $engine $extra_args"
 else
     [[ "$build" == no ]] || (cd "$repo" && cargo build --release --quiet --example mcc_count)
     run_model() { timeout "$per_model_timeout" "$repo/target/release/examples/mcc_count" "$1"; }
@@ -62,16 +82,16 @@ while IFS=$'\t' read -r model states transitions deadlock; do
     pnml="$mcc_dir/$model/model.pnml"
     # A checker finding deadlocks may exit non-zero; only missing JSON is a failure.
     json="$(run_model "$pnml" 2>/dev/null || true)"
-    found_states="$(jq -r '.states // empty' <<<"$json" 2>/dev/null || true)"
+    found_states="$(field states <<<"$json" || true)"
     if [[ -z "$found_states" ]]; then
         # shellcheck disable=SC2059
         printf "$format" "$model" "$states" "$transitions" "$deadlock" - - - - - "FAILED (no result)"
         failures=$((failures + 1))
         continue
     fi
-    found_transitions="$(jq -r '.transitions' <<<"$json")"
-    found_deadlocks="$(jq -r '.deadlocks' <<<"$json")"
-    seconds="$(jq -r '.search_seconds' <<<"$json")"
+    found_transitions="$(field transitions <<<"$json")"
+    found_deadlocks="$(field deadlocks <<<"$json")"
+    seconds="$(field search_seconds <<<"$json")"
     found_deadlock=no
     ((found_deadlocks > 0)) && found_deadlock=yes
     verdict=OK

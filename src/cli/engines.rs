@@ -224,13 +224,16 @@ fn run_gpu(
         details.push((
             "exchange".to_string(),
             format!(
-                "{} successors sent to their owners, {} ({:.1} bytes a state), in {} round(s), \
-                 {:.3} s",
+                "{} successors sent to their owners, {} ({:.1} bytes a state), in {} round(s); \
+                 expanding {:.3} s, moving (and storing meanwhile) {:.3} s, storing after \
+                 the last arrival {:.3} s",
                 split.messages,
                 human_bytes(split.bytes),
                 split.bytes as f64 / states as f64,
                 split.rounds,
-                split.time.as_secs_f64()
+                split.expanding.as_secs_f64(),
+                split.time.as_secs_f64(),
+                split.storing.as_secs_f64()
             ),
         ));
     }

@@ -441,9 +441,16 @@ pub struct PartitionsView {
     pub bytes_exchanged: u64,
     /// Bytes exchanged per state stored.
     pub bytes_exchanged_per_state: f64,
-    /// Seconds from the end of each round's expansions to the end of its
-    /// copies (part of the search time).
+    /// Seconds the partitions spent expanding, to the end of the slowest
+    /// each round (part of the search time).
+    pub expanding_seconds: f64,
+    /// Seconds from the end of each round's expansions to the arrival of
+    /// its last chunk, while owners store the chunks that have arrived
+    /// (part of the search time).
     pub exchange_seconds: f64,
+    /// Seconds the owners spent storing after each round's last chunk
+    /// arrived, to the end of the slowest (part of the search time).
+    pub storing_seconds: f64,
     /// Exchanges: one a level, more where outboxes filled mid-level.
     pub rounds: u64,
 }

@@ -1,7 +1,8 @@
 //! The partitioned GPU search (`--gpus`, `--partitions`) against the
 //! reference and against one table: random networks in 2 to 5 partitions
 //! of one GPU with every design switch the partitioned kernel takes, plain
-//! and tree storage, specs and small MCC models; traces that cross
+//! and tree storage (compact roots without traces), specs and small MCC
+//! models; traces that cross
 //! partitions replay and are as long as one GPU's; levels that run in
 //! several rounds when outboxes fill; an overflowing outbox is reported,
 //! never a verdict; NCCL moves data on the machine's GPUs; the command
@@ -114,6 +115,77 @@ fn partitioned_search_matches_the_reference() {
             failures.len(),
             failures.join("\n")
         );
+    });
+}
+
+/// Without traces, tree storage keeps its roots compact in every
+/// partition (each partition's table has room for the least compact
+/// table): random networks and the bundled MCC models, in 2 or 3
+/// partitions of a GiB each, give the reference's counts and verdicts.
+#[test]
+fn compact_roots_in_partitions_match_the_reference() {
+    with_gpu(|device| {
+        let random = (0..60u64).map(|seed| {
+            let net = EncodedNetwork::new(&testing::random_network(seed)).unwrap();
+            let options = partitioned_options(seed, net.processes());
+            (format!("seed {seed}"), net, options)
+        });
+        let models = testing::mcc_models(Path::new("tests/data/mcc"))
+            .into_iter()
+            .map(|model| {
+                let net = testing::load_mcc_model(&model);
+                (model.display().to_string(), net, GpuOptions::default())
+            });
+        let mut failures = Vec::new();
+        for (at, (what, net, options)) in random.chain(models).enumerate() {
+            let partitions = 2 + at % 2;
+            let what = format!("{what} ({} words, {partitions} partitions)", net.words());
+            for keep_going in [true, false] {
+                let search = SearchOptions {
+                    no_trace: true,
+                    storage: Storage::Tree,
+                    memory_bytes: Some((partitions as u64) << 30),
+                    ..search(keep_going)
+                };
+                let reference = reference::explore(&net, &search);
+                let run = gpu::explore_partitioned(
+                    std::slice::from_ref(device),
+                    partitions,
+                    &net,
+                    &search,
+                    &options,
+                )
+                .unwrap();
+                let found = &run.exploration;
+                if run.launches > 0 && !run.compact_roots {
+                    failures.push(format!("{what}: the roots were not kept compact"));
+                } else if keep_going
+                    // A model error ends even a --all search, where the
+                    // search order meets it first: then only the verdict.
+                    && !(found.completion == Completion::StoppedAtFinding
+                        && reference.completion == Completion::StoppedAtFinding)
+                    && figures(found) != figures(&reference)
+                {
+                    failures.push(format!(
+                        "{what}: {:?} != reference {:?}",
+                        figures(found),
+                        figures(&reference)
+                    ));
+                } else if !keep_going
+                    && (found.completion, found.first.is_some())
+                        != (reference.completion, reference.first.is_some())
+                {
+                    failures.push(format!(
+                        "{what}: stop-at-first verdict {:?}/{} != reference {:?}/{}",
+                        found.completion,
+                        found.first.is_some(),
+                        reference.completion,
+                        reference.first.is_some()
+                    ));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     });
 }
 
@@ -278,7 +350,7 @@ fn nccl_moves_data_between_the_gpus() {
     });
 }
 
-/// The command line: `--partitions 3` gives the reference's counts and
+/// The command line: `--gpus 1 --partitions 3` gives the reference's counts and
 /// says how the states were split; `--gpus` beyond the visible GPUs is a
 /// usage error that says why.
 #[test]
@@ -292,7 +364,8 @@ fn the_cli_splits_the_search() {
                 .output()
                 .unwrap()
         };
-        let output = run(&["--partitions", "3", "-v"]);
+        // One GPU, whatever the machine has: --gpus defaults to all.
+        let output = run(&["--gpus", "1", "--partitions", "3", "-v"]);
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");

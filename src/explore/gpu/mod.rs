@@ -242,9 +242,17 @@ pub struct Partitioning {
     pub messages: u64,
     /// Bytes those messages took.
     pub bytes: u64,
-    /// Time spent exchanging them, from the end of the expansions to the
-    /// end of the copies (part of `exploration.elapsed`).
+    /// Time the partitions spent expanding their frontiers, from the
+    /// launches to the end of the slowest (part of `exploration.elapsed`).
+    pub expanding: std::time::Duration,
+    /// Time spent moving the messages, from the end of the expansions to
+    /// the arrival of the last chunk (owners store the chunks that have
+    /// arrived meanwhile; part of `exploration.elapsed`).
     pub time: std::time::Duration,
+    /// Time the owners spent storing what they received after the last
+    /// chunk arrived, to the end of the slowest (part of
+    /// `exploration.elapsed`).
+    pub storing: std::time::Duration,
     /// Exchanges: one a level, more where outboxes filled mid-level.
     pub rounds: u64,
     /// Messages an outbox region holds.

@@ -6,8 +6,9 @@
 //!
 //! Each level, every partition expands its frontier, stores the successors
 //! it owns and writes the others into an outbox region per owner; the host
-//! moves the regions into the owners' inboxes, and the `absorb` kernel
-//! stores them there, new states joining the owner's next frontier. A
+//! moves the regions into the owners' inboxes in chunks, and the `absorb`
+//! kernel stores each chunk there (on a stream of its own, while the next
+//! chunk travels), new states joining the owner's next frontier. A
 //! partition whose outbox fills beyond half stops taking frontier work: the
 //! host exchanges and runs the rest of the level. Levels stay in lockstep,
 //! so counts, verdicts and trace lengths are those of one GPU. Predecessor
@@ -18,9 +19,10 @@
 //! share of the memory holds from the start (a growth renumbers slots, and
 //! every partition holds links into every other one).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use cudarc::nccl::safe::Comm;
 
 use super::device_net::DeviceNet;
@@ -48,6 +50,8 @@ const MIN_REGION_MESSAGES: u64 = 1 << 16;
 const MAX_REGION_MESSAGES: u64 = 1 << 28;
 /// What the exchange does, for error messages.
 const EXCHANGING: &str = "exchanging successors between partitions";
+/// What the owners do with what they received, for error messages.
+const STORING: &str = "storing received successors";
 
 /// The partition that owns a vector of hash `hash` (the kernels'
 /// `partition_of`): from the hash's low 16 bits, which the table's home
@@ -85,6 +89,9 @@ struct Partition {
     inbox: LargeSlice<u32>,
     launcher: Launcher,
     absorb: CudaFunction,
+    /// The stream `absorb` runs on, beside the device's, so that a chunk
+    /// is stored while the next one travels.
+    store: Arc<CudaStream>,
     params: SearchParams,
     /// Bytes this partition allocated.
     bytes: u64,
@@ -110,29 +117,37 @@ impl Partition {
         Ok(())
     }
 
-    /// Stores the first `messages` messages of the inbox (level `level`).
-    fn absorb(&mut self, messages: u64) -> Result<(), GpuError> {
-        if messages == 0 {
-            return Ok(());
-        }
-        let device = &self.device;
-        let mut launch = device.stream().launch_builder(&self.absorb);
+    /// Stores `messages` messages of the inbox from message `first` on, on
+    /// the store stream once what `arrivals` has queued so far (the copies
+    /// that bring them) is done. A block takes a batch of 32 messages a
+    /// warp and ends, so that the copies of the next chunk, which wait for
+    /// free room on the device, find it at once.
+    fn absorb(
+        &mut self,
+        first: u64,
+        messages: u64,
+        words: usize,
+        arrivals: &CudaStream,
+    ) -> Result<(), GpuError> {
+        self.store
+            .join(arrivals)
+            .map_err(GpuError::driver(EXCHANGING))?;
+        // A plain address: the inbox's later chunks arrive on the device's
+        // stream meanwhile, and the round's end waits for both streams.
+        let inbox = self.device.address(&self.inbox) + 4 * first * words as u64;
+        let mut launch = self.store.launch_builder(&self.absorb);
         launch.arg(&self.params);
-        launch.arg(&*self.inbox);
+        launch.arg(&inbox);
         launch.arg(&messages);
+        let batch = u64::from(self.launcher.config.block_dim.0);
+        let blocks = u32::try_from(messages.div_ceil(batch))
+            .map_err(|_| GpuError::Invalid(format!("{messages} messages to store at once")))?;
         let config = LaunchConfig {
-            grid_dim: (
-                self.launcher
-                    .config
-                    .grid_dim
-                    .0
-                    .min(messages.div_ceil(32) as u32),
-                1,
-                1,
-            ),
+            grid_dim: (blocks, 1, 1),
             ..self.launcher.config
         };
-        // SAFETY: as for `expand`; the inbox holds `messages` messages.
+        // SAFETY: as for `expand`; the inbox holds `messages` messages
+        // from `first` on, and no copy writes them until the round ends.
         unsafe { launch.launch(config) }
             .map_err(GpuError::driver("storing received successors"))?;
         Ok(())
@@ -155,17 +170,72 @@ trait Exchange {
     /// How, in reports.
     fn name(&self) -> &'static str;
 
-    /// Queues, for every pair of partitions `s != d`, the copy of
-    /// `counts[s][d]` messages of `words` words from the region for `d`
-    /// of `s`'s outbox into `d`'s inbox, after the messages of the
-    /// partitions below `s`. The copies are done when every partition's
-    /// device has finished its stream.
+    /// Queues, for every piece, the copy of its messages of `words` words
+    /// from the region for its owner in its source's outbox into the
+    /// owner's inbox, where the source's messages follow those of the
+    /// partitions below it (`counts[s][d]`: all messages from `s` to `d`
+    /// this round). The copies into a partition's inbox are queued on
+    /// [`Exchange::arrivals`] of that partition.
     fn exchange(
         &mut self,
         parts: &mut [Partition],
+        pieces: &[Piece],
         counts: &[Vec<u64>],
         words: usize,
     ) -> Result<(), GpuError>;
+
+    /// The stream on which messages for partition `owner` arrive.
+    fn arrivals(&self, parts: &[Partition], owner: usize) -> Arc<CudaStream>;
+}
+
+/// Messages moved at a time between two partitions: the owner stores a
+/// chunk while the next one travels.
+const CHUNK_MESSAGES: u64 = 1 << 22;
+
+/// Some of the messages that `source` sends `owner` in a round: `messages`
+/// of them, from message `first` of the region on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Piece {
+    source: usize,
+    owner: usize,
+    first: u64,
+    messages: u64,
+}
+
+impl Piece {
+    /// Where the piece starts in its owner's inbox (in messages).
+    fn inbox_at(&self, counts: &[Vec<u64>]) -> u64 {
+        inbox_offset(counts, self.source, self.owner) + self.first
+    }
+}
+
+/// A round's messages (`counts[s][d]` from `s` to `d`) in chunks of at
+/// most [`CHUNK_MESSAGES`] a pair: chunk `c` holds the `c`-th share of
+/// every pair's messages.
+fn chunks(counts: &[Vec<u64>]) -> Vec<Vec<Piece>> {
+    let largest = counts.iter().flatten().copied().max().unwrap_or(0);
+    let chunks = largest.div_ceil(CHUNK_MESSAGES);
+    (0..chunks)
+        .map(|chunk| {
+            let mut pieces = Vec::new();
+            for (source, row) in counts.iter().enumerate() {
+                for (owner, &sent) in row.iter().enumerate() {
+                    let share = sent.div_ceil(chunks);
+                    let first = chunk * share;
+                    if owner != source && first < sent {
+                        let messages = share.min(sent - first);
+                        pieces.push(Piece {
+                            source,
+                            owner,
+                            first,
+                            messages,
+                        });
+                    }
+                }
+            }
+            pieces
+        })
+        .collect()
 }
 
 /// Where `source`'s messages start in `owner`'s inbox (in messages).
@@ -184,9 +254,14 @@ impl Exchange for DeviceCopies {
         "device copies"
     }
 
+    fn arrivals(&self, parts: &[Partition], _owner: usize) -> Arc<CudaStream> {
+        parts[0].device.stream().clone()
+    }
+
     fn exchange(
         &mut self,
         parts: &mut [Partition],
+        pieces: &[Piece],
         counts: &[Vec<u64>],
         words: usize,
     ) -> Result<(), GpuError> {
@@ -201,37 +276,36 @@ impl Exchange for DeviceCopies {
             .collect();
         let capacities: Vec<u64> = parts.iter().map(|part| part.params.out_capacity).collect();
         let stream = parts[0].device.stream().cu_stream();
-        for (owner, &inbox) in inboxes.iter().enumerate() {
-            for (source, &outbox) in outboxes.iter().enumerate() {
-                let messages = counts[source][owner];
-                if source == owner || messages == 0 {
-                    continue;
-                }
-                let from = outbox + region(source, owner) as u64 * capacities[source] * bytes;
-                let to = inbox + inbox_offset(counts, source, owner) * bytes;
-                // SAFETY: both ranges lie within their buffers (counts are
-                // at most a region's capacity, and the inbox holds a region
-                // from every other partition); one stream orders the copy
-                // after the kernels that wrote the outbox and before the
-                // one that reads the inbox.
-                unsafe {
-                    cudarc::driver::result::memcpy_dtod_async(
-                        to,
-                        from,
-                        (messages * bytes) as usize,
-                        stream,
-                    )
-                }
-                .map_err(GpuError::driver(EXCHANGING))?;
+        for piece in pieces {
+            let (source, owner) = (piece.source, piece.owner);
+            let from = outboxes[source]
+                + (region(source, owner) as u64 * capacities[source] + piece.first) * bytes;
+            let to = inboxes[owner] + piece.inbox_at(counts) * bytes;
+            // SAFETY: both ranges lie within their buffers (counts are at
+            // most a region's capacity, and the inbox holds a region from
+            // every other partition); the one stream orders the copy after
+            // the kernels that wrote the outbox, and the store stream
+            // waits for it before reading the inbox.
+            unsafe {
+                cudarc::driver::result::memcpy_dtod_async(
+                    to,
+                    from,
+                    (piece.messages * bytes) as usize,
+                    stream,
+                )
             }
+            .map_err(GpuError::driver(EXCHANGING))?;
         }
         Ok(())
     }
 }
 
-/// One partition per GPU: grouped NCCL sends and receives.
+/// One partition per GPU: grouped NCCL sends and receives, on a stream of
+/// the highest priority on each GPU, so that the next chunk's copies get
+/// room on the device before the blocks storing the last one.
 struct Nccl {
     comms: Vec<Comm>,
+    streams: Vec<Arc<CudaStream>>,
 }
 
 /// Whether the NCCL library (`libnccl.so`) can be loaded: what a search
@@ -251,9 +325,56 @@ impl Nccl {
                     .into(),
             ));
         }
-        let streams = devices.iter().map(|d| d.stream().clone()).collect();
-        let comms = Comm::from_devices(streams).map_err(nccl_error)?;
-        Ok(Nccl { comms })
+        let (_, greatest) = cudarc::driver::result::stream::get_priority_range()
+            .map_err(GpuError::driver("creating a stream"))?;
+        let streams = devices
+            .iter()
+            .map(|device| {
+                device
+                    .context()
+                    .new_stream_with_priority(greatest)
+                    .map_err(GpuError::driver("creating a stream"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let comms = Comm::from_devices(streams.clone()).map_err(nccl_error)?;
+        let nccl = Nccl { comms, streams };
+        nccl.connect(devices)?;
+        Ok(nccl)
+    }
+
+    /// Sends a word between every pair of GPUs and waits for it: NCCL
+    /// connects a pair at its first send and receive, which took 54 ms on
+    /// two H200s (the first level's exchange,
+    /// `benches/results/2026-11-29l-h200x2-nccl/autoflight-vv.txt`), so
+    /// that it counts as set-up, not search.
+    fn connect(&self, devices: &[Device]) -> Result<(), GpuError> {
+        let ranks = devices.len();
+        // Word `r` of rank `r`'s buffer is sent; word `p` receives peer `p`'s.
+        let mut words = devices
+            .iter()
+            .map(|device| device.alloc_zeroed::<u32>(ranks))
+            .collect::<Result<Vec<_>, _>>()?;
+        cudarc::nccl::result::group_start().map_err(nccl_error)?;
+        let mut queued = Ok(());
+        for (rank, buffer) in words.iter_mut().enumerate() {
+            for peer in (0..ranks).filter(|&peer| peer != rank) {
+                queued =
+                    queued.and(self.comms[rank].send(&buffer.slice(rank..rank + 1), peer as i32));
+                queued = queued.and(
+                    self.comms[rank]
+                        .recv(&mut buffer.slice_mut(peer..peer + 1), peer as i32)
+                        .map(drop),
+                );
+            }
+        }
+        // The group ends whatever failed inside it.
+        let ended = cudarc::nccl::result::group_end();
+        queued.map_err(nccl_error)?;
+        ended.map_err(nccl_error)?;
+        for stream in &self.streams {
+            stream.synchronize().map_err(GpuError::driver(EXCHANGING))?;
+        }
+        Ok(())
     }
 }
 
@@ -270,35 +391,47 @@ impl Exchange for Nccl {
         "NCCL"
     }
 
+    fn arrivals(&self, _parts: &[Partition], owner: usize) -> Arc<CudaStream> {
+        self.streams[owner].clone()
+    }
+
     fn exchange(
         &mut self,
         parts: &mut [Partition],
+        pieces: &[Piece],
         counts: &[Vec<u64>],
         words: usize,
     ) -> Result<(), GpuError> {
         let words = words as u64;
+        // The copies follow the kernels that filled the outboxes.
+        for (stream, part) in self.streams.iter().zip(parts.iter()) {
+            stream
+                .join(part.device.stream())
+                .map_err(GpuError::driver(EXCHANGING))?;
+        }
         cudarc::nccl::result::group_start().map_err(nccl_error)?;
         let mut queued = Ok(());
-        for (rank, part) in parts.iter_mut().enumerate() {
-            let comm = &self.comms[rank];
-            let capacity = part.params.out_capacity;
-            for peer in (0..counts.len()).filter(|&peer| peer != rank) {
-                let sent = counts[rank][peer];
-                if sent > 0 {
-                    let at = region(rank, peer) as u64 * capacity * words;
-                    let range = at as usize..(at + sent * words) as usize;
-                    queued = queued.and(comm.send(&part.outbox.slice(range), peer as i32));
-                }
-                let received = counts[peer][rank];
-                if received > 0 {
-                    let at = inbox_offset(counts, peer, rank) * words;
-                    let range = at as usize..(at + received * words) as usize;
-                    queued = queued.and(
-                        comm.recv(&mut part.inbox.slice_mut(range), peer as i32)
-                            .map(drop),
-                    );
-                }
-            }
+        for piece in pieces {
+            let (source, owner) = (piece.source, piece.owner);
+            let length = piece.messages * words;
+            let sender = &parts[source];
+            let at =
+                (region(source, owner) as u64 * sender.params.out_capacity + piece.first) * words;
+            queued = queued.and(self.comms[source].send(
+                &sender.outbox.slice(at as usize..(at + length) as usize),
+                owner as i32,
+            ));
+            let at = piece.inbox_at(counts) * words;
+            queued = queued.and(
+                self.comms[owner]
+                    .recv(
+                        &mut parts[owner]
+                            .inbox
+                            .slice_mut(at as usize..(at + length) as usize),
+                        source as i32,
+                    )
+                    .map(drop),
+            );
         }
         // The group ends whatever failed inside it.
         let ended = cudarc::nccl::result::group_end();
@@ -405,7 +538,9 @@ pub fn explore_partitioned(
         states: Vec::new(),
         messages: 0,
         bytes: 0,
+        expanding: Duration::ZERO,
         time: Duration::ZERO,
+        storing: Duration::ZERO,
         rounds: 0,
         outbox_messages: parts[0].params.out_capacity,
         outbox_full: false,
@@ -418,6 +553,7 @@ pub fn explore_partitioned(
     let (per_partition, finished) = loop {
         // Level `level`, in as many rounds as the outboxes need.
         let per_partition = loop {
+            let expand_start = Instant::now();
             for part in parts.iter_mut() {
                 part.expand(level)?;
                 launches += 1;
@@ -436,29 +572,56 @@ pub fn explore_partitioned(
                 }
             }
             let exchange_start = Instant::now();
-            exchange.exchange(&mut parts, &counts, words)?;
-            for (owner, part) in parts.iter_mut().enumerate() {
-                let received = (0..partitions).map(|source| counts[source][owner]).sum();
-                part.absorb(received)?;
-                launches += u64::from(received > 0);
+            // Chunk by chunk: each owner stores a chunk (on its store
+            // stream) while the next one travels (on its device's).
+            for pieces in chunks(&counts) {
+                exchange.exchange(&mut parts, &pieces, &counts, words)?;
+                for piece in &pieces {
+                    let at = piece.inbox_at(&counts);
+                    let arrivals = exchange.arrivals(&parts, piece.owner);
+                    parts[piece.owner].absorb(at, piece.messages, words, &arrivals)?;
+                    launches += 1;
+                }
+            }
+            for owner in 0..partitions {
+                exchange
+                    .arrivals(&parts, owner)
+                    .synchronize()
+                    .map_err(GpuError::driver(EXCHANGING))?;
+            }
+            let store_start = Instant::now();
+            for part in &parts {
+                part.store
+                    .synchronize()
+                    .map_err(GpuError::driver(STORING))?;
             }
             let per_partition = parts
                 .iter()
                 .map(|part| {
                     part.device
                         .download(&part.stats)
-                        .map_err(|e| running(e, "storing received successors"))
+                        .map_err(|e| running(e, STORING))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let messages: u64 = counts.iter().flatten().sum();
+            let (expanded, copied, stored) = (
+                exchange_start - expand_start,
+                store_start - exchange_start,
+                store_start.elapsed(),
+            );
             tracing::debug!(
-                "level {level}: {messages} successors exchanged in {:.3} ms{}",
-                exchange_start.elapsed().as_secs_f64() * 1e3,
+                "level {level}: expanded in {:.3} ms, {messages} successors moved in {:.3} ms \
+                 (stored as they arrived), the last stored {:.3} ms later{}",
+                expanded.as_secs_f64() * 1e3,
+                copied.as_secs_f64() * 1e3,
+                stored.as_secs_f64() * 1e3,
                 if yielded { " (the level goes on)" } else { "" }
             );
             traffic.messages += messages;
             traffic.bytes += messages * 4 * words as u64;
-            traffic.time += exchange_start.elapsed();
+            traffic.expanding += expanded;
+            traffic.time += copied;
+            traffic.storing += stored;
             traffic.rounds += 1;
             let stopped = per_partition.iter().any(|stats| stats[stat::STOP] != 0);
             if !yielded || stopped {
@@ -545,7 +708,7 @@ pub fn explore_partitioned(
             .map(|p| p.nodes.as_ref().map_or(0, NodeTable::capacity))
             .sum(),
         nodes_full: stopped.contains(&stop::NODES_FULL),
-        compact_roots: false,
+        compact_roots: geometry.compact,
         plain_attempt: None,
         redundancy,
         launches,
@@ -603,14 +766,17 @@ impl Partition {
             options.slot_numbers
         };
         let key_words = if tree { 2 } else { words };
-        // Links name their partition in their top bits: no compact roots.
+        // Compact roots keep 40-bit links, which leave no room for the
+        // partition that links name in their top bits: with traces, root
+        // pairs.
+        let compact = tree && options.compact_roots && !trace;
         let largest = Geometry::largest(
             key_words,
             trace,
             options.frontier,
             table_budget,
             numbers,
-            false,
+            compact,
         )?;
         let device_net = DeviceNet::upload(device, net, options.readonly_path, options.owners)?;
         let launcher = Launcher::new(
@@ -624,6 +790,10 @@ impl Partition {
             true,
         )?;
         let absorb = device.function(&launcher.kernel.build(), "absorb")?;
+        let store = device
+            .stream()
+            .fork()
+            .map_err(GpuError::driver("creating a stream"))?;
         let mut buffers = Buffers::allocate(device, largest)?;
         let message_words = (regions * capacity * message_bytes / 4) as usize;
         // SAFETY: only the messages the kernels counted are read (copied
@@ -674,6 +844,7 @@ impl Partition {
             inbox,
             launcher,
             absorb,
+            store,
             params,
         })
     }
@@ -782,6 +953,35 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn chunks_cover_every_pair_once_in_order() {
+        let counts = vec![
+            vec![0, 2 * CHUNK_MESSAGES + 7, 5],
+            vec![1, 0, 0],
+            vec![CHUNK_MESSAGES, 0, 0],
+        ];
+        let split = chunks(&counts);
+        assert_eq!(split.len(), 3);
+        for (source, row) in counts.iter().enumerate() {
+            for (owner, &sent) in row.iter().enumerate() {
+                let pieces: Vec<Piece> = split
+                    .iter()
+                    .flatten()
+                    .filter(|piece| (piece.source, piece.owner) == (source, owner))
+                    .copied()
+                    .collect();
+                let mut next = 0;
+                for piece in &pieces {
+                    assert_eq!(piece.first, next, "{piece:?}");
+                    assert!(piece.messages > 0 && piece.messages <= CHUNK_MESSAGES);
+                    next += piece.messages;
+                }
+                assert_eq!(next, if source == owner { 0 } else { sent });
+            }
+        }
+        assert!(chunks(&[vec![0, 0], vec![0, 0]]).is_empty());
     }
 
     #[test]
