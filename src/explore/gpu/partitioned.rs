@@ -131,9 +131,10 @@ impl Partition {
     ) -> Result<(), GpuError> {
         self.store
             .join(arrivals)
-            .map_err(GpuError::driver(EXCHANGING))?;
-        // A plain address: the inbox's later chunks arrive on the device's
-        // stream meanwhile, and the round's end waits for both streams.
+            .map_err(GpuError::driver(STORING))?;
+        // A plain address, which sets up no waits: the inbox's later chunks
+        // arrive on `arrivals` meanwhile, and the round's end waits for
+        // both streams.
         let inbox = self.device.address(&self.inbox) + 4 * first * words as u64;
         let mut launch = self.store.launch_builder(&self.absorb);
         launch.arg(&self.params);
@@ -148,8 +149,7 @@ impl Partition {
         };
         // SAFETY: as for `expand`; the inbox holds `messages` messages
         // from `first` on, and no copy writes them until the round ends.
-        unsafe { launch.launch(config) }
-            .map_err(GpuError::driver("storing received successors"))?;
+        unsafe { launch.launch(config) }.map_err(GpuError::driver(STORING))?;
         Ok(())
     }
 
@@ -573,7 +573,7 @@ pub fn explore_partitioned(
             }
             let exchange_start = Instant::now();
             // Chunk by chunk: each owner stores a chunk (on its store
-            // stream) while the next one travels (on its device's).
+            // stream) while the next one travels (on `arrivals`).
             for pieces in chunks(&counts) {
                 exchange.exchange(&mut parts, &pieces, &counts, words)?;
                 for piece in &pieces {
