@@ -232,7 +232,7 @@ fn run_gpu(
                 split.bytes as f64 / states as f64,
                 split.rounds,
                 split.expanding.as_secs_f64(),
-                split.time.as_secs_f64(),
+                split.moving.as_secs_f64(),
                 split.storing.as_secs_f64()
             ),
         ));

@@ -1013,7 +1013,7 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         messages: split.messages,
         bytes_exchanged: split.bytes,
         expanding_seconds: split.expanding.as_secs_f64(),
-        exchange_seconds: split.time.as_secs_f64(),
+        exchange_seconds: split.moving.as_secs_f64(),
         storing_seconds: split.storing.as_secs_f64(),
         rounds: split.rounds,
     });

@@ -248,7 +248,7 @@ pub struct Partitioning {
     /// Time spent moving the messages, from the end of the expansions to
     /// the arrival of the last chunk (owners store the chunks that have
     /// arrived meanwhile; part of `exploration.elapsed`).
-    pub time: std::time::Duration,
+    pub moving: std::time::Duration,
     /// Time the owners spent storing what they received after the last
     /// chunk arrived, to the end of the slowest (part of
     /// `exploration.elapsed`).

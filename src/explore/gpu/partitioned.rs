@@ -189,7 +189,10 @@ trait Exchange {
 }
 
 /// Messages moved at a time between two partitions: the owner stores a
-/// chunk while the next one travels.
+/// chunk while the next one travels. Chunks of 2^20 were slower on two
+/// H200s: AutoFlight-PT-06a's search took 2.43 s against 2.34 s, and
+/// Parking-PT-208's 8.41 s against 8.27 s
+/// (`benches/results/2026-11-29l-h200x2-nccl/`, call 4).
 const CHUNK_MESSAGES: u64 = 1 << 22;
 
 /// Some of the messages that `source` sends `owner` in a round: `messages`
@@ -302,7 +305,8 @@ impl Exchange for DeviceCopies {
 
 /// One partition per GPU: grouped NCCL sends and receives, on a stream of
 /// the highest priority on each GPU, so that the next chunk's copies get
-/// room on the device before the blocks storing the last one.
+/// room on the device before the blocks storing the last one. (Measured
+/// only together with the chunking, not apart from it.)
 struct Nccl {
     comms: Vec<Comm>,
     streams: Vec<Arc<CudaStream>>,
@@ -539,7 +543,7 @@ pub fn explore_partitioned(
         messages: 0,
         bytes: 0,
         expanding: Duration::ZERO,
-        time: Duration::ZERO,
+        moving: Duration::ZERO,
         storing: Duration::ZERO,
         rounds: 0,
         outbox_messages: parts[0].params.out_capacity,
@@ -620,7 +624,7 @@ pub fn explore_partitioned(
             traffic.messages += messages;
             traffic.bytes += messages * 4 * words as u64;
             traffic.expanding += expanded;
-            traffic.time += copied;
+            traffic.moving += copied;
             traffic.storing += stored;
             traffic.rounds += 1;
             let stopped = per_partition.iter().any(|stats| stats[stat::STOP] != 0);
