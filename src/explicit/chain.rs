@@ -2,6 +2,7 @@
 //! compressed sparse row matrix with `f64` entries, the layout SpMV
 //! kernels and qualitative graph analyses read.
 
+use rayon::prelude::*;
 use thiserror::Error;
 
 use super::csr::{Csr, MAX_STATES};
@@ -116,7 +117,7 @@ impl MarkovChain {
     /// [`PROBABILITY_TOLERANCE`], with its sum: `None` when the chain is a
     /// DTMC. Empty rows (deadlocks) are not counted.
     pub fn first_non_stochastic_row(&self) -> Option<(u32, f64)> {
-        (0..self.states()).find_map(|state| {
+        (0..self.states()).into_par_iter().find_map_first(|state| {
             let values = self.row(state).1;
             let sum = values.iter().fold(0.0, |sum, value| sum + value);
             let off = sum.is_nan() || (sum - 1.0).abs() > PROBABILITY_TOLERANCE;
@@ -138,24 +139,29 @@ impl MarkovChain {
             });
         }
         let states = self.states();
-        for state in 0..states {
+        // On the rayon pool; the first fault in state order is reported.
+        let fault = (0..states).into_par_iter().find_map_first(|state| {
             let (targets, values) = self.row(state);
-            for (&target, &value) in targets.iter().zip(values) {
+            targets.iter().zip(values).find_map(|(&target, &value)| {
                 if target >= states {
-                    return Err(ChainError::TargetOutOfRange {
+                    Some(ChainError::TargetOutOfRange {
                         state,
                         target,
                         states,
-                    });
-                }
-                if !(value.is_finite() && value > 0.0) {
-                    return Err(ChainError::BadValue {
+                    })
+                } else if !(value.is_finite() && value > 0.0) {
+                    Some(ChainError::BadValue {
                         state,
                         target,
                         value,
-                    });
+                    })
+                } else {
+                    None
                 }
-            }
+            })
+        });
+        if let Some(fault) = fault {
+            return Err(fault);
         }
         if self.initial >= states {
             return Err(ChainError::InitialOutOfRange {

@@ -39,6 +39,9 @@ use crate::explicit::{
 /// The first bytes of every xz stream.
 const XZ_MAGIC: [u8; 6] = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00];
 
+/// Words of a bitset member listed by one task (2^20 states).
+const BITSET_PIECE_WORDS: usize = 1 << 14;
+
 /// Reads a UMB archive (plain, xz or gzip) as a probabilistic model.
 pub fn load(path: &Path) -> Result<ProbModel, LoadError> {
     parse(&read_raw(path)?, path)
@@ -250,16 +253,16 @@ impl<'a> Archive<'a> {
     }
 
     /// The CSR offsets of member `name` for `rows` rows into `entries`
-    /// entries; without the member, each row has one entry (the UMB
-    /// default), which needs `rows == entries`.
-    fn offsets(&self, name: &str, rows: u64, entries: u64) -> Result<Vec<u64>, LoadError> {
+    /// entries; `None` without the member, where each row has one entry
+    /// (the UMB default), which needs `rows == entries`.
+    fn offsets(&self, name: &str, rows: u64, entries: u64) -> Result<Option<Vec<u64>>, LoadError> {
         let Some(bytes) = self.optional(name) else {
             if rows != entries {
                 return Err(self.fail(format!(
                     "the archive has no member {name}, which only {rows} rows of one entry each may leave out, but there are {entries} entries"
                 )));
             }
-            return Ok((0..=rows).collect());
+            return Ok(None);
         };
         let offsets = self.words(name, bytes, rows.saturating_add(1))?;
         if offsets[0] != 0 {
@@ -287,7 +290,7 @@ impl<'a> Archive<'a> {
                 (offsets.len() - 1) * 8
             )));
         }
-        Ok(offsets)
+        Ok(Some(offsets))
     }
 
     /// The states whose bit is set in the bitset member `name` of
@@ -297,23 +300,41 @@ impl<'a> Archive<'a> {
             return Ok(None);
         };
         let words = self.words(name, bytes, states.div_ceil(64))?;
-        let mut set = Vec::new();
-        for (index, &word) in words.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                let state = index as u64 * 64 + u64::from(bits.trailing_zeros());
-                if state >= states {
-                    return Err(self.fail(format!(
-                        "member {name}: byte {}: bit {state} is set, but there are {states} states",
-                        index * 8
-                    )));
-                }
-                set.push(state as u32);
-                bits &= bits - 1;
-            }
+        // Only the last word has bits beyond the states.
+        let last = words.len() - 1;
+        let beyond = words[last] & !(u64::MAX >> (words.len() as u64 * 64 - states));
+        if beyond != 0 {
+            let state = last as u64 * 64 + u64::from(beyond.trailing_zeros());
+            return Err(self.fail(format!(
+                "member {name}: byte {}: bit {state} is set, but there are {states} states",
+                last * 8
+            )));
         }
-        Ok(Some(set))
+        Ok(Some(set_bits(&words, BITSET_PIECE_WORDS)))
     }
+}
+
+/// The numbers of the bits set in `words` (bit i of word w is number
+/// 64 w + i), ascending: listed `piece_words` words a task on the current
+/// rayon pool, and joined in order.
+fn set_bits(words: &[u64], piece_words: usize) -> Vec<u32> {
+    let pieces: Vec<Vec<u32>> = words
+        .par_chunks(piece_words)
+        .enumerate()
+        .map(|(piece, words)| {
+            let mut set = Vec::new();
+            for (index, &word) in words.iter().enumerate() {
+                let first = ((piece * piece_words + index) * 64) as u32;
+                let mut bits = word;
+                while bits != 0 {
+                    set.push(first + bits.trailing_zeros());
+                    bits &= bits - 1;
+                }
+            }
+            set
+        })
+        .collect();
+    pieces.concat()
 }
 
 /// The little-endian `u64` of an 8-byte `word`.
@@ -393,8 +414,11 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
     )?;
     // After the arrays of branches, whose bytes bound the counts: without
     // their members the offsets are made up, as large as the counts say.
+    // `None`: one choice a state, or one branch a choice.
     let choice_offsets = archive.offsets("state-to-choices.bin", states, choices)?;
-    let branch_offsets = archive.offsets("choice-to-branches.bin", choices, branches)?;
+    let branch_offsets = archive
+        .offsets("choice-to-branches.bin", choices, branches)?
+        .unwrap_or_else(|| (0..=choices).collect());
 
     let initial = match archive.bitset("state-is-initial.bin", states)?.as_deref() {
         Some(&[initial]) if system.initial_states == 1 => initial,
@@ -406,21 +430,25 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
             )));
         }
     };
-    // The state of each choice of a Markov chain, whose choice rewards are
-    // the rewards of that state's move.
-    let owners: Option<Vec<u32>> = (kind != "mdp").then(|| {
-        let mut owners = vec![0u32; choices as usize];
-        for state in 0..states as usize {
-            for choice in choice_offsets[state]..choice_offsets[state + 1] {
-                owners[choice as usize] = state as u32;
-            }
-        }
-        owners
-    });
+    // The state of each choice of a Markov chain whose states may lack a
+    // choice, for its choice rewards, the rewards of that state's move.
+    let owners: Option<Vec<u32>> =
+        choice_offsets
+            .as_ref()
+            .filter(|_| kind != "mdp")
+            .map(|choice_offsets| {
+                let mut owners = vec![0u32; choices as usize];
+                for state in 0..states as usize {
+                    for choice in choice_offsets[state]..choice_offsets[state + 1] {
+                        owners[choice as usize] = state as u32;
+                    }
+                }
+                owners
+            });
     let model = match kind {
         "mdp" => {
             let mdp = Mdp {
-                choice_offsets,
+                choice_offsets: choice_offsets.unwrap_or_else(|| (0..=states).collect()),
                 branch_offsets,
                 targets,
                 probabilities,
@@ -431,18 +459,24 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
             ExplicitModel::Mdp(mdp)
         }
         _ => {
-            let mut offsets = Vec::with_capacity(states as usize + 1);
-            for state in 0..states as usize {
-                let own = choice_offsets[state + 1] - choice_offsets[state];
-                if own > 1 {
-                    return Err(archive.fail(format!(
-                        "member state-to-choices.bin: byte {}: state {state} has {own} choices; a Markov chain's states have at most one",
-                        state * 8
-                    )));
+            let offsets = match choice_offsets {
+                None => branch_offsets,
+                Some(choice_offsets) => {
+                    let mut offsets = Vec::with_capacity(states as usize + 1);
+                    for state in 0..states as usize {
+                        let own = choice_offsets[state + 1] - choice_offsets[state];
+                        if own > 1 {
+                            return Err(archive.fail(format!(
+                                "member state-to-choices.bin: byte {}: state {state} has {own} choices; a Markov chain's states have at most one",
+                                state * 8
+                            )));
+                        }
+                        offsets.push(branch_offsets[choice_offsets[state] as usize]);
+                    }
+                    offsets.push(branches);
+                    offsets
                 }
-                offsets.push(branch_offsets[choice_offsets[state] as usize]);
-            }
-            offsets.push(branches);
+            };
             let mut chain = MarkovChain {
                 offsets,
                 targets,
@@ -512,7 +546,7 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
             )));
         }
         let name = annotation.alias.clone().unwrap_or_else(|| id.clone());
-        let mut structure = RewardStructure::of_states(Some(name), vec![0.0; states as usize]);
+        let mut structure: Option<RewardStructure> = None;
         for target in &annotation.applies_to {
             let member = format!("annotations/rewards/{id}/{target}/values.bin");
             let bytes = archive.required(&member)?;
@@ -531,6 +565,7 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
                             }
                             moves
                         }
+                        // An MDP's choices, or a chain's one choice a state.
                         None => values,
                     };
                     RewardStructure::of_moves(None, states as u32, moves)
@@ -540,8 +575,14 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
                     RewardStructure::of_moves(None, states as u32, model.mean_move_rewards(&values))
                 }
             };
-            structure.add(part);
+            match &mut structure {
+                Some(structure) => structure.add(part),
+                None => structure = Some(part),
+            }
         }
+        let mut structure = structure
+            .unwrap_or_else(|| RewardStructure::of_states(None, vec![0.0; states as usize]));
+        structure.name = Some(name);
         rewards.push(structure);
     }
     Ok(ProbModel {
@@ -549,4 +590,25 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
         labels,
         rewards,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Listing in pieces gives every set bit once, in order, whatever
+        /// the piece size.
+        #[test]
+        fn set_bits_lists_every_set_bit_in_order(
+            words in proptest::collection::vec(any::<u64>(), 0..40),
+            piece_words in 1usize..7,
+        ) {
+            let expected: Vec<u32> = (0..words.len() as u32 * 64)
+                .filter(|&bit| words[bit as usize / 64] >> (bit % 64) & 1 == 1)
+                .collect();
+            prop_assert_eq!(set_bits(&words, piece_words), expected);
+        }
+    }
 }

@@ -253,21 +253,34 @@ pub fn embedded(chain: &MarkovChain) -> MarkovChain {
 /// A DTMC as an MDP with one choice per state that has a transition (its
 /// row), so that one set of algorithms serves both.
 pub fn as_mdp(chain: &MarkovChain) -> Mdp {
-    let mut choice_offsets = Vec::with_capacity(chain.offsets.len());
-    let mut branch_offsets = vec![0];
-    choice_offsets.push(0);
-    for state in 0..chain.states() {
-        let (targets, _) = chain.row(state);
-        if !targets.is_empty() {
-            branch_offsets.push(chain.offsets[state as usize + 1]);
-        }
-        choice_offsets.push(branch_offsets.len() as u64 - 1);
-    }
+    // The arrays are copied on the rayon pool: a large chain's hold
+    // gigabytes (benches/results/2026-12-02-h200-egl/README.md).
+    let (choice_offsets, branch_offsets) =
+        if chain.offsets.par_windows(2).all(|row| row[1] > row[0]) {
+            // Every state moves: a choice a state, the chain's own offsets.
+            let states = chain.states() as u64;
+            (
+                (0..=states).into_par_iter().collect(),
+                chain.offsets.par_iter().copied().collect(),
+            )
+        } else {
+            let mut choice_offsets = Vec::with_capacity(chain.offsets.len());
+            let mut branch_offsets = vec![0];
+            choice_offsets.push(0);
+            for state in 0..chain.states() {
+                let (targets, _) = chain.row(state);
+                if !targets.is_empty() {
+                    branch_offsets.push(chain.offsets[state as usize + 1]);
+                }
+                choice_offsets.push(branch_offsets.len() as u64 - 1);
+            }
+            (choice_offsets, branch_offsets)
+        };
     Mdp {
         choice_offsets,
         branch_offsets,
-        targets: chain.targets.clone(),
-        probabilities: chain.values.clone(),
+        targets: chain.targets.par_iter().copied().collect(),
+        probabilities: chain.values.par_iter().copied().collect(),
         choice_labels: None,
         initial: chain.initial,
     }

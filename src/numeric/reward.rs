@@ -14,6 +14,10 @@
 //! never arrives). No upper bound is known beforehand: the
 //! [`super::reference::Schedule`] finds one.
 
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+
 use super::qualitative::{self, Predecessors};
 use super::reference::{ChoiceRule, Classes, Iteration};
 use super::{
@@ -122,52 +126,50 @@ pub fn expected(
     options: &SolveOptions,
     engine: Engine<'_>,
 ) -> Result<Outcome, GpuError> {
-    let (mdp, per_visit) = match model {
-        ExplicitModel::Dtmc(chain) => (as_mdp(chain), rewards.states.clone()),
+    let (mdp, per_visit): (Cow<Mdp>, Cow<[f64]>) = match model {
+        ExplicitModel::Dtmc(chain) => (Cow::Owned(as_mdp(chain)), Cow::Borrowed(&rewards.states)),
         ExplicitModel::Ctmc(chain) => {
             let per_visit = holding_times(chain)
                 .iter()
                 .zip(&rewards.states)
                 .map(|(time, reward)| time * reward)
                 .collect();
-            (as_mdp(&embedded(chain)), per_visit)
+            (Cow::Owned(as_mdp(&embedded(chain))), Cow::Owned(per_visit))
         }
-        ExplicitModel::Mdp(mdp) => (mdp.clone(), rewards.states.clone()),
+        ExplicitModel::Mdp(mdp) => (Cow::Borrowed(mdp), Cow::Borrowed(&rewards.states)),
     };
-    let mut choice_rewards = per_choice(&mdp, &per_visit);
-    if let Some(moves) = &rewards.moves {
-        for state in 0..mdp.states() {
-            for choice in mdp.choices_of(state) {
-                // A chain's moves are indexed by state, an MDP's by choice.
-                choice_rewards[choice as usize] += match model {
-                    ExplicitModel::Mdp(_) => moves[choice as usize],
-                    _ => moves[state as usize],
-                };
-            }
-        }
-    }
+    let mdp = mdp.as_ref();
+    // A chain's moves are indexed by state, an MDP's by choice.
+    let by_choice = matches!(model, ExplicitModel::Mdp(_));
+    let choice_rewards = match rewards.moves.as_deref() {
+        None => per_choice(mdp, &per_visit),
+        Some(moves) => of_each_choice(mdp, |state, choice| {
+            per_visit[state as usize]
+                + moves[if by_choice { choice } else { u64::from(state) } as usize]
+        }),
+    };
     let bounds = match (engine, optimum) {
         (Engine::Gpu(device), None | Some(Optimum::Max)) => {
             let goal = gpu::Goal::Reward {
                 choice_rewards: &choice_rewards,
             };
-            gpu::solve_on_device(device, &mdp, goal, target, optimum, options)?
+            gpu::solve_on_device(device, mdp, goal, target, optimum, options)?
         }
         // A minimum's classes collapse end components: on the host, from
         // the device's searches.
         (Engine::Gpu(device), Some(Optimum::Min)) => {
-            let model = gpu::DeviceMdp::upload(device, &mdp)?;
+            let model = gpu::DeviceMdp::upload(device, mdp)?;
             let every = vec![true; target.len()];
-            let reach = gpu::maximal_reach(device, &mdp, &model, &every, target)?;
+            let reach = gpu::maximal_reach(device, mdp, &model, &every, target)?;
             drop(every);
             let finite = reach.almost_sure;
-            let iteration = with_finite(&mdp, &choice_rewards, target, &finite, optimum);
-            gpu::iterate_with(device, &mdp, &model, iteration, options)?
+            let iteration = with_finite(mdp, &choice_rewards, target, &finite, optimum);
+            gpu::iterate_with(device, mdp, &model, iteration, options)?
         }
         _ => solve(
             engine,
-            &mdp,
-            prepare(&mdp, &choice_rewards, target, optimum),
+            mdp,
+            prepare(mdp, &choice_rewards, target, optimum),
             options,
         )?,
     };
@@ -177,13 +179,17 @@ pub fn expected(
 /// The reward of every choice of `mdp` when each choice earns its state's
 /// reward (`rewards`, one per state).
 pub fn per_choice(mdp: &Mdp, rewards: &[f64]) -> Vec<f64> {
-    let mut choice_rewards = vec![0.0; mdp.choices() as usize];
-    for state in 0..mdp.states() {
-        for choice in mdp.choices_of(state) {
-            choice_rewards[choice as usize] = rewards[state as usize];
-        }
-    }
-    choice_rewards
+    of_each_choice(mdp, |state, _| rewards[state as usize])
+}
+
+/// `reward(state, choice)` for every choice of `mdp`, in choice order,
+/// computed on the rayon pool.
+fn of_each_choice(mdp: &Mdp, reward: impl Fn(u32, u64) -> f64 + Sync) -> Vec<f64> {
+    (0..mdp.states())
+        .into_par_iter()
+        .flat_map_iter(|state| mdp.choices_of(state).map(move |choice| (state, choice)))
+        .map(|(state, choice)| reward(state, choice))
+        .collect()
 }
 
 /// The precomputation of the expected reward until `target` in `mdp` (a

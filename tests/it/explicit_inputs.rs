@@ -512,6 +512,11 @@ fn umb_faults_name_the_member_and_offset() {
             .copy_from_slice(&0.5f64.to_le_bytes()))),
         "m.umb: state 0: probabilities sum to 1.49609375, not 1 (the rows of a DTMC sum to 1)"
     );
+    // 812 states: bit 813 lies in the last word's unused part.
+    assert_eq!(
+        umb_error(&changed("state-is-initial.bin", &|b| b[101] |= 1 << 5)),
+        "m.umb: member state-is-initial.bin: byte 96: bit 813 is set, but there are 812 states"
+    );
     assert_eq!(
         umb_error(&changed("index.json", &|b| b.truncate(10))),
         "m.umb: member index.json: EOF while parsing a string at line 2 column 8"
