@@ -2,7 +2,8 @@
 # `python` to an interpreter that imports stormpy, installed without
 # network from WHEEL_DIR (stormpy's wheel and its dependencies'; a wheel
 # too large to carry may come as NAME.whl.tar.xz, the wheel's files as an
-# xz-compressed tar, zipped back into NAME.whl here) into a virtual
+# xz-compressed tar, zipped back into NAME.whl here; stormpy's, trimmed by
+# scripts/trim_stormpy_wheel.py first, fits beside the repository) into a virtual
 # environment under OUT_DIR, or a target folder where python3 has no venv.
 stormpy_python() {
     local wheels=$1 out=$2
