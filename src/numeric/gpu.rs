@@ -23,7 +23,7 @@ use super::qualitative::MaximalReach;
 use super::reference::{
     Bounds, Classes, Iteration, Schedule, Shape, Step, Tally, finish, guess_above,
 };
-use super::{Optimum, SolveOptions};
+use super::{Optimum, SolveOptions, timed};
 use crate::explicit::Mdp;
 use crate::gpu::{Build, Device, GpuError, KernelSource, LargeSlice, scan, waves};
 use crate::{kernel_constants, kernel_file, param_block};
@@ -386,8 +386,10 @@ pub fn solve_on_device(
     optimum: Option<Optimum>,
     options: &SolveOptions,
 ) -> Result<Bounds, GpuError> {
-    let model = DeviceMdp::upload(device, mdp)?;
-    let iteration = precompute(device, mdp, &model, goal, right, optimum)?;
+    let model = timed("upload", || DeviceMdp::upload(device, mdp))?;
+    let iteration = timed("precomputations", || {
+        precompute(device, mdp, &model, goal, right, optimum)
+    })?;
     sweep_until_precise(device, &model, iteration, options)
 }
 
@@ -989,14 +991,16 @@ fn sweep_until_precise(
             "GPU iteration"
         );
     }
-    let lower = device.download(&*iteration.lower)?;
-    let upper = device.download(&*iteration.upper)?;
-    let members = match (schedule.upper_proven(), members) {
-        (true, _) => Vec::new(),
-        (false, Some(members)) => members,
-        (false, None) => download_prefix(device, &iteration.members, sizes.classes as usize)?,
-    };
-    Ok(finish(&schedule, &members, lower, upper))
+    timed("bounds downloaded", || {
+        let lower = device.download(&*iteration.lower)?;
+        let upper = device.download(&*iteration.upper)?;
+        let members = match (schedule.upper_proven(), members) {
+            (true, _) => Vec::new(),
+            (false, Some(members)) => members,
+            (false, None) => download_prefix(device, &iteration.members, sizes.classes as usize)?,
+        };
+        Ok(finish(&schedule, &members, lower, upper))
+    })
 }
 
 #[cfg(test)]

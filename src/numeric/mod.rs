@@ -454,11 +454,11 @@ fn probability(
         // Which states a CTMC's paths visit, in order, is its embedded
         // DTMC's: untimed probabilities are that chain's.
         (ExplicitModel::Ctmc(chain), None) => {
-            chain_as_mdp = as_mdp(&embedded(chain));
+            chain_as_mdp = timed("as MDP", || as_mdp(&embedded(chain)));
             &chain_as_mdp
         }
         (ExplicitModel::Dtmc(chain), _) => {
-            chain_as_mdp = as_mdp(chain);
+            chain_as_mdp = timed("as MDP", || as_mdp(chain));
             &chain_as_mdp
         }
         (ExplicitModel::Mdp(mdp), _) => mdp,

@@ -126,8 +126,11 @@ pub fn expected(
     options: &SolveOptions,
     engine: Engine<'_>,
 ) -> Result<Outcome, GpuError> {
-    let (mdp, per_visit): (Cow<Mdp>, Cow<[f64]>) = match model {
-        ExplicitModel::Dtmc(chain) => (Cow::Owned(as_mdp(chain)), Cow::Borrowed(&rewards.states)),
+    let (mdp, per_visit): (Cow<Mdp>, Cow<[f64]>) = timed("as MDP", || match model {
+        ExplicitModel::Dtmc(chain) => (
+            Cow::Owned(as_mdp(chain)),
+            Cow::Borrowed(rewards.states.as_slice()),
+        ),
         ExplicitModel::Ctmc(chain) => {
             let per_visit = holding_times(chain)
                 .iter()
@@ -136,18 +139,18 @@ pub fn expected(
                 .collect();
             (Cow::Owned(as_mdp(&embedded(chain))), Cow::Owned(per_visit))
         }
-        ExplicitModel::Mdp(mdp) => (Cow::Borrowed(mdp), Cow::Borrowed(&rewards.states)),
-    };
+        ExplicitModel::Mdp(mdp) => (Cow::Borrowed(mdp), Cow::Borrowed(rewards.states.as_slice())),
+    });
     let mdp = mdp.as_ref();
     // A chain's moves are indexed by state, an MDP's by choice.
     let by_choice = matches!(model, ExplicitModel::Mdp(_));
-    let choice_rewards = match rewards.moves.as_deref() {
+    let choice_rewards = timed("choice rewards", || match rewards.moves.as_deref() {
         None => per_choice(mdp, &per_visit),
         Some(moves) => of_each_choice(mdp, |state, choice| {
             per_visit[state as usize]
                 + moves[if by_choice { choice } else { u64::from(state) } as usize]
         }),
-    };
+    });
     let bounds = match (engine, optimum) {
         (Engine::Gpu(device), None | Some(Optimum::Max)) => {
             let goal = gpu::Goal::Reward {

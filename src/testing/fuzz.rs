@@ -225,20 +225,21 @@ fn solve_with_every_solver(game: &ParityGame) {
 }
 
 /// Harness of the UMB reader ([`umb::parse`]): an archive it accepts must
-/// hold a model that passes its `validate`, labels and rewards of its
-/// states. Accepted: the bytes parse.
+/// hold a model that passes its `validate`, labels of its states, and
+/// rewards for each of its states and moves. Accepted: the bytes parse.
 pub fn umb(data: &[u8]) -> bool {
     let Ok(read) = umb::parse(data, Path::new("fuzz.umb")) else {
         return false;
     };
-    let states = match &read.model {
+    // A move is a choice of an MDP, a state of a Markov chain.
+    let (states, moves) = match &read.model {
         ExplicitModel::Dtmc(chain) | ExplicitModel::Ctmc(chain) => {
             assert_eq!(chain.validate(), Ok(()));
-            chain.states()
+            (chain.states(), chain.states() as usize)
         }
         ExplicitModel::Mdp(mdp) => {
             assert_eq!(mdp.validate(), Ok(()));
-            mdp.states()
+            (mdp.states(), mdp.choices() as usize)
         }
     };
     check_labels(&read.labels, states);
@@ -248,6 +249,9 @@ pub fn umb(data: &[u8]) -> bool {
             states as usize,
             "a state reward per state"
         );
+        if let Some(rewards) = &rewards.moves {
+            assert_eq!(rewards.len(), moves, "a move reward per move");
+        }
     }
     true
 }
