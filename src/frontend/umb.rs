@@ -412,9 +412,9 @@ fn parse_tar(tar: &[u8], path: &Path) -> Result<ProbModel, LoadError> {
         archive.required(probabilities_name)?,
         branches,
     )?;
-    // After the arrays of branches, whose bytes bound the counts: without
-    // their members the offsets are made up, as large as the counts say.
-    // `None`: one choice a state, or one branch a choice.
+    // After the arrays of branches, whose bytes bound the counts. Without
+    // its member, each state has one choice (`None`: a Markov chain then
+    // takes the branch offsets as its rows), or each choice one branch.
     let choice_offsets = archive.offsets("state-to-choices.bin", states, choices)?;
     let branch_offsets = archive
         .offsets("choice-to-branches.bin", choices, branches)?

@@ -387,9 +387,7 @@ pub fn solve_on_device(
     options: &SolveOptions,
 ) -> Result<Bounds, GpuError> {
     let model = timed("upload", || DeviceMdp::upload(device, mdp))?;
-    let iteration = timed("precomputations", || {
-        precompute(device, mdp, &model, goal, right, optimum)
-    })?;
+    let iteration = precompute(device, mdp, &model, goal, right, optimum)?;
     sweep_until_precise(device, &model, iteration, options)
 }
 

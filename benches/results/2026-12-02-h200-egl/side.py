@@ -7,7 +7,7 @@ run stopped by `timeout` still reports it.
 
 `side.py warpcheck BINARY UMB PROPERTY ENGINE`: one `warpcheck prob` run at
 relative precision 1e-6 (Storm's sound default), timed around the process,
-with its -vv debug lines (call 2, run.sh, printed only those naming phases,
+with its -vv debug lines (call 1, run.sh, printed only those naming phases,
 sweeps, bytes or loading)."""
 import json, subprocess, sys, time
 
