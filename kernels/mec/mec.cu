@@ -179,7 +179,7 @@ __device__ __forceinline__ void kill(const Arrays& a, unsigned dead, unsigned* o
 // counters[MEC_COUNTER_DYING], the waves run to counters[MEC_COUNTER_WAVES].
 extern "C" __global__ void mec_deaths_block(const MecParams p) {
     const Arrays a(p);
-    short_waves_in_block((unsigned*)p.dying, a.next_dying, p.dying_count, MEC_BLOCK_WAVE,
+    short_waves_in_block((unsigned*)p.dying, a.next_dying, p.dying_count, MEC_BLOCK_WAVE, ~0ull,
                          &a.counters[MEC_COUNTER_DYING], &a.counters[MEC_COUNTER_WAVES],
                          [&](unsigned dead, unsigned* out, unsigned long long* length) { kill(a, dead, out, length); });
 }

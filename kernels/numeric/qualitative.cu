@@ -165,7 +165,7 @@ __device__ __forceinline__ void expand(const QualParams& p, unsigned state, unsi
 // to counters[QUAL_COUNTER_WAVES].
 extern "C" __global__ void qual_waves_block(const QualParams p) {
     unsigned long long* counters = (unsigned long long*)p.counters;
-    short_waves_in_block((unsigned*)p.wave, (unsigned*)p.next_wave, p.wave_length, QUAL_BLOCK_WAVE,
+    short_waves_in_block((unsigned*)p.wave, (unsigned*)p.next_wave, p.wave_length, QUAL_BLOCK_WAVE, ~0ull,
                          &counters[QUAL_COUNTER_WAVE], &counters[QUAL_COUNTER_WAVES],
                          [&](unsigned state, unsigned* out, unsigned long long* length) {
                              expand(p, state, out, length);

@@ -62,14 +62,31 @@ impl<P> Waves<'_, P> {
 /// errors.
 pub fn run<P>(
     device: &Device,
+    waves: Waves<'_, P>,
+    counters: &mut CudaSlice<u64>,
+    slots: (usize, usize),
+    pending: u64,
+    during: &'static str,
+) -> Result<u64, GpuError> {
+    let (run, _) = run_until(device, waves, counters, slots, pending, during, |_| false)?;
+    Ok(run)
+}
+
+/// [`run`], which also stops before a launch when `stop` says so, given
+/// the waves run so far (a block kernel should then run a bounded number
+/// of waves a launch): the waves run, and the length of the wave left
+/// pending (0 when the propagation is done).
+pub fn run_until<P>(
+    device: &Device,
     mut waves: Waves<'_, P>,
     counters: &mut CudaSlice<u64>,
     (pending_slot, waves_slot): (usize, usize),
     mut pending: u64,
     during: &'static str,
-) -> Result<u64, GpuError> {
+    mut stop: impl FnMut(u64) -> bool,
+) -> Result<(u64, u64), GpuError> {
     let mut run = 0;
-    while pending > 0 {
+    while pending > 0 && !stop(run) {
         waves.swap();
         waves.set_length(pending);
         device
@@ -98,5 +115,5 @@ pub fn run<P>(
             run += 1;
         }
     }
-    Ok(run)
+    Ok((run, pending))
 }

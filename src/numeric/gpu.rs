@@ -6,26 +6,30 @@
 //! `kernels/numeric/qualitative.cu`), and for `Pmax` and `Rmin` their
 //! searches ([`maximal_reach`]) with the end components collapsed on the
 //! host ([`super::reference::maximum_from`]); then the model, the classes of
-//! undecided states and both bounds are on the device, and launches of one
-//! sweep each refine the bounds as the [`Schedule`] shared with the other
-//! engines says, reading the tally of the last sweep of every batch. Each
+//! undecided states and both bounds are on the device. First a peel
+//! (`peel`) solves the classes that reach no cycle exactly, in
+//! topological order, as the CPU engine's order by SCCs does, and where
+//! the classes left are many, they are cut into stages by the SCCs of
+//! what they read (`stages`). Then launches of one sweep each refine the
+//! bounds of the classes left, stage after stage, as the [`Schedule`]
+//! shared with the other engines says, reading the tally of the last
+//! sweep of every batch. Each
 //! launch's tally is zeroed by the host before it runs. Each class is
 //! updated by a group of lanes as wide as its mean number of branches
 //! (rounded down to a power of two, at most a warp), so that the lanes of
 //! a warp read neighbouring branches.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 
 use super::qualitative::MaximalReach;
-use super::reference::{
-    Bounds, Classes, Iteration, Schedule, Shape, Step, Tally, finish, guess_above,
-};
+use super::reference::{Bounds, Classes, Iteration, Schedule, Shape, Step, Tally};
 use super::{Optimum, SolveOptions, timed};
 use crate::explicit::Mdp;
 use crate::gpu::{Build, Device, GpuError, KernelSource, LargeSlice, scan, waves};
+use crate::scc;
 use crate::{kernel_constants, kernel_file, param_block};
 
 /// The sweep kernel.
@@ -54,14 +58,38 @@ kernel_constants! {
     }
 }
 
+kernel_constants! {
+    /// Slots of the peel's `u64` counters.
+    pub mod peel_counter: usize = "PEEL_COUNTER_" {
+        /// Length of the wave being appended to.
+        WAVE = 0;
+        /// Waves run by the last launch of `peel_waves_block`.
+        WAVES = 1;
+    }
+}
+
 /// Counter slots in all.
 const COUNTERS: usize = counter::INSIDE + 1;
+/// Waves `peel_waves_block` runs at most a launch, so that the host can
+/// stop a peel that runs past its time.
+const PEEL_BLOCK_WAVES: u64 = 1024;
+/// A peel may take as long as this many sweeps would (estimated by its
+/// first pass over the classes' branches, which reads about what a sweep
+/// reads)...
+const PEEL_SWEEPS: u32 = 32;
+/// ...or this long, whichever is longer (small models, whose sweeps cost
+/// a launch each).
+const PEEL_MIN_SECONDS: f64 = 0.05;
 /// Threads per block.
 const THREADS: u32 = 256;
 /// Sweeps launched between two reads of the tally.
 const SWEEPS_PER_CHECK: u64 = 16;
 /// What the kernel does, for error messages.
 const DURING: &str = "iterating on the GPU";
+/// What the stages' set-up does, for error messages.
+const STAGING: &str = "ordering the components of what the classes read on the GPU";
+/// What the peel does, for error messages.
+const PEELING: &str = "solving the classes that reach no cycle on the GPU";
 /// What the precomputations do, for error messages.
 const PRECOMPUTING: &str = "settling the states of probability 0 and 1 on the GPU";
 
@@ -105,6 +133,47 @@ param_block! {
         pub phase: u64,
         /// Lanes per class: a power of two up to 32.
         pub lanes: u64,
+        /// Device address of the classes swept (`u32` each, `classes` of
+        /// them), or 0 when all are, in order.
+        pub class_list: u64,
+    }
+}
+
+param_block! {
+    /// The peel's arrays (`PeelParams` in the kernel; see `peel`).
+    pub struct PeelParams {
+        /// The classes, bounds and model, as the sweeps see them; `classes`
+        /// counts all of them and `class_list` is 0.
+        pub sweep: IterateParams,
+        /// Device address of each state's class (`u32`; `u32::MAX`: none).
+        pub class_of: u64,
+        /// States.
+        pub states: u64,
+        /// Device address of each class's count of branches into classes
+        /// not yet solved (`u32`; `u32::MAX` once solved).
+        pub waiting: u64,
+        /// Device address of the offsets of the readers of each class
+        /// (`u64`, classes + 1).
+        pub entering_offsets: u64,
+        /// Device address of the readers, class by class read (`u32`).
+        pub entering: u64,
+        /// Device address of the cursors that fill them (`u64` per class).
+        pub entering_cursor: u64,
+        /// Device address of the wave read (`u32` per class).
+        pub wave: u64,
+        /// Classes in it.
+        pub wave_length: u64,
+        /// Device address of the wave appended to (`u32` per class).
+        pub next_wave: u64,
+        /// Device address of the counters ([`peel_counter`]).
+        pub counters: u64,
+        /// 1 when the upper bounds are known (else they are guessed).
+        pub upper_known: u64,
+        /// Device address of the unsolved flags, then their ranks (`u32`,
+        /// classes + 1).
+        pub unsolved: u64,
+        /// Device address of the list of the classes left (`u32`).
+        pub class_list: u64,
     }
 }
 
@@ -191,9 +260,53 @@ param_block! {
     }
 }
 
-/// The sweep kernel's build.
+param_block! {
+    /// The arrays of the stages (`StageParams` in the kernel; see
+    /// `stages`).
+    pub struct StageParams {
+        /// The peel's arrays: which class each state is in, which classes
+        /// are solved, the ranks of the others and their list.
+        pub peel: PeelParams,
+        /// Classes left by the peel: the nodes of the read graph.
+        pub nodes: u64,
+        /// Device address of the read graph's offsets (`u64`, nodes + 1).
+        pub offsets: u64,
+        /// Device address of the nodes read (`u32`).
+        pub targets: u64,
+        /// Device address of each node's representative (`u32`).
+        pub representative: u64,
+        /// Device address of the representative flags, then their ranks:
+        /// the component numbers (`u32`, nodes + 1).
+        pub component: u64,
+        /// Device address of the counts of each node's edges into other
+        /// components, then their offsets (`u64`, nodes + 1).
+        pub cross_offsets: u64,
+        /// Device address of the pairs of components of those edges
+        /// (`u32`, two an edge).
+        pub pairs: u64,
+        /// Device address of each component's size (`u32`).
+        pub sizes: u64,
+        /// Device address of each component's cyclic flag (`u8`).
+        pub cyclic: u64,
+        /// Device address of each component's stage (`u8`).
+        pub component_stage: u64,
+        /// Device address of the cursors that fill each stage's part of
+        /// `stage_list` (`u64` per stage, from the part's offset).
+        pub stage_cursors: u64,
+        /// Device address of the classes, stage by stage (`u32`, nodes).
+        pub stage_list: u64,
+    }
+}
+
+/// The build of the sweep, peel and stage kernels.
 pub fn build() -> Build {
-    Build::new(SOURCE).check_layout::<IterateParams>()
+    Build::new(SOURCE)
+        .defines(peel_counter::DEFINES)
+        .define("PEEL_BLOCK_WAVE", waves::BLOCK_WAVE as i64)
+        .define("PEEL_BLOCK_WAVES", PEEL_BLOCK_WAVES as i64)
+        .check_layout::<IterateParams>()
+        .check_layout::<PeelParams>()
+        .check_layout::<StageParams>()
 }
 
 /// The precomputation kernels' build.
@@ -235,6 +348,17 @@ impl ClassSizes {
         match self.branches / self.classes.max(1) {
             0 | 1 => 1,
             mean => (1u64 << mean.ilog2()).min(32),
+        }
+    }
+
+    /// The sizes of `classes` of these classes, their choices and branches
+    /// estimated in proportion (for the debug log's bandwidth).
+    fn share(&self, classes: u64) -> ClassSizes {
+        let part = |of: u64| (of as f64 * classes as f64 / self.classes.max(1) as f64) as u64;
+        ClassSizes {
+            classes,
+            choices: part(self.choices),
+            branches: part(self.branches),
         }
     }
 
@@ -309,15 +433,16 @@ impl DeviceIteration {
     /// The iteration copied back to the host (to compare it with the
     /// host's precomputations).
     pub fn download(&self, device: &Device) -> Result<Iteration, GpuError> {
-        let classes = self.sizes.classes as usize;
         let choices = self.sizes.choices as usize;
+        let member_offsets = device.download(&*self.class_member_offsets)?;
+        let members = member_offsets.last().map_or(0, |&end| end as usize);
         Ok(Iteration {
             lower: device.download(&*self.lower)?,
             upper: device.download(&*self.upper)?,
             upper_known: self.shape.upper_known,
             classes: Classes {
-                members: download_prefix(device, &self.members, classes)?,
-                member_offsets: device.download(&*self.class_member_offsets)?,
+                members: download_prefix(device, &self.members, members)?,
+                member_offsets,
                 choices: download_prefix(device, &self.class_choices, choices)?,
                 choice_offsets: device.download(&*self.class_choice_offsets)?,
                 constants: match &self.class_constants {
@@ -343,6 +468,55 @@ fn download_prefix<T: cudarc::driver::DeviceRepr + Default + Clone>(
     }
 }
 
+/// How long the peel before the sweeps (`peel`) may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PeelLimit {
+    /// No peel: the sweeps update every class.
+    Off,
+    /// Until this many waves have run (the block kernel runs up to
+    /// `PEEL_BLOCK_WAVES` a launch, so a peel may run that many more): for
+    /// tests of a peel that stops early.
+    Waves(u64),
+    /// As long as `PEEL_SWEEPS` (32) sweeps would take, at least
+    /// `PEEL_MIN_SECONDS` (0.05 s): the peel pays where the sweeps would need
+    /// more than that to carry the values up the acyclic part, and costs
+    /// little where they would not.
+    Auto,
+}
+
+/// How the GPU orders the classes before its sweeps: the peel (`peel`)
+/// and the stages of components (`stages`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ordering {
+    /// How long the peel may run.
+    pub peel: PeelLimit,
+    /// The fewest classes a stage must hold on average for the classes
+    /// the peel left to be swept in stages (`u64::MAX`: never). A sweep
+    /// of fewer classes is bound by its launch, not by memory, so stages
+    /// of them sweep no faster than all classes together, and stages
+    /// serialise what the sweeps did at once: embedded-2 (3,478 states)
+    /// took 18.0 s in stages against 3.1 s without (call B of
+    /// benches/results/2026-12-02b-h200-peel/, before this gate).
+    pub stage_classes: u64,
+}
+
+impl Ordering {
+    /// The default: the peel within [`PeelLimit::Auto`], stages of at
+    /// least 2^17 classes on average (about 13 MB a sweep, a few
+    /// microseconds at the H200's bandwidth, as long as a launch).
+    pub const AUTO: Ordering = Ordering {
+        peel: PeelLimit::Auto,
+        stage_classes: 1 << 17,
+    };
+
+    /// No peel and no stages: every class swept together, as before
+    /// either existed (for comparisons).
+    pub const NONE: Ordering = Ordering {
+        peel: PeelLimit::Off,
+        stage_classes: u64::MAX,
+    };
+}
+
 /// Refines `iteration` of `mdp` on `device` within `options`, as
 /// [`super::reference::iterate`] does on one thread.
 pub fn iterate(
@@ -351,13 +525,21 @@ pub fn iterate(
     iteration: Iteration,
     options: &SolveOptions,
 ) -> Result<Bounds, GpuError> {
-    iterate_with(
-        device,
-        mdp,
-        &DeviceMdp::upload(device, mdp)?,
-        iteration,
-        options,
-    )
+    iterate_ordered(device, mdp, iteration, options, Ordering::AUTO)
+}
+
+/// [`iterate`] with the classes ordered as `ordering` says.
+pub fn iterate_ordered(
+    device: &Device,
+    mdp: &Mdp,
+    iteration: Iteration,
+    options: &SolveOptions,
+    ordering: Ordering,
+) -> Result<Bounds, GpuError> {
+    let model = DeviceMdp::upload(device, mdp)?;
+    let on_device = DeviceIteration::upload(device, mdp, &iteration)?;
+    drop(iteration);
+    sweep_until_precise(device, &model, on_device, options, ordering)
 }
 
 /// [`iterate`] with `mdp`'s branches already on the device, in `model`.
@@ -370,7 +552,7 @@ pub fn iterate_with(
 ) -> Result<Bounds, GpuError> {
     let on_device = DeviceIteration::upload(device, mdp, &iteration)?;
     drop(iteration);
-    sweep_until_precise(device, model, on_device, options)
+    sweep_until_precise(device, model, on_device, options, Ordering::AUTO)
 }
 
 /// The values of `goal` (the probability of `left U right`, or the
@@ -388,7 +570,7 @@ pub fn solve_on_device(
 ) -> Result<Bounds, GpuError> {
     let model = timed("upload", || DeviceMdp::upload(device, mdp))?;
     let iteration = precompute(device, mdp, &model, goal, right, optimum)?;
-    sweep_until_precise(device, &model, iteration, options)
+    sweep_until_precise(device, &model, iteration, options, Ordering::AUTO)
 }
 
 /// What [`precompute`] settles.
@@ -897,15 +1079,25 @@ fn launch_with(
 }
 
 /// Refines `iteration` on `device` with the branches of `model` within
-/// `options`: the sweeps of the [`Schedule`] the other engines share.
+/// `options`, the classes ordered as `ordering` says: first the peel
+/// (`peel`) solves the classes
+/// that reach no cycle, then the classes left are swept as the
+/// [`Schedule`] the other engines share says, stage after stage where
+/// their components were ordered (`stages`), each stage with a schedule
+/// of its own, else all together. The iterations reported are the most
+/// sweeps one stage took, at least 1 when the peel solved any class (one
+/// update each, as the CPU engine counts them); a stage that stops short
+/// (the iteration or time limit) stops the stages after it, whose upper
+/// bounds become infinite where they were not known.
 fn sweep_until_precise(
     device: &Device,
     model: &DeviceMdp,
     mut iteration: DeviceIteration,
     options: &SolveOptions,
+    ordering: Ordering,
 ) -> Result<Bounds, GpuError> {
     let sizes = iteration.sizes;
-    let mut schedule = Schedule::of_shape(iteration.shape, sizes.classes as usize, options);
+    let shape = iteration.shape;
     let function = device.function(&build(), "iterate")?;
     let mut counters: CudaSlice<u64> = device.alloc_zeroed(2)?;
     let mut params = IterateParams {
@@ -927,78 +1119,539 @@ fn sweep_until_precise(
         epsilon_bits: 0,
         settle_bits: 0,
         relative: u64::from(options.precision.relative),
-        minimise: u64::from(iteration.shape.optimum == Some(Optimum::Min)),
+        minimise: u64::from(shape.optimum == Some(Optimum::Min)),
         phase: 0,
         lanes: sizes.lanes(),
+        class_list: 0,
     };
-    let config = device.grid_stride_launch(sizes.classes * params.lanes, THREADS, 16);
+    let states = iteration.lower.len();
+    let mut left = timed("peel", || {
+        peel(device, params, sizes, states, shape, ordering.peel)
+    })?;
+    params.classes = left.classes;
+    params.class_list = left.list.as_ref().map_or(0, |list| device.address(list));
+    let stages = match left.kept.take() {
+        Some(kept) if left.classes / ordering.stage_classes >= 2 => timed("stages", || {
+            stages(device, kept, left.classes, ordering.stage_classes, options)
+        })?,
+        _ => None,
+    };
+    // The list each stage sweeps a part of, and the parts: (offset,
+    // classes, options).
+    let (list, plan) = match &stages {
+        Some(stages) => (device.address(&*stages.list), stages.plan.clone()),
+        None => (params.class_list, vec![(0, left.classes, options.clone())]),
+    };
+    let sweep = Sweep {
+        device,
+        function: &function,
+    };
     let sweeping = Instant::now();
-    let mut step = schedule.start();
-    let mut members: Option<Vec<u32>> = None;
-    while step != Step::Stop {
-        if let Step::Guess(precision) = step {
-            let members = match &mut members {
-                Some(members) => members,
-                none => none.insert(download_prefix(
-                    device,
-                    &iteration.members,
-                    sizes.classes as usize,
-                )?),
-            };
-            let known = device.download(&*iteration.lower)?;
-            let mut guessed = device.download(&*iteration.upper)?;
-            for &state in members.iter() {
-                guessed[state as usize] = guess_above(known[state as usize], precision);
+    let mut iterations = u64::from(left.solved > 0);
+    let mut converged = true;
+    let mut swept = 0;
+    for (stage, (offset, classes, stage_options)) in plan.iter().enumerate() {
+        let part = |params: &mut IterateParams, offset: u64, classes: u64| {
+            params.class_list = if list == 0 { 0 } else { list + 4 * offset };
+            params.classes = classes;
+        };
+        part(&mut params, *offset, *classes);
+        let schedule = sweep.run(&mut params, &mut counters, shape, stage_options)?;
+        iterations = iterations.max(schedule.iterations());
+        swept += schedule.iterations() * classes;
+        if !schedule.upper_proven() {
+            launch_on_classes(device, "iterate_forget_upper", &params)?;
+        }
+        if !schedule.converged() {
+            converged = false;
+            // The stages after this one read its bounds: their guesses of
+            // the upper bounds would be unfounded.
+            if !shape.upper_known {
+                for (offset, classes, _) in &plan[stage + 1..] {
+                    part(&mut params, *offset, *classes);
+                    launch_on_classes(device, "iterate_forget_upper", &params)?;
+                }
             }
-            device.write(&guessed, &mut *iteration.upper)?;
+            break;
         }
-        let rule = schedule.rule();
-        params.epsilon_bits = rule.precision.epsilon.to_bits();
-        params.settle_bits = rule.settle.epsilon.to_bits();
-        params.phase = rule.phase as u64;
-        let sweeps = schedule.batch(SWEEPS_PER_CHECK);
-        for _ in 0..sweeps {
-            device
-                .stream()
-                .memset_zeros(&mut counters)
-                .map_err(GpuError::driver(DURING))?;
-            let mut launch = device.stream().launch_builder(&function);
-            launch.arg(&params);
-            // SAFETY: the block matches the kernel's (checked at compile
-            // time); its addresses point into the allocations above, sized
-            // as the classes and the MDP say.
-            unsafe { launch.launch(config) }.map_err(GpuError::driver(DURING))?;
-        }
-        let tally = device.download(&counters)?;
-        step = schedule.after(
-            sweeps,
-            Tally {
-                imprecise: tally[0],
-                raised: tally[1],
-            },
-        );
     }
     if tracing::enabled!(tracing::Level::DEBUG) {
         let seconds = sweeping.elapsed().as_secs_f64();
-        let bytes = sizes.sweep_bytes();
+        let bytes = sizes.share(1).sweep_bytes() * swept;
         tracing::debug!(
-            sweeps = schedule.iterations(),
+            stages = plan.len(),
+            iterations,
+            class_updates = swept,
             seconds,
-            bytes_per_sweep = bytes,
-            gigabytes_per_second = (bytes * schedule.iterations()) as f64 / seconds.max(1e-9) / 1e9,
+            gigabytes_per_second = bytes as f64 / seconds.max(1e-9) / 1e9,
             "GPU iteration"
         );
     }
     timed("bounds downloaded", || {
-        let lower = device.download(&*iteration.lower)?;
-        let upper = device.download(&*iteration.upper)?;
-        let members = match (schedule.upper_proven(), members) {
-            (true, _) => Vec::new(),
-            (false, Some(members)) => members,
-            (false, None) => download_prefix(device, &iteration.members, sizes.classes as usize)?,
-        };
-        Ok(finish(&schedule, &members, lower, upper))
+        Ok(Bounds {
+            lower: device.download(&*iteration.lower)?,
+            upper: device.download(&*iteration.upper)?,
+            iterations,
+            converged,
+        })
     })
+}
+
+/// The sweep kernel, launched over the classes swept.
+struct Sweep<'a> {
+    device: &'a Device,
+    function: &'a CudaFunction,
+}
+
+impl Sweep<'_> {
+    /// Sweeps the classes of `params` until `options` say stop, as a
+    /// [`Schedule`] of their own says; that schedule at the end. The tally
+    /// goes to `counters`.
+    fn run(
+        &self,
+        params: &mut IterateParams,
+        counters: &mut CudaSlice<u64>,
+        shape: Shape,
+        options: &SolveOptions,
+    ) -> Result<Schedule, GpuError> {
+        let device = self.device;
+        let config = device.grid_stride_launch(params.classes * params.lanes, THREADS, 16);
+        let mut schedule = Schedule::of_shape(shape, params.classes as usize, options);
+        let mut step = schedule.start();
+        while step != Step::Stop {
+            if let Step::Guess(precision) = step {
+                let guess = IterateParams {
+                    epsilon_bits: precision.epsilon.to_bits(),
+                    relative: u64::from(precision.relative),
+                    ..*params
+                };
+                launch_on_classes(device, "iterate_guess", &guess)?;
+            }
+            let rule = schedule.rule();
+            params.epsilon_bits = rule.precision.epsilon.to_bits();
+            params.settle_bits = rule.settle.epsilon.to_bits();
+            params.phase = rule.phase as u64;
+            let sweeps = schedule.batch(SWEEPS_PER_CHECK);
+            for _ in 0..sweeps {
+                device
+                    .stream()
+                    .memset_zeros(counters)
+                    .map_err(GpuError::driver(DURING))?;
+                let mut launch = device.stream().launch_builder(self.function);
+                launch.arg(&*params);
+                // SAFETY: the block matches the kernel's (checked at
+                // compile time); its addresses point into the allocations
+                // of the iteration, the model and the peel, sized as the
+                // classes and the MDP say.
+                unsafe { launch.launch(config) }.map_err(GpuError::driver(DURING))?;
+            }
+            let tally = device.download(&*counters)?;
+            step = schedule.after(
+                sweeps,
+                Tally {
+                    imprecise: tally[0],
+                    raised: tally[1],
+                },
+            );
+        }
+        Ok(schedule)
+    }
+}
+
+/// Launches the kernel `name` of the sweeps' build with `params`, a thread
+/// for each class swept.
+fn launch_on_classes(device: &Device, name: &str, params: &IterateParams) -> Result<(), GpuError> {
+    let function = device.function(&build(), name)?;
+    let config = device.grid_stride_launch(params.classes, THREADS, 16);
+    // SAFETY: the block matches the kernel's (checked at compile time);
+    // its addresses point into the sweeps' allocations.
+    unsafe { device.launch_block(&function, params, config, DURING) }
+}
+
+/// The classes a peel left to the sweeps.
+struct Unsolved {
+    /// Their list (in class order) on the device, or `None` when the peel
+    /// did not run: then the sweeps update every class.
+    list: Option<LargeSlice<u32>>,
+    /// How many are left.
+    classes: u64,
+    /// How many the peel solved.
+    solved: u64,
+    /// The peel's arrays that the stages read, when it ran and left any.
+    kept: Option<PeelArrays>,
+}
+
+/// The arrays of a peel that say which class each state is in, which
+/// classes are solved and the ranks of the others in the list of the
+/// classes left, with the parameter block that addresses them.
+struct PeelArrays {
+    params: PeelParams,
+    _class_of: LargeSlice<u32>,
+    _waiting: LargeSlice<u32>,
+    _unsolved: LargeSlice<u32>,
+}
+
+/// Solves exactly, on the device, the classes of `sweep` (with `sizes`,
+/// over `states` states, bounds as `shape` says) that reach no cycle
+/// of classes, in topological order (the GPU's counterpart of the CPU
+/// engine's one-class components, `super::cpu`): the class graph is
+/// peeled from its sinks in waves, each class solved by one update from
+/// successors that are settled or solved (so their bounds are equal),
+/// within `limit`. Every class that reads a cycle, or that the limit left,
+/// is listed for the sweeps; a solved class is final, so the sweeps leave
+/// it alone. On egl-10-8, an acyclic chain that took 208 sweeps, no sweep
+/// is left. The peel is skipped where its arrays would not fit (with room
+/// to spare) or its counts could overflow 32 bits, and solves nothing
+/// where no class reads only settled states.
+fn peel(
+    device: &Device,
+    sweep: IterateParams,
+    sizes: ClassSizes,
+    states: usize,
+    shape: Shape,
+    limit: PeelLimit,
+) -> Result<Unsolved, GpuError> {
+    let classes = sizes.classes as usize;
+    let arrays = 4 * states as u64 + 36 * sizes.classes + 4 * sizes.branches;
+    if limit == PeelLimit::Off
+        || classes == 0
+        || sizes.branches >= u64::from(u32::MAX)
+        || device.free_memory()? < arrays + arrays / 4 + (1 << 28)
+    {
+        return Ok(Unsolved {
+            list: None,
+            classes: sizes.classes,
+            solved: 0,
+            kept: None,
+        });
+    }
+    let started = Instant::now();
+    let build = build();
+    let kernel = |name: &str| device.function(&build, name);
+    let launch = |name: &str, params: &PeelParams, items: usize| {
+        let config = device.grid_stride_launch(items as u64, THREADS, 16);
+        // SAFETY: the block matches the kernels' (checked at compile
+        // time); its addresses point into the allocations of this peel and
+        // of the sweeps, sized as the classes and the MDP say.
+        unsafe { device.launch_block(&kernel(name)?, params, config, PEELING) }
+    };
+    let mut class_of = device.alloc_large_filled::<u32>(states, 0xff)?;
+    // Written by peel_count for every class.
+    let mut waiting = device.alloc_written_by_kernels::<u32>(classes)?;
+    let mut entering_offsets = device.alloc_large_filled::<u64>(classes + 1, 0)?;
+    // Each wave's classes are appended before they are read.
+    let mut wave_lists = [
+        device.alloc_written_by_kernels::<u32>(classes)?,
+        device.alloc_written_by_kernels::<u32>(classes)?,
+    ];
+    let mut counters: CudaSlice<u64> = device.alloc_zeroed(2)?;
+    let mut params = PeelParams {
+        sweep,
+        class_of: device.address_mut(&mut class_of),
+        states: states as u64,
+        waiting: device.address_mut(&mut waiting),
+        entering_offsets: device.address_mut(&mut entering_offsets),
+        wave: device.address_mut(&mut wave_lists[1]),
+        next_wave: device.address_mut(&mut wave_lists[0]),
+        counters: device.address_mut(&mut counters),
+        upper_known: u64::from(shape.upper_known),
+        ..PeelParams::default()
+    };
+    launch("peel_class_of", &params, classes)?;
+    launch("peel_count", &params, classes)?;
+    let first = device.download(&counters)?[peel_counter::WAVE];
+    // The first pass reads about what a sweep reads.
+    let pass = started.elapsed();
+    let (mut waves_run, mut pending, mut entries) = (0, 0, 0);
+    if first > 0 {
+        scan::exclusive_scan(device, &mut entering_offsets, classes + 1)?;
+        entries = device.download(&entering_offsets.slice(classes..classes + 1))?[0];
+        // Written by peel_fill, every entry below the count.
+        let mut entering = device.alloc_written_by_kernels::<u32>(entries as usize)?;
+        params.entering = device.address_mut(&mut entering);
+        {
+            // Dropped (after the stream's work) once peel_fill has run.
+            let mut cursor = device.alloc_written_by_kernels::<u64>(classes)?;
+            device
+                .stream()
+                .memcpy_dtod(&entering_offsets.slice(..classes), &mut *cursor)
+                .map_err(GpuError::driver(PEELING))?;
+            params.entering_cursor = device.address_mut(&mut cursor);
+            launch("peel_fill", &params, classes)?;
+            params.entering_cursor = 0;
+        }
+        let budget = (pass * PEEL_SWEEPS).max(Duration::from_secs_f64(PEEL_MIN_SECONDS));
+        let (block, grid) = (kernel("peel_waves_block")?, kernel("peel_wave")?);
+        let peeling = waves::Waves {
+            block: &block,
+            grid: &grid,
+            params: &mut params,
+            lists: |p| (&mut p.wave, &mut p.next_wave, &mut p.wave_length),
+            launch: launch_peel,
+            threads: THREADS,
+        };
+        let slots = (peel_counter::WAVE, peel_counter::WAVES);
+        (waves_run, pending) = waves::run_until(
+            device,
+            peeling,
+            &mut counters,
+            slots,
+            first,
+            PEELING,
+            |run| match limit {
+                PeelLimit::Waves(most) => run >= most,
+                _ => started.elapsed() >= budget,
+            },
+        )?;
+        params.entering = 0;
+    }
+    drop((entering_offsets, wave_lists));
+    // Set by peel_unsolved below the class count, then scanned.
+    let mut unsolved = device.alloc_large_filled::<u32>(classes + 1, 0)?;
+    params.unsolved = device.address_mut(&mut unsolved);
+    launch("peel_unsolved", &params, classes)?;
+    scan::exclusive_scan(device, &mut unsolved, classes + 1)?;
+    let left = u64::from(device.download(&unsolved.slice(classes..classes + 1))?[0]);
+    // Written by peel_list below the count of the classes left.
+    let mut list = device.alloc_written_by_kernels::<u32>(left as usize)?;
+    params.class_list = device.address_mut(&mut list);
+    launch("peel_list", &params, classes)?;
+    tracing::debug!(
+        classes,
+        solved = sizes.classes - left,
+        waves = waves_run,
+        stopped_early = pending > 0,
+        readers = entries,
+        first_pass_seconds = pass.as_secs_f64(),
+        "GPU peel"
+    );
+    Ok(Unsolved {
+        list: Some(list),
+        classes: left,
+        solved: sizes.classes - left,
+        kept: (left > 0).then_some(PeelArrays {
+            params,
+            _class_of: class_of,
+            _waiting: waiting,
+            _unsolved: unsolved,
+        }),
+    })
+}
+
+/// Launches a peel kernel with `params` in `config` (the waves' launcher).
+fn launch_peel(
+    device: &Device,
+    kernel: &CudaFunction,
+    params: &PeelParams,
+    config: LaunchConfig,
+) -> Result<(), GpuError> {
+    // SAFETY: the block matches the kernels' (checked at compile time);
+    // its addresses point into the allocations of `peel` and the sweeps.
+    unsafe { device.launch_block(kernel, params, config, PEELING) }
+}
+
+/// The stages of the classes a peel left: their list on the device,
+/// stage by stage, and each stage's part of it (offset and class count)
+/// and options, in the order they are swept.
+struct Stages {
+    list: LargeSlice<u32>,
+    plan: Vec<(u64, u64, SolveOptions)>,
+}
+
+/// Orders the `nodes` classes a peel left (`peeled`) by the strongly
+/// connected components of what they read, as the CPU engine's layout
+/// does, within `options`: the read graph is built and decomposed on the
+/// device (`scc::gpu::representatives`, colouring), the condensation's
+/// edges (between components) are copied to the host, which gives each
+/// component its height (the most cyclic components on a path of reads
+/// from it, itself included: `heights`), and the heights are cut into at
+/// most [`MAX_STAGES`] stages of consecutive heights, and at most one per
+/// `stage_classes` classes, swept in order, each
+/// to a precision scaled by its lowest height as on the CPU
+/// (`Layout::precision_of` in `super::cpu`), so that a stage reading
+/// bounds precise to its predecessors' precisions can reach its own. None
+/// (sweep all together) where that gives one stage (one component, or no
+/// path through two cyclic ones) or the arrays would not fit.
+fn stages(
+    device: &Device,
+    peeled: PeelArrays,
+    nodes: u64,
+    stage_classes: u64,
+    options: &SolveOptions,
+) -> Result<Option<Stages>, GpuError> {
+    let n = nodes as usize;
+    let build = build();
+    let launch = |name: &str, params: &StageParams| {
+        let config = device.grid_stride_launch(nodes, THREADS, 16);
+        // SAFETY: the block matches the kernels' (checked at compile
+        // time); its addresses point into the allocations below, of the
+        // peel and of the sweeps, sized as the classes and the MDP say.
+        unsafe { device.launch_block(&device.function(&build, name)?, params, config, STAGING) }
+    };
+    let mut phases = Phases::new();
+    let mut offsets = device.alloc_large_filled::<u64>(n + 1, 0)?;
+    let mut params = StageParams {
+        peel: peeled.params,
+        nodes,
+        offsets: device.address_mut(&mut offsets),
+        ..StageParams::default()
+    };
+    launch("stage_count", &params)?;
+    scan::exclusive_scan(device, &mut offsets, n + 1)?;
+    let edges = device.download(&offsets.slice(n..n + 1))?[0];
+    let needed =
+        scc::gpu::stored_bytes(scc::cpu::Method::Coloring, nodes, edges) + 28 * nodes + 12 * edges;
+    if device.free_memory()? < needed + needed / 4 + (1 << 28) {
+        tracing::debug!(nodes, edges, "GPU stages: skipped, too little memory");
+        return Ok(None);
+    }
+    // Written by stage_fill, every entry below the edge count.
+    let mut targets = device.alloc_written_by_kernels::<u32>(edges as usize)?;
+    params.targets = device.address_mut(&mut targets);
+    launch("stage_fill", &params)?;
+    phases.mark(device, "graph")?;
+    let graph = scc::gpu::DeviceCsr {
+        states: nodes,
+        edges,
+        offsets: &offsets,
+        targets: &targets,
+    };
+    let representative = scc::gpu::representatives(device, graph, scc::cpu::Method::Coloring)?;
+    params.representative = device.address(&*representative);
+    phases.mark(device, "scc")?;
+    // Set by stage_reps below the node count, then scanned.
+    let mut component = device.alloc_large_filled::<u32>(n + 1, 0)?;
+    let mut cross_offsets = device.alloc_large_filled::<u64>(n + 1, 0)?;
+    params.component = device.address_mut(&mut component);
+    params.cross_offsets = device.address_mut(&mut cross_offsets);
+    launch("stage_reps", &params)?;
+    scan::exclusive_scan(device, &mut component, n + 1)?;
+    let components = device.download(&component.slice(n..n + 1))?[0] as usize;
+    if components < 2 {
+        tracing::debug!(nodes, edges, components, "GPU stages: one component");
+        return Ok(None);
+    }
+    scan::exclusive_scan(device, &mut cross_offsets, n + 1)?;
+    let cross = device.download(&cross_offsets.slice(n..n + 1))?[0] as usize;
+    // Written by stage_cross, every pair below the count.
+    let mut pairs = device.alloc_written_by_kernels::<u32>(2 * cross)?;
+    let mut sizes = device.alloc_large_filled::<u32>(components, 0)?;
+    let mut cyclic = device.alloc_large_filled::<u8>(components, 0)?;
+    params.pairs = device.address_mut(&mut pairs);
+    params.sizes = device.address_mut(&mut sizes);
+    params.cyclic = device.address_mut(&mut cyclic);
+    launch("stage_cross", &params)?;
+    let sizes = device.download(&*sizes)?;
+    let cyclic = device.download(&*cyclic)?;
+    let pairs = match cross {
+        0 => Vec::new(),
+        _ => device.download(&pairs.slice(..2 * cross))?,
+    };
+    phases.mark(device, "condensation")?;
+    let heights = heights(&cyclic[..components], &pairs);
+    let highest = heights.iter().copied().max().unwrap_or(0);
+    let count = (highest as usize + 1)
+        .min(MAX_STAGES)
+        .min((nodes / stage_classes) as usize);
+    if count < 2 {
+        tracing::debug!(nodes, edges, components, highest, "GPU stages: one stage");
+        return Ok(None);
+    }
+    let stage_of = |height: u32| height as usize * count / (highest as usize + 1);
+    let mut lowest = vec![u32::MAX; count];
+    let mut per_stage = vec![0u64; count];
+    for (&height, &size) in heights.iter().zip(&sizes) {
+        let stage = stage_of(height);
+        lowest[stage] = lowest[stage].min(height);
+        per_stage[stage] += u64::from(size);
+    }
+    let mut starts: Vec<u64> = per_stage
+        .iter()
+        .scan(0, |start, &classes| {
+            *start += classes;
+            Some(*start - classes)
+        })
+        .collect();
+    phases.mark(device, "heights")?;
+    let component_stage: Vec<u8> = heights.iter().map(|&h| stage_of(h) as u8).collect();
+    let uploaded = device.upload_large(&component_stage)?;
+    let mut cursors = device.upload(&starts)?;
+    params.component_stage = device.address(&*uploaded);
+    params.stage_cursors = device.address_mut(&mut cursors);
+    // Written by stage_assign for every node.
+    let mut list = device.alloc_written_by_kernels::<u32>(n)?;
+    params.stage_list = device.address_mut(&mut list);
+    launch("stage_assign", &params)?;
+    phases.mark(device, "lists")?;
+    let plan = lowest
+        .iter()
+        .zip(&per_stage)
+        .zip(starts.drain(..))
+        .map(|((&low, &classes), start)| {
+            let mut stage_options = options.clone();
+            if options.sound {
+                let share = f64::from(low.max(1)) / f64::from(highest.max(1));
+                stage_options.precision.epsilon *= share * (1.0 - 1.0 / 64.0);
+            }
+            (start, classes, stage_options)
+        })
+        .collect();
+    tracing::debug!(
+        nodes,
+        edges,
+        components,
+        cross,
+        highest,
+        stages = ?per_stage,
+        phases = phases.summary(),
+        "GPU stages"
+    );
+    Ok(Some(Stages { list, plan }))
+}
+
+/// Stages at most (`stages`): each costs a schedule of its own, with its
+/// reads of the tally, even where it has few classes.
+const MAX_STAGES: usize = 32;
+
+/// The height of each component of a condensation whose components are
+/// `cyclic` (nonzero) or not and whose edges are `pairs` (reader, read):
+/// 1 for a cyclic component, plus the largest height of a component it
+/// reads (0 if none). Kahn's algorithm, from the components that read
+/// none.
+fn heights(cyclic: &[u8], pairs: &[u32]) -> Vec<u32> {
+    let n = cyclic.len();
+    let mut reads_left = vec![0u32; n];
+    let mut reader_offsets = vec![0usize; n + 1];
+    for pair in pairs.chunks_exact(2) {
+        reads_left[pair[0] as usize] += 1;
+        reader_offsets[pair[1] as usize + 1] += 1;
+    }
+    for i in 0..n {
+        reader_offsets[i + 1] += reader_offsets[i];
+    }
+    let mut readers = vec![0u32; pairs.len() / 2];
+    let mut cursor = reader_offsets.clone();
+    for pair in pairs.chunks_exact(2) {
+        let read = pair[1] as usize;
+        readers[cursor[read]] = pair[0];
+        cursor[read] += 1;
+    }
+    let mut highest_read = vec![0u32; n];
+    let mut heights = vec![0u32; n];
+    let mut ready: Vec<usize> = (0..n).filter(|&c| reads_left[c] == 0).collect();
+    while let Some(component) = ready.pop() {
+        let height = highest_read[component] + u32::from(cyclic[component] != 0);
+        heights[component] = height;
+        for &reader in &readers[reader_offsets[component]..reader_offsets[component + 1]] {
+            let reader = reader as usize;
+            highest_read[reader] = highest_read[reader].max(height);
+            reads_left[reader] -= 1;
+            if reads_left[reader] == 0 {
+                ready.push(reader);
+            }
+        }
+    }
+    heights
 }
 
 #[cfg(test)]
@@ -1009,7 +1662,37 @@ mod tests {
     /// ([`build`] checks the layout), without a GPU.
     #[test]
     fn the_iteration_kernel_compiles_with_nvrtc() {
-        crate::gpu::assert_kernels_compile(&build(), &["iterate"]);
+        crate::gpu::assert_kernels_compile(
+            &build(),
+            &[
+                "iterate",
+                "iterate_guess",
+                "iterate_forget_upper",
+                "peel_class_of",
+                "peel_count",
+                "peel_fill",
+                "peel_waves_block",
+                "peel_wave",
+                "peel_unsolved",
+                "peel_list",
+                "stage_count",
+                "stage_fill",
+                "stage_reps",
+                "stage_cross",
+                "stage_assign",
+            ],
+        );
+    }
+
+    /// Heights count the cyclic components on the longest path of reads:
+    /// component 1 (acyclic) reads 0 (cyclic), 2 (cyclic) reads 1 twice,
+    /// 3 (cyclic) reads 2 and 0, and 4 (acyclic) reads nothing.
+    #[test]
+    fn heights_count_the_cyclic_components_read() {
+        let cyclic = [1, 0, 1, 1, 0];
+        let pairs = [1, 0, 2, 1, 2, 1, 3, 2, 3, 0];
+        assert_eq!(heights(&cyclic, &pairs), vec![1, 1, 2, 3, 0]);
+        assert_eq!(heights(&cyclic, &[]), vec![1, 0, 1, 1, 0]);
     }
 
     /// The precomputation kernels compile, and their parameter block
