@@ -12,12 +12,14 @@
 // counters[1] (raised guesses), which the host zeroes before each launch
 // (the paper's in-kernel reset of its convergence flag raced with other
 // blocks). The classes swept are all of them, or those of a list (the
-// ones the peel below left).
+// ones the peel below left, or one stage of them).
 // Before the sweeps, the peel_* kernels solve the classes that reach no
 // cycle exactly, in topological order: a class whose successors are all
 // settled or solved takes its value in one update, and counts down the
 // classes that read it (a backward peel of the class graph from its
-// sinks, in waves).
+// sinks, in waves). Where the classes left are many, the stage_* kernels
+// (at the end) file them in stages by the SCCs of what they read, and the
+// sweeps run over one stage's list at a time.
 
 #include "common/grid.cuh"
 
