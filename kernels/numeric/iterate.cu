@@ -241,7 +241,6 @@ extern "C" __global__ void iterate_forget_upper(const IterateParams p) {
 struct PeelParams {
     IterateParams sweep;                  // the classes, bounds and model; classes: all
     unsigned long long class_of;          // u32[states]: each state's class, or PEEL_NONE
-    unsigned long long states;
     unsigned long long waiting;           // u32[classes]: branches into unsolved classes
     unsigned long long entering_offsets;  // u64[classes + 1]
     unsigned long long entering;          // u32: the reading classes, filed by the class read

@@ -147,8 +147,6 @@ param_block! {
         pub sweep: IterateParams,
         /// Device address of each state's class (`u32`; `u32::MAX`: none).
         pub class_of: u64,
-        /// States.
-        pub states: u64,
         /// Device address of each class's count of branches into classes
         /// not yet solved (`u32`; `u32::MAX` once solved).
         pub waiting: u64,
@@ -351,17 +349,6 @@ impl ClassSizes {
         }
     }
 
-    /// The sizes of `classes` of these classes, their choices and branches
-    /// estimated in proportion (for the debug log's bandwidth).
-    fn share(&self, classes: u64) -> ClassSizes {
-        let part = |of: u64| (of as f64 * classes as f64 / self.classes.max(1) as f64) as u64;
-        ClassSizes {
-            classes,
-            choices: part(self.choices),
-            branches: part(self.branches),
-        }
-    }
-
     /// The bytes one sweep must move at least: every class's offsets and
     /// members, the bounds of its members read and written, each of its
     /// choices' number and branch offsets, and each branch's target,
@@ -502,8 +489,12 @@ pub struct Ordering {
 
 impl Ordering {
     /// The default: the peel within [`PeelLimit::Auto`], stages of at
-    /// least 2^17 classes on average (about 13 MB a sweep, a few
-    /// microseconds at the H200's bandwidth, as long as a launch).
+    /// least 2^17 classes on average. Measured on an H200: stages of
+    /// 31,000 classes cost more than they saved (1,000 blocks of 1,000
+    /// states: 2.44-2.52 s against 2.25-2.29 s, call B, when each stage's
+    /// sweep still ran over all classes), stages of about 300,000
+    /// saved 3.1x on 1,000 layers of 10,000 states (call D of
+    /// benches/results/2026-12-02b-h200-peel/).
     pub const AUTO: Ordering = Ordering {
         peel: PeelLimit::Auto,
         stage_classes: 1 << 17,
@@ -1142,21 +1133,25 @@ fn sweep_until_precise(
         Some(stages) => (device.address(&*stages.list), stages.plan.clone()),
         None => (params.class_list, vec![(0, left.classes, options.clone())]),
     };
-    let sweep = Sweep {
-        device,
-        function: &function,
+    // Points `params` at the part of the list that holds a stage.
+    let part = |params: &mut IterateParams, offset: u64, classes: u64| {
+        params.class_list = if list == 0 { 0 } else { list + 4 * offset };
+        params.classes = classes;
     };
     let sweeping = Instant::now();
     let mut iterations = u64::from(left.solved > 0);
     let mut converged = true;
     let mut swept = 0;
     for (stage, (offset, classes, stage_options)) in plan.iter().enumerate() {
-        let part = |params: &mut IterateParams, offset: u64, classes: u64| {
-            params.class_list = if list == 0 { 0 } else { list + 4 * offset };
-            params.classes = classes;
-        };
         part(&mut params, *offset, *classes);
-        let schedule = sweep.run(&mut params, &mut counters, shape, stage_options)?;
+        let schedule = sweep_stage(
+            device,
+            &function,
+            &mut params,
+            &mut counters,
+            shape,
+            stage_options,
+        )?;
         iterations = iterations.max(schedule.iterations());
         swept += schedule.iterations() * classes;
         if !schedule.upper_proven() {
@@ -1177,7 +1172,7 @@ fn sweep_until_precise(
     }
     if tracing::enabled!(tracing::Level::DEBUG) {
         let seconds = sweeping.elapsed().as_secs_f64();
-        let bytes = sizes.share(1).sweep_bytes() * swept;
+        let bytes = sizes.sweep_bytes() * swept / sizes.classes.max(1);
         tracing::debug!(
             stages = plan.len(),
             iterations,
@@ -1197,65 +1192,57 @@ fn sweep_until_precise(
     })
 }
 
-/// The sweep kernel, launched over the classes swept.
-struct Sweep<'a> {
-    device: &'a Device,
-    function: &'a CudaFunction,
-}
-
-impl Sweep<'_> {
-    /// Sweeps the classes of `params` until `options` say stop, as a
-    /// [`Schedule`] of their own says; that schedule at the end. The tally
-    /// goes to `counters`.
-    fn run(
-        &self,
-        params: &mut IterateParams,
-        counters: &mut CudaSlice<u64>,
-        shape: Shape,
-        options: &SolveOptions,
-    ) -> Result<Schedule, GpuError> {
-        let device = self.device;
-        let config = device.grid_stride_launch(params.classes * params.lanes, THREADS, 16);
-        let mut schedule = Schedule::of_shape(shape, params.classes as usize, options);
-        let mut step = schedule.start();
-        while step != Step::Stop {
-            if let Step::Guess(precision) = step {
-                let guess = IterateParams {
-                    epsilon_bits: precision.epsilon.to_bits(),
-                    relative: u64::from(precision.relative),
-                    ..*params
-                };
-                launch_on_classes(device, "iterate_guess", &guess)?;
-            }
-            let rule = schedule.rule();
-            params.epsilon_bits = rule.precision.epsilon.to_bits();
-            params.settle_bits = rule.settle.epsilon.to_bits();
-            params.phase = rule.phase as u64;
-            let sweeps = schedule.batch(SWEEPS_PER_CHECK);
-            for _ in 0..sweeps {
-                device
-                    .stream()
-                    .memset_zeros(counters)
-                    .map_err(GpuError::driver(DURING))?;
-                let mut launch = device.stream().launch_builder(self.function);
-                launch.arg(&*params);
-                // SAFETY: the block matches the kernel's (checked at
-                // compile time); its addresses point into the allocations
-                // of the iteration, the model and the peel, sized as the
-                // classes and the MDP say.
-                unsafe { launch.launch(config) }.map_err(GpuError::driver(DURING))?;
-            }
-            let tally = device.download(&*counters)?;
-            step = schedule.after(
-                sweeps,
-                Tally {
-                    imprecise: tally[0],
-                    raised: tally[1],
-                },
-            );
+/// Sweeps the classes of `params` with the sweep kernel `function` until
+/// `options` say stop, as a [`Schedule`] of their own says; that schedule
+/// at the end. The tally goes to `counters`.
+fn sweep_stage(
+    device: &Device,
+    function: &CudaFunction,
+    params: &mut IterateParams,
+    counters: &mut CudaSlice<u64>,
+    shape: Shape,
+    options: &SolveOptions,
+) -> Result<Schedule, GpuError> {
+    let config = device.grid_stride_launch(params.classes * params.lanes, THREADS, 16);
+    let mut schedule = Schedule::of_shape(shape, params.classes as usize, options);
+    let mut step = schedule.start();
+    while step != Step::Stop {
+        if let Step::Guess(precision) = step {
+            let guess = IterateParams {
+                epsilon_bits: precision.epsilon.to_bits(),
+                relative: u64::from(precision.relative),
+                ..*params
+            };
+            launch_on_classes(device, "iterate_guess", &guess)?;
         }
-        Ok(schedule)
+        let rule = schedule.rule();
+        params.epsilon_bits = rule.precision.epsilon.to_bits();
+        params.settle_bits = rule.settle.epsilon.to_bits();
+        params.phase = rule.phase as u64;
+        let sweeps = schedule.batch(SWEEPS_PER_CHECK);
+        for _ in 0..sweeps {
+            device
+                .stream()
+                .memset_zeros(counters)
+                .map_err(GpuError::driver(DURING))?;
+            let mut launch = device.stream().launch_builder(function);
+            launch.arg(&*params);
+            // SAFETY: the block matches the kernel's (checked at
+            // compile time); its addresses point into the allocations
+            // of the iteration, the model and the peel, sized as the
+            // classes and the MDP say.
+            unsafe { launch.launch(config) }.map_err(GpuError::driver(DURING))?;
+        }
+        let tally = device.download(&*counters)?;
+        step = schedule.after(
+            sweeps,
+            Tally {
+                imprecise: tally[0],
+                raised: tally[1],
+            },
+        );
     }
+    Ok(schedule)
 }
 
 /// Launches the kernel `name` of the sweeps' build with `params`, a thread
@@ -1348,7 +1335,6 @@ fn peel(
     let mut params = PeelParams {
         sweep,
         class_of: device.address_mut(&mut class_of),
-        states: states as u64,
         waiting: device.address_mut(&mut waiting),
         entering_offsets: device.address_mut(&mut entering_offsets),
         wave: device.address_mut(&mut wave_lists[1]),
