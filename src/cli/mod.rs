@@ -54,6 +54,11 @@ const VERSION: &str = concat!(
 
 /// warpcheck: on-the-fly explicit-state model checking of networks of LTSs,
 /// on the CPU or a GPU.
+///
+/// GPU kernels are compiled on first use and kept in
+/// $XDG_CACHE_HOME/warpcheck/kernels (else ~/.cache/warpcheck/kernels);
+/// WARPCHECK_KERNEL_CACHE=DIR moves the cache, WARPCHECK_KERNEL_CACHE=off
+/// turns it off.
 #[derive(Debug, Parser)]
 #[command(name = "warpcheck", version = VERSION, after_help = EXIT_CODES)]
 pub struct Cli {

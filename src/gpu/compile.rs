@@ -342,6 +342,19 @@ impl Drop for Program {
     }
 }
 
+/// NVRTC's version (major, minor), or (0, 0) where it cannot be asked.
+pub fn nvrtc_version() -> (i32, i32) {
+    let (mut major, mut minor) = (0, 0);
+    if nvrtc_available() {
+        // SAFETY: the library is loaded; both are valid out-pointers.
+        let asked = unsafe { nvrtc::nvrtcVersion(&mut major, &mut minor) };
+        if asked != nvrtc::nvrtcResult::NVRTC_SUCCESS {
+            return (0, 0);
+        }
+    }
+    (major, minor)
+}
+
 /// Whether the NVRTC library can be loaded.
 pub fn nvrtc_available() -> bool {
     // SAFETY: only tries to load the shared library.

@@ -8,6 +8,7 @@
 pub mod abi;
 mod compile;
 mod error;
+pub mod kernel_cache;
 pub mod scan;
 pub mod waves;
 
@@ -198,7 +199,9 @@ impl Device {
     }
 
     /// Kernel `name` of `build`, compiled for this device (from the
-    /// module cache, or by NVRTC on first use).
+    /// module cache, the disk cache of [`kernel_cache`], or by NVRTC on
+    /// first use). A module read from the disk that the driver will not
+    /// load is compiled again.
     pub fn function(&self, build: &Build, name: &str) -> Result<CudaFunction, GpuError> {
         let arch = self.arch();
         let key = format!("{arch} {}", build.cache_key()?);
@@ -206,12 +209,23 @@ impl Device {
         let module = match modules.get(&key) {
             Some(module) => module.clone(),
             None => {
-                let binary = build.compile_binary(&arch)?;
-                let module = self
-                    .inner
-                    .context
-                    .load_module(cudarc::nvrtc::Ptx::from_binary(binary))
-                    .map_err(GpuError::driver("loading a compiled kernel"))?;
+                let disk = kernel_cache::KernelCache::from_environment();
+                let load = |binary: Vec<u8>| {
+                    self.inner
+                        .context
+                        .load_module(cudarc::nvrtc::Ptx::from_binary(binary))
+                        .map_err(GpuError::driver("loading a compiled kernel"))
+                };
+                let binary = disk.binary(build, &arch)?;
+                let module = match (load(binary.bytes), binary.from_cache) {
+                    (Ok(module), _) => module,
+                    (Err(error), false) => return Err(error),
+                    (Err(error), true) => {
+                        tracing::debug!(%error, "a cached kernel did not load: compiling it again");
+                        let file = disk.file_of(build, &arch)?;
+                        load(disk.compile(build, &arch, file.as_deref())?.bytes)?
+                    }
+                };
                 modules.insert(key, module.clone());
                 module
             }
