@@ -16,8 +16,9 @@ use super::{Solution, SolveError, TopComponents, Watch};
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::{Csr, ParityGame, Player};
 
-/// Not yet solved, in [`Partial::winners`].
-const OPEN: u8 = 2;
+/// Not yet solved, in [`Partial::winners`] (and in the winners that
+/// [`finish`] takes).
+pub(super) const OPEN: u8 = 2;
 
 /// What preprocessing solved: a winner (`Player as u8`, or [`OPEN`]) and
 /// a strategy entry per vertex.
@@ -49,32 +50,45 @@ pub fn solve_with(
         let won = partial.controlled_cycles(player, watch)?;
         partial.attract(player, won);
     }
+    finish(game, partial.winners, partial.strategy, solve_rest)
+}
+
+/// Completes what preprocessing solved (`winners`: `Player as u8` or
+/// [`OPEN`]; `strategy`: the winners' moves, [`NO_MOVE`] elsewhere): the
+/// open vertices' subgame is solved by `solve_rest` and put back.
+pub(super) fn finish(
+    game: &ParityGame,
+    mut winners: Vec<u8>,
+    mut strategy: Vec<u32>,
+    solve_rest: impl FnOnce(&ParityGame) -> Result<Solution, SolveError>,
+) -> Result<Solution, SolveError> {
     let open: Vec<u32> = (0..game.vertices())
-        .filter(|&v| partial.winners[v as usize] == OPEN)
+        .filter(|&v| winners[v as usize] == OPEN)
         .collect();
-    if open.len() == vertices {
+    tracing::debug!(
+        vertices = winners.len(),
+        open = open.len(),
+        "the cycles each player controls and their attractors solved"
+    );
+    if open.len() == winners.len() {
         return solve_rest(game);
     }
-    let (rest, original) = subgame(game, &partial.winners, &open);
+    let (rest, original) = subgame(game, &winners, &open);
     let solved = solve_rest(&rest)?;
     for (i, &v) in original.iter().enumerate() {
-        partial.winners[v as usize] = solved.winners[i] as u8;
+        winners[v as usize] = solved.winners[i] as u8;
         let choice = solved.strategy[i];
-        partial.strategy[v as usize] = if choice == NO_MOVE {
+        strategy[v as usize] = if choice == NO_MOVE {
             NO_MOVE
         } else {
             original[choice as usize]
         };
     }
-    let winners = partial
-        .winners
+    let winners = winners
         .iter()
         .map(|&w| if w == 0 { Player::Even } else { Player::Odd })
         .collect();
-    Ok(Solution {
-        winners,
-        strategy: partial.strategy,
-    })
+    Ok(Solution { winners, strategy })
 }
 
 /// The subgame of `game` on the vertices `open` (those `winners` leaves

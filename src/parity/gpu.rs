@@ -37,6 +37,8 @@ use crate::explicit::{ParityGame, Player};
 use crate::gpu::{Build, Device, GpuError, KernelSource};
 use crate::{kernel_file, param_block};
 
+pub mod controlled;
+
 /// The kernels.
 pub const SOURCE: KernelSource = KernelSource {
     main: kernel_file!("parity/spm.cu"),

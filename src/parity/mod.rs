@@ -198,28 +198,44 @@ impl Predecessors {
     }
 }
 
-/// Solves `game` by small progress measures on `device` ([`gpu`]),
-/// after the same preprocessing as [`Solver::Spm`] on the CPU. The game
-/// is validated first.
+/// Solves `game` on `device`: the cycles each player controls and their
+/// attractors on the GPU ([`gpu::controlled`], as the CPU's solvers other
+/// than Zielonka's do before they start), then the open rest by `rest`:
+/// [`Solver::Spm`] on the GPU ([`gpu`]), any other solver on the CPU, and
+/// `None` as [`solve_auto`] chooses. The game is validated first.
 pub fn solve_on_gpu(
     game: &ParityGame,
     device: &Device,
+    rest: Option<Solver>,
     options: &SolveOptions,
-) -> Result<Solution, SolveError> {
+) -> Result<(Solution, Option<Solver>), SolveError> {
     game.validate()?;
-    solve_valid_on_gpu(game, device, options)
+    solve_valid_on_gpu(game, device, rest, options)
 }
 
-/// [`solve_on_gpu`] for a game already validated.
+/// [`solve_on_gpu`] for a game already validated; also the solver that
+/// solved the rest (`None` when the preprocessing left none open).
 fn solve_valid_on_gpu(
     game: &ParityGame,
     device: &Device,
+    rest: Option<Solver>,
     options: &SolveOptions,
-) -> Result<Solution, SolveError> {
+) -> Result<(Solution, Option<Solver>), SolveError> {
     let mut watch = Watch::new(options, "rounds");
-    let solution =
-        controlled::solve_with(game, &mut watch, |rest| gpu::solve(device, rest, options))?;
-    Ok(solution.normalised(game))
+    let mut used = None;
+    let solution = gpu::controlled::solve_with(device, game, &mut watch, |open| {
+        let (solution, solver) = match rest {
+            Some(Solver::Spm) => (gpu::solve(device, open, options)?, Solver::Spm),
+            Some(solver) => (
+                solve_valid(open, solver, &Predecessors::default(), options)?,
+                solver,
+            ),
+            None => solve_auto_valid(open, options)?,
+        };
+        used = Some(solver);
+        Ok(solution)
+    })?;
+    Ok((solution.normalised(game), used))
 }
 
 /// Which side of [`race_cpu_gpu`] finished first.
@@ -251,7 +267,8 @@ pub fn race_cpu_gpu(
         None => solve_auto_valid(game, &cpu_options).map(|(s, solver)| (s, Finisher::Cpu(solver))),
     });
     let on_gpu: Contestant<'_, Finisher> = Box::new(move |gpu_options| {
-        solve_valid_on_gpu(game, device, &gpu_options).map(|s| (s, Finisher::Gpu))
+        solve_valid_on_gpu(game, device, Some(Solver::Spm), &gpu_options)
+            .map(|(s, _)| (s, Finisher::Gpu))
     });
     first_to_finish(vec![on_cpu, on_gpu], Duration::ZERO, options)
 }

@@ -423,28 +423,24 @@ fn bad_games_and_requests_are_refused_with_their_reason() {
     assert_eq!(shared_dead_end.status.code(), Some(2));
     assert!(stderr(&shared_dead_end).contains("deadend.pg:3:7: vertex 1 has no successor"));
 
-    let zielonka_on_gpu = warpcheck(&[
-        "parity",
-        "specs/parity_example.pg",
-        "--engine",
-        "gpu",
-        "--solver",
-        "zielonka",
-    ]);
-    assert_eq!(zielonka_on_gpu.status.code(), Some(2));
-    assert_eq!(
-        stderr(&zielonka_on_gpu),
-        "error: --engine gpu: the GPU solves by small progress measures only (--solver spm); \
-         zielonka runs on the CPU: use --engine cpu, or --engine race to race it against the GPU\n"
-    );
     // The binary runs without a GPU here (`warpcheck`).
-    let no_gpu = warpcheck(&["parity", "specs/parity_example.pg", "--engine", "gpu"]);
-    assert_eq!(no_gpu.status.code(), Some(2));
-    assert!(
-        stderr(&no_gpu).starts_with("error: --engine gpu: no GPU available: "),
-        "{}",
-        stderr(&no_gpu)
-    );
+    for solver in ["auto", "pp", "zielonka"] {
+        let args = [
+            "parity",
+            "specs/parity_example.pg",
+            "--engine",
+            "gpu",
+            "--solver",
+            solver,
+        ];
+        let no_gpu = warpcheck(&args);
+        assert_eq!(no_gpu.status.code(), Some(2));
+        assert!(
+            stderr(&no_gpu).starts_with("error: --engine gpu: no GPU available: "),
+            "{}",
+            stderr(&no_gpu)
+        );
+    }
     let json = warpcheck(&["--format", "json", "parity", "no/such.pg"]);
     assert_eq!(json.status.code(), Some(2));
     let error: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
-use warpcheck::explicit::{Csr, ParityGame};
+use warpcheck::explicit::{Csr, ParityGame, Player};
 use warpcheck::explore::StopSignal;
 use warpcheck::frontend::pgsolver;
 use warpcheck::gpu::Device;
@@ -135,10 +135,18 @@ fn gpu_spm_gets_oinks_winners_and_the_cpus_solution_on_every_game() {
             }
             solved_on_gpu += usize::from(on_gpu.is_some());
             let (preprocessed, _) =
-                timed(|| parity::solve_on_gpu(&game, device, &within(gpu_budget)));
+                timed(|| on_gpu_with(device, &game, Solver::Spm, &within(gpu_budget)));
             match preprocessed {
                 Some(solution) => check(&solution, "the gpu after preprocessing", &mut failures),
                 None => println!("{name}: the gpu after preprocessing stopped"),
+            }
+            let (rest_by_pp, _) =
+                timed(|| on_gpu_with(device, &game, Solver::Pp, &within(CPU_BUDGET)));
+            match rest_by_pp {
+                Some(solution) => {
+                    check(&solution, "pp after the gpu's preprocessing", &mut failures)
+                }
+                None => failures.push(format!("{name}: pp after the gpu's preprocessing stopped")),
             }
         }
         println!("{solved_on_gpu} of {games} games solved on the gpu");
@@ -163,6 +171,7 @@ fn agrees_with_the_cpu(
         game,
         &reference,
         cpu_budget,
+        Moves::Same,
         |options| spm::solve(game, options),
         |options| parity::gpu::solve(device, game, options),
     )?;
@@ -171,16 +180,37 @@ fn agrees_with_the_cpu(
         game,
         &reference,
         cpu_budget,
+        Moves::MayDiffer,
         |options| parity::solve(game, Solver::Spm, options),
-        |options| parity::solve_on_gpu(game, device, options),
+        |options| on_gpu_with(device, game, Solver::Spm, options),
     )?;
     Ok(plain + preprocessed)
 }
 
+/// Whether two solvers must choose the same moves: small progress
+/// measures on the CPU and the GPU must, but the preprocessing on the GPU
+/// reaches vertices in another order than the CPU's.
+#[derive(Clone, Copy, PartialEq)]
+enum Moves {
+    Same,
+    MayDiffer,
+}
+
+/// [`parity::solve_on_gpu`] with `rest` for the rest, without the rest's
+/// solver.
+fn on_gpu_with(
+    device: &Device,
+    game: &ParityGame,
+    rest: Solver,
+    options: &SolveOptions,
+) -> Result<Solution, SolveError> {
+    parity::solve_on_gpu(game, device, Some(rest), options).map(|(solution, _)| solution)
+}
+
 /// Runs `on_cpu` within `cpu_budget`, then `on_gpu` within [`gpu_budget`]
-/// (floor `cpu_budget`): both solutions must be equal where both finished,
-/// and each one found must have the winners of `reference` and a strategy
-/// that verifies. Prints the runs that ran out, and gives 1 where the GPU
+/// (floor `cpu_budget`): where both finished, both solutions must be
+/// equal ([`Moves::Same`]) or have the same winners, and each one found
+/// must have the winners of `reference` and a strategy that verifies. Prints the runs that ran out, and gives 1 where the GPU
 /// ran out and the CPU did not (on random games the GPU's rounds can take
 /// 20 times the CPU's work queue even where the CPU is fast:
 /// [`on_random_games`] bounds how often).
@@ -189,6 +219,7 @@ fn compare_runs(
     game: &ParityGame,
     reference: &Solution,
     cpu_budget: Duration,
+    moves: Moves,
     on_cpu: impl FnOnce(&SolveOptions) -> Result<Solution, SolveError>,
     on_gpu: impl FnOnce(&SolveOptions) -> Result<Solution, SolveError>,
 ) -> Result<usize, TestCaseError> {
@@ -203,7 +234,7 @@ fn compare_runs(
             if gpu.is_some() { "" } else { " (ran out)" },
         );
     }
-    if let (Some(gpu), Some(cpu)) = (&gpu, &cpu) {
+    if let (Some(gpu), Some(cpu), Moves::Same) = (&gpu, &cpu, moves) {
         prop_assert_eq!(gpu, cpu, "{}", what);
     }
     for solution in gpu.iter().chain(&cpu) {
@@ -270,6 +301,98 @@ fn gpu_spm_equals_the_cpus_on_larger_random_games() {
     });
 }
 
+/// The GPU's preprocessing with every solver for the rest (and `auto`):
+/// the reference's winners, and strategies that verify.
+#[test]
+fn the_gpus_preprocessing_with_any_rest_solver_gets_the_references_winners() {
+    on_random_games(200, 60, 12, |device, game| {
+        let options = within(Duration::from_secs(10));
+        let reference = parity::solve(game, Solver::Zielonka, &options).unwrap();
+        let rests = [Solver::Pp, Solver::Tangle, Solver::Fpi, Solver::Zielonka];
+        for rest in rests.map(Some).into_iter().chain([None]) {
+            let (solution, used) = parity::solve_on_gpu(game, device, rest, &options).unwrap();
+            if let (Some(used), Some(asked)) = (used, rest) {
+                prop_assert_eq!(used, asked);
+            }
+            prop_assert_eq!(&solution.winners, &reference.winners, "{:?}", rest);
+            prop_assert_eq!(verify(game, &solution), Ok(()), "{:?}", rest);
+        }
+        Ok(0)
+    });
+}
+
+/// A random game of `vertices` vertices in the manner of Oink's
+/// `rngame`: priorities up to `max_priority`, random owners, one to
+/// three moves to random vertices (seeded by `seed`).
+fn rngame(vertices: u32, max_priority: u32, seed: u64) -> ParityGame {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = move |bound: u32| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % u64::from(bound)) as u32
+    };
+    let mut edges = Vec::new();
+    let (mut priorities, mut owners) = (Vec::new(), Vec::new());
+    for v in 0..vertices {
+        priorities.push(next(max_priority + 1));
+        owners.push(if next(2) == 0 {
+            Player::Even
+        } else {
+            Player::Odd
+        });
+        let mut targets: Vec<u32> = (0..=next(3)).map(|_| next(vertices)).collect();
+        targets.sort_unstable();
+        targets.dedup();
+        edges.extend(targets.into_iter().map(|w| (v, w)));
+    }
+    ParityGame {
+        priorities,
+        owners,
+        edges: Csr::from_edges(vertices, edges).unwrap(),
+        names: Vec::new(),
+    }
+}
+
+/// Random games of 10^5 to 10^6 vertices, whose attractors run in waves
+/// over the whole grid: the GPU's preprocessing and priority promotion
+/// after it give priority promotion's winners on the CPU, with strategies
+/// that verify.
+#[test]
+fn the_gpus_preprocessing_solves_large_random_games() {
+    with_gpu(|device| {
+        for (vertices, max_priority, seed) in [
+            (100_000, 10, 1),
+            (300_000, 100, 2),
+            (1_000_000, 1_000_000, 3),
+        ] {
+            let game = rngame(vertices, max_priority, seed);
+            let options = within(Duration::from_secs(60));
+            let started = Instant::now();
+            let on_cpu = parity::solve(&game, Solver::Pp, &options).unwrap();
+            let cpu_time = started.elapsed();
+            let started = Instant::now();
+            let (on_gpu, used) =
+                parity::solve_on_gpu(&game, device, Some(Solver::Pp), &options).unwrap();
+            println!(
+                "rngame {vertices} {max_priority}: pp on the cpu {cpu_time:.2?}, \
+                 the gpu's preprocessing and pp {:.2?} (rest solved: {})",
+                started.elapsed(),
+                used.is_some()
+            );
+            assert_eq!(
+                on_gpu.winners, on_cpu.winners,
+                "rngame {vertices} {max_priority}"
+            );
+            assert_eq!(
+                verify(&game, &on_gpu),
+                Ok(()),
+                "rngame {vertices} {max_priority}"
+            );
+        }
+    });
+}
+
 #[test]
 fn a_race_of_cpu_and_gpu_gives_the_references_winners_and_a_winning_strategy() {
     on_random_games(100, 40, 9, |device, game| {
@@ -325,8 +448,13 @@ fn a_stop_ends_the_gpu_and_the_race() {
         stops_in_time(device, &copies(&game, 2000), "2000 copies of counter_rr-20");
         // After the stops the device still solves.
         let small = pgsolver::load(&games_folder().join("counter_m-20.pg")).unwrap();
-        let solution =
-            parity::solve_on_gpu(&small, device, &within(Duration::from_secs(10))).unwrap();
+        let solution = on_gpu_with(
+            device,
+            &small,
+            Solver::Spm,
+            &within(Duration::from_secs(10)),
+        )
+        .unwrap();
         assert_eq!(verify(&small, &solution), Ok(()));
     });
 }
@@ -340,7 +468,7 @@ fn stops_in_time(device: &Device, game: &ParityGame, name: &str) {
     stopped.stop.request();
     let error = parity::gpu::solve(device, game, &stopped).unwrap_err();
     assert!(matches!(error, SolveError::Stopped), "{error}");
-    let error = parity::solve_on_gpu(game, device, &stopped).unwrap_err();
+    let error = on_gpu_with(device, game, Solver::Spm, &stopped).unwrap_err();
     assert!(matches!(error, SolveError::Stopped), "{error}");
     let error = parity::race_cpu_gpu(game, None, device, &stopped).unwrap_err();
     assert!(matches!(error, SolveError::Stopped), "{error}");
@@ -365,7 +493,7 @@ fn stops_in_time(device: &Device, game: &ParityGame, name: &str) {
         stopped
     });
     within_deadline("the gpu after preprocessing", LATE, &|options| {
-        is_stopped(parity::solve_on_gpu(game, device, options))
+        is_stopped(on_gpu_with(device, game, Solver::Spm, options))
     });
     // The CPU may win the race in time.
     within_deadline("the race", LATE + Duration::from_millis(100), &|options| {
@@ -399,10 +527,19 @@ fn json_report(args: &[&str]) -> serde_json::Value {
 #[test]
 fn the_cli_solves_on_the_gpu_and_races() {
     with_gpu(|_| {
-        for solver in ["auto", "spm"] {
+        for solver in ["auto", "spm", "pp", "zielonka"] {
             let report = json_report(&["--engine", "gpu", "--solver", solver]);
-            assert_eq!(report["solver"], "spm");
-            assert!(report["engine"].as_str().unwrap().starts_with("gpu ("));
+            let ran = report["solver"].as_str().unwrap();
+            match solver {
+                "auto" => assert!(["pp", "tangle"].contains(&ran), "{ran}"),
+                _ => assert_eq!(ran, solver),
+            }
+            let engine = report["engine"].as_str().unwrap();
+            assert!(engine.starts_with("gpu ("), "{engine}");
+            assert!(
+                engine.contains("cycles one player controls and their attractors; the rest: "),
+                "{engine}"
+            );
             assert_eq!(report["won_by_even"], 7);
             assert_eq!(report["verified"], true);
         }
