@@ -200,6 +200,9 @@ fn preprocess(
     watch.check(0)?;
     let gpu = |e: GpuError| SolveError::Gpu(e);
     let vertices = game.vertices() as usize;
+    if vertices == 0 {
+        return Ok((Vec::new(), Vec::new()));
+    }
     let moves = game.edges.targets.len();
     let kernels = Kernels::load(device).map_err(gpu)?;
     let owners: Vec<u8> = game.owners.iter().map(|&o| o as u8).collect();
@@ -207,6 +210,11 @@ fn preprocess(
     let targets = device.upload_large(&game.edges.targets).map_err(gpu)?;
     let priorities = device.upload_large(&game.priorities).map_err(gpu)?;
     let owners = device.upload_large(&owners).map_err(gpu)?;
+    let per_vertex = || {
+        device
+            .alloc_written_by_kernels::<u32>(vertices)
+            .map_err(gpu)
+    };
     let mut predecessor_offsets = device
         .alloc_large_filled::<u64>(vertices + 1, 0)
         .map_err(gpu)?;
@@ -214,36 +222,14 @@ fn preprocess(
         .alloc_written_by_kernels::<u32>(moves.max(1))
         .map_err(gpu)?;
     // Set by ctl_start.
-    let mut winners = device
-        .alloc_written_by_kernels::<u32>(vertices)
-        .map_err(gpu)?;
-    let mut strategy = device
-        .alloc_written_by_kernels::<u32>(vertices)
-        .map_err(gpu)?;
-    let mut local = device
-        .alloc_written_by_kernels::<u32>(vertices)
-        .map_err(gpu)?;
+    let mut winners = per_vertex()?;
+    let mut strategy = per_vertex()?;
+    let mut local = per_vertex()?;
     // Set by ctl_remaining before an attractor reads them.
-    let mut remaining = device
-        .alloc_written_by_kernels::<u32>(vertices)
-        .map_err(gpu)?;
+    let mut remaining = per_vertex()?;
     // Appended to; read below the count appended.
-    let mut member_lists = [
-        device
-            .alloc_written_by_kernels::<u32>(vertices)
-            .map_err(gpu)?,
-        device
-            .alloc_written_by_kernels::<u32>(vertices)
-            .map_err(gpu)?,
-    ];
-    let mut wave_lists = [
-        device
-            .alloc_written_by_kernels::<u32>(vertices)
-            .map_err(gpu)?,
-        device
-            .alloc_written_by_kernels::<u32>(vertices)
-            .map_err(gpu)?,
-    ];
+    let mut member_lists = [per_vertex()?, per_vertex()?];
+    let mut wave_lists = [per_vertex()?, per_vertex()?];
     // Set below the member count by ctl_number and ctl_degree.
     let mut graph_offsets = device
         .alloc_written_by_kernels::<u64>(vertices + 1)
@@ -251,12 +237,8 @@ fn preprocess(
     let mut tops = device
         .alloc_written_by_kernels::<u64>(vertices)
         .map_err(gpu)?;
-    let mut sizes = device
-        .alloc_written_by_kernels::<u32>(vertices)
-        .map_err(gpu)?;
-    let mut self_loops = device
-        .alloc_written_by_kernels::<u32>(vertices)
-        .map_err(gpu)?;
+    let mut sizes = per_vertex()?;
+    let mut self_loops = per_vertex()?;
     let mut counters: CudaSlice<u64> = device.alloc_zeroed(COUNTERS).map_err(gpu)?;
     let mut params = ControlledParams {
         offsets: device.address(&*offsets),
