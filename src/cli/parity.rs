@@ -53,9 +53,10 @@ pub enum SolverChoice {
     Pp,
 }
 
-/// Vertices from which `--engine auto` solves on the GPU: below, the
-/// CPU's solvers take less than about 0.4 s (0.4 to 0.8 s measured at
-/// 10^6), which a GPU context's start would eat.
+/// Vertices from which `--engine auto` solves on the GPU. The CPU took
+/// 0.4 to 1 s on games of 10^6 vertices, the GPU 0.05 to 0.08 s; on
+/// smaller games the CPU's time shrinks and the start of a GPU context
+/// (in the command's wall-clock time) does not.
 const AUTO_GPU_VERTICES: u64 = 1_000_000;
 
 /// Where the solver runs.
@@ -63,7 +64,7 @@ const AUTO_GPU_VERTICES: u64 = 1_000_000;
 pub enum ParityEngine {
     /// As `gpu` for games of 10^6 vertices or more when a GPU can be
     /// opened (on Oink's random and steady games of 10^6 vertices the GPU
-    /// solved 6 to 16 times as fast as the CPU), else the CPU.
+    /// solved them 6 to 14 times as fast as the CPU), else the CPU.
     Auto,
     /// The CPU.
     Cpu,
