@@ -165,8 +165,7 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
     let loading = Instant::now();
     let game = pgsolver::load(&args.game)?;
     let load_seconds = loading.elapsed().as_secs_f64();
-    // `auto` opens a GPU for a large game only: a small one is solved on
-    // the CPU in less time than a GPU context takes to start.
+    // `auto` opens a GPU for a large game only (AUTO_GPU_VERTICES).
     let device = match args.engine {
         ParityEngine::Auto if u64::from(game.vertices()) >= AUTO_GPU_VERTICES => {
             preferred_device(ordinal, true, "the CPU")
