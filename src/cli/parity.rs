@@ -73,8 +73,9 @@ pub enum ParityEngine {
     /// rest is solved by `--solver`: small progress measures on the GPU
     /// (`spm`), the other solvers on the CPU.
     Gpu,
-    /// The CPU's solver (`--solver`) and the GPU's small progress
-    /// measures at once: the first result wins, the other is stopped.
+    /// The CPU's solver (`--solver`) and the GPU (its preprocessing,
+    /// then small progress measures) at once: the first result wins, the
+    /// other is stopped.
     /// Without a GPU, the CPU alone.
     Race,
 }
@@ -91,8 +92,9 @@ pub struct ParityArgs {
     /// Where the solver runs.
     #[arg(long, value_enum, default_value_t = ParityEngine::Auto)]
     pub engine: ParityEngine,
-    /// GPU to use with `--engine gpu` or `race`, as CUDA numbers the
-    /// visible devices (default 0).
+    /// GPU to use with `--engine gpu` or `race` (and `auto` on a game of
+    /// 10^6 vertices or more), as CUDA numbers the visible devices
+    /// (default 0).
     #[arg(long, value_name = "N")]
     pub device: Option<usize>,
     /// Worker threads of the multi-threaded solver (fpi; default: all
