@@ -109,8 +109,9 @@ impl Csr {
         offsets::check(&self.offsets, self.targets.len(), MAX_STATES)?;
         let states = self.states();
         // Sources are rows, below `states` by construction: only the
-        // targets need a look, in one flat scan (a tenth of the time of
-        // going row by row on a game of 10^6 vertices).
+        // targets need a look, in one flat scan (with the offsets'
+        // check below, 16.1 ms became 0.99 ms on a game of 10^6 vertices:
+        // benches/results/2026-12-02e-2core-validate/).
         match self.targets.iter().position(|&to| to >= states) {
             Some(index) => {
                 // The row holding the edge: the last state whose first
