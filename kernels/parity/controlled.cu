@@ -248,12 +248,15 @@ __device__ __forceinline__ void reach(const ControlledParams& p, const Arrays& a
     }
 }
 
-// Waves in one block while they stay short (short_waves_in_block): the
-// pending wave's length goes to counters[CONTROLLED_COUNTER_WAVE], the
-// waves run to counters[CONTROLLED_COUNTER_WAVES].
+// Waves in one block while they stay short (short_waves_in_block), at
+// most CONTROLLED_BLOCK_WAVES a launch (so that the host sees a stop
+// between launches): the pending wave's length goes to
+// counters[CONTROLLED_COUNTER_WAVE], the waves run to
+// counters[CONTROLLED_COUNTER_WAVES].
 extern "C" __global__ void ctl_waves_block(const ControlledParams p) {
     const Arrays a(p);
-    short_waves_in_block((unsigned*)p.wave, (unsigned*)p.next_wave, p.wave_count, CONTROLLED_BLOCK_WAVE, ~0ull,
+    short_waves_in_block((unsigned*)p.wave, (unsigned*)p.next_wave, p.wave_count, CONTROLLED_BLOCK_WAVE,
+                         CONTROLLED_BLOCK_WAVES,
                          &a.counters[CONTROLLED_COUNTER_WAVE], &a.counters[CONTROLLED_COUNTER_WAVES],
                          [&](unsigned reached, unsigned* out, unsigned long long* length) {
                              reach(p, a, reached, out, length);

@@ -53,7 +53,7 @@ pub enum SolverChoice {
     Pp,
 }
 
-/// Vertices from which `--engine auto` solves on the GPU. The CPU took
+/// Vertices from which `--engine auto` races the GPU against the CPU. The CPU took
 /// 0.4 to 1 s on games of 10^6 vertices, the GPU 0.05 to 0.08 s; on
 /// smaller games the CPU's time shrinks and the start of a GPU context
 /// (in the command's wall-clock time) does not.
@@ -62,10 +62,12 @@ const AUTO_GPU_VERTICES: u64 = 1_000_000;
 /// Where the solver runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ParityEngine {
-    /// As `gpu` for games of 10^6 vertices or more when a GPU can be
-    /// opened (on Oink's random and steady games of 10^6 vertices the GPU
-    /// solved them 5.8 to 12.8 times as fast as the CPU with `--solver
-    /// auto`), else the CPU.
+    /// For games of 10^6 vertices or more when a GPU can be opened, a
+    /// race of `gpu` (with `--solver` on the rest) and `cpu`: the first
+    /// result wins (on Oink's random and steady games of 10^6 vertices the
+    /// GPU solved them 5.8 to 12.8 times as fast as the CPU with
+    /// `--solver auto`; on a long cycle one player controls, the CPU is
+    /// the faster). Else the CPU.
     Auto,
     /// The CPU.
     Cpu,
@@ -73,7 +75,9 @@ pub enum ParityEngine {
     /// attractors (on the random and steady games of 10^6 vertices
     /// measured, all but 0 to 150 vertices); the
     /// rest is solved by `--solver`: small progress measures on the GPU
-    /// (`spm`), the other solvers on the CPU.
+    /// (`spm`), the other solvers on the CPU. A long cycle one player
+    /// controls takes a wave a vertex (Oink's `counter_qpt 500000`: 1.4 s,
+    /// against 0.055 s on the CPU), which `auto` races against the CPU.
     Gpu,
     /// The CPU's solver (`--solver`) and the GPU (its preprocessing,
     /// then small progress measures) at once: the first result wins, the
@@ -133,8 +137,8 @@ struct ParityReport {
     winner_of_first: Option<&'static str>,
     solver: Solver,
     engine: String,
-    /// With `--engine race` and a GPU: `cpu` or `gpu`, whichever finished
-    /// first.
+    /// With a GPU and `--engine race`, or `auto` on a game of 10^6
+    /// vertices or more: `cpu` or `gpu`, whichever finished first.
     race_winner: Option<&'static str>,
     verified: bool,
     load_seconds: f64,
@@ -280,9 +284,9 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         solver,
         engine: ran.describe(chosen, threads, device.as_ref()),
         race_winner: match ran {
-            Ran::Race(Finisher::Cpu(_)) => Some("cpu"),
-            Ran::Race(Finisher::Gpu) => Some("gpu"),
-            Ran::Cpu(_) | Ran::Gpu { .. } => None,
+            Ran::RaceWonByCpu(_) => Some("cpu"),
+            Ran::RaceWonByGpu(_) => Some("gpu"),
+            Ran::Cpu(_) | Ran::Gpu(_) => None,
         },
         verified: args.verify,
         load_seconds,
@@ -305,27 +309,42 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
 enum Ran {
     /// The CPU, with this solver.
     Cpu(Solver),
-    /// The GPU's preprocessing, and the rest by this solver (on the GPU
-    /// for small progress measures, else on the CPU), or, when nothing
-    /// was left, the one asked for (`auto`: priority promotion).
-    Gpu {
-        /// The rest's solver.
-        rest: Solver,
-        /// Whether anything was left to it.
-        left: bool,
-    },
-    /// A race of the CPU and the GPU, won by this side.
-    Race(Finisher),
+    /// The GPU.
+    Gpu(GpuRun),
+    /// A race of the CPU and the GPU, won by the CPU with this solver.
+    RaceWonByCpu(Solver),
+    /// A race of the CPU and the GPU, won by the GPU.
+    RaceWonByGpu(GpuRun),
+}
+
+/// What the GPU ran: its preprocessing, and the rest by this solver (on
+/// the GPU for small progress measures, else on the CPU), or, when
+/// nothing was left, the one asked for (`auto`: priority promotion).
+#[derive(Debug, Clone, Copy)]
+struct GpuRun {
+    /// The rest's solver.
+    rest: Solver,
+    /// Whether anything was left to it.
+    left: bool,
+}
+
+impl GpuRun {
+    /// The run of [`parity::solve_on_gpu`], which names the rest's solver
+    /// `used` (`None`: nothing left), asked to run `asked` on it.
+    fn new(used: Option<Solver>, asked: Option<Solver>) -> GpuRun {
+        GpuRun {
+            rest: used.or(asked).unwrap_or(Solver::Pp),
+            left: used.is_some(),
+        }
+    }
 }
 
 impl Ran {
     /// The solver that gave the solution.
     fn solver(self) -> Solver {
         match self {
-            Ran::Cpu(solver) | Ran::Race(Finisher::Cpu(solver)) | Ran::Gpu { rest: solver, .. } => {
-                solver
-            }
-            Ran::Race(Finisher::Gpu) => Solver::Spm,
+            Ran::Cpu(solver) | Ran::RaceWonByCpu(solver) => solver,
+            Ran::Gpu(run) | Ran::RaceWonByGpu(run) => run.rest,
         }
     }
 
@@ -349,30 +368,31 @@ impl Ran {
                 device.map_or(String::new(), Device::description)
             )
         };
+        let on_gpu = |run: GpuRun| {
+            let rest = match (run.left, run.rest) {
+                (false, _) => "none left".to_string(),
+                (true, Solver::Spm) => "spm on the gpu".to_string(),
+                (true, solver) => format!("{} on the {}", solver.name(), cpu(solver)),
+            };
+            format!("cycles one player controls and their attractors; the rest: {rest}")
+        };
         match self {
             Ran::Cpu(solver) => cpu(solver),
-            Ran::Gpu { rest, left } => {
-                let rest = match (left, rest) {
-                    (false, _) => "none left".to_string(),
-                    (true, Solver::Spm) => "spm on the gpu".to_string(),
-                    (true, solver) => format!("{} on the {}", solver.name(), cpu(solver)),
-                };
-                format!(
-                    "{}: cycles one player controls and their attractors; the rest: {rest}",
-                    gpu()
-                )
-            }
-            Ran::Race(Finisher::Cpu(solver)) => {
+            Ran::Gpu(run) => format!("{}: {}", gpu(), on_gpu(run)),
+            Ran::RaceWonByCpu(solver) => {
                 format!("race of cpu and {}: {} first", gpu(), cpu(solver))
             }
-            Ran::Race(Finisher::Gpu) => format!("race of cpu and {0}: {0} first", gpu()),
+            Ran::RaceWonByGpu(run) => {
+                format!("race of cpu and {}: the gpu first ({})", gpu(), on_gpu(run))
+            }
         }
     }
 }
 
 /// Solves `game` where `engine` says, with the solver `chosen` (`None`:
-/// auto) on the CPU; `device` is the GPU opened for `gpu` and `race` (for
-/// `race`, `None` when none could be opened: the CPU alone).
+/// auto) on the CPU; `device` is the GPU opened for `gpu`, `race` and
+/// `auto` on a large game (for `race` and `auto`, `None` when none could
+/// be opened: the CPU alone).
 fn solve(
     game: &ParityGame,
     engine: ParityEngine,
@@ -380,22 +400,20 @@ fn solve(
     device: Option<&Device>,
     options: &SolveOptions,
 ) -> Result<(Solution, Ran), SolveError> {
+    let race = |gpu_rest: Option<Solver>, device: &Device| {
+        parity::race_cpu_gpu(game, chosen, gpu_rest, device, options).map(|(s, finisher)| {
+            let ran = match finisher {
+                Finisher::Cpu(solver) => Ran::RaceWonByCpu(solver),
+                Finisher::Gpu(used) => Ran::RaceWonByGpu(GpuRun::new(used, gpu_rest)),
+            };
+            (s, ran)
+        })
+    };
     match (engine, device) {
-        (ParityEngine::Gpu | ParityEngine::Auto, Some(device)) => {
-            parity::solve_on_gpu(game, device, chosen, options).map(|(s, used)| {
-                let rest = used.or(chosen).unwrap_or(Solver::Pp);
-                (
-                    s,
-                    Ran::Gpu {
-                        rest,
-                        left: used.is_some(),
-                    },
-                )
-            })
-        }
-        (ParityEngine::Race, Some(device)) => {
-            parity::race_cpu_gpu(game, chosen, device, options).map(|(s, f)| (s, Ran::Race(f)))
-        }
+        (ParityEngine::Gpu, Some(device)) => parity::solve_on_gpu(game, device, chosen, options)
+            .map(|(s, used)| (s, Ran::Gpu(GpuRun::new(used, chosen)))),
+        (ParityEngine::Auto, Some(device)) => race(chosen, device),
+        (ParityEngine::Race, Some(device)) => race(Some(Solver::Spm), device),
         _ => match chosen {
             Some(solver) => parity::solve(game, solver, options).map(|s| (s, Ran::Cpu(solver))),
             None => parity::solve_auto(game, options).map(|(s, solver)| (s, Ran::Cpu(solver))),

@@ -2,6 +2,7 @@
 //! that SCC, MEC and game kernels read, built once on the host and
 //! uploaded as its two arrays.
 
+use rayon::prelude::*;
 use thiserror::Error;
 
 use super::offsets::{self, OffsetsError};
@@ -11,6 +12,42 @@ use super::offsets::{self, OffsetsError};
 /// target array (and the GPU bandwidth spent reading it) against `u64`;
 /// edge counts, which grow faster, are `u64`.
 pub const MAX_STATES: u64 = u32::MAX as u64;
+
+/// Edges from which [`Csr::transpose`] runs on rayon's threads, when
+/// there are several: below, waking them costs about what they save.
+const PARALLEL_TRANSPOSE_EDGES: usize = 1 << 20;
+/// Edges up to which [`Csr::transpose`] may run on rayon's threads: it
+/// takes 8 bytes an edge more than the sequential one while it runs.
+const PARALLEL_TRANSPOSE_MAX_EDGES: usize = 1 << 28;
+/// Ranges of targets the parallel transpose sorts the edges into first,
+/// at most.
+const TRANSPOSE_BUCKETS: usize = 4096;
+
+/// `offsets`' rows cut into about `count` ranges of about as many entries
+/// each (fewer when rows are long).
+fn source_chunks(offsets: &[u64], count: usize) -> Vec<std::ops::Range<usize>> {
+    let rows = offsets::rows(offsets);
+    let entries = offsets[rows];
+    let mut chunks = Vec::with_capacity(count);
+    let mut row = 0;
+    for i in 1..=count as u64 {
+        let end = if i == count as u64 {
+            rows
+        } else {
+            offsets
+                .partition_point(|&first| first < entries * i / count as u64)
+                .min(rows)
+        };
+        if end > row {
+            chunks.push(row..end);
+            row = end;
+        }
+    }
+    if chunks.is_empty() {
+        chunks.push(0..rows);
+    }
+    chunks
+}
 
 /// Why arrays do not form a [`Csr`].
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -94,11 +131,118 @@ impl Csr {
     /// parallel edges appears once per edge). So transposing twice gives
     /// back the graph with each successor list sorted.
     pub fn transpose(&self) -> Csr {
+        let edges = self.targets.len();
+        if (PARALLEL_TRANSPOSE_EDGES..=PARALLEL_TRANSPOSE_MAX_EDGES).contains(&edges)
+            && rayon::current_num_threads() > 1
+        {
+            self.transpose_in_parallel()
+        } else {
+            self.transpose_in_sequence()
+        }
+    }
+
+    /// [`Csr::transpose`] on one thread: a stable counting sort.
+    fn transpose_in_sequence(&self) -> Csr {
         let mut targets = vec![0; self.targets.len()];
         let reversed = self.edges().map(|(source, target)| (target, source));
         let offsets = offsets::group_by_row(self.states(), reversed, |slot, source| {
             targets[slot] = source
         });
+        Csr { offsets, targets }
+    }
+
+    /// [`Csr::transpose`] on rayon's threads, without atomics (a target
+    /// with millions of predecessors, as in Oink's `counter_qpt` games,
+    /// would serialise them) and in the same order: the targets are cut
+    /// into [`TRANSPOSE_BUCKETS`] ranges; each chunk of sources counts its
+    /// edges per range, then copies them, still by increasing source, into
+    /// its own slice of the range's edges; each range is then grouped by
+    /// target, a sequential stable counting sort over a few thousand
+    /// targets.
+    fn transpose_in_parallel(&self) -> Csr {
+        let states = self.states() as usize;
+        let edges = self.targets.len();
+        let shift = (usize::BITS - (states / TRANSPOSE_BUCKETS).leading_zeros()) as usize;
+        let buckets = (states >> shift) + 1;
+        let chunks = source_chunks(&self.offsets, rayon::current_num_threads() * 4);
+        let targets_of = |rows: &std::ops::Range<usize>| {
+            &self.targets[self.offsets[rows.start] as usize..self.offsets[rows.end] as usize]
+        };
+        let counts: Vec<Vec<u64>> = chunks
+            .par_iter()
+            .map(|rows| {
+                let mut count = vec![0u64; buckets];
+                for &target in targets_of(rows) {
+                    count[target as usize >> shift] += 1;
+                }
+                count
+            })
+            .collect();
+        // The edges of each range, chunk after chunk: a slice per chunk
+        // and range, handed to the chunk.
+        let mut pairs = vec![0u64; edges];
+        let mut bucket_starts = Vec::with_capacity(buckets + 1);
+        let mut slices: Vec<Vec<&mut [u64]>> = chunks.iter().map(|_| Vec::new()).collect();
+        let mut rest = pairs.as_mut_slice();
+        let mut start = 0;
+        for bucket in 0..buckets {
+            bucket_starts.push(start);
+            for (chunk, count) in counts.iter().enumerate() {
+                let (slice, tail) = std::mem::take(&mut rest).split_at_mut(count[bucket] as usize);
+                slices[chunk].push(slice);
+                rest = tail;
+                start += count[bucket];
+            }
+        }
+        bucket_starts.push(start);
+        chunks
+            .par_iter()
+            .zip(slices)
+            .for_each(|(rows, mut slices)| {
+                let mut cursors = vec![0usize; buckets];
+                for source in rows.clone() {
+                    for &target in self.successors(source as u32) {
+                        let bucket = target as usize >> shift;
+                        slices[bucket][cursors[bucket]] = u64::from(target) << 32 | source as u64;
+                        cursors[bucket] += 1;
+                    }
+                }
+            });
+        let mut targets = vec![0u32; edges];
+        let mut offsets = vec![0u64; states + 1];
+        offsets[states] = edges as u64;
+        let mut regions = Vec::with_capacity(buckets);
+        let mut rest = targets.as_mut_slice();
+        for bucket in 0..buckets {
+            let length = (bucket_starts[bucket + 1] - bucket_starts[bucket]) as usize;
+            let (region, tail) = std::mem::take(&mut rest).split_at_mut(length);
+            regions.push(region);
+            rest = tail;
+        }
+        offsets[..states]
+            .par_chunks_mut(1 << shift)
+            .zip(regions)
+            .enumerate()
+            .for_each(|(bucket, (offsets, region))| {
+                let first = bucket << shift;
+                let base = bucket_starts[bucket];
+                let pairs = &pairs[base as usize..bucket_starts[bucket + 1] as usize];
+                let mut cursors = vec![0u64; offsets.len()];
+                for &pair in pairs {
+                    cursors[(pair >> 32) as usize - first] += 1;
+                }
+                let mut sum = 0;
+                for (offset, cursor) in offsets.iter_mut().zip(&mut cursors) {
+                    *offset = base + sum;
+                    sum += *cursor;
+                    *cursor = sum - *cursor;
+                }
+                for &pair in pairs {
+                    let cursor = &mut cursors[(pair >> 32) as usize - first];
+                    region[*cursor as usize] = pair as u32;
+                    *cursor += 1;
+                }
+            });
         Csr { offsets, targets }
     }
 
@@ -167,6 +311,35 @@ mod tests {
         assert_eq!(reverse.offsets, [0, 1, 3, 4, 5]);
         assert_eq!(reverse.targets, [2, 0, 2, 0, 2]);
         assert_eq!(reverse.validate(), Ok(()));
+    }
+
+    #[test]
+    fn the_parallel_transpose_equals_the_sequential_one() {
+        // Random graphs with parallel edges, self-loops and states
+        // without predecessors (a fixed linear congruential sequence).
+        let mut seed = 12345u64;
+        let mut next = |bound: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) % bound) as u32
+        };
+        for states in [1u32, 2, 7, 100, 5000, 40_000] {
+            let edges: Vec<(u32, u32)> = (0..4 * states)
+                .map(|_| (next(u64::from(states)), next(u64::from(states) / 2 + 1)))
+                .collect();
+            let graph = Csr::from_edges(states, edges).unwrap();
+            let parallel = graph.transpose_in_parallel();
+            assert_eq!(parallel, graph.transpose_in_sequence(), "{states} states");
+            assert_eq!(parallel.validate(), Ok(()));
+        }
+        // One target with every state's edge, as in counter_qpt.
+        let hot = Csr::from_edges(
+            50_000,
+            (0..50_000).flat_map(|v| [(v, 0), (v, (v + 1) % 50_000)]),
+        )
+        .unwrap();
+        assert_eq!(hot.transpose_in_parallel(), hot.transpose_in_sequence());
     }
 
     #[test]

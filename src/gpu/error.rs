@@ -51,6 +51,10 @@ pub enum GpuError {
         /// What did not agree.
         detail: String,
     },
+    /// The caller's stop signal was set before the work was done (a race
+    /// won by another contestant, a timeout): nothing failed.
+    #[error("stopped before the GPU was done")]
+    Stopped,
 }
 
 impl GpuError {

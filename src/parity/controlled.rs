@@ -205,6 +205,12 @@ impl Partial<'_> {
             }
             members = next;
         }
+        tracing::debug!(
+            ?player,
+            rounds,
+            won = won.len(),
+            "a player's controlled cycles"
+        );
         Ok(won)
     }
 

@@ -453,7 +453,10 @@ fn memset_zeros<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>
 
 impl From<GpuError> for SolveError {
     fn from(error: GpuError) -> SolveError {
-        SolveError::Gpu(error)
+        match error {
+            GpuError::Stopped => SolveError::Stopped,
+            error => SolveError::Gpu(error),
+        }
     }
 }
 

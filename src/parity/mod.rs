@@ -10,9 +10,9 @@
 //! * [`reference`](mod@reference): Zielonka's recursive algorithm with an explicit stack,
 //!   the oracle of the tests.
 //! * [`spm`]: small progress measures (Jurdziński) with a work queue.
-//! * [`gpu`]: the same small progress measures on the GPU
-//!   ([`solve_on_gpu`]), and [`race_cpu_gpu`], the CPU's solver against
-//!   it.
+//! * [`gpu`]: the same small progress measures on the GPU, and the
+//!   cycles each player controls and their attractors ([`solve_on_gpu`]);
+//!   [`race_cpu_gpu`], the CPU's solver against the GPU.
 //! * [`fpi`]: fixpoint iteration with distractions and freezing (van Dijk
 //!   and Rubbens), multi-threaded over the vertices of a priority.
 //! * [`tangle`]: tangle learning (van Dijk).
@@ -243,20 +243,25 @@ fn solve_valid_on_gpu(
 pub enum Finisher {
     /// The CPU, with this solver.
     Cpu(Solver),
-    /// The GPU, with small progress measures.
-    Gpu,
+    /// The GPU ([`solve_on_gpu`]), and the solver of what its
+    /// preprocessing left (`None` when it left nothing).
+    Gpu(Option<Solver>),
 }
 
 /// Solves `game` on the CPU and on `device` at once, and gives the first
 /// solution with the side that found it; the other side is stopped then
-/// (the GPU between two batches of launches). The CPU runs `solver`, or
-/// with `None` what [`solve_auto`] chooses, on `options.threads`; the GPU
-/// runs small progress measures ([`solve_on_gpu`]). Progress comes from
-/// the CPU. An error only when both sides fail: the error of the last to
+/// (the GPU between two launches or batches of them). The CPU runs
+/// `solver`, or with `None` what [`solve_auto`] chooses, on
+/// `options.threads`; the GPU runs [`solve_on_gpu`] with `gpu_rest` for
+/// what its preprocessing leaves. Either side can be far the faster: the
+/// GPU on games of many short cycles, the CPU on a long cycle that one
+/// player controls (a wave a vertex on the GPU). Progress comes from the
+/// CPU. An error only when both sides fail: the error of the last to
 /// fail.
 pub fn race_cpu_gpu(
     game: &ParityGame,
     solver: Option<Solver>,
+    gpu_rest: Option<Solver>,
     device: &Device,
     options: &SolveOptions,
 ) -> Result<(Solution, Finisher), SolveError> {
@@ -267,8 +272,8 @@ pub fn race_cpu_gpu(
         None => solve_auto_valid(game, &cpu_options).map(|(s, solver)| (s, Finisher::Cpu(solver))),
     });
     let on_gpu: Contestant<'_, Finisher> = Box::new(move |gpu_options| {
-        solve_valid_on_gpu(game, device, Some(Solver::Spm), &gpu_options)
-            .map(|(s, _)| (s, Finisher::Gpu))
+        solve_valid_on_gpu(game, device, gpu_rest, &gpu_options)
+            .map(|(s, used)| (s, Finisher::Gpu(used)))
     });
     first_to_finish(vec![on_cpu, on_gpu], Duration::ZERO, options)
 }
@@ -281,7 +286,8 @@ pub const AUTO_RACE: [Solver; 2] = [Solver::Pp, Solver::Tangle];
 /// learning joins it on a second thread ([`AUTO_RACE`], a [`race`]) if it
 /// is not done after a head start of about one pass over the game
 /// ([`head_start`], counted in its own CPU time, so that a busy machine
-/// does not start the second thread early); the first to finish wins and
+/// does not start the second thread early), or at once from
+/// [`AT_ONCE_THREADS`] threads; the first to finish wins and
 /// stops the other. On one
 /// thread, priority promotion alone: of the solvers, the one whose
 /// slowest game measured is the fastest. Priority promotion is the
@@ -310,8 +316,21 @@ fn solve_auto_valid(
         let solution = solve_valid(game, Solver::Pp, &Predecessors::default(), options)?;
         return Ok((solution, Solver::Pp));
     }
-    race_valid(game, &AUTO_RACE, head_start(game), options)
+    let delay = if threads >= AT_ONCE_THREADS {
+        Duration::ZERO
+    } else {
+        head_start(game)
+    };
+    race_valid(game, &AUTO_RACE, delay, options)
 }
+
+/// Threads from which [`solve_auto`]'s solvers start at once: each has a
+/// core of its own, and waiting for the head start only delays tangle
+/// learning where it is the faster (Oink's `counter_m 333333` and
+/// `counter_ortl 200000` on 2 cores: 0.41-0.43 s with the head start,
+/// 0.12-0.19 s without, as fast as tangle learning alone:
+/// `benches/results/2026-12-02f-h200-parity-race/head-start-2core.txt`).
+pub const AT_ONCE_THREADS: usize = 4;
 
 /// How much CPU time the first solver of [`solve_auto`] runs alone: 100
 /// ns per vertex and edge, at least 0.2 ms (about the time to start a thread

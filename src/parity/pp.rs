@@ -256,7 +256,7 @@ impl<'a> Promotion<'a> {
                 escape: FREE,
                 counted: self.zone.len(),
             });
-            self.attract(Player::favoured_by(priority), priority, start);
+            self.attract(Player::favoured_by(priority), priority, start, watch)?;
             loop {
                 queries += 1;
                 watch.check(queries)?;
@@ -269,13 +269,13 @@ impl<'a> Promotion<'a> {
                     Verdict::Open => break,
                     Verdict::Promote(target) => {
                         promotions += 1;
-                        self.promote(target);
+                        self.promote(target, watch)?;
                         cursor = self.below[target as usize] as usize;
                     }
                     Verdict::Dominion => {
                         dominions += 1;
                         let before = self.unsolved;
-                        cursor = self.solve_dominion(Player::favoured_by(top));
+                        cursor = self.solve_dominion(Player::favoured_by(top), watch)?;
                         tracing::trace!(
                             top,
                             solved = before - self.unsolved,
@@ -306,10 +306,18 @@ impl<'a> Promotion<'a> {
     /// Extends the zone at the top of the stack, in region `region` (the
     /// region on top of the stack), to `player`'s attractor of it among
     /// the free vertices; its vertices from `queue` on are not yet drawn
-    /// from the queue.
-    fn attract(&mut self, player: Player, region: u32, queue: usize) {
+    /// from the queue. Looks at the stop signal as it draws them
+    /// ([`Watch::poll`]): one attractor can take most of a large game.
+    fn attract(
+        &mut self,
+        player: Player,
+        region: u32,
+        queue: usize,
+        watch: &Watch<'_>,
+    ) -> Result<(), SolveError> {
         let mut next = queue;
         while next < self.zone.len() {
+            watch.poll(next)?;
             let u = self.zone[next];
             next += 1;
             for edge in self.predecessor_range(u) {
@@ -318,6 +326,7 @@ impl<'a> Promotion<'a> {
                 self.offer(player, region, u, v);
             }
         }
+        Ok(())
     }
 
     /// The positions of `u`'s predecessors in `predecessor_targets`.
@@ -443,7 +452,7 @@ impl<'a> Promotion<'a> {
     /// attracted, when both regions were built. So whichever is fewer is
     /// looked at: the vertices just freed, or the promoted region's
     /// vertices, whose free predecessors are offered.
-    fn promote(&mut self, target: u32) {
+    fn promote(&mut self, target: u32, watch: &Watch<'_>) -> Result<(), SolveError> {
         let top_start = self.regions.pop().expect("a region is on the stack").start;
         let mut end_of_target = top_start;
         while let Some(region) = self.regions.last() {
@@ -498,7 +507,7 @@ impl<'a> Promotion<'a> {
             }
         }
         self.freed = freed;
-        self.attract(player, target, queue);
+        self.attract(player, target, queue, watch)
     }
 
     /// Solves the closed region on top of the stack, which the opponent
@@ -508,8 +517,8 @@ impl<'a> Promotion<'a> {
     /// player's attractor of its vertices with the strategy that keeps
     /// them in it, though maybe no longer the whole attractor, and maybe
     /// closed now. Gives the position in `order` to build the next region
-    /// from.
-    fn solve_dominion(&mut self, player: Player) -> usize {
+    /// from. Looks at the stop signal as it draws vertices.
+    fn solve_dominion(&mut self, player: Player, watch: &Watch<'_>) -> Result<usize, SolveError> {
         let game = self.game;
         let top = *self.regions.last().expect("a region is on the stack");
         // The attractor grows on the top of the zone: `zone[top.start..]`
@@ -532,6 +541,7 @@ impl<'a> Promotion<'a> {
                 .collect();
         }
         while next < self.zone.len() {
+            watch.poll(next)?;
             let u = self.zone[next];
             next += 1;
             for &v in self.predecessors(u) {
@@ -571,10 +581,10 @@ impl<'a> Promotion<'a> {
         self.unsolved -= self.zone.len() - top.start;
         self.zone.truncate(cut);
         self.regions.truncate(kept);
-        match self.regions.last() {
+        Ok(match self.regions.last() {
             Some(region) => self.below[region.priority as usize] as usize,
             None => 0,
-        }
+        })
     }
 }
 

@@ -364,7 +364,8 @@ pub fn decompose(
     let started = Instant::now();
     let mut phases = Phases::new(device);
     // The state bits are read by the summary.
-    let (mut run, _state_bits) = Run::by_method(device, &graph, method, false, &mut phases)?;
+    let (mut run, _state_bits) =
+        Run::by_method(device, &graph, method, false, &mut phases, &never)?;
     let summary = run.summary(None)?;
     phases.end("summary")?;
     run.finish(summary, partition, started, phases)
@@ -383,8 +384,32 @@ pub fn representatives(
     graph: DeviceCsr<'_>,
     method: Method,
 ) -> Result<LargeSlice<u32>, GpuError> {
+    representatives_until(device, graph, method, &never)
+}
+
+/// [`representatives`], which gives up with [`GpuError::Stopped`] once
+/// `stop` says so; it is asked after every batch of passes (a long path
+/// can take a pass per state), so a caller racing another solver is not
+/// held up.
+pub fn representatives_until(
+    device: &Device,
+    graph: DeviceCsr<'_>,
+    method: Method,
+    stop: &dyn Fn() -> bool,
+) -> Result<LargeSlice<u32>, GpuError> {
     let mut phases = Phases::new(device);
-    let (run, _) = Run::by_method(device, &graph, method, true, &mut phases)?;
+    let (run, _) = Run::by_method(device, &graph, method, true, &mut phases, stop)?;
+    if tracing::enabled!(tracing::Level::DEBUG) {
+        phases.end("rounds")?;
+        tracing::debug!(
+            states = graph.states,
+            rounds = run.rounds,
+            passes = run.passes,
+            trimmed = run.trimmed,
+            phases = ?phases.seconds,
+            "SCC representatives (GPU)"
+        );
+    }
     Ok(run.representative)
 }
 
@@ -551,6 +576,13 @@ struct Run<'d> {
     rounds: u64,
     passes: u64,
     trimmed: u64,
+    /// The caller's stop signal, looked at after each batch of passes.
+    stop: &'d dyn Fn() -> bool,
+}
+
+/// A stop signal that is never set.
+fn never() -> bool {
+    false
 }
 
 /// Forward-backward's arrays (set by scc_start, the rounds and the
@@ -586,6 +618,7 @@ impl<'d> Run<'d> {
             rounds: 0,
             passes: 0,
             trimmed: 0,
+            stop: &never,
         };
         run.params = SccParams {
             states,
@@ -599,15 +632,18 @@ impl<'d> Run<'d> {
 
     /// A run on `graph` that has assigned every state by `method`, with
     /// colouring's state bits (which the summary reads); colouring trims
-    /// before its first round if `trim_first`.
+    /// before its first round if `trim_first`. [`GpuError::Stopped`] once
+    /// `stop` says so.
     fn by_method(
         device: &'d Device,
         graph: &DeviceCsr<'_>,
         method: Method,
         trim_first: bool,
         phases: &mut Phases<'_>,
+        stop: &'d dyn Fn() -> bool,
     ) -> Result<(Run<'d>, Option<LargeSlice<u32>>), GpuError> {
         let mut run = Run::new(device, graph.states, graph.edges)?;
+        run.stop = stop;
         run.params.offsets = device.address(graph.offsets);
         run.params.targets = device.address(graph.targets);
         let state_bits = match method {
@@ -814,6 +850,7 @@ impl<'d> Run<'d> {
                 // The batch's last pass counted nothing: it saw the final
                 // labels.
                 converged = self.read_counters()?[counter::GREW] == 0;
+                self.check_stop()?;
             }
             // The split reads the stamps of a last pass that saw the final
             // labels.
@@ -1095,6 +1132,14 @@ impl<'d> Run<'d> {
         Ok(())
     }
 
+    /// [`GpuError::Stopped`] if the caller's stop signal is set.
+    fn check_stop(&self) -> Result<(), GpuError> {
+        if (self.stop)() {
+            return Err(GpuError::Stopped);
+        }
+        Ok(())
+    }
+
     /// Launches `kernel` with enough threads for `items` work items.
     fn launch_over(&self, kernel: &CudaFunction, items: u64) -> Result<(), GpuError> {
         let mut launch = self.device.stream().launch_builder(kernel);
@@ -1216,6 +1261,7 @@ impl<'d> Run<'d> {
             if counters[frontier_slot(0, parity)] == 0 && counters[frontier_slot(1, parity)] == 0 {
                 return Ok(());
             }
+            self.check_stop()?;
             batch = (batch * 2).min(MAX_BATCH);
         }
     }

@@ -54,6 +54,9 @@ kernel_constants! {
 const COUNTERS: usize = counter::WAVES + 1;
 /// Threads per block.
 const THREADS: u32 = 256;
+/// Waves that one launch of `ctl_waves_block` runs at most, so that a
+/// stop is seen between launches (a long chain takes a wave a vertex).
+const BLOCK_WAVES: u64 = 1024;
 /// What the kernels do, for error messages.
 const DURING: &str = "solving the cycles each player controls on the GPU";
 
@@ -133,6 +136,7 @@ pub fn build() -> Build {
     Build::new(SOURCE)
         .defines(counter::DEFINES)
         .define("CONTROLLED_BLOCK_WAVE", waves::BLOCK_WAVE as i64)
+        .define("CONTROLLED_BLOCK_WAVES", BLOCK_WAVES as i64)
         .check_layout::<ControlledParams>()
 }
 
@@ -186,8 +190,16 @@ pub(in crate::parity) fn solve_with(
     watch: &mut Watch<'_>,
     solve_rest: impl FnOnce(&ParityGame) -> Result<Solution, SolveError>,
 ) -> Result<Solution, SolveError> {
+    let started = std::time::Instant::now();
     let (winners, strategy) = preprocess(device, game, watch)?;
-    finish(game, winners, strategy, solve_rest)
+    let preprocessed = started.elapsed().as_secs_f64();
+    let solution = finish(game, winners, strategy, solve_rest)?;
+    tracing::debug!(
+        preprocessed,
+        seconds = started.elapsed().as_secs_f64(),
+        "the GPU's preprocessing, then the rest"
+    );
+    Ok(solution)
 }
 
 /// The winners (`Player as u8`, or 2 while open) and the winners' moves
@@ -198,18 +210,33 @@ fn preprocess(
     watch: &mut Watch<'_>,
 ) -> Result<(Vec<u8>, Vec<u32>), SolveError> {
     watch.check(0)?;
-    let gpu = |e: GpuError| SolveError::Gpu(e);
+    let gpu = SolveError::from;
+    let options = watch.options;
+    let stop = move || options.stop.is_set();
     let vertices = game.vertices() as usize;
     if vertices == 0 {
         return Ok((Vec::new(), Vec::new()));
     }
+    let setting_up = std::time::Instant::now();
     let moves = game.edges.targets.len();
+    // Set-up took 55-63 ms on a game of 10^7 vertices (counter_qpt
+    // 5000000, benches/results/2026-12-02f-h200-parity-race/): a race's
+    // rival may finish meanwhile.
+    let stopped = || {
+        if stop() {
+            Err(SolveError::Stopped)
+        } else {
+            Ok(())
+        }
+    };
     let kernels = Kernels::load(device).map_err(gpu)?;
+    stopped()?;
     let owners: Vec<u8> = game.owners.iter().map(|&o| o as u8).collect();
     let offsets = device.upload_large(&game.edges.offsets).map_err(gpu)?;
     let targets = device.upload_large(&game.edges.targets).map_err(gpu)?;
     let priorities = device.upload_large(&game.priorities).map_err(gpu)?;
     let owners = device.upload_large(&owners).map_err(gpu)?;
+    stopped()?;
     let per_vertex = || {
         device
             .alloc_written_by_kernels::<u32>(vertices)
@@ -281,6 +308,13 @@ fn preprocess(
         params.cursor = 0;
     }
     launch_over(device, &kernels.start, &params, over_vertices).map_err(gpu)?;
+    if tracing::enabled!(tracing::Level::DEBUG) {
+        device.synchronize().map_err(gpu)?;
+        tracing::debug!(
+            seconds = setting_up.elapsed().as_secs_f64(),
+            "the game and its predecessors on the GPU"
+        );
+    }
     let started = std::time::Instant::now();
     let mut rounds = 0;
     for player in 0..2u64 {
@@ -299,6 +333,7 @@ fn preprocess(
                 &mut params,
                 &mut graph_offsets,
                 &mut counters,
+                &stop,
             )?;
         }
         // The attractor of everything the player won.
@@ -307,7 +342,7 @@ fn preprocess(
         launch_over(device, &kernels.remaining, &params, over_vertices).map_err(gpu)?;
         launch_over(device, &kernels.won, &params, over_vertices).map_err(gpu)?;
         let won = read(device, &counters)?[counter::WAVE];
-        let waves = run_waves(device, &kernels, &mut params, &mut counters, won)?;
+        let waves = run_waves(device, &kernels, &mut params, &mut counters, won, &stop)?;
         tracing::debug!(
             player,
             rounds,
@@ -332,8 +367,9 @@ fn cycles_round(
     params: &mut ControlledParams,
     graph_offsets: &mut LargeSlice<u64>,
     counters: &mut CudaSlice<u64>,
+    stop: &dyn Fn() -> bool,
 ) -> Result<u64, SolveError> {
-    let gpu = |e: GpuError| SolveError::Gpu(e);
+    let gpu = SolveError::from;
     let n = params.member_count;
     launch_over(device, &kernels.number, params, n).map_err(gpu)?;
     launch_over(device, &kernels.degree, params, n).map_err(gpu)?;
@@ -353,14 +389,22 @@ fn cycles_round(
         offsets: graph_offsets,
         targets: &graph_targets,
     };
-    let representative = scc::gpu::representatives(device, graph, Method::Coloring).map_err(gpu)?;
+    let representative =
+        scc::gpu::representatives_until(device, graph, Method::Coloring, stop).map_err(gpu)?;
     params.representative = device.address(&*representative);
     launch_over(device, &kernels.tops, params, n).map_err(gpu)?;
     clear(device, counters).map_err(gpu)?;
     launch_over(device, &kernels.classify, params, n).map_err(gpu)?;
     let counts = read(device, counters)?;
     params.within_components = 1;
-    run_waves(device, kernels, params, counters, counts[counter::WAVE])?;
+    run_waves(
+        device,
+        kernels,
+        params,
+        counters,
+        counts[counter::WAVE],
+        stop,
+    )?;
     launch_over(device, &kernels.unnumber, params, n).map_err(gpu)?;
     params.representative = 0;
     params.graph_targets = 0;
@@ -369,13 +413,15 @@ fn cycles_round(
 }
 
 /// Runs waves from the `pending` vertices just appended to the next
-/// wave until one is empty ([`waves::run`]).
+/// wave until one is empty ([`waves::run_until`]), or until `stop` says
+/// so ([`SolveError::Stopped`]).
 fn run_waves(
     device: &Device,
     kernels: &Kernels,
     params: &mut ControlledParams,
     counters: &mut CudaSlice<u64>,
     pending: u64,
+    stop: &dyn Fn() -> bool,
 ) -> Result<u64, SolveError> {
     let reach = waves::Waves {
         block: &kernels.waves_block,
@@ -386,7 +432,12 @@ fn run_waves(
         threads: THREADS,
     };
     let slots = (counter::WAVE, counter::WAVES);
-    waves::run(device, reach, counters, slots, pending, DURING).map_err(SolveError::Gpu)
+    let (run, left) =
+        waves::run_until(device, reach, counters, slots, pending, DURING, |_| stop())?;
+    if left > 0 {
+        return Err(SolveError::Stopped);
+    }
+    Ok(run)
 }
 
 /// Zeroes the counters.
@@ -399,7 +450,7 @@ fn clear(device: &Device, counters: &mut CudaSlice<u64>) -> Result<(), GpuError>
 
 /// The counters, once the stream has run everything before.
 fn read(device: &Device, counters: &CudaSlice<u64>) -> Result<Vec<u64>, SolveError> {
-    device.download(counters).map_err(SolveError::Gpu)
+    Ok(device.download(counters)?)
 }
 
 /// Launches `kernel` with `params` and enough threads for `items` work
