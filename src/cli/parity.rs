@@ -53,10 +53,12 @@ pub enum SolverChoice {
     Pp,
 }
 
-/// Vertices from which `--engine auto` races the GPU against the CPU. The CPU took
-/// 0.4 to 1 s on games of 10^6 vertices, the GPU 0.05 to 0.08 s; on
-/// smaller games the CPU's time shrinks and the start of a GPU context
-/// (in the command's wall-clock time) does not.
+/// Vertices from which `--engine auto` races the GPU against the CPU. On
+/// Oink's random and steady games of 10^6 vertices the CPU took 0.32 to
+/// 0.74 s, the GPU 0.05 to 0.22 s (`benches/results/2026-12-02d-h200-parity-gpu/`,
+/// `benches/results/2026-12-02f-h200-parity-race/`); on smaller games
+/// the CPU's time shrinks and the start of a GPU context (in the
+/// command's wall-clock time) does not.
 const AUTO_GPU_VERTICES: u64 = 1_000_000;
 
 /// Where the solver runs.
@@ -65,9 +67,10 @@ pub enum ParityEngine {
     /// For games of 10^6 vertices or more when a GPU can be opened, a
     /// race of `gpu` (with `--solver` on the rest) and `cpu`: the first
     /// result wins (on Oink's random and steady games of 10^6 vertices the
-    /// GPU solved them 5.8 to 12.8 times as fast as the CPU with
-    /// `--solver auto`; on a long cycle one player controls, the CPU is
-    /// the faster). Else the CPU.
+    /// GPU alone solved them 1.4 to 12.8 times as fast as the CPU with
+    /// `--solver auto`; on `counter_qpt 500000`, a long cycle one player
+    /// controls, the CPU was 21 to 28 times as fast as the GPU). Else the
+    /// CPU.
     Auto,
     /// The CPU.
     Cpu,
@@ -76,8 +79,9 @@ pub enum ParityEngine {
     /// measured, all but 0 to 150 vertices); the
     /// rest is solved by `--solver`: small progress measures on the GPU
     /// (`spm`), the other solvers on the CPU. A long cycle one player
-    /// controls takes a wave a vertex (Oink's `counter_qpt 500000`: 1.4 s,
-    /// against 0.055 s on the CPU), which `auto` races against the CPU.
+    /// controls takes a wave a vertex (Oink's `counter_qpt 500000`:
+    /// 1.4-1.5 s, against 0.054-0.067 s on the CPU), which `auto` races
+    /// against the CPU.
     Gpu,
     /// The CPU's solver (`--solver`) and the GPU (its preprocessing,
     /// then small progress measures) at once: the first result wins, the

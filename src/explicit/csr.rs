@@ -14,7 +14,9 @@ use super::offsets::{self, OffsetsError};
 pub const MAX_STATES: u64 = u32::MAX as u64;
 
 /// Edges from which [`Csr::transpose`] runs on rayon's threads, when
-/// there are several: below, waking them costs about what they save.
+/// there are several: the parity games of 10^6 vertices measured in
+/// `benches/results/2026-12-02f-h200-parity-race/` (1.5·10^6 edges and
+/// more) are above it.
 const PARALLEL_TRANSPOSE_EDGES: usize = 1 << 20;
 /// Edges up to which [`Csr::transpose`] may run on rayon's threads: it
 /// takes 8 bytes an edge more than the sequential one while it runs.
@@ -43,10 +45,20 @@ fn source_chunks(offsets: &[u64], count: usize) -> Vec<std::ops::Range<usize>> {
             row = end;
         }
     }
-    if chunks.is_empty() {
-        chunks.push(0..rows);
-    }
     chunks
+}
+
+/// `slice` cut into consecutive pieces of `lengths`, which must add up to
+/// at most its length.
+fn split_into<T>(mut slice: &mut [T], lengths: impl IntoIterator<Item = usize>) -> Vec<&mut [T]> {
+    lengths
+        .into_iter()
+        .map(|length| {
+            let (piece, rest) = std::mem::take(&mut slice).split_at_mut(length);
+            slice = rest;
+            piece
+        })
+        .collect()
 }
 
 /// Why arrays do not form a [`Csr`].
@@ -158,7 +170,10 @@ impl Csr {
     /// edges per range, then copies them, still by increasing source, into
     /// its own slice of the range's edges; each range is then grouped by
     /// target, a sequential stable counting sort over a few thousand
-    /// targets.
+    /// targets. On 2 cores, priority promotion (which starts with a
+    /// transpose) took 0.50-0.53 s instead of 0.54-0.61 s on a steady game
+    /// of 10^6 vertices and 6·10^6 edges; on 16 cores no gain was shown
+    /// (`benches/results/2026-12-02f-h200-parity-race/`).
     fn transpose_in_parallel(&self) -> Csr {
         let states = self.states() as usize;
         let edges = self.targets.len();
@@ -180,21 +195,19 @@ impl Csr {
             .collect();
         // The edges of each range, chunk after chunk: a slice per chunk
         // and range, handed to the chunk.
+        let piece_lengths = (0..buckets).flat_map(|b| counts.iter().map(move |count| count[b]));
+        let bucket_starts: Vec<u64> = std::iter::once(0)
+            .chain((0..buckets).scan(0, |sum, b| {
+                *sum += counts.iter().map(|count| count[b]).sum::<u64>();
+                Some(*sum)
+            }))
+            .collect();
         let mut pairs = vec![0u64; edges];
-        let mut bucket_starts = Vec::with_capacity(buckets + 1);
         let mut slices: Vec<Vec<&mut [u64]>> = chunks.iter().map(|_| Vec::new()).collect();
-        let mut rest = pairs.as_mut_slice();
-        let mut start = 0;
-        for bucket in 0..buckets {
-            bucket_starts.push(start);
-            for (chunk, count) in counts.iter().enumerate() {
-                let (slice, tail) = std::mem::take(&mut rest).split_at_mut(count[bucket] as usize);
-                slices[chunk].push(slice);
-                rest = tail;
-                start += count[bucket];
-            }
+        let pieces = split_into(&mut pairs, piece_lengths.map(|length| length as usize));
+        for (i, piece) in pieces.into_iter().enumerate() {
+            slices[i % chunks.len()].push(piece);
         }
-        bucket_starts.push(start);
         chunks
             .par_iter()
             .zip(slices)
@@ -211,14 +224,10 @@ impl Csr {
         let mut targets = vec![0u32; edges];
         let mut offsets = vec![0u64; states + 1];
         offsets[states] = edges as u64;
-        let mut regions = Vec::with_capacity(buckets);
-        let mut rest = targets.as_mut_slice();
-        for bucket in 0..buckets {
-            let length = (bucket_starts[bucket + 1] - bucket_starts[bucket]) as usize;
-            let (region, tail) = std::mem::take(&mut rest).split_at_mut(length);
-            regions.push(region);
-            rest = tail;
-        }
+        let regions = split_into(
+            &mut targets,
+            bucket_starts.windows(2).map(|w| (w[1] - w[0]) as usize),
+        );
         offsets[..states]
             .par_chunks_mut(1 << shift)
             .zip(regions)

@@ -254,8 +254,11 @@ pub enum Finisher {
 /// `solver`, or with `None` what [`solve_auto`] chooses, on
 /// `options.threads`; the GPU runs [`solve_on_gpu`] with `gpu_rest` for
 /// what its preprocessing leaves. Either side can be far the faster: the
-/// GPU on games of many short cycles, the CPU on a long cycle that one
-/// player controls (a wave a vertex on the GPU). Progress comes from the
+/// GPU on games of many short cycles (Oink's steady game of 10^6
+/// vertices: 0.05-0.07 s against 0.57-0.63 s), the CPU on a long cycle
+/// that one player controls, a wave a vertex on the GPU (`counter_qpt
+/// 500000`: 0.054-0.067 s against 1.4-1.5 s;
+/// `benches/results/2026-12-02f-h200-parity-race/`). Progress comes from the
 /// CPU. An error only when both sides fail: the error of the last to
 /// fail.
 pub fn race_cpu_gpu(

@@ -210,7 +210,6 @@ fn preprocess(
     watch: &mut Watch<'_>,
 ) -> Result<(Vec<u8>, Vec<u32>), SolveError> {
     watch.check(0)?;
-    let gpu = SolveError::from;
     let options = watch.options;
     let stop = move || options.stop.is_set();
     let vertices = game.vertices() as usize;
@@ -222,32 +221,17 @@ fn preprocess(
     // Set-up took 55-63 ms on a game of 10^7 vertices (counter_qpt
     // 5000000, benches/results/2026-12-02f-h200-parity-race/): a race's
     // rival may finish meanwhile.
-    let stopped = || {
-        if stop() {
-            Err(SolveError::Stopped)
-        } else {
-            Ok(())
-        }
-    };
-    let kernels = Kernels::load(device).map_err(gpu)?;
-    stopped()?;
+    let kernels = Kernels::load(device)?;
+    watch.stopped()?;
     let owners: Vec<u8> = game.owners.iter().map(|&o| o as u8).collect();
-    let offsets = device.upload_large(&game.edges.offsets).map_err(gpu)?;
-    let targets = device.upload_large(&game.edges.targets).map_err(gpu)?;
-    let priorities = device.upload_large(&game.priorities).map_err(gpu)?;
-    let owners = device.upload_large(&owners).map_err(gpu)?;
-    stopped()?;
-    let per_vertex = || {
-        device
-            .alloc_written_by_kernels::<u32>(vertices)
-            .map_err(gpu)
-    };
-    let mut predecessor_offsets = device
-        .alloc_large_filled::<u64>(vertices + 1, 0)
-        .map_err(gpu)?;
-    let mut predecessors = device
-        .alloc_written_by_kernels::<u32>(moves.max(1))
-        .map_err(gpu)?;
+    let offsets = device.upload_large(&game.edges.offsets)?;
+    let targets = device.upload_large(&game.edges.targets)?;
+    let priorities = device.upload_large(&game.priorities)?;
+    let owners = device.upload_large(&owners)?;
+    watch.stopped()?;
+    let per_vertex = || device.alloc_written_by_kernels::<u32>(vertices);
+    let mut predecessor_offsets = device.alloc_large_filled::<u64>(vertices + 1, 0)?;
+    let mut predecessors = device.alloc_written_by_kernels::<u32>(moves.max(1))?;
     // Set by ctl_start.
     let mut winners = per_vertex()?;
     let mut strategy = per_vertex()?;
@@ -258,15 +242,11 @@ fn preprocess(
     let mut member_lists = [per_vertex()?, per_vertex()?];
     let mut wave_lists = [per_vertex()?, per_vertex()?];
     // Set below the member count by ctl_number and ctl_degree.
-    let mut graph_offsets = device
-        .alloc_written_by_kernels::<u64>(vertices + 1)
-        .map_err(gpu)?;
-    let mut tops = device
-        .alloc_written_by_kernels::<u64>(vertices)
-        .map_err(gpu)?;
+    let mut graph_offsets = device.alloc_written_by_kernels::<u64>(vertices + 1)?;
+    let mut tops = device.alloc_written_by_kernels::<u64>(vertices)?;
     let mut sizes = per_vertex()?;
     let mut self_loops = per_vertex()?;
-    let mut counters: CudaSlice<u64> = device.alloc_zeroed(COUNTERS).map_err(gpu)?;
+    let mut counters: CudaSlice<u64> = device.alloc_zeroed(COUNTERS)?;
     let mut params = ControlledParams {
         offsets: device.address(&*offsets),
         targets: device.address(&*targets),
@@ -291,25 +271,22 @@ fn preprocess(
         ..ControlledParams::default()
     };
     let over_vertices = vertices as u64;
-    launch_over(device, &kernels.count_predecessors, &params, over_vertices).map_err(gpu)?;
-    scan::exclusive_scan(device, &mut predecessor_offsets, vertices + 1).map_err(gpu)?;
+    launch_over(device, &kernels.count_predecessors, &params, over_vertices)?;
+    scan::exclusive_scan(device, &mut predecessor_offsets, vertices + 1)?;
     {
         // Dropped (after the stream's work) once the fill has run.
-        let mut cursor = device
-            .alloc_written_by_kernels::<u64>(vertices)
-            .map_err(gpu)?;
+        let mut cursor = device.alloc_written_by_kernels::<u64>(vertices)?;
         device
             .stream()
             .memcpy_dtod(&predecessor_offsets.slice(..vertices), &mut *cursor)
-            .map_err(GpuError::driver(DURING))
-            .map_err(gpu)?;
+            .map_err(GpuError::driver(DURING))?;
         params.cursor = device.address_mut(&mut cursor);
-        launch_over(device, &kernels.fill_predecessors, &params, over_vertices).map_err(gpu)?;
+        launch_over(device, &kernels.fill_predecessors, &params, over_vertices)?;
         params.cursor = 0;
     }
-    launch_over(device, &kernels.start, &params, over_vertices).map_err(gpu)?;
+    launch_over(device, &kernels.start, &params, over_vertices)?;
     if tracing::enabled!(tracing::Level::DEBUG) {
-        device.synchronize().map_err(gpu)?;
+        device.synchronize()?;
         tracing::debug!(
             seconds = setting_up.elapsed().as_secs_f64(),
             "the game and its predecessors on the GPU"
@@ -319,8 +296,8 @@ fn preprocess(
     let mut rounds = 0;
     for player in 0..2u64 {
         params.player = player;
-        clear(device, &mut counters).map_err(gpu)?;
-        launch_over(device, &kernels.first_members, &params, over_vertices).map_err(gpu)?;
+        clear(device, &mut counters)?;
+        launch_over(device, &kernels.first_members, &params, over_vertices)?;
         let mut members = read(device, &counters)?[counter::NEXT];
         while members > 0 {
             rounds += 1;
@@ -338,9 +315,9 @@ fn preprocess(
         }
         // The attractor of everything the player won.
         params.within_components = 0;
-        clear(device, &mut counters).map_err(gpu)?;
-        launch_over(device, &kernels.remaining, &params, over_vertices).map_err(gpu)?;
-        launch_over(device, &kernels.won, &params, over_vertices).map_err(gpu)?;
+        clear(device, &mut counters)?;
+        launch_over(device, &kernels.remaining, &params, over_vertices)?;
+        launch_over(device, &kernels.won, &params, over_vertices)?;
         let won = read(device, &counters)?[counter::WAVE];
         let waves = run_waves(device, &kernels, &mut params, &mut counters, won, &stop)?;
         tracing::debug!(
@@ -352,8 +329,8 @@ fn preprocess(
             "a player's controlled cycles and attractor (GPU)"
         );
     }
-    let winners = device.download(&*winners).map_err(gpu)?;
-    let strategy = device.download(&*strategy).map_err(gpu)?;
+    let winners = device.download(&*winners)?;
+    let strategy = device.download(&*strategy)?;
     let winners = winners.into_iter().map(|w| w as u8).collect();
     Ok((winners, strategy))
 }
@@ -369,32 +346,26 @@ fn cycles_round(
     counters: &mut CudaSlice<u64>,
     stop: &dyn Fn() -> bool,
 ) -> Result<u64, SolveError> {
-    let gpu = SolveError::from;
     let n = params.member_count;
-    launch_over(device, &kernels.number, params, n).map_err(gpu)?;
-    launch_over(device, &kernels.degree, params, n).map_err(gpu)?;
-    scan::exclusive_scan(device, graph_offsets, n as usize + 1).map_err(gpu)?;
-    let edges = device
-        .download(&graph_offsets.slice(n as usize..n as usize + 1))
-        .map_err(gpu)?[0];
+    launch_over(device, &kernels.number, params, n)?;
+    launch_over(device, &kernels.degree, params, n)?;
+    scan::exclusive_scan(device, graph_offsets, n as usize + 1)?;
+    let edges = device.download(&graph_offsets.slice(n as usize..n as usize + 1))?[0];
     // Written by ctl_fill, every entry below the edge count.
-    let mut graph_targets = device
-        .alloc_written_by_kernels::<u32>(edges.max(1) as usize)
-        .map_err(gpu)?;
+    let mut graph_targets = device.alloc_written_by_kernels::<u32>(edges.max(1) as usize)?;
     params.graph_targets = device.address_mut(&mut graph_targets);
-    launch_over(device, &kernels.fill, params, n).map_err(gpu)?;
+    launch_over(device, &kernels.fill, params, n)?;
     let graph = scc::gpu::DeviceCsr {
         states: n,
         edges,
         offsets: graph_offsets,
         targets: &graph_targets,
     };
-    let representative =
-        scc::gpu::representatives_until(device, graph, Method::Coloring, stop).map_err(gpu)?;
+    let representative = scc::gpu::representatives_until(device, graph, Method::Coloring, stop)?;
     params.representative = device.address(&*representative);
-    launch_over(device, &kernels.tops, params, n).map_err(gpu)?;
-    clear(device, counters).map_err(gpu)?;
-    launch_over(device, &kernels.classify, params, n).map_err(gpu)?;
+    launch_over(device, &kernels.tops, params, n)?;
+    clear(device, counters)?;
+    launch_over(device, &kernels.classify, params, n)?;
     let counts = read(device, counters)?;
     params.within_components = 1;
     run_waves(
@@ -405,7 +376,7 @@ fn cycles_round(
         counts[counter::WAVE],
         stop,
     )?;
-    launch_over(device, &kernels.unnumber, params, n).map_err(gpu)?;
+    launch_over(device, &kernels.unnumber, params, n)?;
     params.representative = 0;
     params.graph_targets = 0;
     // The waves zeroed only their own slots.
