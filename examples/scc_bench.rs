@@ -11,7 +11,8 @@
 //! Usage: scc_bench OUT_DIR [MCC_MODEL_DIR ...]
 //! (`SCC_BENCH_GPU_ONLY=1`: no CPU engine columns; `SCC_BENCH_SCALE=k`:
 //! generated graphs k times smaller; `SCC_BENCH_ONLY=TEXT`: only the
-//! generated graphs whose name contains TEXT.)
+//! generated graphs whose name contains TEXT; `RUST_LOG=warpcheck=debug`:
+//! the engines' debug log on stderr, e.g. each colouring round's passes.)
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -41,6 +42,12 @@ fn main() {
             .expect("usage: scc_bench OUT_DIR [MCC_MODEL_DIR ...]"),
     );
     std::fs::create_dir_all(&out).unwrap();
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let device = Device::open(0).ok();
     match &device {
         Some(device) => eprintln!("device: {}", device.description()),

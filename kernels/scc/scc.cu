@@ -77,6 +77,7 @@ struct SccParams {
     unsigned long long trimmed;         // 1: trimming has assigned states
     unsigned long long assignments;     // uint2[assignment_count]: state and
     unsigned long long assignment_count; // representative, from the host
+    unsigned long long batch_pass;      // a colouring pass's place in its batch
 };
 
 struct Arrays {
@@ -418,8 +419,12 @@ extern "C" __global__ void signatures_edges(const SccParams p) {
 }
 
 // Relaxes the edge list; each block repeats its share until no label in
-// it grows, and counts into counters[SCC_COUNTER_GREW] (zeroed by the
-// host) if any grew: the host repeats the pass until one counts nothing.
+// it grows, and counts into counters[SCC_COUNTER_GREW_BY_PASS +
+// p.batch_pass] (zeroed by the host) if any grew: the host launches
+// passes in batches and reads the counts after each, until a pass counts
+// nothing. A pass after the first of its batch returns at once if the
+// pass before counted nothing (the labels were final then), so passes
+// past convergence cost a launch, not a sweep.
 // A pass with p.pass set stamps it on each source whose labels agree and
 // that has an edge to a state with other labels (leaves_seen): in the
 // pass that counts nothing the labels are final, and its stamps say
@@ -431,6 +436,9 @@ extern "C" __global__ void signatures_propagate(const SccParams p) {
     unsigned* leaves_seen = (unsigned*)p.leaves_seen;
     const unsigned stamp = (unsigned)p.pass;
     const uint2* edges = (const uint2*)p.edge_list;
+    unsigned long long* grew_in_pass = &a.counters[SCC_COUNTER_GREW_BY_PASS];
+    // Written by an earlier launch: the same value for every thread.
+    if (p.batch_pass && *(volatile unsigned long long*)&grew_in_pass[p.batch_pass - 1] == 0) return;
     bool grew_here = false, grew;
     do {
         grew = false;
@@ -443,7 +451,7 @@ extern "C" __global__ void signatures_propagate(const SccParams p) {
         }
         grew_here |= grew;
     } while (__syncthreads_or(grew));
-    if (__syncthreads_or(grew_here) && threadIdx.x == 0) atomicAdd(&a.counters[SCC_COUNTER_GREW], 1ull);
+    if (__syncthreads_or(grew_here) && threadIdx.x == 0) atomicAdd(&grew_in_pass[p.batch_pass], 1ull);
 }
 
 

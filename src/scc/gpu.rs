@@ -52,7 +52,8 @@ kernel_constants! {
         TRIVIAL = 3;
         /// Bottom components.
         BOTTOM = 4;
-        /// Blocks of a colouring pass in which a label grew.
+        /// Blocks of a colouring pass over generated edges in which a
+        /// label grew.
         GREW = 5;
         /// Length of colouring's next edge list.
         EDGES = 6;
@@ -72,11 +73,15 @@ kernel_constants! {
         /// them without a live edge went on with, never appended
         /// (`trim_drain`), in a line of its own.
         TRIM_CONTINUED = 48;
+        /// Blocks in which a label grew, one slot per pass of a batch of
+        /// colouring passes over the edge list ([`MAX_COLORING_BATCH`]
+        /// slots), in lines of their own.
+        GREW_BY_PASS = 64;
     }
 }
 
 /// Counter slots in all.
-const COUNTERS: usize = counter::TRIM_CONTINUED + 1;
+const COUNTERS: usize = counter::GREW_BY_PASS + MAX_COLORING_BATCH as usize;
 /// Propagation passes launched before the first read of the frontier
 /// lengths in a round; each read doubles the next batch, up to
 /// [`MAX_BATCH`]: few waits on long paths, few idle passes on short ones.
@@ -104,18 +109,15 @@ const HOST_FINISH_EDGES: u64 = 1 << 20;
 /// What the kernels do, for error messages.
 const DURING: &str = "decomposing into components";
 
-/// Colouring passes launched before the host reads whether the last one
-/// grew a label: one over a long edge list, where a pass past convergence
-/// costs a sweep, more over short ones, where the read (a wait for the
-/// device and a copy) costs more than a pass (csma-3-4's MEC graph: 88
-/// passes in 13 rounds, most over fewer than 2^16 edges).
-fn passes_per_read(edges: u64) -> u64 {
-    match edges {
-        0..=0xffff => 4,
-        0x1_0000..=0xf_ffff => 2,
-        _ => 1,
-    }
-}
+/// Colouring passes launched before the first read of whether a round
+/// has converged; each read doubles the next batch, up to
+/// [`MAX_COLORING_BATCH`]. A pass after the one that grew nothing returns
+/// at once (`signatures_propagate`), so a batch costs a launch per pass
+/// past convergence instead of a sweep, and a round of n passes waits for
+/// the host about log2(n) times instead of n.
+const FIRST_COLORING_BATCH: u64 = 2;
+/// See [`FIRST_COLORING_BATCH`].
+const MAX_COLORING_BATCH: u64 = 16;
 
 param_block! {
     /// The arrays of a decomposition (`SccParams` in the kernel).
@@ -207,6 +209,10 @@ param_block! {
         pub assignments: u64,
         /// Entries of the assignments.
         pub assignment_count: u64,
+        /// A colouring pass's place in its batch: it counts into counter
+        /// slot `GREW_BY_PASS` plus this, and returns at once if it is
+        /// not the first and the pass before counted nothing.
+        pub batch_pass: u64,
     }
 }
 
@@ -835,22 +841,38 @@ impl<'d> Run<'d> {
                 TRIM_AFTER_PASSES
             };
             let (mut round_passes, mut converged) = (0, self.params.edge_count == 0);
-            let batch = passes_per_read(self.params.edge_count);
+            let mut batch = FIRST_COLORING_BATCH;
             while !converged && round_passes < limit {
-                for _ in 0..batch {
-                    self.passes += 1;
-                    round_passes += 1;
+                let launched = batch.min(limit - round_passes);
+                self.clear_grew_by_pass(launched)?;
+                let threads = self.params.edge_count.min(resident);
+                for place in 0..launched {
+                    self.params.batch_pass = place;
                     // Every pass but a round's first (whose labels are
                     // rarely final) stamps the leaving edges it sees.
-                    self.params.pass = if round_passes > 1 { self.passes } else { 0 };
-                    self.clear_counter(counter::GREW)?;
-                    let threads = self.params.edge_count.min(resident);
+                    let in_round = round_passes + place + 1;
+                    self.params.pass = if in_round > 1 {
+                        self.passes + place + 1
+                    } else {
+                        0
+                    };
                     self.launch_over(&kernels.signatures_propagate, threads)?;
                 }
-                // The batch's last pass counted nothing: it saw the final
-                // labels.
-                converged = self.read_counters()?[counter::GREW] == 0;
+                let counters = self.read_counters()?;
+                let grew = &counters[counter::GREW_BY_PASS..][..launched as usize];
+                // The passes that ran: up to the first that counted
+                // nothing, which saw the final labels; those after it
+                // returned at once.
+                let ran = grew.iter().position(|&blocks| blocks == 0);
+                converged = ran.is_some();
+                let ran = ran.map_or(launched, |place| place as u64 + 1);
+                self.passes += ran;
+                round_passes += ran;
+                if converged {
+                    self.params.pass = if round_passes > 1 { self.passes } else { 0 };
+                }
                 self.check_stop()?;
+                batch = (batch * 2).min(MAX_COLORING_BATCH);
             }
             // The split reads the stamps of a last pass that saw the final
             // labels.
@@ -1162,6 +1184,16 @@ impl<'d> Run<'d> {
         self.device
             .stream()
             .memset_zeros(&mut self.counters.slice_mut(slot..slot + 1))
+            .map_err(GpuError::driver(DURING))
+    }
+
+    /// Zeroes the first `passes` counter slots of a batch of colouring
+    /// passes.
+    fn clear_grew_by_pass(&mut self, passes: u64) -> Result<(), GpuError> {
+        let slots = counter::GREW_BY_PASS..counter::GREW_BY_PASS + passes as usize;
+        self.device
+            .stream()
+            .memset_zeros(&mut self.counters.slice_mut(slots))
             .map_err(GpuError::driver(DURING))
     }
 
