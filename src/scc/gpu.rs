@@ -74,7 +74,7 @@ kernel_constants! {
         /// (`trim_drain`), in a line of its own.
         TRIM_CONTINUED = 48;
         /// Blocks in which a label grew, one slot per pass of a batch of
-        /// colouring passes over the edge list ([`MAX_COLORING_BATCH`]
+        /// colouring passes over the edge list (`MAX_COLORING_BATCH`
         /// slots), in lines of their own.
         GREW_BY_PASS = 64;
     }
