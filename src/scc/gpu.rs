@@ -109,6 +109,13 @@ const HOST_FINISH_EDGES: u64 = 1 << 20;
 /// What the kernels do, for error messages.
 const DURING: &str = "decomposing into components";
 
+/// The `leaves_seen` stamp of colouring's pass `number`, the
+/// `in_round`-th of its round: its number, except for a round's first
+/// pass (whose labels are rarely final), which stamps nothing (0).
+fn leaves_stamp(in_round: u64, number: u64) -> u64 {
+    if in_round > 1 { number } else { 0 }
+}
+
 /// Colouring passes launched before the first read of whether a round
 /// has converged; each read doubles the next batch, up to
 /// [`MAX_COLORING_BATCH`]. A pass after the one that grew nothing returns
@@ -844,22 +851,15 @@ impl<'d> Run<'d> {
             let mut batch = FIRST_COLORING_BATCH;
             while !converged && round_passes < limit {
                 let launched = batch.min(limit - round_passes);
-                self.clear_grew_by_pass(launched)?;
+                let grew_slots = counter::GREW_BY_PASS..counter::GREW_BY_PASS + launched as usize;
+                self.clear_counter_slots(grew_slots.clone())?;
                 let threads = self.params.edge_count.min(resident);
-                for place in 0..launched {
-                    self.params.batch_pass = place;
-                    // Every pass but a round's first (whose labels are
-                    // rarely final) stamps the leaving edges it sees.
-                    let in_round = round_passes + place + 1;
-                    self.params.pass = if in_round > 1 {
-                        self.passes + place + 1
-                    } else {
-                        0
-                    };
+                for place in 1..=launched {
+                    self.params.batch_pass = place - 1;
+                    self.params.pass = leaves_stamp(round_passes + place, self.passes + place);
                     self.launch_over(&kernels.signatures_propagate, threads)?;
                 }
-                let counters = self.read_counters()?;
-                let grew = &counters[counter::GREW_BY_PASS..][..launched as usize];
+                let grew = &self.read_counters()?[grew_slots];
                 // The passes that ran: up to the first that counted
                 // nothing, which saw the final labels; those after it
                 // returned at once.
@@ -869,7 +869,7 @@ impl<'d> Run<'d> {
                 self.passes += ran;
                 round_passes += ran;
                 if converged {
-                    self.params.pass = if round_passes > 1 { self.passes } else { 0 };
+                    self.params.pass = leaves_stamp(round_passes, self.passes);
                 }
                 self.check_stop()?;
                 batch = (batch * 2).min(MAX_COLORING_BATCH);
@@ -1181,16 +1181,11 @@ impl<'d> Run<'d> {
 
     /// Zeroes counter `slot`.
     fn clear_counter(&mut self, slot: usize) -> Result<(), GpuError> {
-        self.device
-            .stream()
-            .memset_zeros(&mut self.counters.slice_mut(slot..slot + 1))
-            .map_err(GpuError::driver(DURING))
+        self.clear_counter_slots(slot..slot + 1)
     }
 
-    /// Zeroes the first `passes` counter slots of a batch of colouring
-    /// passes.
-    fn clear_grew_by_pass(&mut self, passes: u64) -> Result<(), GpuError> {
-        let slots = counter::GREW_BY_PASS..counter::GREW_BY_PASS + passes as usize;
+    /// Zeroes the counters in `slots`.
+    fn clear_counter_slots(&mut self, slots: std::ops::Range<usize>) -> Result<(), GpuError> {
         self.device
             .stream()
             .memset_zeros(&mut self.counters.slice_mut(slots))
