@@ -78,6 +78,8 @@ struct SccParams {
     unsigned long long assignments;     // uint2[assignment_count]: state and
     unsigned long long assignment_count; // representative, from the host
     unsigned long long batch_pass;      // a colouring pass's place in its batch
+    unsigned long long round_pass;      // a colouring pass's place in its
+                                        // round, from 1
 };
 
 struct Arrays {
@@ -425,6 +427,12 @@ extern "C" __global__ void signatures_edges(const SccParams p) {
 // nothing. A pass after the first of its batch returns at once if the
 // pass before counted nothing (the labels were final then), so passes
 // past convergence cost a launch, not a sweep.
+// Past a round's first RESWEEP_AFTER_PASSES passes, a block whose share
+// is still sweeps it again while other blocks' sweeps grow labels
+// (counters[SCC_COUNTER_GROWTHS] counts the growing sweeps), up to
+// COLORING_IDLE_SWEEPS still sweeps in a row: labels then cross from
+// share to share within a pass instead of a pass a crossing. A pass that
+// counts nothing still saw no label grow in any block's sweep.
 // A pass with p.pass set stamps it on each source whose labels agree and
 // that has an edge to a state with other labels (leaves_seen): in the
 // pass that counts nothing the labels are final, and its stamps say
@@ -439,8 +447,13 @@ extern "C" __global__ void signatures_propagate(const SccParams p) {
     unsigned long long* grew_in_pass = &a.counters[SCC_COUNTER_GREW_BY_PASS];
     // Written by an earlier launch: the same value for every thread.
     if (p.batch_pass && *(volatile unsigned long long*)&grew_in_pass[p.batch_pass - 1] == 0) return;
-    bool grew_here = false, grew;
+    unsigned long long* growths = &a.counters[SCC_COUNTER_GROWTHS];
+    const bool resweep = p.round_pass > RESWEEP_AFTER_PASSES;
+    bool grew_here = false, grew, again;
+    unsigned still_sweeps = 0;
+    unsigned long long growths_before = 0;  // thread 0's
     do {
+        if (resweep && threadIdx.x == 0) growths_before = *(volatile unsigned long long*)growths;
         grew = false;
         for (unsigned long long i = grid_thread(); i < p.edge_count; i += grid_threads()) {
             const uint2 edge = edges[i];
@@ -450,7 +463,15 @@ extern "C" __global__ void signatures_propagate(const SccParams p) {
                 leaves_seen[edge.x] = stamp;
         }
         grew_here |= grew;
-    } while (__syncthreads_or(grew));
+        if (__syncthreads_or(grew)) {
+            if (resweep && threadIdx.x == 0) atomicAdd(growths, 1ull);
+            still_sweeps = 0;
+            again = true;
+        } else {
+            again = resweep && ++still_sweeps <= COLORING_IDLE_SWEEPS &&
+                    __syncthreads_or(threadIdx.x == 0 && *(volatile unsigned long long*)growths != growths_before);
+        }
+    } while (again);
     if (__syncthreads_or(grew_here) && threadIdx.x == 0) atomicAdd(&grew_in_pass[p.batch_pass], 1ull);
 }
 

@@ -77,11 +77,16 @@ kernel_constants! {
         /// colouring passes over the edge list (`MAX_COLORING_BATCH`
         /// slots), in lines of their own.
         GREW_BY_PASS = 64;
+        /// Sweeps of a block's share of colouring's edge list in which a
+        /// label grew, since the decomposition began, in a line of its
+        /// own: a block sweeps its share again while other blocks' sweeps
+        /// grow labels.
+        GROWTHS = 80;
     }
 }
 
 /// Counter slots in all.
-const COUNTERS: usize = counter::GREW_BY_PASS + MAX_COLORING_BATCH as usize;
+const COUNTERS: usize = counter::GROWTHS + 1;
 /// Propagation passes launched before the first read of the frontier
 /// lengths in a round; each read doubles the next batch, up to
 /// [`MAX_BATCH`]: few waits on long paths, few idle passes on short ones.
@@ -125,6 +130,23 @@ fn leaves_stamp(in_round: u64, number: u64) -> u64 {
 const FIRST_COLORING_BATCH: u64 = 2;
 /// See [`FIRST_COLORING_BATCH`].
 const MAX_COLORING_BATCH: u64 = 16;
+/// Passes of a colouring round after which its blocks sweep their share
+/// of the edges again while other blocks' sweeps grow labels
+/// (`signatures_propagate`), instead of leaving as soon as their own
+/// share is still: labels then cross the shares within a pass, where a
+/// long path otherwise takes a pass a crossing. Measured on an H200
+/// (`benches/results/2026-12-02h-h200-scc-sweeps/`): from the first pass
+/// (0), Peterson-PT-3 took 41–48 passes instead of 75–95 and was 2–4 %
+/// ahead of ECL-SCC's median in each of three calls, but
+/// Referendum-PT-0015 took 47 ms instead of 41 (its
+/// rounds converge in one pass, where the extra sweeps find nothing);
+/// from the second (1), the five graphs took what they took without it
+/// in earlier calls, Peterson-PT-3 in 49–54 passes, and none of its 18
+/// decompositions had a round reach 32 passes and start over.
+const RESWEEP_AFTER_PASSES: u64 = 1;
+/// Sweeps in a row in which a resweeping block's share grows nothing,
+/// after which it leaves the pass even if other blocks' labels grow.
+const COLORING_IDLE_SWEEPS: u64 = 4;
 
 param_block! {
     /// The arrays of a decomposition (`SccParams` in the kernel).
@@ -220,6 +242,10 @@ param_block! {
         /// slot `GREW_BY_PASS` plus this, and returns at once if it is
         /// not the first and the pass before counted nothing.
         pub batch_pass: u64,
+        /// A colouring pass's place in its round (from 1): after
+        /// `RESWEEP_AFTER_PASSES`, its blocks sweep their share of the
+        /// edges again while other blocks' sweeps grow labels.
+        pub round_pass: u64,
     }
 }
 
@@ -227,7 +253,11 @@ param_block! {
 pub fn build() -> Build {
     Build::new(SOURCE)
         .defines(counter::DEFINES)
-        .defines(&[("SCC_COUNTERS", COUNTERS as i64)])
+        .defines(&[
+            ("SCC_COUNTERS", COUNTERS as i64),
+            ("RESWEEP_AFTER_PASSES", RESWEEP_AFTER_PASSES as i64),
+            ("COLORING_IDLE_SWEEPS", COLORING_IDLE_SWEEPS as i64),
+        ])
         .defines(&coloring_defines())
         .check_layout::<SccParams>()
 }
@@ -856,6 +886,7 @@ impl<'d> Run<'d> {
                 let threads = self.params.edge_count.min(resident);
                 for place in 1..=launched {
                     self.params.batch_pass = place - 1;
+                    self.params.round_pass = round_passes + place;
                     self.params.pass = leaves_stamp(round_passes + place, self.passes + place);
                     self.launch_over(&kernels.signatures_propagate, threads)?;
                 }
