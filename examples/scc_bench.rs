@@ -14,7 +14,7 @@
 //! generated graphs whose name contains TEXT; `RUST_LOG=warpcheck=debug`:
 //! the engines' debug log on stderr, e.g. each colouring round's passes.)
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -46,6 +46,7 @@ fn main() {
         tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
             .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
             .init();
     }
     let device = Device::open(0).ok();

@@ -140,9 +140,11 @@ const MAX_COLORING_BATCH: u64 = 16;
 /// ahead of ECL-SCC's median in each of three calls, but
 /// Referendum-PT-0015 took 47 ms instead of 41 (its
 /// rounds converge in one pass, where the extra sweeps find nothing);
-/// from the second (1), the five graphs took what they took without it
-/// in earlier calls, Peterson-PT-3 in 49–54 passes, and none of its 18
-/// decompositions had a round reach 32 passes and start over.
+/// from the second (1), the random graph took 8.6 ms, R-MAT 10.6, the
+/// grid 104, Referendum-PT-0015 41 and Peterson-PT-3 25.3–25.7 (49–54
+/// passes, no round reaching 32 in 18 decompositions), within the spread
+/// of the same graphs without resweeping (grid 84–109, Peterson-PT-3
+/// 20.7–29.0 over this and the previous session), not run side by side.
 const RESWEEP_AFTER_PASSES: u64 = 1;
 /// Sweeps in a row in which a resweeping block's share grows nothing,
 /// after which it leaves the pass even if other blocks' labels grow.
