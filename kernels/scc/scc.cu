@@ -80,6 +80,8 @@ struct SccParams {
     unsigned long long batch_pass;      // a colouring pass's place in its batch
     unsigned long long round_pass;      // a colouring pass's place in its
                                         // round, from 1
+    unsigned long long roots;           // u32[states]: each state's root in
+                                        // the mutual edges' union, or 0
 };
 
 struct Arrays {
@@ -304,10 +306,21 @@ extern "C" __global__ void trim_drain(const SccParams p) {
     drain_work_list(list, [&](unsigned state, WorkAppender& appender) { peel(p, a, state, appender); });
 }
 
+// Whether colouring starts from some states and edges only: those
+// trimming left unassigned (p.trimmed), or the roots of the mutual edges'
+// clusters and the edges between them (p.roots).
+__device__ __forceinline__ bool filtered(const SccParams& p) { return p.trimmed || p.roots; }
+
+// The root of `state`'s cluster of mutual edges (itself without
+// contraction).
+__device__ __forceinline__ unsigned root_of(const SccParams& p, unsigned state) {
+    return p.roots ? ((const unsigned*)p.roots)[state] : state;
+}
+
 // Every state's own priority on both labels, and every state in the work
-// list (next_live): in order, or after trimming (p.trimmed) those it
-// left unassigned, appended (the length in counters[SCC_COUNTER_LIVE],
-// zeroed by the host).
+// list (next_live): in order, or when filtered those that trimming left
+// unassigned and that are their cluster's root, appended (the length in
+// counters[SCC_COUNTER_LIVE], zeroed by the host).
 extern "C" __global__ void signatures_start(const SccParams p) {
     const Arrays a(p);
     uint2* signatures = (uint2*)p.signatures;
@@ -318,10 +331,10 @@ extern "C" __global__ void signatures_start(const SccParams p) {
         if (s < p.states) {
             signatures[s] = own_labels((unsigned)s);
             ((unsigned*)p.state_bits)[s] = 0;
-            live = a.representative[s] == UNASSIGNED;
-            if (!p.trimmed) a.next_live[s] = (unsigned)s;
+            live = a.representative[s] == UNASSIGNED && root_of(p, (unsigned)s) == s;
+            if (!filtered(p)) a.next_live[s] = (unsigned)s;
         }
-        if (p.trimmed) append(a.next_live, &a.counters[SCC_COUNTER_LIVE], live, (unsigned)s);
+        if (filtered(p)) append(a.next_live, &a.counters[SCC_COUNTER_LIVE], live, (unsigned)s);
     }
 }
 
@@ -387,13 +400,15 @@ extern "C" __global__ void signatures_long_rows(const SccParams p) {
 
 // The edges between two live states in the list, and out_of raised over
 // them (after signatures_start): every edge in order (list_short_rows,
-// then signatures_long_rows), or after trimming (p.trimmed) appended
-// (the length in counters[SCC_COUNTER_EDGES], zeroed by the host), and
-// an edge from or to a state that trimming assigned recorded in its
-// source's state_bits now, as a split would.
+// then signatures_long_rows), or when filtered the edges between the
+// roots of two different clusters, both unassigned, appended (the length
+// in counters[SCC_COUNTER_EDGES], zeroed by the host). An edge from or
+// to a state that trimming assigned is recorded in its source's
+// state_bits now, as a split would; one inside a cluster records only a
+// self-loop (a cluster of two or more states is a component's part).
 extern "C" __global__ void signatures_edges(const SccParams p) {
     const Arrays a(p);
-    if (!p.trimmed) {
+    if (!filtered(p)) {
         list_short_rows(p, a);
         return;
     }
@@ -403,21 +418,105 @@ extern "C" __global__ void signatures_edges(const SccParams p) {
     for (unsigned long long first = grid_thread() - lane; first < p.edges; first += grid_threads()) {
         const unsigned long long e = first + lane;
         bool keep = false;
-        unsigned state = 0, next = 0;
+        unsigned from = 0, to = 0;
         if (e < p.edges) {
-            state = source_of(a.offsets, p.states, e);
-            next = a.targets[e];
-            keep = a.representative[state] == UNASSIGNED && a.representative[next] == UNASSIGNED;
+            const unsigned state = source_of(a.offsets, p.states, e), next = a.targets[e];
+            from = root_of(p, state);
+            to = root_of(p, next);
+            const bool inside = from == to;
+            keep = !inside && a.representative[from] == UNASSIGNED && a.representative[to] == UNASSIGNED;
             if (keep) {
-                const unsigned label = priority(next);
-                if (load_half(signatures, out_slot(state)) < label) raise(signatures, out_slot(state), label);
+                const unsigned label = priority(to);
+                if (load_half(signatures, out_slot(from)) < label) raise(signatures, out_slot(from), label);
             } else {
-                const unsigned bit = next == state ? SELF_LOOP : LEAVES;
-                if (!(load_label(state_bits, state) & bit)) atomicOr(&state_bits[state], bit);
+                const unsigned bit = next == state ? SELF_LOOP : inside ? 0u : LEAVES;
+                if (bit && !(load_label(state_bits, state) & bit)) atomicOr(&state_bits[state], bit);
             }
         }
-        append((uint2*)p.edge_list, &a.counters[SCC_COUNTER_EDGES], keep, make_uint2(state, next));
+        append((uint2*)p.edge_list, &a.counters[SCC_COUNTER_EDGES], keep, make_uint2(from, to));
     }
+}
+
+// Contraction of mutual edges (crate::scc::mutual): whether to's row
+// holds an edge back to from (another state), both rows at most
+// MUTUAL_SCANNED_ROW long.
+__device__ __forceinline__ bool has_reverse(const Arrays& a, unsigned from, unsigned to) {
+    const unsigned long long begin = a.offsets[to], end = a.offsets[to + 1];
+    if (from == to || end - begin > MUTUAL_SCANNED_ROW || a.offsets[from + 1] - a.offsets[from] > MUTUAL_SCANNED_ROW)
+        return false;
+    for (unsigned long long e = begin; e < end; ++e)
+        if (a.targets[e] == from) return true;
+    return false;
+}
+
+// Counts in counters[SCC_COUNTER_MUTUAL] (zeroed by the host) the sampled
+// edges (as crate::scc::mutual::sampled_edge) that have their reverse.
+extern "C" __global__ void mutual_sample(const SccParams p) {
+    const Arrays a(p);
+    const unsigned long long samples = min(p.edges, (unsigned long long)MUTUAL_SAMPLED_EDGES);
+    for (unsigned long long i = grid_thread(); i < samples; i += grid_threads()) {
+        const unsigned long long e = p.edges <= MUTUAL_SAMPLED_EDGES ? i : i * p.edges / MUTUAL_SAMPLED_EDGES;
+        if (has_reverse(a, source_of(a.offsets, p.states, e), a.targets[e]))
+            atomicAdd(&a.counters[SCC_COUNTER_MUTUAL], 1ull);
+    }
+}
+
+// The root of `state`'s tree in the union-find of mutual_join (a root's
+// parent is UNASSIGNED).
+__device__ __forceinline__ unsigned tree_root(const unsigned* parent, unsigned state) {
+    for (;;) {
+        const unsigned up = load_label(parent, state);
+        if (up == UNASSIGNED) return state;
+        state = up;
+    }
+}
+
+// Joins the trees of every edge found both ways (p.roots: every state a
+// root at first, all ones): the larger root goes under the smaller by a
+// compare-and-swap, so roots only fall and a tree's root is its smallest
+// state.
+extern "C" __global__ void mutual_join(const SccParams p) {
+    const Arrays a(p);
+    unsigned* parent = (unsigned*)p.roots;
+    for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads()) {
+        const unsigned long long begin = a.offsets[s], end = a.offsets[s + 1];
+        if (end - begin > MUTUAL_SCANNED_ROW) continue;
+        for (unsigned long long e = begin; e < end; ++e) {
+            const unsigned next = a.targets[e];
+            if (!has_reverse(a, (unsigned)s, next)) continue;
+            unsigned x = (unsigned)s, y = next;
+            for (;;) {
+                x = tree_root(parent, x);
+                y = tree_root(parent, y);
+                if (x == y) break;
+                const unsigned low = min(x, y), high = max(x, y);
+                if (atomicCAS(&parent[high], UNASSIGNED, low) == UNASSIGNED) break;
+            }
+        }
+    }
+}
+
+// Every state's parent replaced by its tree's root, a root's by itself
+// (after mutual_join); the states that are not roots counted in
+// counters[SCC_COUNTER_MUTUAL] (zeroed by the host). A thread reads the
+// parents of states that other threads overwrite, with the root or, for
+// a root, itself, which leads to the same root.
+extern "C" __global__ void mutual_flatten(const SccParams p) {
+    const Arrays a(p);
+    unsigned* parent = (unsigned*)p.roots;
+    unsigned joined = 0;
+    for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads()) {
+        unsigned state = (unsigned)s;
+        for (;;) {
+            const unsigned up = load_label(parent, state);
+            if (up == UNASSIGNED || up == state) break;
+            state = up;
+        }
+        parent[s] = state;
+        joined += state != s;
+    }
+    joined = __reduce_add_sync(0xffffffffu, joined);
+    if ((threadIdx.x & 31u) == 0 && joined) atomicAdd(&a.counters[SCC_COUNTER_MUTUAL], (unsigned long long)joined);
 }
 
 // Relaxes the edge list; each block repeats its share until no label in
@@ -582,12 +681,13 @@ extern "C" __global__ void signatures_assign(const SccParams p) {
     }
 }
 
-// Every state's representative: the state its (agreeing) labels name.
+// Every state's representative: the state its root's (agreeing) labels
+// name.
 extern "C" __global__ void signatures_finish(const SccParams p) {
     const Arrays a(p);
     const uint2* signatures = (const uint2*)p.signatures;
     for (unsigned long long s = grid_thread(); s < p.states; s += grid_threads())
-        a.representative[s] = seed_of(signatures[s].x);
+        a.representative[s] = seed_of(signatures[root_of(p, (unsigned)s)].x);
 }
 
 __device__ __forceinline__ unsigned* pivot_slot(const SccParams& p, const Arrays& a, unsigned long long key) {

@@ -146,8 +146,9 @@ struct SccReport {
     exit_code: i32,
 }
 
-/// A GPU decomposition's rounds, passes, trimmed states and seconds per
-/// phase (colouring: set-up, rounds, trim, Tarjan on the host;
+/// A GPU decomposition's rounds, passes, trimmed and contracted states
+/// and seconds per phase (colouring: contract, set-up, rounds, trim,
+/// Tarjan on the host;
 /// forward-backward: transpose, trim, rounds, Tarjan on the host; both:
 /// summary).
 #[derive(Debug, serde::Serialize)]
@@ -155,6 +156,7 @@ struct GpuWork {
     rounds: u64,
     passes: u64,
     trimmed: u64,
+    contracted: u64,
     phase_seconds: serde_json::Map<String, serde_json::Value>,
 }
 
@@ -164,6 +166,7 @@ impl GpuWork {
             rounds: result.rounds,
             passes: result.passes,
             trimmed: result.trimmed,
+            contracted: result.contracted,
             phase_seconds: result
                 .phases
                 .iter()

@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::{Components, reference};
+use super::{Components, mutual, reference};
 use crate::explicit::Csr;
 
 /// How the rounds find components.
@@ -159,9 +159,28 @@ pub fn representatives_by_keyed_rounds(graph: &Csr) -> Vec<u32> {
 /// once `stop` is seen set (between passes).
 fn rounds(graph: &Csr, method: Method, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>> {
     match method {
-        Method::Coloring => Signatures::new(graph, stop).rounds(graph, fall_back, stop),
+        Method::Coloring => coloring(graph, fall_back, stop),
         Method::ForwardBackward => forward_backward(graph, fall_back, stop),
     }
+}
+
+/// Colouring's rounds, on the clusters of mutual edges when
+/// [`mutual::worth_contracting`] says so (each state then takes its
+/// root's representative).
+fn coloring(graph: &Csr, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>> {
+    if !mutual::worth_contracting(graph) {
+        return Signatures::new(graph, stop).rounds(graph, None, fall_back, stop);
+    }
+    let roots = mutual::roots(graph);
+    let signatures = Signatures {
+        into: (0..graph.states())
+            .map(|state| AtomicU32::new(priority(state)))
+            .collect(),
+        out_of: (0..graph.states())
+            .map(|state| AtomicU32::new(priority(state)))
+            .collect(),
+    };
+    signatures.rounds(graph, Some(&roots), fall_back, stop)
 }
 
 /// Forward-backward rounds until every state is assigned or, with
@@ -754,8 +773,18 @@ impl Signatures {
 
     /// Rounds until every state is assigned or, with `fall_back`, until
     /// one stalls (Tarjan then takes the live states); each state's
-    /// representative, or `None` once `stop` is seen set.
-    fn rounds(self, graph: &Csr, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>> {
+    /// representative, or `None` once `stop` is seen set. With `roots`
+    /// ([`mutual::roots`]), the rounds run on the roots and the edges
+    /// between them (their `out_of` raised over those edges here), and
+    /// each state takes its root's representative.
+    fn rounds(
+        self,
+        graph: &Csr,
+        roots: Option<&[u32]>,
+        fall_back: bool,
+        stop: &AtomicBool,
+    ) -> Option<Vec<u32>> {
+        let root = |state: u32| roots.map_or(state, |roots| roots[state as usize]);
         let mut edges: Vec<(u32, u32)> = (0..graph.states())
             .into_par_iter()
             .flat_map_iter(|state| {
@@ -766,11 +795,19 @@ impl Signatures {
                     graph.successors(state).iter()
                 };
                 successors
-                    .filter(move |&&next| next != state)
-                    .map(move |&next| (state, next))
+                    .map(move |&next| (root(state), root(next)))
+                    .filter(|&(from, to)| from != to)
             })
             .collect();
-        let mut live: Vec<u32> = (0..graph.states()).into_par_iter().collect();
+        if roots.is_some() {
+            edges.par_iter().for_each(|&(from, to)| {
+                self.out_of[from as usize].fetch_max(priority(to), Relaxed);
+            });
+        }
+        let mut live: Vec<u32> = (0..graph.states())
+            .into_par_iter()
+            .filter(|&state| root(state) == state)
+            .collect();
         let mut round = 0u64;
         while !stop.load(Relaxed) {
             round += 1;
@@ -797,14 +834,22 @@ impl Signatures {
         if stop.load(Relaxed) {
             return None;
         }
-        let representative: Vec<u32> = self
-            .into
-            .par_iter()
-            .map(|label| seed_of(label.load(Relaxed)))
+        let representative: Vec<u32> = (0..graph.states())
+            .into_par_iter()
+            .map(|state| seed_of(self.into[root(state) as usize].load(Relaxed)))
             .collect();
         let mut is_live = vec![false; representative.len()];
         for &state in &live {
             is_live[state as usize] = true;
+        }
+        // The members of the live clusters.
+        if roots.is_some() {
+            live = (0..graph.states())
+                .filter(|&state| is_live[root(state) as usize])
+                .collect();
+            for &state in &live {
+                is_live[state as usize] = true;
+            }
         }
         let is_live = |state: u32| is_live[state as usize];
         finish_with_tarjan(graph, &live, is_live, representative, stop)

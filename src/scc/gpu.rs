@@ -12,7 +12,7 @@ use super::cpu::{
     ASSIGNED, MAX_JUMPS, MAX_PIVOT_SLOTS, Method, PRIORITY_FIRST, PRIORITY_FIRST_INVERSE,
     PRIORITY_SECOND, PRIORITY_SECOND_INVERSE, TRIM_PASSES, stalled,
 };
-use super::{Components, Summary, reference};
+use super::{Components, Summary, mutual, reference};
 use crate::explicit::Csr;
 use crate::gpu::{Build, Device, GpuError, KernelFile, KernelSource, LargeSlice, scan};
 use crate::{kernel_constants, kernel_file, param_block};
@@ -82,11 +82,14 @@ kernel_constants! {
         /// own: a block sweeps its share again while other blocks' sweeps
         /// grow labels.
         GROWTHS = 80;
+        /// Sampled edges that have their reverse (`mutual_sample`), then
+        /// the states that are not their cluster's root (`mutual_flatten`).
+        MUTUAL = 81;
     }
 }
 
 /// Counter slots in all.
-const COUNTERS: usize = counter::GROWTHS + 1;
+const COUNTERS: usize = counter::MUTUAL + 1;
 /// Propagation passes launched before the first read of the frontier
 /// lengths in a round; each read doubles the next batch, up to
 /// [`MAX_BATCH`]: few waits on long paths, few idle passes on short ones.
@@ -248,6 +251,10 @@ param_block! {
         /// `RESWEEP_AFTER_PASSES`, its blocks sweep their share of the
         /// edges again while other blocks' sweeps grow labels.
         pub round_pass: u64,
+        /// Device address of each state's root in the union of the mutual
+        /// edges (`u32` per state, [`mutual::roots`]), or 0: colouring
+        /// then runs on the roots and the edges between them.
+        pub roots: u64,
     }
 }
 
@@ -259,6 +266,8 @@ pub fn build() -> Build {
             ("SCC_COUNTERS", COUNTERS as i64),
             ("RESWEEP_AFTER_PASSES", RESWEEP_AFTER_PASSES as i64),
             ("COLORING_IDLE_SWEEPS", COLORING_IDLE_SWEEPS as i64),
+            ("MUTUAL_SCANNED_ROW", mutual::SCANNED_ROW as i64),
+            ("MUTUAL_SAMPLED_EDGES", mutual::SAMPLED_EDGES as i64),
         ])
         .defines(&coloring_defines())
         .check_layout::<SccParams>()
@@ -362,10 +371,10 @@ pub trait GeneratedGraph {
 pub fn stored_bytes(method: Method, states: u64, edges: u64) -> u64 {
     match method {
         // Representative, two work lists, labels, summary bits, pass
-        // stamps, two edge lists; beside them, when a round is long,
-        // trimming's degrees, transpose and cursors (its work list is the
-        // compacted list).
-        Method::Coloring => 56 * states + 20 * edges,
+        // stamps, roots, two edge lists; beside them, when a round is
+        // long, trimming's degrees, transpose and cursors (its work list
+        // is the compacted list).
+        Method::Coloring => 60 * states + 20 * edges,
         // Representative, two work lists, keys, labels, marks, four
         // frontiers, the transpose.
         Method::ForwardBackward => 60 * states + 4 * edges,
@@ -389,6 +398,10 @@ pub struct GpuComponents {
     /// converged within `TRIM_AFTER_PASSES` passes, and nothing was
     /// trimmed).
     pub trimmed: u64,
+    /// States that colouring stood in for by their cluster's root
+    /// ([`mutual`]): 0 when a sample of the edges showed too few mutual
+    /// ones.
+    pub contracted: u64,
     /// Seconds on the device, from the first kernel to the summary.
     pub seconds: f64,
     /// Seconds per phase (colouring: allocate, for the allocations and
@@ -406,11 +419,35 @@ pub fn decompose(
     method: Method,
     partition: bool,
 ) -> Result<GpuComponents, GpuError> {
+    decompose_with(device, graph, method, false, partition)
+}
+
+/// [`decompose`] by colouring that trims before its first round, as the
+/// MEC loop's decompositions do, instead of only once a round runs long:
+/// for graphs known to be mostly long paths of trivial components, and
+/// for tests of trimming (a first round that converges within
+/// `TRIM_AFTER_PASSES` passes never trims).
+pub fn decompose_trimming_first(
+    device: &Device,
+    graph: DeviceCsr<'_>,
+    partition: bool,
+) -> Result<GpuComponents, GpuError> {
+    decompose_with(device, graph, Method::Coloring, true, partition)
+}
+
+/// [`decompose`], colouring trimming first if `trim_first`.
+fn decompose_with(
+    device: &Device,
+    graph: DeviceCsr<'_>,
+    method: Method,
+    trim_first: bool,
+    partition: bool,
+) -> Result<GpuComponents, GpuError> {
     let started = Instant::now();
     let mut phases = Phases::new(device);
     // The state bits are read by the summary.
     let (mut run, _state_bits) =
-        Run::by_method(device, &graph, method, false, &mut phases, &never)?;
+        Run::by_method(device, &graph, method, trim_first, &mut phases, &never)?;
     let summary = run.summary(None)?;
     phases.end("summary")?;
     run.finish(summary, partition, started, phases)
@@ -549,6 +586,9 @@ struct Kernels {
     summary_sizes: CudaFunction,
     summary_edges: CudaFunction,
     summary_count: CudaFunction,
+    mutual_sample: CudaFunction,
+    mutual_join: CudaFunction,
+    mutual_flatten: CudaFunction,
 }
 
 impl Kernels {
@@ -584,6 +624,9 @@ impl Kernels {
             summary_sizes: get("summary_sizes")?,
             summary_edges: get("summary_edges")?,
             summary_count: get("summary_count")?,
+            mutual_sample: get("mutual_sample")?,
+            mutual_join: get("mutual_join")?,
+            mutual_flatten: get("mutual_flatten")?,
         })
     }
 }
@@ -621,6 +664,7 @@ struct Run<'d> {
     rounds: u64,
     passes: u64,
     trimmed: u64,
+    contracted: u64,
     /// The caller's stop signal, looked at after each batch of passes.
     stop: &'d dyn Fn() -> bool,
 }
@@ -663,6 +707,7 @@ impl<'d> Run<'d> {
             rounds: 0,
             passes: 0,
             trimmed: 0,
+            contracted: 0,
             stop: &never,
         };
         run.params = SccParams {
@@ -741,6 +786,7 @@ impl<'d> Run<'d> {
             rounds: self.rounds,
             passes: self.passes,
             trimmed: self.trimmed,
+            contracted: self.contracted,
             seconds: started.elapsed().as_secs_f64(),
             phases: phases.seconds,
         })
@@ -857,6 +903,10 @@ impl<'d> Run<'d> {
             self.trim_as_work_list()?;
             phases.end("trim")?;
         }
+        let roots = self.contract()?;
+        if self.params.roots != 0 {
+            phases.end("contract")?;
+        }
         self.start_coloring()?;
         phases.end("set-up")?;
         // As many threads as the device keeps resident: a block repeats
@@ -950,7 +1000,8 @@ impl<'d> Run<'d> {
         phases.end("rounds")?;
         self.params.pass = 0;
         self.params.leaves_seen = 0;
-        drop((arrays, leaves_seen));
+        self.params.roots = 0;
+        drop((arrays, leaves_seen, roots));
         phases.end("allocate")?;
         Ok(state_bits)
     }
@@ -1007,7 +1058,7 @@ impl<'d> Run<'d> {
         self.clear_counter(counter::LONG_ROWS)?;
         self.launch_over(&kernels.signatures_start, self.params.states)?;
         self.launch_over(&kernels.signatures_edges, self.params.edges)?;
-        if self.params.trimmed == 0 {
+        if self.params.trimmed == 0 && self.params.roots == 0 {
             // Returns at once unless signatures_edges left long rows.
             self.launch_over(&kernels.signatures_long_rows, self.params.edges)?;
             self.swap_lists(self.params.states);
@@ -1018,6 +1069,35 @@ impl<'d> Run<'d> {
             self.params.edge_count = counters[counter::EDGES];
         }
         Ok(())
+    }
+
+    /// Contraction of the mutual edges ([`mutual`]) when a sample of the
+    /// edges says it pays: each state's root, in an array that
+    /// `params.roots` points into while it lives (else 0 there, and
+    /// `None`).
+    fn contract(&mut self) -> Result<Option<LargeSlice<u32>>, GpuError> {
+        let (device, kernels) = (self.device, self.kernels.clone());
+        self.clear_counter(counter::MUTUAL)?;
+        self.launch_over(&kernels.mutual_sample, mutual::SAMPLED_EDGES)?;
+        let mutual = self.read_counters()?[counter::MUTUAL];
+        let samples = self.params.edges.min(mutual::SAMPLED_EDGES);
+        tracing::debug!(
+            samples,
+            mutual,
+            "SCC colouring's sample of mutual edges (GPU)"
+        );
+        if mutual == 0 || mutual * mutual::MUTUAL_SHARE < samples {
+            return Ok(None);
+        }
+        // Every state a root (all bits set) until mutual_join.
+        let mut roots = device.alloc_large_filled::<u32>(self.params.states as usize, 0xff)?;
+        self.params.roots = device.address_mut(&mut roots);
+        device.note_memory_use()?;
+        self.launch_over(&kernels.mutual_join, self.params.states)?;
+        self.clear_counter(counter::MUTUAL)?;
+        self.launch_over(&kernels.mutual_flatten, self.params.states)?;
+        self.contracted = self.read_counters()?[counter::MUTUAL];
+        Ok(Some(roots))
     }
 
     /// Forward-backward: the transpose, then rounds of trimming and one

@@ -15,7 +15,7 @@ use warpcheck::frontend::aut;
 use warpcheck::gpu::Device;
 use warpcheck::scc::cpu::Method;
 use warpcheck::scc::gpu::{self, DeviceCsr};
-use warpcheck::scc::{Components, Summary, cpu, reference};
+use warpcheck::scc::{Components, Summary, cpu, mutual, reference};
 use warpcheck::testing::{self, graphs};
 
 use crate::gpu::with_gpu;
@@ -57,8 +57,30 @@ fn check_on_gpu(device: &Device, graph: &Csr, what: &str) -> Result<(), String> 
                 result.summary
             ));
         }
+        if method == Method::Coloring && result.contracted != contracted_states(graph) {
+            return Err(format!(
+                "{what}: {} states contracted instead of {}",
+                result.contracted,
+                contracted_states(graph)
+            ));
+        }
     }
     Ok(())
+}
+
+/// The states that colouring stands in for by their cluster's root, as
+/// the CPU finds them: those not their own root, if a sample of the edges
+/// says contraction pays.
+fn contracted_states(graph: &Csr) -> u64 {
+    if !mutual::worth_contracting(graph) {
+        return 0;
+    }
+    let roots = mutual::roots(graph);
+    roots
+        .iter()
+        .enumerate()
+        .filter(|&(state, &root)| root as usize != state)
+        .count() as u64
 }
 
 /// Graphs of every shape, small and a few large, for the GPU tests.
@@ -125,10 +147,12 @@ fn the_gpu_methods_give_the_reference_partition() {
 }
 
 /// A deep chain of trivial components below a cycle and above a
-/// self-loop, as in the state spaces of timed protocols (wlan): colouring
-/// gives up its first round for trimming, which assigns exactly the chain
-/// (the self-loop does not count as an edge), and the partition and the
-/// figures stay the reference's.
+/// self-loop, as in the state spaces of timed protocols (wlan): trimming
+/// assigns exactly the chain (the self-loop does not count as an edge),
+/// whether colouring trims first or gives up a long first round for it
+/// (or converges without it: passes that sweep again while labels grow
+/// can carry a label along the chain in fewer than `TRIM_AFTER_PASSES`),
+/// and the partition and the figures stay the reference's.
 #[test]
 fn colouring_trims_deep_chains() {
     const CHAIN: u32 = 300_000;
@@ -140,20 +164,93 @@ fn colouring_trims_deep_chains() {
     edges.push((CHAIN - 1, CHAIN - 1));
     edges.extend((CYCLE..CHAIN - 7).step_by(5).map(|s| (s, s + 7)));
     let graph = graphs::permuted(&Csr::from_edges(CHAIN, edges).unwrap(), 11);
+    assert_eq!(trimmed_states(&graph), u64::from(CHAIN - CYCLE));
     let expected = reference::decompose(&graph);
     with_gpu(|device| {
         let uploaded = gpu::upload(device, &graph).unwrap();
-        let result = gpu::decompose(device, uploaded.view(), Method::Coloring, true).unwrap();
+        let first = gpu::decompose_trimming_first(device, uploaded.view(), true).unwrap();
+        let late = gpu::decompose(device, uploaded.view(), Method::Coloring, true).unwrap();
+        for (result, trimmed) in [(first, u64::from(CHAIN - CYCLE)), (late, 0)] {
+            assert!(
+                [trimmed, u64::from(CHAIN - CYCLE)].contains(&result.trimmed),
+                "{} states trimmed after {} passes",
+                result.trimmed,
+                result.passes
+            );
+            assert_eq!(result.components.as_ref(), Some(&expected));
+            assert_eq!(result.summary, expected.summary(&graph));
+        }
+        check_on_gpu(device, &graph, "deep chain").unwrap();
+    });
+}
+
+/// A grid with many edges both ways, from whose last state a path of
+/// 3·10^5 states leads away: trimming assigns the path and the grid's
+/// states without an edge in or out (none in a cluster of mutual edges),
+/// colouring contracts the grid's clusters and goes on with them.
+#[test]
+fn colouring_contracts_and_trims() {
+    const SIDE: u32 = 100;
+    const PATH: u32 = 300_000;
+    let grid = graphs::grid(SIDE, SIDE, 0.5, 9);
+    let top = SIDE * SIDE;
+    let path = (top - 1..top + PATH - 1).map(|s| (s, s + 1));
+    let edges: Vec<(u32, u32)> = grid.edges().chain(path).collect();
+    let graph = graphs::permuted(&Csr::from_edges(top + PATH, edges).unwrap(), 12);
+    let contracted = contracted_states(&graph);
+    assert!(
+        contracted > u64::from(top) / 2,
+        "{contracted} states contracted"
+    );
+    let trimmed = trimmed_states(&graph);
+    assert!(trimmed >= u64::from(PATH));
+    let expected = reference::decompose(&graph);
+    with_gpu(|device| {
+        let uploaded = gpu::upload(device, &graph).unwrap();
+        let result = gpu::decompose_trimming_first(device, uploaded.view(), true).unwrap();
         assert_eq!(
-            result.trimmed,
-            u64::from(CHAIN - CYCLE),
-            "trimmed states after {} passes",
+            (result.trimmed, result.contracted),
+            (trimmed, contracted),
+            "after {} passes",
             result.passes
         );
         assert_eq!(result.components.as_ref(), Some(&expected));
         assert_eq!(result.summary, expected.summary(&graph));
-        check_on_gpu(device, &graph, "deep chain").unwrap();
     });
+}
+
+/// The states that trimming assigns: peeled one by one while one has no
+/// edge from another live state or none to one (the order does not
+/// change the set).
+fn trimmed_states(graph: &Csr) -> u64 {
+    let mut degrees = vec![[0u32; 2]; graph.states() as usize];
+    for (from, to) in graph.edges().filter(|&(from, to)| from != to) {
+        degrees[to as usize][0] += 1;
+        degrees[from as usize][1] += 1;
+    }
+    let reverse = cpu::transposed(graph);
+    let mut peeled = vec![false; degrees.len()];
+    let mut work: Vec<u32> = (0..graph.states())
+        .filter(|&s| degrees[s as usize].contains(&0))
+        .collect();
+    for &s in &work {
+        peeled[s as usize] = true;
+    }
+    let mut count = 0;
+    while let Some(state) = work.pop() {
+        count += 1;
+        let sides = [(graph.successors(state), 0), (reverse.successors(state), 1)];
+        for (neighbours, side) in sides {
+            for &next in neighbours.iter().filter(|&&next| next != state) {
+                degrees[next as usize][side] -= 1;
+                if degrees[next as usize][side] == 0 && !peeled[next as usize] {
+                    peeled[next as usize] = true;
+                    work.push(next);
+                }
+            }
+        }
+    }
+    count
 }
 
 /// The state spaces of the bundled MCC models, decomposed on the device
