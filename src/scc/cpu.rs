@@ -172,13 +172,15 @@ fn coloring(graph: &Csr, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>>
         return Signatures::new(graph, stop).rounds(graph, None, fall_back, stop);
     }
     let roots = mutual::roots(graph);
+    let own = || {
+        (0..graph.states())
+            .into_par_iter()
+            .map(|state| AtomicU32::new(priority(state)))
+            .collect()
+    };
     let signatures = Signatures {
-        into: (0..graph.states())
-            .map(|state| AtomicU32::new(priority(state)))
-            .collect(),
-        out_of: (0..graph.states())
-            .map(|state| AtomicU32::new(priority(state)))
-            .collect(),
+        into: own(),
+        out_of: own(),
     };
     signatures.rounds(graph, Some(&roots), fall_back, stop)
 }
