@@ -22,7 +22,7 @@ for name in sys.argv[1:]:
             phases = dict(re.findall(r'\("([a-z -]+)", ([0-9.e-]+)\)', m.group(3)))
             ms = sum(float(phases.get(p, 0)) for p in ("contract", "set-up", "rounds")) * 1000
             times.setdefault((m.group(1), tree), []).append(f"{ms:.1f} ({m.group(2)})")
-        elif m := re.match(r"== ECL-SCC (\S+)\.egr compute time: ([0-9.]+)", line):
+        elif m := re.match(r"== ECL-SCC (\S+?)(?:\.egr)? compute time: ([0-9.]+)", line):
             times.setdefault((m.group(1), "ECL-SCC"), []).append(f"{float(m.group(2)) * 1000:.1f}")
     print(f"## {name}")
     for (graph, tree), values in sorted(times.items()):
