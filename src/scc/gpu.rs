@@ -904,7 +904,7 @@ impl<'d> Run<'d> {
             phases.end("trim")?;
         }
         let roots = self.contract()?;
-        if self.params.roots != 0 {
+        if roots.is_some() {
             phases.end("contract")?;
         }
         self.start_coloring()?;
@@ -1086,7 +1086,7 @@ impl<'d> Run<'d> {
             mutual,
             "SCC colouring's sample of mutual edges (GPU)"
         );
-        if mutual == 0 || mutual * mutual::MUTUAL_SHARE < samples {
+        if !mutual::pays(mutual, self.params.edges) {
             return Ok(None);
         }
         // Every state a root (all bits set) until mutual_join.

@@ -8,7 +8,8 @@
 //! component at the end. Graphs with many mutual edges shrink a lot (a
 //! 3000² grid whose neighbour pairs are joined both ways half of the time:
 //! 9·10^6 states into 8.8·10^5 clusters, 2.7·10^7 edges into 4.5·10^6
-//! between clusters), and their long paths through clusters go in a step;
+//! between clusters, `cargo run --release --example mutual_clusters`),
+//! and their long paths through clusters go in a step;
 //! graphs without them (most state spaces) pay only a sample of their
 //! edges ([`worth_contracting`]). The GPU kernels
 //! (`kernels/scc/scc.cu`, `mutual_*`) run the same rules.
@@ -41,9 +42,10 @@ pub fn has_reverse(graph: &Csr, from: u32, to: u32) -> bool {
         && back.contains(&from)
 }
 
-/// The edges sampled by [`worth_contracting`]: all of them up to
-/// [`SAMPLED_EDGES`], else that many evenly spaced.
-pub fn sampled_edge(edges: u64, sample: u64) -> u64 {
+/// The edge that sample number `sample` of [`worth_contracting`] looks
+/// at: every edge up to [`SAMPLED_EDGES`], else that many evenly spaced
+/// (`mutual_sample` in the kernels picks the same).
+fn sampled_edge(edges: u64, sample: u64) -> u64 {
     if edges <= SAMPLED_EDGES {
         sample
     } else {
@@ -51,12 +53,19 @@ pub fn sampled_edge(edges: u64, sample: u64) -> u64 {
     }
 }
 
+/// Whether contraction pays on a graph of `edges` edges, `mutual` of
+/// whose sampled edges have their reverse: at least one in
+/// [`MUTUAL_SHARE`] of the samples (the CPU's [`worth_contracting`] and
+/// the GPU's count of `mutual_sample` both decide by this).
+pub fn pays(mutual: u64, edges: u64) -> bool {
+    mutual > 0 && mutual * MUTUAL_SHARE >= edges.min(SAMPLED_EDGES)
+}
+
 /// Whether at least one sampled edge in [`MUTUAL_SHARE`] has its reverse
 /// ([`has_reverse`]).
 pub fn worth_contracting(graph: &Csr) -> bool {
     let edges = graph.edge_count();
-    let samples = edges.min(SAMPLED_EDGES);
-    let mutual = (0..samples)
+    let mutual = (0..edges.min(SAMPLED_EDGES))
         .filter(|&sample| {
             let edge = sampled_edge(edges, sample);
             // The last state whose first edge is at or before `edge`.
@@ -64,7 +73,7 @@ pub fn worth_contracting(graph: &Csr) -> bool {
             has_reverse(graph, source as u32, graph.targets[edge as usize])
         })
         .count() as u64;
-    mutual > 0 && mutual * MUTUAL_SHARE >= samples
+    pays(mutual, edges)
 }
 
 /// Each state's root: the smallest state that a chain of edges found both
