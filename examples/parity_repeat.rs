@@ -17,7 +17,7 @@ use warpcheck::parity::{self, Solution, SolveOptions, Solver, verify::verify};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     assert!(args.len() >= 3, "usage: parity_repeat GAME RUNS SOLVER...");
-    let game = pgsolver::load(Path::new(&args[0])).expect("a game");
+    let game = std::sync::Arc::new(pgsolver::load(Path::new(&args[0])).expect("a game"));
     let runs: usize = args[1].parse().expect("a number of runs");
     let solvers: Vec<Option<Solver>> = args[2..]
         .iter()

@@ -154,8 +154,17 @@ struct ParityReport {
     exit_code: i32,
 }
 
-/// Runs `parity`.
+/// Runs `parity`, then waits for the losers of its races to end (the
+/// report is out by then), so that none is still at work on the GPU as
+/// the process exits.
 pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
+    let outcome = solve_and_report(cli, args);
+    parity::wait_for_stopped_contestants();
+    outcome
+}
+
+/// [`parity`] up to its report.
+fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
     let started = Instant::now();
     let chosen = match args.solver {
         SolverChoice::Auto => None,
@@ -175,7 +184,7 @@ pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         ParityEngine::Auto | ParityEngine::Cpu => None,
     };
     let loading = Instant::now();
-    let game = pgsolver::load(&args.game)?;
+    let game = Arc::new(pgsolver::load(&args.game)?);
     let load_seconds = loading.elapsed().as_secs_f64();
     // `auto` opens a GPU for a large game only (AUTO_GPU_VERTICES).
     let device = match args.engine {
@@ -398,7 +407,7 @@ impl Ran {
 /// `auto` on a large game (for `race` and `auto`, `None` when none could
 /// be opened: the CPU alone).
 fn solve(
-    game: &ParityGame,
+    game: &Arc<ParityGame>,
     engine: ParityEngine,
     chosen: Option<Solver>,
     device: Option<&Device>,

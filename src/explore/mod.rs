@@ -84,11 +84,13 @@ impl Storage {
 
 /// A request to end a search early, shared between the searching threads
 /// and whoever may ask for the end: a flag anyone holding a clone can set,
-/// and an optional deadline after which the signal counts as set.
+/// an optional deadline after which the signal counts as set, and an
+/// optional parent signal whose setting sets this one too.
 #[derive(Debug, Clone, Default)]
 pub struct StopSignal {
     requested: Arc<AtomicBool>,
     deadline: Option<Instant>,
+    parent: Option<Arc<StopSignal>>,
 }
 
 impl StopSignal {
@@ -103,14 +105,29 @@ impl StopSignal {
         self
     }
 
-    /// Asks every search watching this signal (or a clone) to stop.
+    /// A new signal that is set by its own [`StopSignal::request`] and
+    /// whenever this one is: for work inside a larger one (the solvers of
+    /// a race inside a race), which then sees a stop of the whole at
+    /// once, while its own stop leaves the whole running.
+    pub fn child(&self) -> StopSignal {
+        StopSignal {
+            parent: Some(Arc::new(self.clone())),
+            ..StopSignal::default()
+        }
+    }
+
+    /// Asks every search watching this signal (or a clone, or a child) to
+    /// stop.
     pub fn request(&self) {
         self.requested.store(true, Ordering::Relaxed);
     }
 
-    /// Whether a stop was requested or the deadline has passed.
+    /// Whether a stop was requested, the deadline has passed or the parent
+    /// is set.
     pub fn is_set(&self) -> bool {
-        self.requested.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.requested.load(Ordering::Relaxed)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.parent.as_ref().is_some_and(|parent| parent.is_set())
     }
 }
 
@@ -253,4 +270,24 @@ pub fn action_between(net: &EncodedNetwork, from: &[u32], to: &[u32]) -> Option<
         }
     });
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_signal_is_set_by_its_parent_and_not_the_other_way() {
+        let parent = StopSignal::new();
+        let child = parent.child();
+        let sibling = parent.child();
+        child.request();
+        assert!(child.is_set());
+        assert!(!parent.is_set());
+        assert!(!sibling.is_set());
+        parent.request();
+        assert!(sibling.is_set());
+        let passed = StopSignal::new().with_deadline(Instant::now());
+        assert!(passed.child().child().is_set());
+    }
 }

@@ -12,6 +12,8 @@
 //! a solution of the game: neither player can leave the rest into the
 //! other's attractor to its profit.
 
+use std::borrow::Cow;
+
 use super::{Solution, SolveError, TopComponents, Watch};
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::{Csr, ParityGame, Player};
@@ -36,7 +38,7 @@ struct Partial<'a> {
 pub fn solve_with(
     game: &ParityGame,
     watch: &mut Watch<'_>,
-    solve_rest: impl FnOnce(&ParityGame) -> Result<Solution, SolveError>,
+    solve_rest: impl FnOnce(Cow<'_, ParityGame>) -> Result<Solution, SolveError>,
 ) -> Result<Solution, SolveError> {
     let vertices = game.vertices() as usize;
     let mut partial = Partial {
@@ -55,12 +57,13 @@ pub fn solve_with(
 
 /// Completes what preprocessing solved (`winners`: `Player as u8` or
 /// [`OPEN`]; `strategy`: the winners' moves, [`NO_MOVE`] elsewhere): the
-/// open vertices' subgame is solved by `solve_rest` and put back.
+/// open vertices' subgame is solved by `solve_rest` and put back. The
+/// subgame comes owned, or as `game` itself when every vertex is open.
 pub(super) fn finish(
     game: &ParityGame,
     mut winners: Vec<u8>,
     mut strategy: Vec<u32>,
-    solve_rest: impl FnOnce(&ParityGame) -> Result<Solution, SolveError>,
+    solve_rest: impl FnOnce(Cow<'_, ParityGame>) -> Result<Solution, SolveError>,
 ) -> Result<Solution, SolveError> {
     let open: Vec<u32> = (0..game.vertices())
         .filter(|&v| winners[v as usize] == OPEN)
@@ -71,10 +74,10 @@ pub(super) fn finish(
         "the cycles each player controls and their attractors solved"
     );
     if open.len() == winners.len() {
-        return solve_rest(game);
+        return solve_rest(Cow::Borrowed(game));
     }
     let (rest, original) = subgame(game, &winners, &open);
-    let solved = solve_rest(&rest)?;
+    let solved = solve_rest(Cow::Owned(rest))?;
     for (i, &v) in original.iter().enumerate() {
         winners[v as usize] = solved.winners[i] as u8;
         let choice = solved.strategy[i];

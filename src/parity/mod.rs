@@ -175,8 +175,8 @@ fn solve_valid(
     let mut watch = Watch::new(options, "rounds");
     let solution = match solver {
         Solver::Zielonka => reference::solve(game, options)?,
-        Solver::Spm => controlled::solve_with(game, &mut watch, |rest| spm::solve(rest, options))?,
-        Solver::Fpi => controlled::solve_with(game, &mut watch, |rest| fpi::solve(rest, options))?,
+        Solver::Spm => controlled::solve_with(game, &mut watch, |rest| spm::solve(&rest, options))?,
+        Solver::Fpi => controlled::solve_with(game, &mut watch, |rest| fpi::solve(&rest, options))?,
         Solver::Tangle => tangle::solve(game, predecessors.of(game), options)?,
         Solver::Pp => pp::solve(game, predecessors.of(game), options)?,
     };
@@ -225,12 +225,15 @@ fn solve_valid_on_gpu(
     let mut used = None;
     let solution = gpu::controlled::solve_with(device, game, &mut watch, |open| {
         let (solution, solver) = match rest {
-            Some(Solver::Spm) => (gpu::solve(device, open, options)?, Solver::Spm),
+            Some(Solver::Spm) => (gpu::solve(device, &open, options)?, Solver::Spm),
             Some(solver) => (
-                solve_valid(open, solver, &Predecessors::default(), options)?,
+                solve_valid(&open, solver, &Predecessors::default(), options)?,
                 solver,
             ),
-            None => solve_auto_valid(open, options)?,
+            // A race leaves its losers running (see `first_to_finish`), so
+            // they own the game they solve: the rest, or a copy of the
+            // game when the preprocessing solved nothing.
+            None => solve_auto_valid(&Arc::new(open.into_owned()), options)?,
         };
         used = Some(solver);
         Ok(solution)
@@ -260,22 +263,27 @@ pub enum Finisher {
 /// 500000`: 0.054-0.067 s against 1.4-1.5 s;
 /// `benches/results/2026-12-02f-h200-parity-race/`). Progress comes from the
 /// CPU. An error only when both sides fail: the error of the last to
-/// fail.
+/// fail. The losing side ends on its own once it sees the stop, as in
+/// every race ([`wait_for_stopped_contestants`]).
 pub fn race_cpu_gpu(
-    game: &ParityGame,
+    game: &Arc<ParityGame>,
     solver: Option<Solver>,
     gpu_rest: Option<Solver>,
     device: &Device,
     options: &SolveOptions,
 ) -> Result<(Solution, Finisher), SolveError> {
     game.validate()?;
-    let on_cpu: Contestant<'_, Finisher> = Box::new(move |cpu_options| match solver {
-        Some(solver) => solve_valid(game, solver, &Predecessors::default(), &cpu_options)
+    let cpu_game = Arc::clone(game);
+    let on_cpu: Contestant<Finisher> = Box::new(move |cpu_options| match solver {
+        Some(solver) => solve_valid(&cpu_game, solver, &Predecessors::default(), &cpu_options)
             .map(|s| (s, Finisher::Cpu(solver))),
-        None => solve_auto_valid(game, &cpu_options).map(|(s, solver)| (s, Finisher::Cpu(solver))),
+        None => {
+            solve_auto_valid(&cpu_game, &cpu_options).map(|(s, solver)| (s, Finisher::Cpu(solver)))
+        }
     });
-    let on_gpu: Contestant<'_, Finisher> = Box::new(move |gpu_options| {
-        solve_valid_on_gpu(game, device, gpu_rest, &gpu_options)
+    let (gpu_game, device) = (Arc::clone(game), device.clone());
+    let on_gpu: Contestant<Finisher> = Box::new(move |gpu_options| {
+        solve_valid_on_gpu(&gpu_game, &device, gpu_rest, &gpu_options)
             .map(|(s, used)| (s, Finisher::Gpu(used)))
     });
     first_to_finish(vec![on_cpu, on_gpu], Duration::ZERO, options)
@@ -299,7 +307,7 @@ pub const AUTO_RACE: [Solver; 2] = [Solver::Pp, Solver::Tangle];
 /// under a millisecond the counter families built against priority
 /// promotion, where it takes up to a second (README, parity section).
 pub fn solve_auto(
-    game: &ParityGame,
+    game: &Arc<ParityGame>,
     options: &SolveOptions,
 ) -> Result<(Solution, Solver), SolveError> {
     game.validate()?;
@@ -308,7 +316,7 @@ pub fn solve_auto(
 
 /// [`solve_auto`] for a game already validated.
 fn solve_auto_valid(
-    game: &ParityGame,
+    game: &Arc<ParityGame>,
     options: &SolveOptions,
 ) -> Result<(Solution, Solver), SolveError> {
     let threads = match options.threads {
@@ -353,9 +361,10 @@ pub fn head_start(game: &ParityGame) -> Duration {
 /// at the latest after four times `delay` of wall-clock time.
 /// Progress comes from the first solver only. The game is validated
 /// once, first, and its predecessor lists made once, by the first solver
-/// that needs them.
+/// that needs them. The losers end on their own once they see the stop
+/// ([`wait_for_stopped_contestants`]).
 pub fn race(
-    game: &ParityGame,
+    game: &Arc<ParityGame>,
     solvers: &[Solver],
     delay: Duration,
     options: &SolveOptions,
@@ -366,22 +375,22 @@ pub fn race(
 
 /// [`race`] for a game already validated.
 fn race_valid(
-    game: &ParityGame,
+    game: &Arc<ParityGame>,
     solvers: &[Solver],
     delay: Duration,
     options: &SolveOptions,
 ) -> Result<(Solution, Solver), SolveError> {
-    let predecessors = Predecessors::default();
-    let predecessors = &predecessors;
+    let predecessors = Arc::new(Predecessors::default());
     let contestants = solvers
         .iter()
-        .map(|&solver| -> Contestant<'_, Solver> {
+        .map(|&solver| -> Contestant<Solver> {
+            let (game, predecessors) = (Arc::clone(game), Arc::clone(&predecessors));
             Box::new(move |contestant: SolveOptions| {
                 let one_thread = SolveOptions {
                     threads: 1,
                     ..contestant
                 };
-                solve_valid(game, solver, predecessors, &one_thread).map(|s| (s, solver))
+                solve_valid(&game, solver, &predecessors, &one_thread).map(|s| (s, solver))
             })
         })
         .collect();
@@ -389,27 +398,36 @@ fn race_valid(
 }
 
 /// One side of a race: solves with the options it is given and names
-/// itself with a `T`.
-type Contestant<'a, T> =
-    Box<dyn FnOnce(SolveOptions) -> Result<(Solution, T), SolveError> + Send + 'a>;
+/// itself with a `T`. It owns what it reads (the game behind an [`Arc`]),
+/// since it may run on after the race has returned.
+type Contestant<T> =
+    Box<dyn FnOnce(SolveOptions) -> Result<(Solution, T), SolveError> + Send + 'static>;
 
 /// Runs `contestants`, a thread each, and gives the first solution; the
 /// others are stopped then. The first starts at once, the others once it
 /// has run for `delay` of its own CPU time ([`ThreadClock`]) without
 /// finishing, or at the latest after [`WALL_BOUND`] times `delay` of
 /// wall-clock time. Each gets `options` with a
-/// stop signal of the race, set when `options.stop` is or a solution is
-/// in (none starts once it is set); progress goes to the first only.
+/// stop signal of the race, a [`StopSignal::child`] of `options.stop`
+/// set when a solution is in (none starts once it is set), so that a
+/// stop of the caller reaches the contestants at once, not when this
+/// thread next wakes; progress goes to the first only.
 /// When all fail, the last error.
-fn first_to_finish<T: Send>(
-    contestants: Vec<Contestant<'_, T>>,
+///
+/// The race returns as soon as it has its result: the contestants still
+/// running are stopped but not waited for, so that a loser caught in a
+/// long step without a look at the stop signal (a transpose or a sort
+/// over 10^7 vertices, up to 0.2 s) does not delay the winner. They end
+/// on their own; [`wait_for_stopped_contestants`] waits for them.
+fn first_to_finish<T: Send + 'static>(
+    contestants: Vec<Contestant<T>>,
     delay: Duration,
     options: &SolveOptions,
 ) -> Result<(Solution, T), SolveError> {
-    let rivals_done = StopSignal::new();
+    let rivals_done = options.stop.child();
     let (sender, receiver) = std::sync::mpsc::channel();
     let started = Instant::now();
-    let first_clock = std::sync::OnceLock::new();
+    let first_clock = Arc::new(OnceLock::new());
     // How long the first contestant has run: its CPU time, wall-clock
     // time where the system has no clock of a thread's CPU time, none
     // before it has started or once it has ended (its result is then on
@@ -423,60 +441,96 @@ fn first_to_finish<T: Send>(
         let by_clock = delay.saturating_sub(first_ran());
         by_clock.min((delay * WALL_BOUND).saturating_sub(started.elapsed()))
     };
-    std::thread::scope(|scope| {
-        let mut waiting = contestants.into_iter().enumerate();
-        let mut running = 0;
-        let mut last_error = SolveError::Stopped;
-        loop {
-            if options.stop.is_set() {
-                rivals_done.request();
-            }
-            let due = !rivals_done.is_set() && (running == 0 || head_start_left().is_zero());
-            if let Some((i, contestant)) = due.then(|| waiting.next()).flatten() {
-                let own = SolveOptions {
-                    threads: options.threads,
-                    stop: rivals_done.clone(),
-                    progress: if i == 0 {
-                        options.progress.clone()
-                    } else {
-                        None
-                    },
-                };
-                let sender = sender.clone();
-                let first_clock = &first_clock;
-                running += 1;
-                scope.spawn(move || {
-                    if i == 0 {
-                        first_clock.get_or_init(ThreadClock::of_this_thread);
-                    }
-                    // The receiver is gone only once a result was taken.
-                    let _ = sender.send(contestant(own));
-                });
-                continue;
-            }
-            if running == 0 {
-                return Err(last_error);
-            }
-            // The first contestant's CPU time grows no faster than
-            // wall-clock time: what is left of the head start is the least
-            // time to wait.
-            let wait = match head_start_left() {
-                left if !left.is_zero() => left.min(REPORT_INTERVAL),
-                _ => REPORT_INTERVAL,
+    let mut waiting = contestants.into_iter().enumerate();
+    let mut running = 0;
+    let mut last_error = SolveError::Stopped;
+    loop {
+        let due = !rivals_done.is_set() && (running == 0 || head_start_left().is_zero());
+        if let Some((i, contestant)) = due.then(|| waiting.next()).flatten() {
+            let own = SolveOptions {
+                threads: options.threads,
+                stop: rivals_done.clone(),
+                progress: if i == 0 {
+                    options.progress.clone()
+                } else {
+                    None
+                },
             };
-            match receiver.recv_timeout(wait) {
-                Ok(Ok(solved)) => {
-                    rivals_done.request();
-                    return Ok(solved);
+            let sender = sender.clone();
+            let first_clock = Arc::clone(&first_clock);
+            running += 1;
+            leave_running(move || {
+                if i == 0 {
+                    first_clock.get_or_init(ThreadClock::of_this_thread);
                 }
-                Ok(Err(error)) => {
-                    running -= 1;
-                    last_error = error;
-                }
-                Err(_) => {}
-            }
+                // The receiver is gone only once a result was taken.
+                let _ = sender.send(contestant(own));
+            });
+            continue;
         }
-    })
+        if running == 0 {
+            return Err(last_error);
+        }
+        // The first contestant's CPU time grows no faster than
+        // wall-clock time: what is left of the head start is the least
+        // time to wait.
+        let wait = match head_start_left() {
+            left if !left.is_zero() => left.min(REPORT_INTERVAL),
+            _ => REPORT_INTERVAL,
+        };
+        match receiver.recv_timeout(wait) {
+            Ok(Ok(solved)) => {
+                rivals_done.request();
+                return Ok(solved);
+            }
+            Ok(Err(error)) => {
+                running -= 1;
+                last_error = error;
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// The contestants of races that are stopped but not yet ended, and the
+/// condition signalled when one ends.
+static STOPPED_CONTESTANTS: (std::sync::Mutex<usize>, std::sync::Condvar) =
+    (std::sync::Mutex::new(0), std::sync::Condvar::new());
+
+/// Runs `job` on a thread of its own that no one joins, counted in
+/// [`STOPPED_CONTESTANTS`] while it runs.
+fn leave_running(job: impl FnOnce() + Send + 'static) {
+    /// Uncounts its thread when dropped, also on a panic.
+    struct Counted;
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            let (count, ended) = &STOPPED_CONTESTANTS;
+            *count.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+            ended.notify_all();
+        }
+    }
+    *STOPPED_CONTESTANTS
+        .0
+        .lock()
+        .unwrap_or_else(|e| e.into_inner()) += 1;
+    let counted = Counted;
+    std::thread::spawn(move || {
+        let _counted = counted;
+        job();
+    });
+}
+
+/// Waits until every contestant of every race so far has ended: a race
+/// returns with its winner's result while the others are still stopping
+/// (for up to a few tenths of a second on games of 10^7 vertices). The
+/// command-line tool calls it before it exits, so that no thread is still
+/// at work on the GPU when the process ends.
+pub fn wait_for_stopped_contestants() {
+    let (count, ended) = &STOPPED_CONTESTANTS;
+    let mut running = count.lock().unwrap_or_else(|e| e.into_inner());
+    while *running > 0 {
+        running = ended.wait(running).unwrap_or_else(|e| e.into_inner());
+    }
 }
 
 /// The clock of the CPU time one thread has run, which a loaded machine
@@ -742,6 +796,7 @@ fn with_threads<T: Send>(threads: usize, work: impl FnOnce() -> T + Send) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     #[test]
     fn a_poll_looks_at_the_stop_signal_once_every_poll_interval() {
@@ -784,20 +839,21 @@ mod tests {
             winners: vec![Player::Even],
             strategy: vec![i],
         };
-        let second_started = std::sync::atomic::AtomicBool::new(false);
-        let sleeper: Contestant<'_, u32> = Box::new(move |_| {
+        let second_started = Arc::new(AtomicBool::new(false));
+        let sleeper: Contestant<u32> = Box::new(move |_| {
             std::thread::sleep(Duration::from_millis(300));
             Ok((solved(0), 0))
         });
-        let quick: Contestant<'_, u32> = Box::new(|_| {
-            second_started.store(true, std::sync::atomic::Ordering::Relaxed);
+        let started = Arc::clone(&second_started);
+        let quick: Contestant<u32> = Box::new(move |_| {
+            started.store(true, Ordering::Relaxed);
             Ok((solved(1), 1))
         });
         let options = SolveOptions::default();
         let (_, winner) =
             first_to_finish(vec![sleeper, quick], Duration::from_millis(200), &options).unwrap();
         assert_eq!(winner, 0);
-        assert!(!second_started.load(std::sync::atomic::Ordering::Relaxed));
+        assert!(!second_started.load(Ordering::Relaxed));
     }
 
     #[test]
@@ -806,7 +862,7 @@ mod tests {
             winners: vec![Player::Even],
             strategy: vec![i],
         };
-        let sleeper: Contestant<'_, u32> = Box::new(move |options| {
+        let sleeper: Contestant<u32> = Box::new(move |options| {
             // Sleeps until the race is won, at most 20 s.
             let asleep = Instant::now();
             while !options.stop.is_set() && asleep.elapsed() < Duration::from_secs(20) {
@@ -814,7 +870,7 @@ mod tests {
             }
             Ok((solved(0), 0))
         });
-        let quick: Contestant<'_, u32> = Box::new(move |_| Ok((solved(1), 1)));
+        let quick: Contestant<u32> = Box::new(move |_| Ok((solved(1), 1)));
         let started = Instant::now();
         let (_, winner) = first_to_finish(
             vec![sleeper, quick],
@@ -824,6 +880,56 @@ mod tests {
         .unwrap();
         assert_eq!(winner, 1);
         assert!(started.elapsed() >= Duration::from_millis(50) * WALL_BOUND);
+    }
+
+    #[test]
+    fn a_race_returns_before_its_losers_end_and_they_can_be_waited_for() {
+        let solved = Solution {
+            winners: vec![Player::Even],
+            strategy: vec![0],
+        };
+        let loser_ended = Arc::new(AtomicBool::new(false));
+        let ended = Arc::clone(&loser_ended);
+        let (slow, quick) = (solved.clone(), solved);
+        // Blind to the stop signal, as a solver is in a long step.
+        let loser: Contestant<u32> = Box::new(move |_| {
+            std::thread::sleep(Duration::from_millis(400));
+            ended.store(true, Ordering::Relaxed);
+            Ok((slow, 0))
+        });
+        let winner: Contestant<u32> = Box::new(move |_| Ok((quick, 1)));
+        let started = Instant::now();
+        let (_, first) = first_to_finish(
+            vec![loser, winner],
+            Duration::ZERO,
+            &SolveOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(first, 1);
+        assert!(!loser_ended.load(Ordering::Relaxed));
+        assert!(started.elapsed() < Duration::from_millis(400));
+        wait_for_stopped_contestants();
+        assert!(loser_ended.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_stop_of_the_caller_reaches_the_contestants_at_once() {
+        // The contestant stops the caller and looks at its own signal
+        // straight after: the race's thread, asleep until a result comes,
+        // has had no chance to pass the stop on.
+        let options = SolveOptions::default();
+        let caller = options.stop.clone();
+        let contestant: Contestant<bool> = Box::new(move |own| {
+            caller.request();
+            let seen = own.stop.is_set();
+            let solved = Solution {
+                winners: vec![Player::Even],
+                strategy: vec![0],
+            };
+            Ok((solved, seen))
+        });
+        let (_, seen) = first_to_finish(vec![contestant], Duration::ZERO, &options).unwrap();
+        assert!(seen);
     }
 
     #[test]

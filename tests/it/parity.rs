@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
@@ -87,6 +88,7 @@ fn check_oracles(dirs: &[PathBuf], budget: Duration) -> usize {
             continue;
         };
         let game = pgsolver::load(&game_file).unwrap();
+        let shared = Arc::new(game.clone());
         assert_eq!(game.vertices().to_string(), row["vertices"], "{name}");
         assert_eq!(game.edges.edge_count().to_string(), row["edges"], "{name}");
         let expected = pgsolver::read_solution(&solution_file, game.vertices()).unwrap();
@@ -125,7 +127,7 @@ fn check_oracles(dirs: &[PathBuf], budget: Duration) -> usize {
                 stop: StopSignal::new().with_deadline(Instant::now() + budget),
                 ..SolveOptions::default()
             };
-            match parity::solve_auto(&game, &options) {
+            match parity::solve_auto(&shared, &options) {
                 Ok((solution, solver)) => {
                     check(
                         &solution,
@@ -230,7 +232,8 @@ proptest! {
         let options = SolveOptions::default();
         let reference = parity::solve(&game, Solver::Zielonka, &options).unwrap();
         let solvers = [Solver::Tangle, Solver::Zielonka, Solver::Pp];
-        let (solution, winner) = parity::race(&game, &solvers, Duration::ZERO, &options).unwrap();
+        let shared = Arc::new(game.clone());
+        let (solution, winner) = parity::race(&shared, &solvers, Duration::ZERO, &options).unwrap();
         prop_assert!(solvers.contains(&winner));
         prop_assert_eq!(&solution.winners, &reference.winners);
         prop_assert_eq!(verify(&game, &solution), Ok(()));
@@ -239,7 +242,7 @@ proptest! {
 
 #[test]
 fn auto_runs_priority_promotion_alone_on_one_thread_and_a_stopped_race_says_so() {
-    let game = pgsolver::load(&data("parity").join("tc-10.pg")).unwrap();
+    let game = Arc::new(pgsolver::load(&data("parity").join("tc-10.pg")).unwrap());
     let one = SolveOptions {
         threads: 1,
         ..SolveOptions::default()

@@ -22,6 +22,8 @@
 //! the moves may differ where several would do, as the vertices are
 //! reached in another order.
 
+use std::borrow::Cow;
+
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig};
 
 use crate::explicit::ParityGame;
@@ -188,7 +190,7 @@ pub(in crate::parity) fn solve_with(
     device: &Device,
     game: &ParityGame,
     watch: &mut Watch<'_>,
-    solve_rest: impl FnOnce(&ParityGame) -> Result<Solution, SolveError>,
+    solve_rest: impl FnOnce(Cow<'_, ParityGame>) -> Result<Solution, SolveError>,
 ) -> Result<Solution, SolveError> {
     let started = std::time::Instant::now();
     let (winners, strategy) = preprocess(device, game, watch)?;
