@@ -20,21 +20,12 @@ use warpcheck::frontend::prism;
 use warpcheck::scc::mutual;
 use warpcheck::testing::{self, graphs};
 
-/// Makes one of the generated graphs.
-type Generator = fn() -> Csr;
-
 fn main() {
     println!(
         "graph\tstates\tedges\tmutual_edges\tmutual_in_short_rows\tcontracts\tclusters\tedges_between_clusters\tno_edge_in_or_out"
     );
     let only = std::env::var("SCC_BENCH_ONLY").unwrap_or_default();
-    let generated: [(&str, Generator); 3] = [
-        ("random-1e7-5e7", || {
-            graphs::random_graph(10_000_000, 50_000_000, 1)
-        }),
-        ("rmat-22-64m", || graphs::rmat(22, 64_000_000, 2)),
-        ("grid-3000-p0.5", || graphs::grid(3000, 3000, 0.5, 3)),
-    ];
+    let generated = graphs::benchmark_graphs(1);
     for (name, make) in generated.iter().filter(|(name, _)| name.contains(&only)) {
         report(name, &make());
     }
@@ -76,12 +67,10 @@ fn report(name: &str, graph: &Csr) {
         .edges()
         .filter(|&(from, to)| roots[from as usize] != roots[to as usize])
         .count();
-    let mut degrees = vec![[0u32; 2]; graph.states() as usize];
-    for (from, to) in graph.edges().filter(|&(from, to)| from != to) {
-        degrees[to as usize][0] += 1;
-        degrees[from as usize][1] += 1;
-    }
-    let alone = degrees.iter().filter(|d| d.contains(&0)).count();
+    let alone = graphs::in_out_degrees(graph)
+        .iter()
+        .filter(|d| d.contains(&0))
+        .count();
     println!(
         "{name}\t{}\t{}\t{mutual}\t{short}\t{}\t{clusters}\t{between}\t{alone}",
         graph.states(),

@@ -27,9 +27,6 @@ use warpcheck::scc::gpu::{self, DeviceCsr, GpuComponents};
 use warpcheck::scc::{Components, cpu, reference};
 use warpcheck::testing::{self, graphs};
 
-/// Makes one benchmark graph.
-type Generator = Box<dyn Fn() -> Csr>;
-
 /// Timed runs of each GPU method; the best is reported.
 const GPU_RUNS: usize = 3;
 /// Graphs with more edges skip the single-thread CPU runs.
@@ -62,20 +59,7 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
-    let generated: Vec<(&str, Generator)> = vec![
-        (
-            "random-1e7-5e7",
-            Box::new(move || graphs::random_graph(10_000_000 / k, 50_000_000 / k as u64, 1)),
-        ),
-        (
-            "rmat-22-64m",
-            Box::new(move || graphs::rmat(22 - k.ilog2(), 64_000_000 / k as u64, 2)),
-        ),
-        (
-            "grid-3000-p0.5",
-            Box::new(move || graphs::grid(3000 / k.isqrt(), 3000 / k.isqrt(), 0.5, 3)),
-        ),
-    ];
+    let generated = graphs::benchmark_graphs(k);
     let only = std::env::var("SCC_BENCH_ONLY").unwrap_or_default();
     for (name, make) in generated
         .into_iter()

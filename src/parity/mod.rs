@@ -417,8 +417,11 @@ type Contestant<T> =
 /// The race returns as soon as it has its result: the contestants still
 /// running are stopped but not waited for, so that a loser caught in a
 /// long step without a look at the stop signal (a transpose or a sort
-/// over 10^7 vertices, up to 0.2 s) does not delay the winner. They end
-/// on their own; [`wait_for_stopped_contestants`] waits for them.
+/// over 10^7 vertices: `pp` on `counter_qpt 5000000` returned up to 0.41
+/// s after its stop on 2 cores, `cargo run --release --example
+/// parity_stop_latency`, `benches/results/2026-12-02j-h200-parity-detach/`)
+/// does not delay the winner. They end on their own;
+/// [`wait_for_stopped_contestants`] waits for them.
 fn first_to_finish<T: Send + 'static>(
     contestants: Vec<Contestant<T>>,
     delay: Duration,
@@ -522,7 +525,8 @@ fn leave_running(job: impl FnOnce() + Send + 'static) {
 
 /// Waits until every contestant of every race so far has ended: a race
 /// returns with its winner's result while the others are still stopping
-/// (for up to a few tenths of a second on games of 10^7 vertices). The
+/// (`pp` up to 0.41 s on `counter_qpt 5000000` on 2 cores:
+/// `benches/results/2026-12-02j-h200-parity-detach/stop-latency-2core.txt`). The
 /// command-line tool calls it before it exits, so that no thread is still
 /// at work on the GPU when the process ends.
 pub fn wait_for_stopped_contestants() {

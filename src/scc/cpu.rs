@@ -172,15 +172,9 @@ fn coloring(graph: &Csr, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>>
         return Signatures::new(graph, stop).rounds(graph, None, fall_back, stop);
     }
     let roots = mutual::roots(graph);
-    let own = || {
-        (0..graph.states())
-            .into_par_iter()
-            .map(|state| AtomicU32::new(priority(state)))
-            .collect()
-    };
     let signatures = Signatures {
-        into: own(),
-        out_of: own(),
+        into: own_labels(graph),
+        out_of: own_labels(graph),
     };
     signatures.rounds(graph, Some(&roots), fall_back, stop)
 }
@@ -748,16 +742,21 @@ struct Signatures {
     out_of: Vec<AtomicU32>,
 }
 
+/// Every state's own priority, as a label of colouring.
+fn own_labels(graph: &Csr) -> Vec<AtomicU32> {
+    (0..graph.states())
+        .into_par_iter()
+        .map(|state| AtomicU32::new(priority(state)))
+        .collect()
+}
+
 impl Signatures {
     /// Every state's own priority; `out_of` already raised over its
     /// successors (unless `stop` is set).
     fn new(graph: &Csr, stop: &AtomicBool) -> Signatures {
         let own = |state: u32| priority(state);
         Signatures {
-            into: (0..graph.states())
-                .into_par_iter()
-                .map(|state| AtomicU32::new(own(state)))
-                .collect(),
+            into: own_labels(graph),
             out_of: (0..graph.states())
                 .into_par_iter()
                 .map(|state| {

@@ -133,6 +133,43 @@ pub fn grid(width: u32, height: u32, both: f64, seed: u64) -> Csr {
     Csr::from_edges(width * height, edges).expect("edges between the states")
 }
 
+/// Makes one generated graph when called (a benchmark's graphs are made
+/// one at a time, each dropped before the next).
+pub type GraphMaker = Box<dyn Fn() -> Csr>;
+
+/// The generated graphs of the SCC benchmarks (`scc_bench`,
+/// `mutual_clusters`), by name, with every size divided by `scale` (1 for
+/// the measured sizes): a random graph of 10^7 states and 5·10^7 edges,
+/// R-MAT 2^22 with 6.4·10^7 edges, and a 3000² grid joined both ways
+/// half of the time. Named by the sizes at `scale` 1.
+pub fn benchmark_graphs(scale: u32) -> Vec<(&'static str, GraphMaker)> {
+    vec![
+        (
+            "random-1e7-5e7",
+            Box::new(move || random_graph(10_000_000 / scale, 50_000_000 / u64::from(scale), 1)),
+        ),
+        (
+            "rmat-22-64m",
+            Box::new(move || rmat(22 - scale.ilog2(), 64_000_000 / u64::from(scale), 2)),
+        ),
+        (
+            "grid-3000-p0.5",
+            Box::new(move || grid(3000 / scale.isqrt(), 3000 / scale.isqrt(), 0.5, 3)),
+        ),
+    ]
+}
+
+/// Each state's number of edges in and out (`[in, out]`), self-loops
+/// aside: a state with none in or none out is one that trimming assigns.
+pub fn in_out_degrees(graph: &Csr) -> Vec<[u32; 2]> {
+    let mut degrees = vec![[0u32; 2]; graph.states() as usize];
+    for (from, to) in graph.edges().filter(|&(from, to)| from != to) {
+        degrees[to as usize][0] += 1;
+        degrees[from as usize][1] += 1;
+    }
+    degrees
+}
+
 /// An R-MAT graph on `2^scale` states with `edges` edges (quadrant
 /// probabilities 0.57, 0.19, 0.19, 0.05): skewed degrees, one giant
 /// component and many small ones.

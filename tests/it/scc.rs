@@ -223,11 +223,7 @@ fn colouring_contracts_and_trims() {
 /// edge from another live state or none to one (the order does not
 /// change the set).
 fn trimmed_states(graph: &Csr) -> u64 {
-    let mut degrees = vec![[0u32; 2]; graph.states() as usize];
-    for (from, to) in graph.edges().filter(|&(from, to)| from != to) {
-        degrees[to as usize][0] += 1;
-        degrees[from as usize][1] += 1;
-    }
+    let mut degrees = graphs::in_out_degrees(graph);
     let reverse = cpu::transposed(graph);
     let mut peeled = vec![false; degrees.len()];
     let mut work: Vec<u32> = (0..graph.states())
