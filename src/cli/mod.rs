@@ -1,6 +1,7 @@
 //! Command-line interface: argument parsing, engine choice, output and
 //! exit codes. The binary only calls [`main`].
 
+mod allocator;
 mod engines;
 mod graphs;
 mod mec;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 
+use super::allocator::keep_freed_memory;
 use super::engines::{preferred_device, required_device};
 use super::output::{check_output_path, warn};
 use super::{Cli, Interruption, cpu_threads, emit_report, parse_seconds, spinner};
@@ -39,8 +40,9 @@ pub enum SolverChoice {
     Auto,
     /// Zielonka's recursive algorithm (the reference).
     Zielonka,
-    /// Small progress measures with a work queue (memory: vertices ×
-    /// odd priorities counters).
+    /// Alternating small progress measures: both players' measures lifted
+    /// in turns with a work queue each, sharing the vertices each proves
+    /// won (memory: vertices × priorities counters).
     Spm,
     /// Fixpoint iteration with freezing, multi-threaded.
     Fpi,
@@ -156,8 +158,12 @@ struct ParityReport {
 
 /// Runs `parity`, then waits for the losers of its races to end (the
 /// report is out by then), so that none is still at work on the GPU as
-/// the process exits.
+/// the process exits. The memory that loading frees is kept for the
+/// solvers ([`keep_freed_memory`]).
 pub fn parity(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
+    if !keep_freed_memory() {
+        tracing::debug!("the allocator returns freed memory to the system");
+    }
     let outcome = solve_and_report(cli, args);
     parity::wait_for_stopped_contestants();
     outcome

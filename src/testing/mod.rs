@@ -10,6 +10,7 @@
 
 mod checks;
 pub mod fuzz;
+pub mod games;
 pub mod graphs;
 mod models;
 mod networks;

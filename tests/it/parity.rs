@@ -15,6 +15,7 @@ use warpcheck::explore::StopSignal;
 use warpcheck::frontend::pgsolver;
 use warpcheck::parity::verify::verify;
 use warpcheck::parity::{self, Solution, SolveError, SolveOptions, Solver};
+pub(crate) use warpcheck::testing::games::small_games;
 
 use crate::explicit_inputs::{data, oracle_rows, shared};
 
@@ -161,36 +162,6 @@ fn shared_games_get_oinks_winners_and_verified_strategies() {
         return;
     };
     assert_eq!(check_oracles(&[dir], Duration::from_secs(5)), 67);
-}
-
-/// Random games of up to `max_vertices` vertices, every vertex with one
-/// to three moves, priorities up to `max_priority`.
-pub(crate) fn small_games(
-    max_vertices: u32,
-    max_priority: u32,
-) -> impl Strategy<Value = ParityGame> {
-    (1..=max_vertices).prop_flat_map(move |vertices| {
-        let vertex = (
-            0..=max_priority,
-            any::<bool>(),
-            proptest::collection::vec(0..vertices, 1..=3),
-        );
-        proptest::collection::vec(vertex, vertices as usize).prop_map(move |rows| {
-            let edges = rows
-                .iter()
-                .enumerate()
-                .flat_map(|(v, (_, _, moves))| moves.iter().map(move |&w| (v as u32, w)));
-            ParityGame {
-                priorities: rows.iter().map(|(p, _, _)| *p).collect(),
-                owners: rows
-                    .iter()
-                    .map(|(_, odd, _)| if *odd { Player::Odd } else { Player::Even })
-                    .collect(),
-                edges: Csr::from_edges(vertices, edges.collect::<Vec<_>>()).unwrap(),
-                names: Vec::new(),
-            }
-        })
-    })
 }
 
 proptest! {

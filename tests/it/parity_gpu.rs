@@ -26,8 +26,9 @@ use warpcheck::explicit::{Csr, ParityGame, Player};
 use warpcheck::explore::StopSignal;
 use warpcheck::frontend::pgsolver;
 use warpcheck::gpu::Device;
+use warpcheck::parity::spm::{self, Turns};
 use warpcheck::parity::verify::verify;
-use warpcheck::parity::{self, Finisher, Solution, SolveError, SolveOptions, Solver, spm};
+use warpcheck::parity::{self, Finisher, Solution, SolveError, SolveOptions, Solver};
 
 use crate::explicit_inputs::{oracle_rows, shared};
 use crate::gpu::{binary, with_gpu};
@@ -111,7 +112,8 @@ fn gpu_spm_gets_oinks_winners_and_the_cpus_solution_on_every_game() {
                     failures.push(format!("{name}: {who}'s strategy fails: {flaw}"));
                 }
             };
-            let (on_cpu, cpu_time) = timed(|| spm::solve(&game, &within(CPU_BUDGET)));
+            let (on_cpu, cpu_time) =
+                timed(|| spm::solve_with_turns(&game, &within(CPU_BUDGET), Turns::EvenThenOdd));
             let gpu_budget = gpu_budget(on_cpu.as_ref().map(|_| cpu_time), CPU_BUDGET);
             let (on_gpu, gpu_time) =
                 timed(|| parity::gpu::solve(device, &game, &within(gpu_budget)));
@@ -173,7 +175,7 @@ fn agrees_with_the_cpu(
         &reference,
         cpu_budget,
         Moves::Same,
-        |options| spm::solve(game, options),
+        |options| spm::solve_with_turns(game, options, Turns::EvenThenOdd),
         |options| parity::gpu::solve(device, game, options),
     )?;
     let preprocessed = compare_runs(
