@@ -30,9 +30,9 @@
 /// pgrand-200k-s11 within the spread. One arena for every thread as well
 /// (`M_ARENA_MAX` 1, so that what the loading threads free serves the
 /// solver's thread) gained more on the 2-core machine (`counter_qpt
-/// 500000` 0.042 -> 0.028 s) but less on the H200 host, and was slower
-/// there on four of the five games of 10^6 vertices, where the GPU races
-/// the CPU.
+/// 500000` 0.042 -> 0.028 s), but on the H200 host it was slower than
+/// these two settings alone on each of the six games of 10^6 vertices or
+/// more, where the GPU races the CPU.
 pub fn keep_freed_memory() -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
