@@ -3,9 +3,10 @@
 //! A solver that starts allocates arrays of a few bytes per vertex and
 //! edge, tens of megabytes on a game of 10^6 vertices, and the system
 //! hands out each fresh page on its first write, zeroed: on the 2-core
-//! development machine 40 MB of fresh pages cost 17-19 ms, about as long
-//! as priority promotion then needs to solve Oink's `counter_qpt 500000`
-//! (0.015 s when run again in one process, 0.030 s from a fresh one).
+//! development machine priority promotion solved Oink's `counter_qpt
+//! 500000` in 0.015 s when run again in one process (its pages reused),
+//! in 0.030 s from a fresh one
+//! (`benches/results/2026-12-02k-h200-parity-alloc/fresh-pages-2core.txt`).
 //! Loading the game has just freed memory of that order (the parsed
 //! chunks), which glibc hands back to the system at once when its blocks
 //! are larger than its mapping threshold: they are unmapped when freed.
@@ -26,8 +27,8 @@
 /// (16 cores), pgrand-200k-s11 0.053 -> 0.044 s, `counter_qpt 500000`
 /// 0.058 -> 0.054, the steady game of 10^6 vertices 0.052 -> 0.048, the
 /// other four games 0-7 % faster; on the 2-core development machine
-/// `counter_qpt 5000000` 0.370 -> 0.325 s, `counter_qpt 500000` and
-/// pgrand-200k-s11 within the spread. One arena for every thread as well
+/// (`ab-2core.txt` there) `counter_qpt 5000000` 0.370 -> 0.325 s,
+/// `counter_qpt 500000` and pgrand-200k-s11 within the spread. One arena for every thread as well
 /// (`M_ARENA_MAX` 1, so that what the loading threads free serves the
 /// solver's thread) gained more on the 2-core machine (`counter_qpt
 /// 500000` 0.042 -> 0.028 s), but on the H200 host it was slower than

@@ -47,7 +47,7 @@ const MAX_COUNTERS: u64 = 1 << 31;
 /// on looking (2-core machine, `--solver spm` with `--engine cpu`:
 /// counter_dp-20 5.9 s with turns of one lift per vertex, 3.8 s with this
 /// doubling up to 64, pgrand-200k-s11 0.53 and 0.47 s, tc-12 3.7 and
-/// 1.7 s).
+/// 1.7 s; `benches/results/2026-12-02k-h200-parity-alloc/spm-turns-2core.txt`).
 const LONGEST_TURN: u64 = 64;
 
 /// How the two players' measures take turns.

@@ -15,7 +15,7 @@ use warpcheck::explore::StopSignal;
 use warpcheck::frontend::pgsolver;
 use warpcheck::parity::verify::verify;
 use warpcheck::parity::{self, Solution, SolveError, SolveOptions, Solver};
-pub(crate) use warpcheck::testing::games::small_games;
+use warpcheck::testing::games::small_games;
 
 use crate::explicit_inputs::{data, oracle_rows, shared};
 

@@ -32,7 +32,8 @@ use warpcheck::parity::{self, Finisher, Solution, SolveError, SolveOptions, Solv
 
 use crate::explicit_inputs::{oracle_rows, shared};
 use crate::gpu::{binary, with_gpu};
-use crate::parity::{file_in, small_games};
+use crate::parity::file_in;
+use warpcheck::testing::games::small_games;
 
 /// The folder of games with an `oracles.tsv`: `$WARPCHECK_PARITY`, else
 /// `../shared/parity` when present, else the bundled `tests/data/parity`
