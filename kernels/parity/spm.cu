@@ -60,6 +60,9 @@ struct SpmParams {
     unsigned long long player;              // whose measures: 0 Even, 1 Odd
     unsigned long long queue_capacity;      // slots of each list, at most QUEUE_CAPACITY
     unsigned long long strides;             // spm_lift_queue's budget (see there)
+    unsigned long long member;              // u8[vertices]: the set W of spm_won_* and spm_give_up
+    unsigned long long check;               // u8[vertices]: look at these in this spm_won_round
+    unsigned long long check_next;          // u8[vertices]: look at these in the next one
 };
 
 #include "abi_check.h"
@@ -146,6 +149,38 @@ __device__ void mark_predecessors(const SpmParams& p, unsigned v) {
 // What lifting a vertex did.
 enum Lift { UNCHANGED, RAISED, RAISED_TO_TOP };
 
+// The shape of the progress that a vertex of `priority` (first component
+// that matters `cut`) needs to move to w (not ⊤), from the measures
+// `read`: components below `zeroed` are 0, component `incremented`
+// (p.width when none) is w's plus one, the others are w's. One more pass
+// of a priority that favours the opponent counts at `cut`, carrying into
+// higher components past their bounds; false when it carries past the
+// last (the progress is ⊤).
+__device__ bool progress_shape(const SpmParams& p, const unsigned* read, unsigned priority, unsigned w, unsigned cut,
+                               unsigned& zeroed, unsigned& incremented) {
+    const unsigned* bounds = (const unsigned*)p.bounds;
+    zeroed = cut;
+    incremented = (unsigned)p.width;
+    if ((priority & 1u) == p.player) return true;
+    incremented = cut;
+    while (incremented < p.width && component(p, read, incremented, w) >= bounds[incremented]) ++incremented;
+    zeroed = incremented;
+    return incremented < p.width;
+}
+
+// The order of v's measure against the progress of the shape above
+// (w's measure, `zeroed`, `incremented`), from the highest component
+// down: negative, 0 or positive.
+__device__ int compare_with_progress(const SpmParams& p, const unsigned* read, unsigned v, unsigned w,
+                                     unsigned zeroed, unsigned incremented) {
+    for (unsigned long long c = p.width; c-- > 0;) {
+        const unsigned mine = component(p, read, c, v);
+        const unsigned needed = c < zeroed ? 0u : component(p, read, c, w) + (c == incremented);
+        if (mine != needed) return mine < needed ? -1 : 1;
+    }
+    return 0;
+}
+
 // Lifts v (not ⊤) from the measures `read`: its owner, when it is P,
 // takes the move of least measure, else the move of greatest; the measure
 // needed there is the successor's from the first component that matters
@@ -155,38 +190,20 @@ enum Lift { UNCHANGED, RAISED, RAISED_TO_TOP };
 // column-wise `out` of `rows` rows; nothing is written otherwise.
 __device__ Lift lift(const SpmParams& p, const unsigned* read, unsigned v, unsigned* out, unsigned long long row,
                      unsigned long long rows) {
-    const unsigned* bounds = (const unsigned*)p.bounds;
     const unsigned priority = ((const unsigned*)p.priorities)[v];
     const unsigned cut = first_component(p, priority);
     const bool own = ((const unsigned char*)p.owners)[v] == p.player;
     bool w_top;
     const unsigned w = extreme_move(p, read, v, cut, own, w_top);
-    if (w_top) {
+    unsigned zeroed, incremented;
+    if (w_top || !progress_shape(p, read, priority, w, cut, zeroed, incremented)) {
         set_top(p, v);
         return RAISED_TO_TOP;
     }
-    // Components below `zeroed` are 0, component `incremented` (p.width
-    // when none) is w's plus one, the others are w's.
-    unsigned zeroed = cut, incremented = (unsigned)p.width;
-    if ((priority & 1u) != p.player) {
-        incremented = cut;
-        while (incremented < p.width && component(p, read, incremented, w) >= bounds[incremented]) ++incremented;
-        if (incremented == p.width) {
-            set_top(p, v);
-            return RAISED_TO_TOP;
-        }
-        zeroed = incremented;
+    if (compare_with_progress(p, read, v, w, zeroed, incremented) >= 0) return UNCHANGED;
+    for (unsigned long long c = 0; c < p.width; ++c) {
+        out[c * rows + row] = c < zeroed ? 0u : component(p, read, c, w) + (c == incremented);
     }
-    const auto needed = [&](unsigned long long c) {
-        return c < zeroed ? 0u : component(p, read, c, w) + (c == incremented);
-    };
-    int order = 0;
-    for (unsigned long long c = p.width; c-- > 0 && order == 0;) {
-        const unsigned mine = component(p, read, c, v), new_value = needed(c);
-        order = new_value > mine ? 1 : new_value < mine ? -1 : 0;
-    }
-    if (order <= 0) return UNCHANGED;
-    for (unsigned long long c = 0; c < p.width; ++c) out[c * rows + row] = needed(c);
     return RAISED;
 }
 
@@ -376,4 +393,87 @@ extern "C" __global__ void spm_strategy(const SpmParams p) {
             extreme_move(p, (const unsigned*)p.read_measures, v, first_component(p, priorities[v]), true, chosen_top);
         if (!chosen_top) strategy[v] = move;
     }
+}
+
+// Alternating SPM (Bootsma's thesis, chapter 5; crate::parity::spm on
+// the CPU): after a turn of P's lifting, the vertices that P's measures
+// already prove won by P are the greatest set W of vertices not ⊤ whose
+// measure is at least the progress of a move into W (P's vertices) or of
+// every move, all into W (the opponent's). spm_won_start puts every
+// vertex not ⊤ in W and asks to look at each; each spm_won_round looks at
+// the vertices `check` flags, drops from W those that fail, and flags
+// their predecessors in W for the next round (`check_next`); the host
+// runs rounds until one drops nothing. Dropping only ever shrinks W, so
+// a stale read of a successor's membership (still in W while another
+// thread drops it) is undone by the next round, which looks at the
+// vertex again. spm_give_up then sets ⊤ on W in the opponent's measures
+// and queues their predecessors there.
+
+// Whether v, in W, stays: it keeps its measure with the moves into W.
+__device__ bool stays(const SpmParams& p, const unsigned* read, unsigned v) {
+    const unsigned long long* offsets = (const unsigned long long*)p.offsets;
+    const unsigned* targets = (const unsigned*)p.targets;
+    const unsigned char* member = (const unsigned char*)p.member;
+    const unsigned priority = ((const unsigned*)p.priorities)[v];
+    const unsigned cut = first_component(p, priority);
+    const bool own = ((const unsigned char*)p.owners)[v] == p.player;
+    for (unsigned long long e = offsets[v]; e < offsets[v + 1]; ++e) {
+        const unsigned w = targets[e];
+        unsigned zeroed, incremented;
+        const bool kept = __ldcg(member + w) && progress_shape(p, read, priority, w, cut, zeroed, incremented) &&
+                          compare_with_progress(p, read, v, w, zeroed, incremented) >= 0;
+        if (kept == own) return kept;
+    }
+    return !own;
+}
+
+// W: every vertex not ⊤, each to be looked at.
+extern "C" __global__ void spm_won_start(const SpmParams p) {
+    unsigned char* member = (unsigned char*)p.member;
+    unsigned char* check = (unsigned char*)p.check;
+    for (unsigned long long v = grid_thread(); v < p.vertices; v += grid_threads()) {
+        const unsigned char in = !is_top(p, (unsigned)v);
+        member[v] = in;
+        check[v] = in;
+    }
+}
+
+// One round: the flagged vertices of W that do not stay leave it; counts
+// them in `raised`.
+extern "C" __global__ void spm_won_round(const SpmParams p) {
+    const unsigned long long* offsets = (const unsigned long long*)p.predecessor_offsets;
+    const unsigned* predecessors = (const unsigned*)p.predecessors;
+    unsigned char* member = (unsigned char*)p.member;
+    unsigned char* check = (unsigned char*)p.check;
+    unsigned char* check_next = (unsigned char*)p.check_next;
+    unsigned long long dropped = 0;
+    for (unsigned long long i = grid_thread(); i < p.vertices; i += grid_threads()) {
+        const unsigned v = (unsigned)i;
+        if (!check[v]) continue;
+        check[v] = 0;
+        if (!member[v] || stays(p, (const unsigned*)p.read_measures, v)) continue;
+        member[v] = 0;
+        ++dropped;
+        for (unsigned long long e = offsets[v]; e < offsets[v + 1]; ++e) {
+            const unsigned u = predecessors[e];
+            if (__ldcg(member + u)) check_next[u] = 1;
+        }
+    }
+    add_raised(p, dropped);
+}
+
+// The opponent's side (this block is the opponent's): ⊤ on every vertex
+// of W that is not ⊤ yet, its predecessors queued in `dirty_next` (the
+// opponent's queue of the next lifting launch); counts them in `raised`.
+extern "C" __global__ void spm_give_up(const SpmParams p) {
+    const unsigned char* member = (const unsigned char*)p.member;
+    unsigned long long given = 0;
+    for (unsigned long long i = grid_thread(); i < p.vertices; i += grid_threads()) {
+        const unsigned v = (unsigned)i;
+        if (!member[v] || is_top(p, v)) continue;
+        set_top(p, v);
+        mark_predecessors(p, v);
+        ++given;
+    }
+    add_raised(p, given);
 }

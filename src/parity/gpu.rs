@@ -18,19 +18,24 @@
 //! in the tests, to check the hand-over of buffers and flags without a
 //! GPU.
 //!
-//! The same measures as the CPU solver ([`super::spm`]): priorities
-//! compressed, self-loops simplified, a run for Even (whose ⊤ vertices
-//! are Odd's region) and a run for Odd started with ⊤ on Even's region,
-//! each followed by a launch that picks its player's winning moves. Both
-//! compute the least fixpoint of the same lifting and break ties alike,
-//! so the two solvers give the same solution. The kernel's comment says
-//! how measures stay consistent while threads read and write them.
+//! The same measures as the CPU solver ([`super::spm`]), alternating as
+//! there: priorities compressed, self-loops simplified, both players'
+//! measures on the device, lifted in turns; after each turn, the
+//! vertices that the measures of its player prove won (`spm_won_start`
+//! and rounds of `spm_won_round` until one drops none) get ⊤ in the
+//! opponent's (`spm_give_up`). The first player whose lifting reaches its
+//! fixpoint has its least measures, whose ⊤ vertices are the opponent's
+//! region; the other goes on with ⊤ on the first's region to its own
+//! fixpoint; then a launch for each picks its winning moves. Both solvers
+//! end with the least fixpoint of the same lifting and break ties alike,
+//! so they give the same solution. The kernel's comment says how measures
+//! stay consistent while threads read and write them.
 
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
-use super::spm::{checked_counters, measure_bounds, without_useless_self_loops};
+use super::spm::{LONGEST_TURN, checked_counters, measure_bounds, without_useless_self_loops};
 use super::{Solution, SolveError, SolveOptions, Watch, compress_priorities};
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::{ParityGame, Player};
@@ -120,6 +125,14 @@ param_block! {
         /// The strides of the block that one `spm_lift_queue` launch
         /// takes, about.
         pub strides: u64,
+        /// Device address of the set `W` of `spm_won_*` and `spm_give_up`
+        /// (`u8` per vertex).
+        pub member: u64,
+        /// Device address of the flags of the vertices that this
+        /// `spm_won_round` looks at (`u8` per vertex).
+        pub check: u64,
+        /// Device address of those that the next one looks at.
+        pub check_next: u64,
     }
 }
 
@@ -151,16 +164,23 @@ struct Kernels {
     lift: CudaFunction,
     lift_queue: CudaFunction,
     strategy: CudaFunction,
+    won_start: CudaFunction,
+    won_round: CudaFunction,
+    give_up: CudaFunction,
 }
 
 impl Kernels {
     fn load(device: &Device) -> Result<Kernels, GpuError> {
         let build = build();
+        let get = |name| device.function(&build, name);
         Ok(Kernels {
-            start: device.function(&build, "spm_start")?,
-            lift: device.function(&build, "spm_lift")?,
-            lift_queue: device.function(&build, "spm_lift_queue")?,
-            strategy: device.function(&build, "spm_strategy")?,
+            start: get("spm_start")?,
+            lift: get("spm_lift")?,
+            lift_queue: get("spm_lift_queue")?,
+            strategy: get("spm_strategy")?,
+            won_start: get("spm_won_start")?,
+            won_round: get("spm_won_round")?,
+            give_up: get("spm_give_up")?,
         })
     }
 }
@@ -176,34 +196,52 @@ struct GameOnDevice {
     owners: CudaSlice<u8>,
 }
 
-/// Every array on the device, and the block that points into them.
+/// What both players' lifting shares on the device: the game, the
+/// counts, the strategy, the one block's lists, and the set `W` of the
+/// certainly won vertices with its flags.
 struct OnDevice<'a> {
     device: &'a Device,
     kernels: Kernels,
     config: LaunchConfig,
     /// One block of [`QUEUE_THREADS`], for `spm_lift_queue`.
     queue_config: LaunchConfig,
-    /// The block of the next launch; each array's address is in it.
-    params: SpmParams,
+    vertices: u64,
+    queue_capacity: u64,
     /// The compressed priorities, on the host.
     priorities: Vec<u32>,
     highest: u32,
-    /// The game's arrays, which `params` points into.
     game: GameOnDevice,
+    raised: CudaSlice<u64>,
+    strategy: CudaSlice<u32>,
+    lists: CudaSlice<u32>,
+    pending: CudaSlice<u32>,
+    /// `W` (`u8` per vertex), and the flags of its rounds.
+    member: CudaSlice<u8>,
+    checks: [CudaSlice<u8>; 2],
+}
+
+/// One player's measures on the device, its queues, and how its lifting
+/// goes on: each player's lifting stops at the end of a turn and goes on
+/// in its next one from where it was.
+struct PlayerRun {
+    player: Player,
+    /// Components per measure.
+    width: usize,
     bounds: CudaSlice<u32>,
     measures: [CudaSlice<u32>; 2],
     top: CudaSlice<u32>,
     queues: [CudaSlice<u8>; 2],
     changed_last: CudaSlice<u8>,
-    raised: CudaSlice<u64>,
-    strategy: CudaSlice<u32>,
-    lists: CudaSlice<u32>,
-    pending: CudaSlice<u32>,
     /// Which of `measures` holds every measure as it is now (the other
     /// may lack those of the last grid-wide launch).
     current_measures: usize,
     /// Which of `queues` flags the vertices to lift next.
     current_queue: usize,
+    /// The kind of the next batch; `None` at the least fixpoint.
+    mode: Option<Mode>,
+    /// The size of the next batch of each kind.
+    launches: u64,
+    strides: u64,
 }
 
 /// How the lifting goes on: grid-wide launches, or one block on a list.
@@ -241,8 +279,7 @@ impl Mode {
 
 impl<'a> OnDevice<'a> {
     /// Uploads `game` (validated, with a vertex at least) with its
-    /// self-loops simplified, and allocates the measures of the wider
-    /// player.
+    /// self-loops simplified.
     fn new(device: &'a Device, game: &ParityGame) -> Result<OnDevice<'a>, SolveError> {
         let vertices = game.vertices() as usize;
         let (priorities, highest) = compress_priorities(&game.priorities);
@@ -251,21 +288,13 @@ impl<'a> OnDevice<'a> {
             .into_iter()
             .max()
             .unwrap_or(0);
-        let counters = checked_counters(vertices, widest)? as usize;
+        checked_counters(vertices, widest)?;
         let moves = without_useless_self_loops(game, &priorities);
         let predecessors = moves.transpose();
         let owners: Vec<u8> = game.owners.iter().map(|&o| o as u8).collect();
-        let top_words = vertices.div_ceil(32);
         let queue_capacity = vertices.min(QUEUE_CAPACITY);
-        let game = GameOnDevice {
-            offsets: device.upload(&moves.offsets)?,
-            targets: device.upload(&moves.targets)?,
-            predecessor_offsets: device.upload(&predecessors.offsets)?,
-            predecessors: device.upload(&predecessors.targets)?,
-            priorities: device.upload(&priorities)?,
-            owners: device.upload(&owners)?,
-        };
-        let mut on_device = OnDevice {
+        let priorities_on_device = device.upload(&priorities)?;
+        Ok(OnDevice {
             device,
             kernels: Kernels::load(device)?,
             config: device.grid_stride_launch(vertices as u64, THREADS, 16),
@@ -274,169 +303,265 @@ impl<'a> OnDevice<'a> {
                 block_dim: (QUEUE_THREADS, 1, 1),
                 shared_mem_bytes: 0,
             },
-            params: SpmParams {
-                vertices: vertices as u64,
-                queue_capacity: queue_capacity as u64,
-                ..SpmParams::default()
-            },
+            vertices: vertices as u64,
+            queue_capacity: queue_capacity as u64,
             priorities,
             highest,
-            bounds: device.alloc_zeroed(widest)?,
-            measures: [
-                device.alloc_zeroed(counters)?,
-                device.alloc_zeroed(counters)?,
-            ],
-            top: device.alloc_zeroed(top_words)?,
-            // Whole words: `spm_lift_queue` sets flags with word atomics.
-            queues: [
-                device.alloc_zeroed(vertices.next_multiple_of(4))?,
-                device.alloc_zeroed(vertices.next_multiple_of(4))?,
-            ],
-            changed_last: device.alloc_zeroed(vertices)?,
+            game: GameOnDevice {
+                offsets: device.upload(&moves.offsets)?,
+                targets: device.upload(&moves.targets)?,
+                predecessor_offsets: device.upload(&predecessors.offsets)?,
+                predecessors: device.upload(&predecessors.targets)?,
+                priorities: priorities_on_device,
+                owners: device.upload(&owners)?,
+            },
             raised: device.alloc_zeroed(MOST_LAUNCHES_PER_BATCH as usize)?,
             strategy: device.upload(&vec![NO_MOVE; vertices])?,
             lists: device.alloc_zeroed(2 * queue_capacity)?,
             // No more than the measures: the capacity is at most the
             // vertices.
             pending: device.alloc_zeroed((queue_capacity * widest).max(1))?,
-            current_measures: 0,
-            current_queue: 0,
-            game,
-        };
-        device.note_memory_use()?;
-        let p = &mut on_device.params;
-        let game = &on_device.game;
-        p.offsets = device.address(&game.offsets);
-        p.targets = device.address(&game.targets);
-        p.predecessor_offsets = device.address(&game.predecessor_offsets);
-        p.predecessors = device.address(&game.predecessors);
-        p.priorities = device.address(&game.priorities);
-        p.owners = device.address(&game.owners);
-        p.bounds = device.address(&on_device.bounds);
-        p.top = device.address_mut(&mut on_device.top);
-        p.changed_last = device.address_mut(&mut on_device.changed_last);
-        p.strategy = device.address_mut(&mut on_device.strategy);
-        p.lists = device.address_mut(&mut on_device.lists);
-        p.pending = device.address_mut(&mut on_device.pending);
-        Ok(on_device)
+            member: device.alloc_zeroed(vertices)?,
+            checks: [
+                device.alloc_zeroed(vertices)?,
+                device.alloc_zeroed(vertices)?,
+            ],
+        })
     }
 
-    /// Launches `function` with the block as it is: over every vertex,
-    /// or with `queue_config` for `spm_lift_queue`.
-    fn launch(&self, function: &CudaFunction, config: LaunchConfig) -> Result<(), GpuError> {
+    /// `player`'s measures at 0, none ⊤, the vertices queued whose
+    /// measure can grow first (`spm_start`).
+    fn start(&mut self, player: Player) -> Result<PlayerRun, SolveError> {
+        let device = self.device;
+        let vertices = self.vertices as usize;
+        let bounds = measure_bounds(player, &self.priorities, self.highest);
+        let counters = checked_counters(vertices, bounds.len())? as usize;
+        let mut run = PlayerRun {
+            player,
+            width: bounds.len(),
+            // A player without opponent's priorities has measures of no
+            // components.
+            bounds: device.upload(&if bounds.is_empty() { vec![0] } else { bounds })?,
+            measures: [
+                device.alloc_zeroed(counters.max(1))?,
+                device.alloc_zeroed(counters.max(1))?,
+            ],
+            top: device.alloc_zeroed(vertices.div_ceil(32))?,
+            // Whole words: `spm_lift_queue` sets flags with word atomics.
+            queues: [
+                device.alloc_zeroed(vertices.next_multiple_of(4))?,
+                device.alloc_zeroed(vertices.next_multiple_of(4))?,
+            ],
+            changed_last: device.alloc_zeroed(vertices)?,
+            current_measures: 0,
+            current_queue: 0,
+            mode: Some(Mode::Queue),
+            launches: FIRST_LAUNCHES_PER_BATCH,
+            strides: FIRST_STRIDES_PER_BATCH,
+        };
+        device.note_memory_use()?;
+        let params = self.block(&mut run);
+        self.launch(&self.kernels.start, &params, self.config)?;
+        Ok(run)
+    }
+
+    /// The block of a launch for `run`: the current measures and queue
+    /// are the ones read, the others the ones written.
+    fn block(&mut self, run: &mut PlayerRun) -> SpmParams {
+        let device = self.device;
+        let game = &self.game;
+        let (read, queue) = (run.current_measures, run.current_queue);
+        let [measures_0, measures_1] = &mut run.measures;
+        let (read_measures, write_measures) = match read {
+            0 => (measures_0, measures_1),
+            _ => (measures_1, measures_0),
+        };
+        let [queue_0, queue_1] = &mut run.queues;
+        let (dirty, dirty_next) = match queue {
+            0 => (queue_0, queue_1),
+            _ => (queue_1, queue_0),
+        };
+        let [check, check_next] = &mut self.checks;
+        SpmParams {
+            offsets: device.address(&game.offsets),
+            targets: device.address(&game.targets),
+            predecessor_offsets: device.address(&game.predecessor_offsets),
+            predecessors: device.address(&game.predecessors),
+            priorities: device.address(&game.priorities),
+            owners: device.address(&game.owners),
+            bounds: device.address(&run.bounds),
+            read_measures: device.address(read_measures),
+            write_measures: device.address_mut(write_measures),
+            top: device.address_mut(&mut run.top),
+            dirty: device.address_mut(dirty),
+            dirty_next: device.address_mut(dirty_next),
+            changed_last: device.address_mut(&mut run.changed_last),
+            raised: device.address_mut(&mut self.raised),
+            strategy: device.address_mut(&mut self.strategy),
+            lists: device.address_mut(&mut self.lists),
+            pending: device.address_mut(&mut self.pending),
+            vertices: self.vertices,
+            width: run.width as u64,
+            player: run.player as u64,
+            queue_capacity: self.queue_capacity,
+            strides: 0,
+            member: device.address_mut(&mut self.member),
+            check: device.address_mut(check),
+            check_next: device.address_mut(check_next),
+        }
+    }
+
+    /// Launches `function` with `params`: over every vertex, or with
+    /// `queue_config` for `spm_lift_queue`.
+    fn launch(
+        &self,
+        function: &CudaFunction,
+        params: &SpmParams,
+        config: LaunchConfig,
+    ) -> Result<(), GpuError> {
         let mut launch = self.device.stream().launch_builder(function);
-        launch.arg(&self.params);
+        launch.arg(params);
         // SAFETY: the block matches the kernel's (checked at compile time)
-        // and its addresses point into the arrays of `self`, sized for the
-        // game's vertices and moves, the widest measures and the lists'
-        // capacity.
+        // and its addresses point into the arrays of `self` and of a
+        // run, sized for the game's vertices and moves, the run's
+        // measures and the lists' capacity.
         unsafe { launch.launch(config) }
             .map(drop)
             .map_err(GpuError::driver(DURING))
     }
 
-    /// Points the block at the current measures and queue, as the ones
-    /// read, and at the others as the ones written.
-    fn select_buffers(&mut self) {
-        let (read, queue) = (self.current_measures, self.current_queue);
-        let device = self.device;
-        self.params.read_measures = device.address(&self.measures[read]);
-        self.params.write_measures = device.address_mut(&mut self.measures[1 - read]);
-        self.params.dirty = device.address_mut(&mut self.queues[queue]);
-        self.params.dirty_next = device.address_mut(&mut self.queues[1 - queue]);
-    }
-
-    /// Runs `launches` grid-wide lifting launches; gives each one's count
-    /// of raised vertices. After each, the measures written and the queue
-    /// marked are the current ones.
-    fn grid_batch(&mut self, launches: u64) -> Result<Vec<u64>, SolveError> {
+    /// Runs `launches` launches of `function` over every vertex, the
+    /// block from `block_of` before each; gives each one's count in
+    /// `raised`.
+    fn counted_launches(
+        &mut self,
+        function: &CudaFunction,
+        launches: u64,
+        mut block_of: impl FnMut(&mut Self) -> SpmParams,
+    ) -> Result<Vec<u64>, SolveError> {
         let device = self.device;
         memset_zeros(device, &mut self.raised)?;
         let first = device.address_mut(&mut self.raised);
         for slot in 0..launches {
-            self.select_buffers();
-            self.params.raised = first + slot * size_of::<u64>() as u64;
-            self.launch(&self.kernels.lift, self.config)?;
-            self.current_measures = 1 - self.current_measures;
-            self.current_queue = 1 - self.current_queue;
+            let mut params = block_of(self);
+            params.raised = first + slot * size_of::<u64>() as u64;
+            self.launch(function, &params, self.config)?;
         }
-        let mut raised = device.download(&self.raised)?;
-        raised.truncate(launches as usize);
-        Ok(raised)
+        let mut counts = device.download(&self.raised)?;
+        counts.truncate(launches as usize);
+        Ok(counts)
     }
 
-    /// Runs one `spm_lift_queue` launch of about `strides` strides; gives
-    /// the vertices raised and those left queued (0 at the fixpoint, above
-    /// the lists' capacity when they overflowed). It leaves both measure
-    /// buffers equal and the current queue flagging what is left.
-    fn queue_batch(&mut self, strides: u64) -> Result<(u64, u64), SolveError> {
-        let device = self.device;
-        self.select_buffers();
-        self.params.raised = device.address_mut(&mut self.raised);
-        self.params.strides = strides;
-        self.launch(&self.kernels.lift_queue, self.queue_config)?;
-        let counts = device.download(&self.raised.slice(0..2))?;
+    /// Runs `launches` grid-wide lifting launches of `run`; gives each
+    /// one's count of raised vertices. After each, the measures written
+    /// and the queue marked are the current ones.
+    fn grid_batch(&mut self, run: &mut PlayerRun, launches: u64) -> Result<Vec<u64>, SolveError> {
+        let lift = self.kernels.lift.clone();
+        self.counted_launches(&lift, launches, |on_device| {
+            let params = on_device.block(run);
+            run.current_measures = 1 - run.current_measures;
+            run.current_queue = 1 - run.current_queue;
+            params
+        })
+    }
+
+    /// Runs one `spm_lift_queue` launch of `run` of about `strides`
+    /// strides; gives the vertices raised and those left queued (0 at the
+    /// fixpoint, above the lists' capacity when they overflowed). It
+    /// leaves both measure buffers equal and the current queue flagging
+    /// what is left.
+    fn queue_batch(&mut self, run: &mut PlayerRun, strides: u64) -> Result<(u64, u64), SolveError> {
+        let params = SpmParams {
+            strides,
+            ..self.block(run)
+        };
+        self.launch(&self.kernels.lift_queue, &params, self.queue_config)?;
+        let counts = self.device.download(&self.raised.slice(0..2))?;
         Ok((counts[0], counts[1]))
     }
 
-    /// Lifts `player`'s measures from 0, ⊤ where `top` has a bit, to their
-    /// least fixpoint, then writes `player`'s moves where it owns and
-    /// wins. Gives the ⊤ bits.
-    fn solve_for(
+    /// Lifts `run` until it has raised `budget` vertices (at the end of a
+    /// batch) or reached its least fixpoint; whether it did.
+    fn lift_turn(
         &mut self,
-        player: Player,
-        top: &[u32],
+        run: &mut PlayerRun,
+        budget: u64,
         watch: &mut Watch<'_>,
         lifts: &mut u64,
-    ) -> Result<Vec<u32>, SolveError> {
-        let device = self.device;
-        let bounds = measure_bounds(player, &self.priorities, self.highest);
-        // A player without opponent's priorities has measures of no
-        // components (and nothing to copy).
-        if !bounds.is_empty() {
-            device.write(&bounds, &mut self.bounds)?;
-        }
-        device.write(top, &mut self.top)?;
-        for buffer in self.measures.iter_mut() {
-            memset_zeros(device, buffer)?;
-        }
-        for buffer in self.queues.iter_mut().chain([&mut self.changed_last]) {
-            memset_zeros(device, buffer)?;
-        }
-        self.params.width = bounds.len() as u64;
-        self.params.player = player as u64;
-        (self.current_measures, self.current_queue) = (0, 0);
-        self.select_buffers();
-        self.launch(&self.kernels.start, self.config)?;
-        let (mut mode, mut launches, mut strides) = (
-            Some(Mode::Queue),
-            FIRST_LAUNCHES_PER_BATCH,
-            FIRST_STRIDES_PER_BATCH,
-        );
-        let capacity = self.params.queue_capacity;
-        while let Some(now) = mode {
+    ) -> Result<bool, SolveError> {
+        let capacity = self.queue_capacity;
+        let mut raised_in_turn = 0;
+        while let Some(now) = run.mode {
+            if raised_in_turn >= budget {
+                return Ok(false);
+            }
             watch.check(*lifts)?;
             let started = Instant::now();
-            mode = match now {
+            let raised;
+            run.mode = match now {
                 Mode::Grid => {
-                    let raised = self.grid_batch(launches)?;
-                    *lifts += raised.iter().sum::<u64>();
-                    launches =
-                        next_batch_size(launches, started.elapsed(), MOST_LAUNCHES_PER_BATCH);
-                    Mode::after_grid_batch(&raised, capacity)
+                    let counts = self.grid_batch(run, run.launches)?;
+                    raised = counts.iter().sum::<u64>();
+                    run.launches =
+                        next_batch_size(run.launches, started.elapsed(), MOST_LAUNCHES_PER_BATCH);
+                    Mode::after_grid_batch(&counts, capacity)
                 }
                 Mode::Queue => {
-                    let (raised, left) = self.queue_batch(strides)?;
-                    *lifts += raised;
-                    strides = next_batch_size(strides, started.elapsed(), MOST_STRIDES_PER_BATCH);
+                    let left;
+                    (raised, left) = self.queue_batch(run, run.strides)?;
+                    run.strides =
+                        next_batch_size(run.strides, started.elapsed(), MOST_STRIDES_PER_BATCH);
                     Mode::after_queue_batch(left, capacity)
                 }
             };
+            *lifts += raised;
+            raised_in_turn += raised;
         }
-        // Both buffers hold the measures now.
-        self.select_buffers();
-        self.launch(&self.kernels.strategy, self.config)?;
-        Ok(device.download(&self.top)?)
+        Ok(true)
+    }
+
+    /// Leaves in `member` the vertices that `run`'s measures prove won by
+    /// its player (`spm_won_start`, then rounds of `spm_won_round` until
+    /// one drops none).
+    fn certainly_won(&mut self, run: &mut PlayerRun) -> Result<(), SolveError> {
+        let params = self.block(run);
+        self.launch(&self.kernels.won_start, &params, self.config)?;
+        memset_zeros(self.device, &mut self.checks[1])?;
+        let round = self.kernels.won_round.clone();
+        let mut launches = FIRST_LAUNCHES_PER_BATCH;
+        loop {
+            let dropped = self.counted_launches(&round, launches, |on_device| {
+                let params = on_device.block(run);
+                on_device.checks.swap(0, 1);
+                params
+            })?;
+            if dropped.contains(&0) {
+                return Ok(());
+            }
+            launches = (launches * 2).min(MOST_LAUNCHES_PER_BATCH);
+        }
+    }
+
+    /// Sets ⊤ in `run` on the vertices of `member` and queues their
+    /// predecessors (`spm_give_up`); whether any was not ⊤ before.
+    fn give_up(&mut self, run: &mut PlayerRun) -> Result<bool, SolveError> {
+        let give_up = self.kernels.give_up.clone();
+        // The run's next launch lifts the vertices of its current queue.
+        let given = self.counted_launches(&give_up, 1, |on_device| SpmParams {
+            dirty_next: on_device
+                .device
+                .address_mut(&mut run.queues[run.current_queue]),
+            ..on_device.block(run)
+        })?;
+        Ok(given[0] > 0)
+    }
+
+    /// Writes `run`'s moves where its player owns and wins, once its
+    /// measures are the least fixpoint (both buffers hold them then).
+    fn write_strategy(&mut self, run: &mut PlayerRun) -> Result<(), SolveError> {
+        let params = self.block(run);
+        self.launch(&self.kernels.strategy, &params, self.config)?;
+        Ok(())
     }
 }
 
@@ -460,7 +585,12 @@ impl From<GpuError> for SolveError {
     }
 }
 
-/// Solves `game` (validated) by small progress measures on `device`.
+/// Solves `game` (validated) by alternating small progress measures on
+/// `device`, the players taking turns as on the CPU ([`super::spm`]): a
+/// turn raises as many measures as the game has vertices at first, and
+/// the turns double, up to 64 times that, after each round
+/// of two turns whose certainly won vertices gave the opponent no new ⊤.
+/// A turn ends at the end of a batch of launches.
 pub fn solve(
     device: &Device,
     game: &ParityGame,
@@ -476,10 +606,51 @@ pub fn solve(
     let mut on_device = OnDevice::new(device, game)?;
     let mut watch = Watch::new(options, "lifts");
     let mut lifts = 0;
-    let none_top = vec![0u32; vertices.div_ceil(32)];
-    let odd_region = on_device.solve_for(Player::Even, &none_top, &mut watch, &mut lifts)?;
-    let even_region: Vec<u32> = odd_region.iter().map(|&word| !word).collect();
-    on_device.solve_for(Player::Odd, &even_region, &mut watch, &mut lifts)?;
+    let mut runs = [
+        on_device.start(Player::Even)?,
+        on_device.start(Player::Odd)?,
+    ];
+    let shortest_turn = vertices as u64;
+    let mut turn = shortest_turn;
+    // Where the time goes, for the debug log.
+    let (mut turns, mut lifting, mut sharing) = (0u64, Duration::ZERO, Duration::ZERO);
+    let first = 'turns: loop {
+        let mut news = false;
+        for player in 0..2 {
+            let [even, odd] = &mut runs;
+            let (own, other) = if player == 0 {
+                (even, odd)
+            } else {
+                (odd, even)
+            };
+            turns += 1;
+            let started = Instant::now();
+            let done = on_device.lift_turn(own, turn, &mut watch, &mut lifts)?;
+            lifting += started.elapsed();
+            if done {
+                break 'turns player;
+            }
+            let started = Instant::now();
+            on_device.certainly_won(own)?;
+            news |= on_device.give_up(other)?;
+            sharing += started.elapsed();
+        }
+        if !news {
+            turn = turn.saturating_mul(2).min(shortest_turn * LONGEST_TURN);
+        }
+    };
+    // The first to finish has its least measures: its ⊤ is the other's
+    // region, which the other's lifting goes on with.
+    let [even, odd] = &mut runs;
+    let (first_run, other) = if first == 0 { (even, odd) } else { (odd, even) };
+    let params = on_device.block(first_run);
+    on_device.launch(&on_device.kernels.won_start, &params, on_device.config)?;
+    on_device.give_up(other)?;
+    on_device.lift_turn(other, u64::MAX, &mut watch, &mut lifts)?;
+    for run in runs.iter_mut() {
+        on_device.write_strategy(run)?;
+    }
+    let odd_region = device.download(&runs[0].top)?;
     let winners = (0..vertices)
         .map(|v| match (odd_region[v / 32] >> (v % 32)) & 1 {
             1 => Player::Odd,
@@ -487,6 +658,14 @@ pub fn solve(
         })
         .collect();
     let strategy = device.download(&on_device.strategy)?;
+    tracing::debug!(
+        lifts,
+        first,
+        turns,
+        lifting = lifting.as_secs_f64(),
+        sharing = sharing.as_secs_f64(),
+        "small progress measures (GPU)"
+    );
     Ok(Solution { winners, strategy })
 }
 
@@ -542,7 +721,15 @@ mod tests {
         }
         for arch in ["sm_80", "sm_90"] {
             let ptx = build().compile(arch).unwrap_or_else(|e| panic!("{e}"));
-            for kernel in ["spm_start", "spm_lift", "spm_lift_queue", "spm_strategy"] {
+            for kernel in [
+                "spm_start",
+                "spm_lift",
+                "spm_lift_queue",
+                "spm_strategy",
+                "spm_won_start",
+                "spm_won_round",
+                "spm_give_up",
+            ] {
                 assert!(ptx.contains(&format!(".entry {kernel}(")), "{kernel}");
             }
         }

@@ -261,7 +261,9 @@ pub enum Finisher {
 /// vertices: 0.05-0.07 s against 0.57-0.63 s), the CPU on a long cycle
 /// that one player controls, a wave a vertex on the GPU (`counter_qpt
 /// 500000`: 0.054-0.067 s against 1.4-1.5 s;
-/// `benches/results/2026-12-02f-h200-parity-race/`). Progress comes from the
+/// `benches/results/2026-12-02f-h200-parity-race/`). The GPU side starts
+/// after `gpu_head_start` of wall-clock time (see [`GPU_HEAD_START`]),
+/// unless a result is in by then. Progress comes from the
 /// CPU. An error only when both sides fail: the error of the last to
 /// fail. The losing side ends on its own once it sees the stop, as in
 /// every race ([`wait_for_stopped_contestants`]).
@@ -269,6 +271,7 @@ pub fn race_cpu_gpu(
     game: &Arc<ParityGame>,
     solver: Option<Solver>,
     gpu_rest: Option<Solver>,
+    gpu_head_start: Duration,
     device: &Device,
     options: &SolveOptions,
 ) -> Result<(Solution, Finisher), SolveError> {
@@ -283,10 +286,39 @@ pub fn race_cpu_gpu(
     });
     let (gpu_game, device) = (Arc::clone(game), device.clone());
     let on_gpu: Contestant<Finisher> = Box::new(move |gpu_options| {
+        wait_unless_stopped(gpu_head_start, &gpu_options.stop)?;
         solve_valid_on_gpu(&gpu_game, &device, gpu_rest, &gpu_options)
             .map(|(s, used)| (s, Finisher::Gpu(used)))
     });
     first_to_finish(vec![on_cpu, on_gpu], Duration::ZERO, options)
+}
+
+/// How long the CPU side of `--engine auto`'s race of the CPU and the GPU
+/// runs alone ([`race_cpu_gpu`]). The GPU's set-up (its kernels loaded,
+/// the game uploaded: 20 ms on `counter_qpt 500000`) slows the start of
+/// the CPU's solvers on the same host: on that game of 10^6 vertices,
+/// which the CPU solves in about 50 ms, the race took 0.066 s by median
+/// against 0.053 s for the CPU alone; with the GPU idle throughout,
+/// 0.049 s; with the GPU starting after 30 ms, 0.053 s (H200 host, 9 runs
+/// each; `benches/results/2026-12-03a-h200-parity-contention/run-b.txt`).
+/// Where the GPU wins (steady and random games of 10^6 vertices, 0.04 to
+/// 0.06 s) the head start delays it by as much.
+pub const GPU_HEAD_START: Duration = Duration::from_millis(30);
+
+/// Waits `time`, or less if `stop` is set meanwhile ([`SolveError::Stopped`]).
+fn wait_unless_stopped(time: Duration, stop: &StopSignal) -> Result<(), SolveError> {
+    const LOOK: Duration = Duration::from_micros(500);
+    let until = Instant::now() + time;
+    loop {
+        if stop.is_set() {
+            return Err(SolveError::Stopped);
+        }
+        let now = Instant::now();
+        if now >= until {
+            return Ok(());
+        }
+        std::thread::sleep(LOOK.min(until - now));
+    }
 }
 
 /// The solvers that [`solve_auto`] races on two threads or more.
@@ -800,6 +832,21 @@ fn with_threads<T: Send>(threads: usize, work: impl FnOnce() -> T + Send) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wait_lasts_its_time_unless_stopped() {
+        let stop = StopSignal::new();
+        let started = Instant::now();
+        assert!(wait_unless_stopped(Duration::from_millis(20), &stop).is_ok());
+        assert!(started.elapsed() >= Duration::from_millis(20));
+        stop.request();
+        let started = Instant::now();
+        assert!(matches!(
+            wait_unless_stopped(Duration::from_secs(60), &stop),
+            Err(SolveError::Stopped)
+        ));
+        assert!(started.elapsed() < Duration::from_secs(1));
+    }
     use std::sync::atomic::{AtomicBool, Ordering};
 
     #[test]

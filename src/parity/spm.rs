@@ -48,7 +48,7 @@ const MAX_COUNTERS: u64 = 1 << 31;
 /// counter_dp-20 5.9 s with turns of one lift per vertex, 3.8 s with this
 /// doubling up to 64, pgrand-200k-s11 0.53 and 0.47 s, tc-12 3.7 and
 /// 1.7 s; `benches/results/2026-12-02k-h200-parity-alloc/spm-turns-2core.txt`).
-const LONGEST_TURN: u64 = 64;
+pub(super) const LONGEST_TURN: u64 = 64;
 
 /// How the two players' measures take turns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,9 +56,8 @@ pub enum Turns {
     /// Alternating SPM (see the module comment): what `--solver spm` runs.
     Alternating,
     /// Even's measures lifted to the end, then Odd's with ⊤ on Even's
-    /// region: the order of the GPU's SPM, and so the reference of its
-    /// tests for time as well as for the solution. Both orders end with
-    /// the same measures, so with the same solution.
+    /// region, as the thesis's plain SPM. Both orders end with the same
+    /// measures, so with the same solution (a test checks it).
     EvenThenOdd,
 }
 
@@ -510,7 +509,7 @@ mod tests {
         /// Alternating SPM alone (no preprocessing before it, unlike
         /// `--solver spm`): Zielonka's winners, strategies that win, and
         /// the solution of the players' measures lifted one after the
-        /// other (what the GPU runs).
+        /// other.
         #[test]
         fn alternating_spm_gives_the_references_winners_and_winning_strategies(
             game in small_games(40, 9)

@@ -26,7 +26,7 @@ use warpcheck::explicit::{Csr, ParityGame, Player};
 use warpcheck::explore::StopSignal;
 use warpcheck::frontend::pgsolver;
 use warpcheck::gpu::Device;
-use warpcheck::parity::spm::{self, Turns};
+use warpcheck::parity::spm;
 use warpcheck::parity::verify::verify;
 use warpcheck::parity::{self, Finisher, Solution, SolveError, SolveOptions, Solver};
 
@@ -113,8 +113,7 @@ fn gpu_spm_gets_oinks_winners_and_the_cpus_solution_on_every_game() {
                     failures.push(format!("{name}: {who}'s strategy fails: {flaw}"));
                 }
             };
-            let (on_cpu, cpu_time) =
-                timed(|| spm::solve_with_turns(&game, &within(CPU_BUDGET), Turns::EvenThenOdd));
+            let (on_cpu, cpu_time) = timed(|| spm::solve(&game, &within(CPU_BUDGET)));
             let gpu_budget = gpu_budget(on_cpu.as_ref().map(|_| cpu_time), CPU_BUDGET);
             let (on_gpu, gpu_time) =
                 timed(|| parity::gpu::solve(device, &game, &within(gpu_budget)));
@@ -176,7 +175,7 @@ fn agrees_with_the_cpu(
         &reference,
         cpu_budget,
         Moves::Same,
-        |options| spm::solve_with_turns(game, options, Turns::EvenThenOdd),
+        |options| spm::solve(game, options),
         |options| parity::gpu::solve(device, game, options),
     )?;
     let preprocessed = compare_runs(
@@ -407,8 +406,14 @@ fn a_race_of_cpu_and_gpu_gives_the_references_winners_and_a_winning_strategy() {
             .into_iter()
             .flat_map(|solver| [(solver, Some(Solver::Spm)), (solver, solver)]);
         for (solver, gpu_rest) in cases {
+            // As `--engine auto` races: the GPU after a head start.
+            let head_start = match solver {
+                None => parity::GPU_HEAD_START,
+                Some(_) => Duration::ZERO,
+            };
             let (solution, finisher) =
-                parity::race_cpu_gpu(&shared, solver, gpu_rest, device, &options).unwrap();
+                parity::race_cpu_gpu(&shared, solver, gpu_rest, head_start, device, &options)
+                    .unwrap();
             let is_asked = |ran: Solver, asked: Option<Solver>| match asked {
                 Some(asked) => ran == asked,
                 None => parity::AUTO_RACE.contains(&ran),
@@ -482,7 +487,8 @@ fn stops_in_time(device: &Device, game: &ParityGame, name: &str) {
     let error = on_gpu_with(device, game, Solver::Spm, &stopped).unwrap_err();
     assert!(matches!(error, SolveError::Stopped), "{error}");
     for gpu_rest in [None, Some(Solver::Spm)] {
-        let error = parity::race_cpu_gpu(&shared, None, gpu_rest, device, &stopped).unwrap_err();
+        let error = parity::race_cpu_gpu(&shared, None, gpu_rest, Duration::ZERO, device, &stopped)
+            .unwrap_err();
         assert!(matches!(error, SolveError::Stopped), "{error}");
     }
     let within_deadline = |what: &str, late: Duration, run: &dyn Fn(&SolveOptions) -> bool| {
@@ -511,7 +517,15 @@ fn stops_in_time(device: &Device, game: &ParityGame, name: &str) {
     // The CPU may win the race in time.
     within_deadline("the race", LATE + Duration::from_millis(100), &|options| {
         is_stopped(
-            parity::race_cpu_gpu(&shared, None, Some(Solver::Spm), device, options).map(|(s, _)| s),
+            parity::race_cpu_gpu(
+                &shared,
+                None,
+                Some(Solver::Spm),
+                Duration::ZERO,
+                device,
+                options,
+            )
+            .map(|(s, _)| s),
         )
     });
 }
@@ -610,8 +624,15 @@ fn a_race_ends_soon_after_its_faster_side_on_a_long_cycle_one_player_controls() 
         }
         assert!(gpu_time < DEADLINE + LATE, "the gpu took {gpu_time:.2?}");
         let started = Instant::now();
-        let (solution, finisher) =
-            parity::race_cpu_gpu(&game, None, None, device, &within(10 * DEADLINE)).unwrap();
+        let (solution, finisher) = parity::race_cpu_gpu(
+            &game,
+            None,
+            None,
+            Duration::ZERO,
+            device,
+            &within(10 * DEADLINE),
+        )
+        .unwrap();
         let race_time = started.elapsed();
         println!(
             "a cycle of 10^6 vertices: cpu {cpu_time:.2?}, gpu {gpu_time:.2?}{}, race {race_time:.2?} \

@@ -1,15 +1,17 @@
 //! A sequential model of `kernels/parity/spm.cu` and of the host's loop
-//! in [`super`], for the tests: the same arrays (column-wise measures in
-//! two buffers, two queues of flags, `changed_last`, the one block's
-//! lists), the same kernels with their threads run one after another, and
-//! the same choice of mode ([`Mode`]), with lists and batches small enough
-//! that every switch and overflow happens. It must reach the CPU solver's
-//! solution: that checks the handing over of buffers and flags between
-//! the two kinds of launches, which the GPU tests only see on a device.
+//! in [`super`], for the tests: the same arrays (per player, column-wise
+//! measures in two buffers, two queues of flags, `changed_last`; the one
+//! block's lists), the same kernels with their threads run one after
+//! another, the same choice of mode ([`Mode`]) and the same turns of the
+//! players, with lists, batches and turns small enough that every switch,
+//! overflow and sharing of certainly won vertices happens. It must reach
+//! the CPU solver's solution: that checks the handing over of buffers and
+//! flags between the two kinds of launches and between the players'
+//! turns, which the GPU tests only see on a device.
 
 use std::cmp::Ordering;
 
-use super::super::spm::{measure_bounds, without_useless_self_loops};
+use super::super::spm::{LONGEST_TURN, measure_bounds, without_useless_self_loops};
 use super::super::{Solution, compress_priorities};
 use super::{Mode, QUEUE_THREADS};
 use crate::explicit::game::NO_MOVE;
@@ -22,13 +24,9 @@ enum Lift {
     RaisedToTop,
 }
 
-/// The device's arrays for one game, and the sizes of the batches.
-struct Model {
-    moves: Csr,
-    predecessors: Csr,
-    priorities: Vec<u32>,
-    highest: u32,
-    owners: Vec<Player>,
+/// One player's arrays on the device (`PlayerRun`), and how its lifting
+/// goes on.
+struct ModelRun {
     player: Player,
     bounds: Vec<u32>,
     measures: [Vec<u32>; 2],
@@ -37,6 +35,42 @@ struct Model {
     changed_last: Vec<bool>,
     current_measures: usize,
     current_queue: usize,
+    mode: Option<Mode>,
+}
+
+impl ModelRun {
+    /// `PlayerRun` of `player` as `start` leaves it, for a game of
+    /// `priorities` (compressed, the highest `highest`).
+    fn start(player: Player, priorities: &[u32], highest: u32) -> ModelRun {
+        let vertices = priorities.len();
+        let bounds = measure_bounds(player, priorities, highest);
+        let first_queue = priorities
+            .iter()
+            .map(|&priority| Player::favoured_by(priority) != player)
+            .collect();
+        ModelRun {
+            player,
+            measures: [0, 1].map(|_| vec![0; vertices * bounds.len()]),
+            bounds,
+            top: vec![false; vertices],
+            queues: [first_queue, vec![false; vertices]],
+            changed_last: vec![false; vertices],
+            current_measures: 0,
+            current_queue: 0,
+            mode: Some(Mode::Queue),
+        }
+    }
+}
+
+/// The device's arrays for one game, and the sizes of the batches. The
+/// kernels work on `run`; the other player's waits in `parked`.
+struct Model {
+    moves: Csr,
+    predecessors: Csr,
+    priorities: Vec<u32>,
+    owners: Vec<Player>,
+    run: ModelRun,
+    parked: ModelRun,
     /// Slots of each list (`queue_capacity`).
     capacity: usize,
     /// Grid-wide launches a batch.
@@ -51,17 +85,17 @@ impl Model {
     }
 
     fn width(&self) -> usize {
-        self.bounds.len()
+        self.run.bounds.len()
     }
 
     fn component(&self, buffer: usize, c: usize, v: u32) -> u32 {
-        self.measures[buffer][c * self.vertices() + v as usize]
+        self.run.measures[buffer][c * self.vertices() + v as usize]
     }
 
     fn write_measure(&mut self, buffer: usize, v: u32, measure: &[u32]) {
         let vertices = self.vertices();
         for (c, &value) in measure.iter().enumerate() {
-            self.measures[buffer][c * vertices + v as usize] = value;
+            self.run.measures[buffer][c * vertices + v as usize] = value;
         }
     }
 
@@ -90,12 +124,12 @@ impl Model {
         let Some((&first, rest)) = self.moves.successors(v).split_first() else {
             return (NO_MOVE, true);
         };
-        let (mut best, mut best_top) = (first, self.top[first as usize]);
+        let (mut best, mut best_top) = (first, self.run.top[first as usize]);
         for &w in rest {
             if best_top && !least {
                 break;
             }
-            let w_top = self.top[w as usize];
+            let w_top = self.run.top[w as usize];
             let better = if least {
                 !w_top && (best_top || self.compare_from(buffer, w, best, cut).is_lt())
             } else {
@@ -109,63 +143,102 @@ impl Model {
     }
 
     fn first_component(&self, v: u32) -> usize {
-        ((self.priorities[v as usize] + self.player as u32) / 2) as usize
+        ((self.priorities[v as usize] + self.run.player as u32) / 2) as usize
+    }
+
+    /// `progress_shape`: `(zeroed, incremented)` of the progress that a
+    /// vertex of `priority` (first component `cut`) needs to move to `w`
+    /// (not ⊤) in `buffer`, `None` when it is ⊤.
+    fn progress_shape(
+        &self,
+        buffer: usize,
+        priority: u32,
+        w: u32,
+        cut: usize,
+    ) -> Option<(usize, usize)> {
+        if Player::favoured_by(priority) == self.run.player {
+            return Some((cut, self.width()));
+        }
+        let mut incremented = cut;
+        while incremented < self.width()
+            && self.component(buffer, incremented, w) >= self.run.bounds[incremented]
+        {
+            incremented += 1;
+        }
+        (incremented < self.width()).then_some((incremented, incremented))
+    }
+
+    /// Component `c` of that progress.
+    fn needed(
+        &self,
+        buffer: usize,
+        w: u32,
+        (zeroed, incremented): (usize, usize),
+        c: usize,
+    ) -> u32 {
+        match c {
+            _ if c < zeroed => 0,
+            _ => self.component(buffer, c, w) + u32::from(c == incremented),
+        }
+    }
+
+    /// `compare_with_progress`: the order of `v`'s measure against that
+    /// progress.
+    fn compare_with_progress(
+        &self,
+        buffer: usize,
+        v: u32,
+        w: u32,
+        shape: (usize, usize),
+    ) -> Ordering {
+        (0..self.width())
+            .rev()
+            .map(|c| {
+                self.component(buffer, c, v)
+                    .cmp(&self.needed(buffer, w, shape, c))
+            })
+            .find(|order| order.is_ne())
+            .unwrap_or(Ordering::Equal)
     }
 
     /// `lift` from `buffer`; sets ⊤ in place, as the kernel does.
     fn lift(&mut self, buffer: usize, v: u32) -> Lift {
         let priority = self.priorities[v as usize];
         let cut = self.first_component(v);
-        let own = self.owners[v as usize] == self.player;
+        let own = self.owners[v as usize] == self.run.player;
         let (w, w_top) = self.extreme_move(buffer, v, cut, own);
-        if w_top {
-            self.top[v as usize] = true;
+        let shape = match w_top {
+            true => None,
+            false => self.progress_shape(buffer, priority, w, cut),
+        };
+        let Some(shape) = shape else {
+            self.run.top[v as usize] = true;
             return Lift::RaisedToTop;
-        }
-        // Components below `zeroed` are 0, component `incremented` (the
-        // width when none) is w's plus one, the others are w's.
-        let (mut zeroed, mut incremented) = (cut, self.width());
-        if Player::favoured_by(priority) != self.player {
-            incremented = cut;
-            while incremented < self.width()
-                && self.component(buffer, incremented, w) >= self.bounds[incremented]
-            {
-                incremented += 1;
-            }
-            if incremented == self.width() {
-                self.top[v as usize] = true;
-                return Lift::RaisedToTop;
-            }
-            zeroed = incremented;
-        }
-        let needed: Vec<u32> = (0..self.width())
-            .map(|c| match c {
-                _ if c < zeroed => 0,
-                _ => self.component(buffer, c, w) + u32::from(c == incremented),
-            })
-            .collect();
-        let mine: Vec<u32> = (0..self.width())
-            .map(|c| self.component(buffer, c, v))
-            .collect();
-        if needed.iter().rev().cmp(mine.iter().rev()).is_le() {
+        };
+        if self.compare_with_progress(buffer, v, w, shape).is_ge() {
             return Lift::Unchanged;
         }
-        Lift::Raised(needed)
+        Lift::Raised(
+            (0..self.width())
+                .map(|c| self.needed(buffer, w, shape, c))
+                .collect(),
+        )
     }
 
     /// `spm_lift`, its threads one after another: gives the vertices raised.
     fn grid_launch(&mut self) -> u64 {
-        let (read, queue) = (self.current_measures, self.current_queue);
+        let (read, queue) = (self.run.current_measures, self.run.current_queue);
         let mut raised = 0;
         for v in 0..self.vertices() as u32 {
             let index = v as usize;
-            let (was_dirty, was_changed) = (self.queues[queue][index], self.changed_last[index]);
+            let (was_dirty, was_changed) =
+                (self.run.queues[queue][index], self.run.changed_last[index]);
             if !was_dirty && !was_changed {
                 continue;
             }
-            self.queues[queue][index] = false;
-            self.changed_last[index] = false;
-            if self.top[index] {
+            self.run.queues[queue][index] = false;
+            self.run.changed_last[index] = false;
+            if self.run.top[index] {
                 continue;
             }
             match if was_dirty {
@@ -181,36 +254,36 @@ impl Model {
                 }
                 Lift::Raised(measure) => {
                     self.write_measure(1 - read, v, &measure);
-                    self.changed_last[index] = true;
+                    self.run.changed_last[index] = true;
                 }
                 Lift::RaisedToTop => {}
             }
             for &u in self.predecessors.successors(v) {
-                if !self.top[u as usize] {
-                    self.queues[1 - queue][u as usize] = true;
+                if !self.run.top[u as usize] {
+                    self.run.queues[1 - queue][u as usize] = true;
                 }
             }
             raised += 1;
         }
-        self.current_measures = 1 - read;
-        self.current_queue = 1 - queue;
+        self.run.current_measures = 1 - read;
+        self.run.current_queue = 1 - queue;
         raised
     }
 
     /// `spm_lift_queue`, its phases one after another: gives the vertices
     /// raised and those left queued.
     fn queue_launch(&mut self) -> (u64, u64) {
-        let (read, queue) = (self.current_measures, self.current_queue);
+        let (read, queue) = (self.run.current_measures, self.run.current_queue);
         let threads = u64::from(QUEUE_THREADS);
         let mut lists: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
         let mut length = [0u64; 2];
         let mut overflow = false;
         for v in 0..self.vertices() as u32 {
-            if self.changed_last[v as usize] {
+            if self.run.changed_last[v as usize] {
                 self.keep_measure(read, v);
-                self.changed_last[v as usize] = false;
+                self.run.changed_last[v as usize] = false;
             }
-            if self.queues[queue][v as usize] {
+            if self.run.queues[queue][v as usize] {
                 length[0] += 1;
                 overflow |= !append(&mut lists[0], v, self.capacity);
             }
@@ -225,8 +298,8 @@ impl Model {
             let outcomes: Vec<Lift> = listed
                 .iter()
                 .map(|&v| {
-                    self.queues[queue][v as usize] = false;
-                    match self.top[v as usize] {
+                    self.run.queues[queue][v as usize] = false;
+                    match self.run.top[v as usize] {
                         true => Lift::Unchanged,
                         false => self.lift(read, v),
                     }
@@ -242,10 +315,10 @@ impl Model {
                     Lift::RaisedToTop => {}
                 }
                 for &u in self.predecessors.successors(v) {
-                    if self.top[u as usize] || self.queues[queue][u as usize] {
+                    if self.run.top[u as usize] || self.run.queues[queue][u as usize] {
                         continue;
                     }
-                    self.queues[queue][u as usize] = true;
+                    self.run.queues[queue][u as usize] = true;
                     length[next] += 1;
                     overflow |= !append(&mut lists[next], u, self.capacity);
                 }
@@ -257,33 +330,107 @@ impl Model {
         (raised, length[current])
     }
 
-    /// `solve_for`: lifts `player`'s measures from ⊤ on `top` to the
-    /// fixpoint, then writes `player`'s moves into `strategy`.
-    fn solve_for(&mut self, player: Player, top: Vec<bool>, strategy: &mut [u32]) -> Vec<bool> {
-        let vertices = self.vertices();
-        self.player = player;
-        self.bounds = measure_bounds(player, &self.priorities, self.highest);
-        self.measures = [0, 1].map(|_| vec![0; vertices * self.bounds.len()]);
-        self.changed_last = vec![false; vertices];
-        self.queues = [0, 1].map(|_| vec![false; vertices]);
-        (self.current_measures, self.current_queue) = (0, 0);
-        self.queues[0] = (0..vertices)
-            .map(|v| !top[v] && Player::favoured_by(self.priorities[v]) != player)
-            .collect();
-        self.top = top;
-        let mut mode = Some(Mode::Queue);
-        while let Some(now) = mode {
-            mode = match now {
+    /// `lift_turn` of `run`: batches until `budget` vertices were raised
+    /// or the fixpoint; whether it was reached.
+    fn lift_turn(&mut self, budget: u64) -> bool {
+        let mut raised_in_turn = 0;
+        while let Some(now) = self.run.mode {
+            if raised_in_turn >= budget {
+                return false;
+            }
+            let raised;
+            self.run.mode = match now {
                 Mode::Grid => {
-                    let raised: Vec<u64> = (0..self.launches).map(|_| self.grid_launch()).collect();
-                    Mode::after_grid_batch(&raised, self.capacity as u64)
+                    let counts: Vec<u64> = (0..self.launches).map(|_| self.grid_launch()).collect();
+                    raised = counts.iter().sum();
+                    Mode::after_grid_batch(&counts, self.capacity as u64)
                 }
-                Mode::Queue => Mode::after_queue_batch(self.queue_launch().1, self.capacity as u64),
+                Mode::Queue => {
+                    let left;
+                    (raised, left) = self.queue_launch();
+                    Mode::after_queue_batch(left, self.capacity as u64)
+                }
             };
+            raised_in_turn += raised;
         }
+        true
+    }
+
+    /// `stays`: whether `v` keeps its measure with the moves into
+    /// `member`, in the current measures.
+    fn stays(&self, member: &[bool], v: u32) -> bool {
+        let buffer = self.run.current_measures;
+        let priority = self.priorities[v as usize];
+        let cut = self.first_component(v);
+        let own = self.owners[v as usize] == self.run.player;
+        for &w in self.moves.successors(v) {
+            let kept = member[w as usize]
+                && self
+                    .progress_shape(buffer, priority, w, cut)
+                    .is_some_and(|shape| self.compare_with_progress(buffer, v, w, shape).is_ge());
+            if kept == own {
+                return kept;
+            }
+        }
+        !own
+    }
+
+    /// `certainly_won`: `spm_won_start`, then rounds of `spm_won_round`
+    /// (its threads one after another, so that a vertex dropped is seen
+    /// at once by the later ones) until one drops none.
+    fn certainly_won(&self) -> Vec<bool> {
+        let mut member: Vec<bool> = self.run.top.iter().map(|&top| !top).collect();
+        let mut check = member.clone();
+        loop {
+            let mut check_next = vec![false; member.len()];
+            let mut dropped = 0;
+            for v in 0..member.len() as u32 {
+                if !std::mem::take(&mut check[v as usize])
+                    || !member[v as usize]
+                    || self.stays(&member, v)
+                {
+                    continue;
+                }
+                member[v as usize] = false;
+                dropped += 1;
+                for &u in self.predecessors.successors(v) {
+                    check_next[u as usize] |= member[u as usize];
+                }
+            }
+            if dropped == 0 {
+                return member;
+            }
+            check = check_next;
+        }
+    }
+
+    /// `spm_give_up` on `run`: ⊤ on `member`, predecessors queued in the
+    /// current queue; whether any was not ⊤.
+    fn give_up(&mut self, member: &[bool]) -> bool {
+        let queue = self.run.current_queue;
+        let mut given = false;
+        for v in (0..member.len() as u32).filter(|&v| member[v as usize]) {
+            if self.run.top[v as usize] {
+                continue;
+            }
+            self.run.top[v as usize] = true;
+            given = true;
+            for &u in self.predecessors.successors(v) {
+                if !self.run.top[u as usize] {
+                    self.run.queues[queue][u as usize] = true;
+                }
+            }
+        }
+        given
+    }
+
+    /// `write_strategy` of `run` into `strategy`, after checking that
+    /// both measure buffers agree wherever the measure is not ⊤.
+    fn write_strategy(&self, strategy: &mut [u32]) {
+        let vertices = self.vertices();
         // A vertex raised to ⊤ keeps what its buffers held: nothing reads
         // it again.
-        for v in (0..vertices as u32).filter(|&v| !self.top[v as usize]) {
+        for v in (0..vertices as u32).filter(|&v| !self.run.top[v as usize]) {
             for c in 0..self.width() {
                 assert_eq!(
                     self.component(0, c, v),
@@ -293,15 +440,14 @@ impl Model {
             }
         }
         for v in 0..vertices as u32 {
-            if self.owners[v as usize] == player && !self.top[v as usize] {
+            if self.owners[v as usize] == self.run.player && !self.run.top[v as usize] {
                 let (choice, chosen_top) =
-                    self.extreme_move(self.current_measures, v, self.first_component(v), true);
+                    self.extreme_move(self.run.current_measures, v, self.first_component(v), true);
                 if !chosen_top {
                     strategy[v as usize] = choice;
                 }
             }
         }
-        std::mem::take(&mut self.top)
     }
 }
 
@@ -316,34 +462,63 @@ fn append(list: &mut Vec<u32>, v: u32, capacity: usize) -> bool {
 }
 
 /// [`super::solve`] on the model, with lists of `capacity` slots, batches
-/// of `launches` grid-wide launches and queue launches of `strides`.
-fn solve_on_model(game: &ParityGame, capacity: usize, launches: usize, strides: u64) -> Solution {
+/// of `launches` grid-wide launches and queue launches of `strides`, and
+/// first turns of `turn` raised vertices.
+fn solve_on_model(
+    game: &ParityGame,
+    capacity: usize,
+    (launches, strides): (usize, u64),
+    turn: u64,
+) -> Solution {
     let (priorities, highest) = compress_priorities(&game.priorities);
     let moves = without_useless_self_loops(game, &priorities);
     let vertices = priorities.len();
     let mut model = Model {
         predecessors: moves.transpose(),
         moves,
+        // Even's run works first; `parked` holds the other.
+        run: ModelRun::start(Player::Even, &priorities, highest),
+        parked: ModelRun::start(Player::Odd, &priorities, highest),
         priorities,
-        highest,
         owners: game.owners.clone(),
-        player: Player::Even,
-        bounds: Vec::new(),
-        measures: [Vec::new(), Vec::new()],
-        top: Vec::new(),
-        queues: [Vec::new(), Vec::new()],
-        changed_last: Vec::new(),
-        current_measures: 0,
-        current_queue: 0,
         capacity,
         launches,
         strides,
     };
+    let mut budget = turn;
+    loop {
+        let mut news = false;
+        if model.lift_turn(budget) {
+            break;
+        }
+        let won = model.certainly_won();
+        std::mem::swap(&mut model.run, &mut model.parked);
+        news |= model.give_up(&won);
+        if model.lift_turn(budget) {
+            break;
+        }
+        let won = model.certainly_won();
+        std::mem::swap(&mut model.run, &mut model.parked);
+        news |= model.give_up(&won);
+        if !news {
+            budget = budget.saturating_mul(2).min(turn * LONGEST_TURN);
+        }
+    }
+    // The first to finish works; the other goes on with ⊤ on its region.
+    let region: Vec<bool> = model.run.top.iter().map(|&top| !top).collect();
+    std::mem::swap(&mut model.run, &mut model.parked);
+    model.give_up(&region);
+    assert!(model.lift_turn(u64::MAX));
     let mut strategy = vec![NO_MOVE; vertices];
-    let odd_region = model.solve_for(Player::Even, vec![false; vertices], &mut strategy);
-    let even_region = odd_region.iter().map(|&odd| !odd).collect();
-    model.solve_for(Player::Odd, even_region, &mut strategy);
-    let winners = odd_region
+    model.write_strategy(&mut strategy);
+    std::mem::swap(&mut model.run, &mut model.parked);
+    model.write_strategy(&mut strategy);
+    let even = match model.run.player {
+        Player::Even => &model.run,
+        Player::Odd => &model.parked,
+    };
+    let winners = even
+        .top
         .iter()
         .map(|&odd| if odd { Player::Odd } else { Player::Even })
         .collect();
@@ -393,10 +568,11 @@ mod tests {
     fn check(game: &ParityGame, what: &str) {
         let cpu = spm::solve(game, &SolveOptions::default()).unwrap();
         let vertices = game.vertices() as usize;
-        for (capacity, launches, strides) in [(1, 1, 1), (3, 2, 2), (8, 3, 5), (vertices, 1, 1000)]
-        {
-            let model = solve_on_model(game, capacity, launches, strides);
-            assert_eq!(model, cpu, "{what}, capacity {capacity}");
+        for (capacity, batches) in [(1, (1, 1)), (3, (2, 2)), (8, (3, 5)), (vertices, (1, 1000))] {
+            for turn in [1, 3, vertices as u64] {
+                let model = solve_on_model(game, capacity, batches, turn);
+                assert_eq!(model, cpu, "{what}, capacity {capacity}, turn {turn}");
+            }
         }
     }
 
