@@ -35,7 +35,9 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
-use super::spm::{LONGEST_TURN, checked_counters, measure_bounds, without_useless_self_loops};
+use super::spm::{
+    Alternation, alternate, checked_counters, measure_bounds, without_useless_self_loops,
+};
 use super::{Solution, SolveError, SolveOptions, Watch, compress_priorities};
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::{ParityGame, Player};
@@ -524,8 +526,7 @@ impl<'a> OnDevice<'a> {
     /// its player (`spm_won_start`, then rounds of `spm_won_round` until
     /// one drops none).
     fn certainly_won(&mut self, run: &mut PlayerRun) -> Result<(), SolveError> {
-        let params = self.block(run);
-        self.launch(&self.kernels.won_start, &params, self.config)?;
+        self.region_as_member(run)?;
         memset_zeros(self.device, &mut self.checks[1])?;
         let round = self.kernels.won_round.clone();
         let mut launches = FIRST_LAUNCHES_PER_BATCH;
@@ -540,6 +541,14 @@ impl<'a> OnDevice<'a> {
             }
             launches = (launches * 2).min(MOST_LAUNCHES_PER_BATCH);
         }
+    }
+
+    /// Leaves in `member` the vertices of `run` not ⊤ (`spm_won_start`):
+    /// its player's region once its measures are the least fixpoint.
+    fn region_as_member(&mut self, run: &mut PlayerRun) -> Result<(), SolveError> {
+        let params = self.block(run);
+        self.launch(&self.kernels.won_start, &params, self.config)?;
+        Ok(())
     }
 
     /// Sets ⊤ in `run` on the vertices of `member` and queues their
@@ -586,11 +595,11 @@ impl From<GpuError> for SolveError {
 }
 
 /// Solves `game` (validated) by alternating small progress measures on
-/// `device`, the players taking turns as on the CPU ([`super::spm`]): a
-/// turn raises as many measures as the game has vertices at first, and
-/// the turns double, up to 64 times that, after each round
-/// of two turns whose certainly won vertices gave the opponent no new ⊤.
-/// A turn ends at the end of a batch of launches.
+/// `device`, the players' turns driven by the CPU solver's own loop
+/// ([`super::spm`]): a turn raises as many measures as the game has
+/// vertices at first, and the turns double, up to 64 times that, after
+/// each round of two turns whose certainly won vertices gave the opponent
+/// no new ⊤. A turn ends at the end of a batch of launches.
 pub fn solve(
     device: &Device,
     game: &ParityGame,
@@ -604,49 +613,24 @@ pub fn solve(
         });
     }
     let mut on_device = OnDevice::new(device, game)?;
-    let mut watch = Watch::new(options, "lifts");
-    let mut lifts = 0;
-    let mut runs = [
+    let runs = [
         on_device.start(Player::Even)?,
         on_device.start(Player::Odd)?,
     ];
-    let shortest_turn = vertices as u64;
-    let mut turn = shortest_turn;
-    // Where the time goes, for the debug log.
-    let (mut turns, mut lifting, mut sharing) = (0u64, Duration::ZERO, Duration::ZERO);
-    let first = 'turns: loop {
-        let mut news = false;
-        for player in 0..2 {
-            let [even, odd] = &mut runs;
-            let (own, other) = if player == 0 {
-                (even, odd)
-            } else {
-                (odd, even)
-            };
-            turns += 1;
-            let started = Instant::now();
-            let done = on_device.lift_turn(own, turn, &mut watch, &mut lifts)?;
-            lifting += started.elapsed();
-            if done {
-                break 'turns player;
-            }
-            let started = Instant::now();
-            on_device.certainly_won(own)?;
-            news |= on_device.give_up(other)?;
-            sharing += started.elapsed();
-        }
-        if !news {
-            turn = turn.saturating_mul(2).min(shortest_turn * LONGEST_TURN);
-        }
+    let mut sides = OnGpu {
+        on_device,
+        runs,
+        watch: Watch::new(options, "lifts"),
+        lifts: 0,
     };
-    // The first to finish has its least measures: its ⊤ is the other's
-    // region, which the other's lifting goes on with.
-    let [even, odd] = &mut runs;
-    let (first_run, other) = if first == 0 { (even, odd) } else { (odd, even) };
-    let params = on_device.block(first_run);
-    on_device.launch(&on_device.kernels.won_start, &params, on_device.config)?;
-    on_device.give_up(other)?;
-    on_device.lift_turn(other, u64::MAX, &mut watch, &mut lifts)?;
+    let shortest_turn = vertices as u64;
+    let alternated = alternate(&mut sides, shortest_turn, shortest_turn)?;
+    let OnGpu {
+        mut on_device,
+        mut runs,
+        lifts,
+        ..
+    } = sides;
     for run in runs.iter_mut() {
         on_device.write_strategy(run)?;
     }
@@ -660,13 +644,40 @@ pub fn solve(
     let strategy = device.download(&on_device.strategy)?;
     tracing::debug!(
         lifts,
-        first,
-        turns,
-        lifting = lifting.as_secs_f64(),
-        sharing = sharing.as_secs_f64(),
+        first = alternated.first,
+        turns = alternated.turns,
+        lifting = alternated.lifting.as_secs_f64(),
+        sharing = alternated.sharing.as_secs_f64(),
         "small progress measures (GPU)"
     );
     Ok(Solution { winners, strategy })
+}
+
+/// Both players' runs on the device.
+struct OnGpu<'a, 'w> {
+    on_device: OnDevice<'a>,
+    runs: [PlayerRun; 2],
+    watch: Watch<'w>,
+    lifts: u64,
+}
+
+impl Alternation for OnGpu<'_, '_> {
+    fn lift_turn(&mut self, player: usize, budget: u64) -> Result<bool, SolveError> {
+        let run = &mut self.runs[player];
+        self.on_device
+            .lift_turn(run, budget, &mut self.watch, &mut self.lifts)
+    }
+
+    fn share_certainly_won(&mut self, player: usize) -> Result<bool, SolveError> {
+        self.on_device.certainly_won(&mut self.runs[player])?;
+        self.on_device.give_up(&mut self.runs[1 - player])
+    }
+
+    fn give_up_region_of(&mut self, player: usize) -> Result<(), SolveError> {
+        self.on_device.region_as_member(&mut self.runs[player])?;
+        self.on_device.give_up(&mut self.runs[1 - player])?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

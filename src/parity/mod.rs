@@ -286,11 +286,16 @@ pub fn race_cpu_gpu(
     });
     let (gpu_game, device) = (Arc::clone(game), device.clone());
     let on_gpu: Contestant<Finisher> = Box::new(move |gpu_options| {
-        wait_unless_stopped(gpu_head_start, &gpu_options.stop)?;
         solve_valid_on_gpu(&gpu_game, &device, gpu_rest, &gpu_options)
             .map(|(s, used)| (s, Finisher::Gpu(used)))
     });
-    first_to_finish(vec![on_cpu, on_gpu], Duration::ZERO, options)
+    // Wall-clock time: the CPU side may be a race of its own, whose
+    // thread waits rather than runs.
+    first_to_finish(
+        vec![on_cpu, on_gpu],
+        HeadStart::WallClock(gpu_head_start),
+        options,
+    )
 }
 
 /// How long the CPU side of `--engine auto`'s race of the CPU and the GPU
@@ -304,22 +309,6 @@ pub fn race_cpu_gpu(
 /// Where the GPU wins (steady and random games of 10^6 vertices, 0.04 to
 /// 0.06 s) the head start delays it by as much.
 pub const GPU_HEAD_START: Duration = Duration::from_millis(30);
-
-/// Waits `time`, or less if `stop` is set meanwhile ([`SolveError::Stopped`]).
-fn wait_unless_stopped(time: Duration, stop: &StopSignal) -> Result<(), SolveError> {
-    const LOOK: Duration = Duration::from_micros(500);
-    let until = Instant::now() + time;
-    loop {
-        if stop.is_set() {
-            return Err(SolveError::Stopped);
-        }
-        let now = Instant::now();
-        if now >= until {
-            return Ok(());
-        }
-        std::thread::sleep(LOOK.min(until - now));
-    }
-}
 
 /// The solvers that [`solve_auto`] races on two threads or more.
 pub const AUTO_RACE: [Solver; 2] = [Solver::Pp, Solver::Tangle];
@@ -426,7 +415,7 @@ fn race_valid(
             })
         })
         .collect();
-    first_to_finish(contestants, delay, options)
+    first_to_finish(contestants, HeadStart::CpuTime(delay), options)
 }
 
 /// One side of a race: solves with the options it is given and names
@@ -435,11 +424,19 @@ fn race_valid(
 type Contestant<T> =
     Box<dyn FnOnce(SolveOptions) -> Result<(Solution, T), SolveError> + Send + 'static>;
 
+/// How long the first contestant of a race runs alone.
+#[derive(Debug, Clone, Copy)]
+enum HeadStart {
+    /// This much of its own CPU time ([`ThreadClock`]), or at the latest
+    /// [`WALL_BOUND`] times this much wall-clock time.
+    CpuTime(Duration),
+    /// This much wall-clock time.
+    WallClock(Duration),
+}
+
 /// Runs `contestants`, a thread each, and gives the first solution; the
-/// others are stopped then. The first starts at once, the others once it
-/// has run for `delay` of its own CPU time ([`ThreadClock`]) without
-/// finishing, or at the latest after [`WALL_BOUND`] times `delay` of
-/// wall-clock time. Each gets `options` with a
+/// others are stopped then. The first starts at once, the others after
+/// its `head_start` without finishing. Each gets `options` with a
 /// stop signal of the race, a [`StopSignal::child`] of `options.stop`
 /// set when a solution is in (none starts once it is set), so that a
 /// stop of the caller reaches the contestants at once, not when this
@@ -456,7 +453,7 @@ type Contestant<T> =
 /// [`wait_for_stopped_contestants`] waits for them.
 fn first_to_finish<T: Send + 'static>(
     contestants: Vec<Contestant<T>>,
-    delay: Duration,
+    head_start: HeadStart,
     options: &SolveOptions,
 ) -> Result<(Solution, T), SolveError> {
     let rivals_done = options.stop.child();
@@ -472,9 +469,12 @@ fn first_to_finish<T: Send + 'static>(
         Some(None) => started.elapsed(),
         None => Duration::ZERO,
     };
-    let head_start_left = || {
-        let by_clock = delay.saturating_sub(first_ran());
-        by_clock.min((delay * WALL_BOUND).saturating_sub(started.elapsed()))
+    let head_start_left = || match head_start {
+        HeadStart::CpuTime(delay) => {
+            let by_clock = delay.saturating_sub(first_ran());
+            by_clock.min((delay * WALL_BOUND).saturating_sub(started.elapsed()))
+        }
+        HeadStart::WallClock(delay) => delay.saturating_sub(started.elapsed()),
     };
     let mut waiting = contestants.into_iter().enumerate();
     let mut running = 0;
@@ -831,23 +831,9 @@ fn with_threads<T: Send>(threads: usize, work: impl FnOnce() -> T + Send) -> T {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    #[test]
-    fn a_wait_lasts_its_time_unless_stopped() {
-        let stop = StopSignal::new();
-        let started = Instant::now();
-        assert!(wait_unless_stopped(Duration::from_millis(20), &stop).is_ok());
-        assert!(started.elapsed() >= Duration::from_millis(20));
-        stop.request();
-        let started = Instant::now();
-        assert!(matches!(
-            wait_unless_stopped(Duration::from_secs(60), &stop),
-            Err(SolveError::Stopped)
-        ));
-        assert!(started.elapsed() < Duration::from_secs(1));
-    }
     use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
 
     #[test]
     fn a_poll_looks_at_the_stop_signal_once_every_poll_interval() {
@@ -901,36 +887,48 @@ mod tests {
             Ok((solved(1), 1))
         });
         let options = SolveOptions::default();
-        let (_, winner) =
-            first_to_finish(vec![sleeper, quick], Duration::from_millis(200), &options).unwrap();
+        let (_, winner) = first_to_finish(
+            vec![sleeper, quick],
+            HeadStart::CpuTime(Duration::from_millis(200)),
+            &options,
+        )
+        .unwrap();
         assert_eq!(winner, 0);
         assert!(!second_started.load(Ordering::Relaxed));
     }
 
+    /// A first contestant that takes no CPU time is joined after
+    /// [`WALL_BOUND`] times a head start in its CPU time, and after a head
+    /// start in wall-clock time on time.
     #[test]
-    fn a_first_contestant_without_cpu_time_is_joined_after_the_wall_bound() {
-        let solved = |i: u32| Solution {
-            winners: vec![Player::Even],
-            strategy: vec![i],
+    fn a_first_contestant_without_cpu_time_is_joined_after_its_head_start() {
+        let joined_after = |head_start| {
+            let solved = |i: u32| Solution {
+                winners: vec![Player::Even],
+                strategy: vec![i],
+            };
+            let sleeper: Contestant<u32> = Box::new(move |options| {
+                // Sleeps until the race is won, at most 20 s.
+                let asleep = Instant::now();
+                while !options.stop.is_set() && asleep.elapsed() < Duration::from_secs(20) {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Ok((solved(0), 0))
+            });
+            let quick: Contestant<u32> = Box::new(move |_| Ok((solved(1), 1)));
+            let started = Instant::now();
+            let (_, winner) =
+                first_to_finish(vec![sleeper, quick], head_start, &SolveOptions::default())
+                    .unwrap();
+            assert_eq!(winner, 1);
+            started.elapsed()
         };
-        let sleeper: Contestant<u32> = Box::new(move |options| {
-            // Sleeps until the race is won, at most 20 s.
-            let asleep = Instant::now();
-            while !options.stop.is_set() && asleep.elapsed() < Duration::from_secs(20) {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Ok((solved(0), 0))
-        });
-        let quick: Contestant<u32> = Box::new(move |_| Ok((solved(1), 1)));
-        let started = Instant::now();
-        let (_, winner) = first_to_finish(
-            vec![sleeper, quick],
-            Duration::from_millis(50),
-            &SolveOptions::default(),
-        )
-        .unwrap();
-        assert_eq!(winner, 1);
-        assert!(started.elapsed() >= Duration::from_millis(50) * WALL_BOUND);
+        let by_cpu_time = joined_after(HeadStart::CpuTime(Duration::from_millis(50)));
+        assert!(by_cpu_time >= Duration::from_millis(50) * WALL_BOUND);
+        let head_start = Duration::from_millis(100);
+        let by_wall_clock = joined_after(HeadStart::WallClock(head_start));
+        assert!(by_wall_clock >= head_start, "{by_wall_clock:?}");
+        assert!(by_wall_clock < head_start * 3, "{by_wall_clock:?}");
     }
 
     #[test]
@@ -952,7 +950,7 @@ mod tests {
         let started = Instant::now();
         let (_, first) = first_to_finish(
             vec![loser, winner],
-            Duration::ZERO,
+            HeadStart::CpuTime(Duration::ZERO),
             &SolveOptions::default(),
         )
         .unwrap();
@@ -979,7 +977,12 @@ mod tests {
             };
             Ok((solved, seen))
         });
-        let (_, seen) = first_to_finish(vec![contestant], Duration::ZERO, &options).unwrap();
+        let (_, seen) = first_to_finish(
+            vec![contestant],
+            HeadStart::WallClock(Duration::ZERO),
+            &options,
+        )
+        .unwrap();
         assert!(seen);
     }
 

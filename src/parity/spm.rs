@@ -8,7 +8,8 @@
 //! only grow; `P` wins the vertices that never reach ⊤, and the successor
 //! of least measure is `P`'s winning move.
 //!
-//! Alternating SPM (Bootsma's thesis, chapter 5): the measures of both
+//! Alternating SPM (Bootsma's thesis, chapter 5; `alternate`, which
+//! also drives the GPU's measures): the measures of both
 //! players are lifted in turns, at first of as many lifts as the game has
 //! vertices (`LONGEST_TURN` says how they grow). After each turn, the
 //! vertices that the current measures already prove won by the player of
@@ -31,6 +32,7 @@
 //! components side by side.
 
 use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 use super::{Solution, SolveError, SolveOptions, Watch, compress_priorities};
 use crate::explicit::game::NO_MOVE;
@@ -76,44 +78,28 @@ pub fn solve_with_turns(
     let (priorities, highest) = compress_priorities(&game.priorities);
     let edges = without_useless_self_loops(game, &priorities);
     let predecessors = edges.transpose();
-    let lifting = Lifting {
-        game,
-        edges: &edges,
-        predecessors: &predecessors,
+    let mut sides = OnCpu {
+        lifting: Lifting {
+            game,
+            edges: &edges,
+            predecessors: &predecessors,
+        },
+        runs: [
+            Run::new(Measures::new(Player::Even, &priorities, highest)?),
+            Run::new(Measures::new(Player::Odd, &priorities, highest)?),
+        ],
+        watch: Watch::new(options, "lifts"),
+        lifts: 0,
     };
-    let mut watch = Watch::new(options, "lifts");
-    let vertices = game.vertices() as usize;
-    let mut lifts = 0u64;
-    let players = [Player::Even, Player::Odd];
-    let mut runs = [
-        Run::new(Measures::new(players[0], &priorities, highest, vertices)?),
-        Run::new(Measures::new(players[1], &priorities, highest, vertices)?),
-    ];
-    let shortest_turn = (vertices as u64).max(1);
+    let shortest_turn = u64::from(game.vertices()).max(1);
     // Even's first turn ends with its queue, unless the turns alternate.
-    let mut turn = match turns {
+    let first_turn = match turns {
         Turns::Alternating => shortest_turn,
         Turns::EvenThenOdd => u64::MAX,
     };
-    let first = 'turns: loop {
-        let mut news = false;
-        for player in 0..2 {
-            if runs[player].lift(&lifting, &mut watch, &mut lifts, turn)? {
-                break 'turns player;
-            }
-            let won = runs[player].measures.certainly_won(&lifting);
-            news |= runs[1 - player].give_up(&won, &lifting);
-        }
-        if !news {
-            turn = turn.saturating_mul(2).min(shortest_turn * LONGEST_TURN);
-        }
-    };
-    // The first to finish has its least measures: its ⊤ is the other's
-    // region. The other lifts to the end with ⊤ on the first's region.
-    let won_by_first: Vec<bool> = runs[first].measures.top.iter().map(|&top| !top).collect();
-    runs[1 - first].give_up(&won_by_first, &lifting);
-    runs[1 - first].lift(&lifting, &mut watch, &mut lifts, u64::MAX)?;
-    let [even, odd] = runs.map(|run| run.measures);
+    let alternated = alternate(&mut sides, first_turn, shortest_turn)?;
+    let lifts = sides.lifts;
+    let [even, odd] = sides.runs.map(|run| run.measures);
     let winners: Vec<Player> = even
         .top
         .iter()
@@ -126,8 +112,117 @@ pub fn solve_with_turns(
             Player::Odd => odd.best_move(&edges, v),
         })
         .collect();
-    tracing::debug!(lifts, first = ?players[first], "small progress measures");
+    tracing::debug!(
+        lifts,
+        first = alternated.first,
+        turns = alternated.turns,
+        lifting = alternated.lifting.as_secs_f64(),
+        sharing = alternated.sharing.as_secs_f64(),
+        "small progress measures"
+    );
     Ok(Solution { winners, strategy })
+}
+
+/// Both players' lifting, wherever it runs (on the CPU here, on the GPU
+/// in [`super::gpu`]), as [`alternate`] drives it; players by index, 0
+/// Even and 1 Odd.
+pub(super) trait Alternation {
+    /// Lifts `player`'s measures until `budget` is spent (lifts on the
+    /// CPU, raised measures on the GPU) or they reach their least
+    /// fixpoint; whether they did.
+    fn lift_turn(&mut self, player: usize, budget: u64) -> Result<bool, SolveError>;
+
+    /// Sets ⊤ in the other player's measures on the vertices that
+    /// `player`'s measures prove won ([`Measures::certainly_won`]), and
+    /// queues their predecessors there; whether any was not ⊤ yet.
+    fn share_certainly_won(&mut self, player: usize) -> Result<bool, SolveError>;
+
+    /// Sets ⊤ in the other player's measures on `player`'s region (its
+    /// vertices not ⊤), `player`'s measures being at their least fixpoint.
+    fn give_up_region_of(&mut self, player: usize) -> Result<(), SolveError>;
+}
+
+/// What [`alternate`] did: who finished first, how many turns it took,
+/// and the time spent lifting and sharing.
+pub(super) struct Alternated {
+    pub first: usize,
+    pub turns: u64,
+    pub lifting: Duration,
+    pub sharing: Duration,
+}
+
+/// Alternating SPM (see the module comment): turns of `first_turn`,
+/// doubling after each round of two turns that shared nothing new, up to
+/// [`LONGEST_TURN`] times `shortest_turn`; the first player to reach its
+/// fixpoint gives its region to the other, which is then lifted to its
+/// own fixpoint.
+pub(super) fn alternate(
+    sides: &mut impl Alternation,
+    first_turn: u64,
+    shortest_turn: u64,
+) -> Result<Alternated, SolveError> {
+    let mut turn = first_turn;
+    let (mut turns, mut lifting, mut sharing) = (0, Duration::ZERO, Duration::ZERO);
+    let first = 'turns: loop {
+        let mut news = false;
+        for player in 0..2 {
+            turns += 1;
+            let started = Instant::now();
+            let done = sides.lift_turn(player, turn)?;
+            lifting += started.elapsed();
+            if done {
+                break 'turns player;
+            }
+            let started = Instant::now();
+            news |= sides.share_certainly_won(player)?;
+            sharing += started.elapsed();
+        }
+        if !news {
+            turn = turn
+                .saturating_mul(2)
+                .min(shortest_turn.saturating_mul(LONGEST_TURN));
+        }
+    };
+    sides.give_up_region_of(first)?;
+    let started = Instant::now();
+    sides.lift_turn(1 - first, u64::MAX)?;
+    lifting += started.elapsed();
+    Ok(Alternated {
+        first,
+        turns,
+        lifting,
+        sharing,
+    })
+}
+
+/// Both players' runs on the CPU.
+struct OnCpu<'a, 'w> {
+    lifting: Lifting<'a>,
+    runs: [Run; 2],
+    watch: Watch<'w>,
+    lifts: u64,
+}
+
+impl Alternation for OnCpu<'_, '_> {
+    fn lift_turn(&mut self, player: usize, budget: u64) -> Result<bool, SolveError> {
+        self.runs[player].lift(&self.lifting, &mut self.watch, &mut self.lifts, budget)
+    }
+
+    fn share_certainly_won(&mut self, player: usize) -> Result<bool, SolveError> {
+        let won = self.runs[player].measures.certainly_won(&self.lifting);
+        Ok(self.runs[1 - player].give_up(&won, &self.lifting))
+    }
+
+    fn give_up_region_of(&mut self, player: usize) -> Result<(), SolveError> {
+        let region: Vec<bool> = self.runs[player]
+            .measures
+            .top
+            .iter()
+            .map(|&top| !top)
+            .collect();
+        self.runs[1 - player].give_up(&region, &self.lifting);
+        Ok(())
+    }
 }
 
 /// The game as the lifting reads it.
@@ -148,13 +243,13 @@ struct Run {
 }
 
 impl Run {
-    /// A run from `measures`, every vertex queued whose measure can grow
-    /// first: those of priorities that favour the opponent, not ⊤.
+    /// A run from `measures` (none ⊤), every vertex queued whose measure
+    /// can grow first: those of priorities that favour the opponent.
     fn new(measures: Measures) -> Run {
-        let queued: Vec<bool> = (0..measures.priorities.len())
-            .map(|v| {
-                !measures.top[v] && Player::favoured_by(measures.priorities[v]) != measures.player
-            })
+        let queued: Vec<bool> = measures
+            .priorities
+            .iter()
+            .map(|&priority| Player::favoured_by(priority) != measures.player)
             .collect();
         let queue = (0..queued.len() as u32)
             .filter(|&v| queued[v as usize])
@@ -309,13 +404,9 @@ struct Measures {
 }
 
 impl Measures {
-    /// Measures of `player` at 0 for `vertices` vertices.
-    fn new(
-        player: Player,
-        priorities: &[u32],
-        highest: u32,
-        vertices: usize,
-    ) -> Result<Measures, SolveError> {
+    /// Measures of `player` at 0, a vertex per priority of `priorities`
+    /// (compressed, the highest `highest`).
+    fn new(player: Player, priorities: &[u32], highest: u32) -> Result<Measures, SolveError> {
         let bounds = measure_bounds(player, priorities, highest);
         let width = bounds.len();
         let counters = checked_counters(priorities.len(), width)?;
@@ -330,7 +421,7 @@ impl Measures {
             width,
             bounds,
             values,
-            top: vec![false; vertices],
+            top: vec![false; priorities.len()],
         })
     }
 
@@ -488,7 +579,7 @@ mod tests {
             let mut watch = Watch::new(&options, "lifts");
             for player in [Player::Even, Player::Odd] {
                 let measures =
-                    Measures::new(player, &priorities, highest, winners.len()).unwrap();
+                    Measures::new(player, &priorities, highest).unwrap();
                 let mut run = Run::new(measures);
                 let mut lifts = 0;
                 loop {

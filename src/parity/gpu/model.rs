@@ -11,8 +11,8 @@
 
 use std::cmp::Ordering;
 
-use super::super::spm::{LONGEST_TURN, measure_bounds, without_useless_self_loops};
-use super::super::{Solution, compress_priorities};
+use super::super::spm::{Alternation, alternate, measure_bounds, without_useless_self_loops};
+use super::super::{Solution, SolveError, compress_priorities};
 use super::{Mode, QUEUE_THREADS};
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::{Csr, ParityGame, Player};
@@ -330,9 +330,16 @@ impl Model {
         (raised, length[current])
     }
 
+    /// Makes `player`'s run (0 Even, 1 Odd) the one the kernels work on.
+    fn activate(&mut self, player: usize) {
+        if self.run.player as usize != player {
+            std::mem::swap(&mut self.run, &mut self.parked);
+        }
+    }
+
     /// `lift_turn` of `run`: batches until `budget` vertices were raised
     /// or the fixpoint; whether it was reached.
-    fn lift_turn(&mut self, budget: u64) -> bool {
+    fn lift_active(&mut self, budget: u64) -> bool {
         let mut raised_in_turn = 0;
         while let Some(now) = self.run.mode {
             if raised_in_turn >= budget {
@@ -451,6 +458,29 @@ impl Model {
     }
 }
 
+/// The host's side of the turns, as `OnGpu` in [`super`] has it.
+impl Alternation for Model {
+    fn lift_turn(&mut self, player: usize, budget: u64) -> Result<bool, SolveError> {
+        self.activate(player);
+        Ok(self.lift_active(budget))
+    }
+
+    fn share_certainly_won(&mut self, player: usize) -> Result<bool, SolveError> {
+        self.activate(player);
+        let won = self.certainly_won();
+        self.activate(1 - player);
+        Ok(self.give_up(&won))
+    }
+
+    fn give_up_region_of(&mut self, player: usize) -> Result<(), SolveError> {
+        self.activate(player);
+        let region: Vec<bool> = self.run.top.iter().map(|&top| !top).collect();
+        self.activate(1 - player);
+        self.give_up(&region);
+        Ok(())
+    }
+}
+
 /// Appends `v` to `list` unless it holds `capacity` already; whether it
 /// fitted.
 fn append(list: &mut Vec<u32>, v: u32, capacity: usize) -> bool {
@@ -476,7 +506,7 @@ fn solve_on_model(
     let mut model = Model {
         predecessors: moves.transpose(),
         moves,
-        // Even's run works first; `parked` holds the other.
+        // The kernels work on `run`; `parked` holds the other player's.
         run: ModelRun::start(Player::Even, &priorities, highest),
         parked: ModelRun::start(Player::Odd, &priorities, highest),
         priorities,
@@ -485,39 +515,14 @@ fn solve_on_model(
         launches,
         strides,
     };
-    let mut budget = turn;
-    loop {
-        let mut news = false;
-        if model.lift_turn(budget) {
-            break;
-        }
-        let won = model.certainly_won();
-        std::mem::swap(&mut model.run, &mut model.parked);
-        news |= model.give_up(&won);
-        if model.lift_turn(budget) {
-            break;
-        }
-        let won = model.certainly_won();
-        std::mem::swap(&mut model.run, &mut model.parked);
-        news |= model.give_up(&won);
-        if !news {
-            budget = budget.saturating_mul(2).min(turn * LONGEST_TURN);
-        }
-    }
-    // The first to finish works; the other goes on with ⊤ on its region.
-    let region: Vec<bool> = model.run.top.iter().map(|&top| !top).collect();
-    std::mem::swap(&mut model.run, &mut model.parked);
-    model.give_up(&region);
-    assert!(model.lift_turn(u64::MAX));
+    alternate(&mut model, turn, turn).unwrap();
     let mut strategy = vec![NO_MOVE; vertices];
+    model.activate(1);
     model.write_strategy(&mut strategy);
-    std::mem::swap(&mut model.run, &mut model.parked);
+    model.activate(0);
     model.write_strategy(&mut strategy);
-    let even = match model.run.player {
-        Player::Even => &model.run,
-        Player::Odd => &model.parked,
-    };
-    let winners = even
+    let winners = model
+        .run
         .top
         .iter()
         .map(|&odd| if odd { Player::Odd } else { Player::Even })
