@@ -37,7 +37,7 @@ fn main() {
             let options = SolveOptions {
                 threads,
                 stop,
-                progress: None,
+                ..SolveOptions::default()
             };
             match solver {
                 Some(solver) => parity::solve(&game, solver, &options),

@@ -129,6 +129,14 @@ pub struct ParityArgs {
     /// exit code 3 and no solution.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<Duration>,
+    /// With `--solver spm` on the CPU: moves into chains of vertices that
+    /// have one move each go straight to the chain's end, carrying the
+    /// highest priority they pass (Bootsma's thesis, chapter 6), so that
+    /// measures cross a chain in one lift. Same winners; the strategy
+    /// names each move's first step. The GPU's SPM does not take it
+    /// (`--engine gpu` refuses it; in a race only the CPU uses it).
+    #[arg(long)]
+    pub shortcuts: bool,
 }
 
 /// What `parity` solved, where, and how long each step took.
@@ -181,6 +189,18 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         SolverChoice::Tangle => Some(Solver::Tangle),
         SolverChoice::Pp => Some(Solver::Pp),
     };
+    if args.shortcuts && chosen != Some(Solver::Spm) {
+        return Err(Error::Usage(
+            "--shortcuts applies to small progress measures only: add --solver spm".into(),
+        ));
+    }
+    if args.shortcuts && args.engine == ParityEngine::Gpu {
+        return Err(Error::Usage(
+            "--shortcuts: the GPU's small progress measures do not take shortcuts; \
+             use --engine cpu"
+                .into(),
+        ));
+    }
     if let Some(path) = &args.write_solution {
         check_output_path(path, &args.game, "--write-solution")?;
     }
@@ -212,6 +232,9 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
             solver.name()
         ));
     }
+    if args.shortcuts && device.is_some() {
+        warnings.push("--shortcuts only affects the CPU's side of the race".into());
+    }
     for w in &warnings {
         warn(w);
     }
@@ -233,6 +256,7 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
                 bar.tick();
             }) as parity::ProgressFn
         }),
+        shortcuts: args.shortcuts,
     };
     let solving = Instant::now();
     let outcome = solve(&game, args.engine, chosen, device.as_ref(), &options);

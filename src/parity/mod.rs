@@ -9,7 +9,9 @@
 //!
 //! * [`reference`](mod@reference): Zielonka's recursive algorithm with an explicit stack,
 //!   the oracle of the tests.
-//! * [`spm`]: small progress measures (Jurdziński) with a work queue.
+//! * [`spm`]: small progress measures (Jurdziński) with a work queue,
+//!   optionally over [`shortcuts`] that skip chains of vertices with one
+//!   move.
 //! * [`gpu`]: the same small progress measures on the GPU, and the
 //!   cycles each player controls and their attractors ([`solve_on_gpu`]);
 //!   [`race_cpu_gpu`], the CPU's solver against the GPU.
@@ -26,6 +28,7 @@ pub mod fpi;
 pub mod gpu;
 pub mod pp;
 pub mod reference;
+pub mod shortcuts;
 pub mod spm;
 pub mod tangle;
 pub mod verify;
@@ -139,6 +142,9 @@ pub struct SolveOptions {
     pub stop: StopSignal,
     /// Called now and then (about every 0.1 s) with the progress.
     pub progress: Option<ProgressFn>,
+    /// Small progress measures on the CPU only: moves into chains of
+    /// vertices with one move go to the chain's end ([`shortcuts`]).
+    pub shortcuts: bool,
 }
 
 impl std::fmt::Debug for SolveOptions {
@@ -146,6 +152,7 @@ impl std::fmt::Debug for SolveOptions {
         f.debug_struct("SolveOptions")
             .field("threads", &self.threads)
             .field("stop", &self.stop)
+            .field("shortcuts", &self.shortcuts)
             .finish()
     }
 }
@@ -490,6 +497,7 @@ fn first_to_finish<T: Send + 'static>(
                 } else {
                     None
                 },
+                shortcuts: options.shortcuts,
             };
             let sender = sender.clone();
             let first_clock = Arc::clone(&first_clock);

@@ -30,10 +30,17 @@
 //! ([`super::compress_priorities`]), so that measures have as few
 //! components as the game allows. Measures are one flat array, a vertex's
 //! components side by side.
+//!
+//! With [`SolveOptions::shortcuts`], moves into chains of vertices with
+//! one move go to the chain's end ([`super::shortcuts`], the thesis's
+//! chapter 6): priorities then sit on moves, and the progress along a
+//! move counts the move's priority (the highest it passes) instead of its
+//! source's.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use super::shortcuts::{Moves, skip_chains};
 use super::{Solution, SolveError, SolveOptions, Watch, compress_priorities};
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::{Csr, ParityGame, Player};
@@ -77,17 +84,23 @@ pub fn solve_with_turns(
 ) -> Result<Solution, SolveError> {
     let (priorities, highest) = compress_priorities(&game.priorities);
     let edges = without_useless_self_loops(game, &priorities);
-    let predecessors = edges.transpose();
+    let moves = if options.shortcuts {
+        skip_chains(&edges, &priorities)
+    } else {
+        Moves::of(edges, &priorities)
+    };
+    let predecessors = moves.edges.transpose();
+    let lifting = Lifting {
+        game,
+        moves: &moves,
+        predecessors: &predecessors,
+    };
     let mut sides = OnCpu {
-        lifting: Lifting {
-            game,
-            edges: &edges,
-            predecessors: &predecessors,
-        },
         runs: [
-            Run::new(Measures::new(Player::Even, &priorities, highest)?),
-            Run::new(Measures::new(Player::Odd, &priorities, highest)?),
+            Run::new(Measures::new(Player::Even, &priorities, highest)?, &lifting),
+            Run::new(Measures::new(Player::Odd, &priorities, highest)?, &lifting),
         ],
+        lifting,
         watch: Watch::new(options, "lifts"),
         lifts: 0,
     };
@@ -108,12 +121,13 @@ pub fn solve_with_turns(
     let strategy = (0..game.vertices())
         .map(|v| match winners[v as usize] {
             w if w != game.owners[v as usize] => NO_MOVE,
-            Player::Even => even.best_move(&edges, v),
-            Player::Odd => odd.best_move(&edges, v),
+            Player::Even => even.best_move(&moves, v),
+            Player::Odd => odd.best_move(&moves, v),
         })
         .collect();
     tracing::debug!(
         lifts,
+        skipping = moves.skipping,
         first = alternated.first,
         turns = alternated.turns,
         lifting = alternated.lifting.as_secs_f64(),
@@ -225,12 +239,21 @@ impl Alternation for OnCpu<'_, '_> {
     }
 }
 
+/// Whether no move reaches `v`. No measure depends on such a vertex's, so
+/// it is lifted once, when the others have reached their fixpoint
+/// ([`Run::lift`]). With shortcuts, every vertex of one move inside a
+/// chain is one.
+fn unreached(lifting: &Lifting<'_>, v: u32) -> bool {
+    lifting.predecessors.successors(v).is_empty()
+}
+
 /// The game as the lifting reads it.
 struct Lifting<'a> {
     game: &'a ParityGame,
-    /// The moves, self-loops simplified.
-    edges: &'a Csr,
-    /// Their transpose.
+    /// The moves, self-loops simplified (and chains skipped, with
+    /// [`SolveOptions::shortcuts`]), with their priorities.
+    moves: &'a Moves,
+    /// The transpose of their edges.
     predecessors: &'a Csr,
 }
 
@@ -244,12 +267,23 @@ struct Run {
 
 impl Run {
     /// A run from `measures` (none ⊤), every vertex queued whose measure
-    /// can grow first: those of priorities that favour the opponent.
-    fn new(measures: Measures) -> Run {
-        let queued: Vec<bool> = measures
-            .priorities
-            .iter()
-            .map(|&priority| Player::favoured_by(priority) != measures.player)
+    /// can grow first: those with a move whose priority favours the
+    /// opponent, and the player's vertices left without moves (their
+    /// losing self-loops dropped), which are ⊤; but no vertex that no
+    /// move reaches ([`unreached`]).
+    fn new(measures: Measures, lifting: &Lifting<'_>) -> Run {
+        let moves = lifting.moves;
+        let queued: Vec<bool> = (0..lifting.game.vertices())
+            .map(|v| {
+                let mut range = moves.of_vertex(v);
+                if unreached(lifting, v) {
+                    false
+                } else if range.is_empty() {
+                    lifting.game.owners[v as usize] == measures.player
+                } else {
+                    range.any(|e| Player::favoured_by(moves.priorities[e]) != measures.player)
+                }
+            })
             .collect();
         let queue = (0..queued.len() as u32)
             .filter(|&v| queued[v as usize])
@@ -261,10 +295,12 @@ impl Run {
         }
     }
 
-    /// Queues the predecessors of `v` whose measure is not ⊤.
+    /// Queues the predecessors of `v` whose measure is not ⊤ and that
+    /// some move reaches ([`unreached`]).
     fn queue_predecessors(&mut self, lifting: &Lifting<'_>, v: u32) {
         for &u in lifting.predecessors.successors(v) {
-            if !self.queued[u as usize] && !self.measures.top[u as usize] {
+            if !self.queued[u as usize] && !self.measures.top[u as usize] && !unreached(lifting, u)
+            {
                 self.queued[u as usize] = true;
                 self.queue.push_back(u);
             }
@@ -281,34 +317,32 @@ impl Run {
         budget: u64,
     ) -> Result<bool, SolveError> {
         let width = self.measures.width;
-        let mut best = vec![0u32; width];
-        let mut scratch = vec![0u32; width];
+        let mut room = [vec![0u32; width], vec![0u32; width]];
         for _ in 0..budget {
             let Some(v) = self.queue.pop_front() else {
-                return Ok(true);
+                break;
             };
             self.queued[v as usize] = false;
             *lifts += 1;
             if lifts.is_multiple_of(4096) {
                 watch.check(*lifts)?;
             }
-            let measures = &mut self.measures;
-            if measures.top[v as usize] {
-                continue;
+            if self.measures.lift(lifting, v, &mut room) {
+                self.queue_predecessors(lifting, v);
             }
-            let finite = measures.lifted(lifting, v, &mut best, &mut scratch);
-            if finite && !less(measures.of(v), &best) {
-                continue;
-            }
-            if finite {
-                let start = v as usize * width;
-                measures.values[start..start + width].copy_from_slice(&best);
-            } else {
-                measures.top[v as usize] = true;
-            }
-            self.queue_predecessors(lifting, v);
         }
-        Ok(self.queue.is_empty())
+        if !self.queue.is_empty() {
+            return Ok(false);
+        }
+        // The measures of every vertex a move reaches are final: the
+        // others need one lift each.
+        for v in 0..lifting.game.vertices() {
+            if unreached(lifting, v) {
+                *lifts += 1;
+                self.measures.lift(lifting, v, &mut room);
+            }
+        }
+        Ok(true)
     }
 
     /// Sets ⊤ on the vertices that `won_by_opponent` marks (won by the
@@ -391,8 +425,6 @@ pub(super) fn without_useless_self_loops(game: &ParityGame, priorities: &[u32]) 
 /// The progress measures of one player.
 struct Measures {
     player: Player,
-    /// Compressed priority of every vertex.
-    priorities: Vec<u32>,
     /// Components per measure: the priorities that favour the opponent.
     width: usize,
     /// The bound of each component: the vertices of its priority.
@@ -417,7 +449,6 @@ impl Measures {
         values.resize(counters as usize, 0);
         Ok(Measures {
             player,
-            priorities: priorities.to_vec(),
             width,
             bounds,
             values,
@@ -431,8 +462,8 @@ impl Measures {
         &self.values[start..start + self.width]
     }
 
-    /// The least measure that a vertex of priority `priority` needs to
-    /// move to `w`, into `out`; false for ⊤.
+    /// The least measure that a move of priority `priority` needs to
+    /// reach `w`, into `out`; false for ⊤.
     fn progress(&self, priority: u32, w: u32, out: &mut [u32]) -> bool {
         if self.top[w as usize] {
             return false;
@@ -458,16 +489,41 @@ impl Measures {
         false
     }
 
+    /// Raises the measure of `v` (if not ⊤) to what its successors'
+    /// measures need (`room` for two measures); whether it grew.
+    fn lift(&mut self, lifting: &Lifting<'_>, v: u32, room: &mut [Vec<u32>; 2]) -> bool {
+        if self.top[v as usize] {
+            return false;
+        }
+        let [best, scratch] = room;
+        let finite = self.lifted(lifting, v, best, scratch);
+        if finite && !less(self.of(v), best) {
+            return false;
+        }
+        if finite {
+            let start = v as usize * self.width;
+            self.values[start..start + self.width].copy_from_slice(best);
+        } else {
+            self.top[v as usize] = true;
+        }
+        true
+    }
+
     /// The measure `v` needs given its successors' measures, into `best`
     /// (`scratch` is room for one measure); false for ⊤. The owner
     /// player's vertices take the least of their moves, the opponent's
-    /// the greatest.
+    /// the greatest; a vertex without moves (its losing self-loops
+    /// dropped) is lost by its owner.
     fn lifted(&self, lifting: &Lifting<'_>, v: u32, best: &mut [u32], scratch: &mut [u32]) -> bool {
-        let priority = self.priorities[v as usize];
+        let moves = lifting.moves;
         let minimise = lifting.game.owners[v as usize] == self.player;
+        if moves.of_vertex(v).is_empty() {
+            best.fill(0);
+            return !minimise;
+        }
         let mut found = false;
-        for &w in lifting.edges.successors(v) {
-            let finite = self.progress(priority, w, scratch);
+        for e in moves.of_vertex(v) {
+            let finite = self.progress(moves.priorities[e], moves.edges.targets[e], scratch);
             if !minimise && !finite {
                 return false;
             }
@@ -514,11 +570,12 @@ impl Measures {
     /// Whether `v` (in `member`) keeps its measure with the moves into
     /// `member` (see [`Measures::certainly_won`]).
     fn stays(&self, lifting: &Lifting<'_>, member: &[bool], v: u32, scratch: &mut [u32]) -> bool {
-        let priority = self.priorities[v as usize];
+        let moves = lifting.moves;
         let players_vertex = lifting.game.owners[v as usize] == self.player;
-        for &w in lifting.edges.successors(v) {
+        for e in moves.of_vertex(v) {
+            let w = moves.edges.targets[e];
             let kept = member[w as usize]
-                && self.progress(priority, w, scratch)
+                && self.progress(moves.priorities[e], w, scratch)
                 && !less(self.of(v), scratch);
             if kept == players_vertex {
                 return kept;
@@ -528,18 +585,17 @@ impl Measures {
     }
 
     /// The move of least progress measure from `v`, one of the player's
-    /// vertices that the player wins.
-    fn best_move(&self, edges: &Csr, v: u32) -> u32 {
-        let priority = self.priorities[v as usize];
+    /// vertices that the player wins, as its first step in the game.
+    fn best_move(&self, moves: &Moves, v: u32) -> u32 {
         let mut best = vec![0u32; self.width];
         let mut scratch = vec![0u32; self.width];
         let mut choice = NO_MOVE;
-        for &w in edges.successors(v) {
-            if self.progress(priority, w, &mut scratch)
+        for e in moves.of_vertex(v) {
+            if self.progress(moves.priorities[e], moves.edges.targets[e], &mut scratch)
                 && (choice == NO_MOVE || less(&scratch, &best))
             {
                 best.copy_from_slice(&scratch);
-                choice = w;
+                choice = moves.first_steps[e];
             }
         }
         choice
@@ -569,18 +625,24 @@ mod tests {
         fn the_vertices_certainly_won_are_won_and_all_are_found_at_the_end(
             game in small_games(24, 7),
             turn in 1u64..6,
+            shortcuts: bool,
         ) {
             let options = SolveOptions::default();
             let winners = reference::solve(&game, &options).unwrap().winners;
             let (priorities, highest) = compress_priorities(&game.priorities);
             let edges = without_useless_self_loops(&game, &priorities);
-            let predecessors = edges.transpose();
-            let lifting = Lifting { game: &game, edges: &edges, predecessors: &predecessors };
+            let moves = if shortcuts {
+                skip_chains(&edges, &priorities)
+            } else {
+                Moves::of(edges, &priorities)
+            };
+            let predecessors = moves.edges.transpose();
+            let lifting = Lifting { game: &game, moves: &moves, predecessors: &predecessors };
             let mut watch = Watch::new(&options, "lifts");
             for player in [Player::Even, Player::Odd] {
                 let measures =
                     Measures::new(player, &priorities, highest).unwrap();
-                let mut run = Run::new(measures);
+                let mut run = Run::new(measures, &lifting);
                 let mut lifts = 0;
                 loop {
                     let done = run.lift(&lifting, &mut watch, &mut lifts, turn).unwrap();
@@ -598,14 +660,15 @@ mod tests {
         }
 
         /// Alternating SPM alone (no preprocessing before it, unlike
-        /// `--solver spm`): Zielonka's winners, strategies that win, and
-        /// the solution of the players' measures lifted one after the
-        /// other.
+        /// `--solver spm`), with shortcuts or without: Zielonka's
+        /// winners, strategies that win in the game as it is, and the
+        /// solution of the players' measures lifted one after the other.
         #[test]
         fn alternating_spm_gives_the_references_winners_and_winning_strategies(
-            game in small_games(40, 9)
+            game in small_games(40, 9),
+            shortcuts: bool,
         ) {
-            let options = SolveOptions::default();
+            let options = SolveOptions { shortcuts, ..SolveOptions::default() };
             let reference = reference::solve(&game, &options).unwrap();
             let solution = solve(&game, &options).unwrap();
             prop_assert_eq!(&solution.winners, &reference.winners);

@@ -58,9 +58,15 @@ pub(crate) fn file_in(dir: &Path, name: &str, extension: &str) -> Option<PathBuf
 
 /// Solves `game` with `solver` within `budget`; `None` when the budget
 /// ran out.
-fn solve_within(game: &ParityGame, solver: Solver, budget: Duration) -> Option<Solution> {
+fn solve_within(
+    game: &ParityGame,
+    solver: Solver,
+    shortcuts: bool,
+    budget: Duration,
+) -> Option<Solution> {
     let options = SolveOptions {
         stop: StopSignal::new().with_deadline(Instant::now() + budget),
+        shortcuts,
         ..SolveOptions::default()
     };
     match parity::solve(game, solver, &options) {
@@ -71,7 +77,7 @@ fn solve_within(game: &ParityGame, solver: Solver, budget: Duration) -> Option<S
 }
 
 /// Solves every game of the oracle file that is in `dirs` (first found
-/// wins) with every solver, and checks the winners against Oink's and the
+/// wins) with every solver (SPM also with shortcuts), and checks the winners against Oink's and the
 /// strategies with the verifier. Zielonka, FPI and priority promotion may
 /// run out of `budget` only on a game where Oink's solver of the same kind
 /// took more than a second; SPM, without Oink's lifting heuristics, may
@@ -111,16 +117,21 @@ fn check_oracles(dirs: &[PathBuf], budget: Duration) -> usize {
                 "{name} {who}"
             );
         };
-        for solver in SOLVERS {
+        let runs = SOLVERS.map(|solver| (solver, false));
+        for (solver, shortcuts) in runs.into_iter().chain([(Solver::Spm, true)]) {
+            let who = match shortcuts {
+                true => format!("{solver:?} with shortcuts"),
+                false => format!("{solver:?}"),
+            };
             let started = Instant::now();
-            let Some(solution) = solve_within(&game, solver, budget) else {
-                println!("{name}: {solver:?} stopped after {:.1?}", started.elapsed());
+            let Some(solution) = solve_within(&game, solver, shortcuts, budget) else {
+                println!("{name}: {who} stopped after {:.1?}", started.elapsed());
                 if !may_run_out(solver, &row) {
-                    failures.push(format!("{name}: {solver:?} did not finish in {budget:?}"));
+                    failures.push(format!("{name}: {who} did not finish in {budget:?}"));
                 }
                 continue;
             };
-            check(&solution, format!("{solver:?}"), &mut failures);
+            check(&solution, who, &mut failures);
         }
         for threads in [1, 2] {
             let options = SolveOptions {
@@ -293,8 +304,9 @@ fn the_json_report_has_every_field_and_the_solution_file_reads_back() {
     let game_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/parity_example.pg");
     let game = pgsolver::load(&game_path).unwrap();
     let reference = parity::solve(&game, Solver::Zielonka, &SolveOptions::default()).unwrap();
-    for solver in ["auto", "zielonka", "spm", "fpi", "tangle", "pp"] {
-        let out = warpcheck(&[
+    let runs = ["auto", "zielonka", "spm", "fpi", "tangle", "pp"].map(|solver| (solver, None));
+    for (solver, shortcuts) in runs.into_iter().chain([("spm", Some("--shortcuts"))]) {
+        let mut args = vec![
             "--format",
             "json",
             "parity",
@@ -304,7 +316,9 @@ fn the_json_report_has_every_field_and_the_solution_file_reads_back() {
             "--verify",
             "--write-solution",
             written.to_str().unwrap(),
-        ]);
+        ];
+        args.extend(shortcuts);
+        let out = warpcheck(&args);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
         assert_eq!(report["vertices"], 8);
@@ -414,6 +428,23 @@ fn bad_games_and_requests_are_refused_with_their_reason() {
             "{}",
             stderr(&no_gpu)
         );
+    }
+    let misplaced_shortcuts = [
+        (
+            &["--solver", "pp"][..],
+            "--shortcuts applies to small progress measures only: add --solver spm",
+        ),
+        (
+            &["--solver", "spm", "--engine", "gpu"][..],
+            "--shortcuts: the GPU's small progress measures do not take shortcuts; use --engine cpu",
+        ),
+    ];
+    for (request, message) in misplaced_shortcuts {
+        let mut args = vec!["parity", "specs/parity_example.pg", "--shortcuts"];
+        args.extend(request);
+        let out = warpcheck(&args);
+        assert_eq!(out.status.code(), Some(2), "{request:?}");
+        assert_eq!(stderr(&out), format!("error: {message}\n"), "{request:?}");
     }
     let json = warpcheck(&["--format", "json", "parity", "no/such.pg"]);
     assert_eq!(json.status.code(), Some(2));
