@@ -36,7 +36,8 @@ Exit codes:
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SolverChoice {
     /// Priority promotion and tangle learning at once, a thread each, the
-    /// first to finish wins (priority promotion alone on one thread).
+    /// first to finish wins (priority promotion alone on one thread; from 4
+    /// threads Zielonka's algorithm races on a third).
     Auto,
     /// Zielonka's recursive algorithm (the reference).
     Zielonka,
@@ -111,8 +112,8 @@ pub struct ParityArgs {
     #[arg(long, value_name = "N")]
     pub device: Option<usize>,
     /// Worker threads of the multi-threaded solver (fpi; default: all
-    /// cores); from 2 on, `auto` races two solvers, a thread each, and on
-    /// 1 runs priority promotion alone.
+    /// cores); from 2 on, `auto` races two solvers (three from 4), a
+    /// thread each, and on 1 runs priority promotion alone.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
     pub threads: Option<u16>,
     /// Write the solution in PGSolver's format: `paritysol N;`, then
@@ -397,9 +398,14 @@ impl Ran {
     fn describe(self, chosen: Option<Solver>, threads: usize, device: Option<&Device>) -> String {
         let cpu = |solver: Solver| match (chosen, solver) {
             (None, _) if threads > 1 => {
-                let [first, second] = parity::AUTO_RACE.map(Solver::name);
+                let names: Vec<&str> = parity::auto_race(threads)
+                    .iter()
+                    .map(|s| s.name())
+                    .collect();
+                let (last, others) = names.split_last().expect("a race has solvers");
                 format!(
-                    "cpu (race of {first} and {second}, {} first)",
+                    "cpu (race of {} and {last}, {} first)",
+                    others.join(", "),
                     solver.name()
                 )
             }

@@ -19,7 +19,8 @@
 //!   and Rubbens), multi-threaded over the vertices of a priority.
 //! * [`tangle`]: tangle learning (van Dijk).
 //! * [`pp`]: priority promotion (Benerecetti, Dell'Erba and Mogavero).
-//! * [`solve_auto`]: priority promotion raced by tangle learning.
+//! * [`solve_auto`]: priority promotion raced by tangle learning (and by
+//!   Zielonka's algorithm from [`AT_ONCE_THREADS`] threads).
 //!
 //! Knows no file format and no CLI.
 
@@ -317,17 +318,39 @@ pub fn race_cpu_gpu(
 /// 0.06 s) the head start delays it by as much.
 pub const GPU_HEAD_START: Duration = Duration::from_millis(30);
 
-/// The solvers that [`solve_auto`] races on two threads or more.
+/// The solvers that [`solve_auto`] races on two or three threads.
 pub const AUTO_RACE: [Solver; 2] = [Solver::Pp, Solver::Tangle];
+
+/// The solvers that [`solve_auto`] races from [`AT_ONCE_THREADS`]
+/// threads: Zielonka's algorithm joins on a third core, for the games
+/// where it beats both (`counter_qpt 500000` on an H200 host, 9 rounds
+/// in one process: least and median 0.038 and 0.051 s, against
+/// priority promotion's 0.052 and 0.055 and tangle learning's 0.067 and
+/// 0.072; `benches/results/2026-12-03c-h200-spm-large/run-b.txt`). With
+/// it, `--engine auto` on `counter_qpt 5000000` took 0.400 s by median
+/// against 0.457 s for the race of two, Zielonka's first in 7 of 7
+/// runs, and was as fast as before on the other games of 10^5 vertices
+/// or more measured (`run-c.txt` there, 7 rounds of both builds).
+pub const AUTO_RACE_AT_ONCE: [Solver; 3] = [Solver::Pp, Solver::Tangle, Solver::Zielonka];
+
+/// The solvers that [`solve_auto`] races on `threads` threads (from 2).
+pub fn auto_race(threads: usize) -> &'static [Solver] {
+    if threads >= AT_ONCE_THREADS {
+        &AUTO_RACE_AT_ONCE
+    } else {
+        &AUTO_RACE
+    }
+}
 
 /// Solves `game` with the solver that suits it, and names that solver.
 /// On two threads or more, priority promotion starts, and tangle
 /// learning joins it on a second thread ([`AUTO_RACE`], a [`race`]) if it
 /// is not done after a head start of about one pass over the game
 /// ([`head_start`], counted in its own CPU time, so that a busy machine
-/// does not start the second thread early), or at once from
-/// [`AT_ONCE_THREADS`] threads; the first to finish wins and
-/// stops the other. On one
+/// does not start the second thread early); from [`AT_ONCE_THREADS`]
+/// threads both start at once, and Zielonka's algorithm on a third
+/// ([`AUTO_RACE_AT_ONCE`]); the first to finish wins and
+/// stops the others. On one
 /// thread, priority promotion alone: of the solvers, the one whose
 /// slowest game measured is the fastest. Priority promotion is the
 /// fastest solver on most games measured, the two-counter families
@@ -360,7 +383,7 @@ fn solve_auto_valid(
     } else {
         head_start(game)
     };
-    race_valid(game, &AUTO_RACE, delay, options)
+    race_valid(game, auto_race(threads), delay, options)
 }
 
 /// Threads from which [`solve_auto`]'s solvers start at once: each has a

@@ -133,7 +133,11 @@ fn check_oracles(dirs: &[PathBuf], budget: Duration) -> usize {
             };
             check(&solution, who, &mut failures);
         }
-        for threads in [1, 2] {
+        for threads in [1, 2, parity::AT_ONCE_THREADS] {
+            let raced: &[Solver] = match threads {
+                1 => &[Solver::Pp],
+                _ => parity::auto_race(threads),
+            };
             let options = SolveOptions {
                 threads,
                 stop: StopSignal::new().with_deadline(Instant::now() + budget),
@@ -148,10 +152,8 @@ fn check_oracles(dirs: &[PathBuf], budget: Duration) -> usize {
                     );
                 }
                 // One thread runs priority promotion alone, two race it
-                // with tangle learning.
-                Err(SolveError::Stopped)
-                    if may_run_out(Solver::Pp, &row)
-                        && (threads == 1 || may_run_out(Solver::Tangle, &row)) => {}
+                // with tangle learning, AT_ONCE_THREADS with Zielonka's too.
+                Err(SolveError::Stopped) if raced.iter().all(|&s| may_run_out(s, &row)) => {}
                 Err(e) => failures.push(format!("{name}: auto on {threads} threads: {e}")),
             }
         }
@@ -331,7 +333,10 @@ fn the_json_report_has_every_field_and_the_solution_file_reads_back() {
         assert_eq!(report["exit_code"], 0);
         let ran = report["solver"].as_str().unwrap();
         match solver {
-            "auto" => assert!(parity::AUTO_RACE.map(Solver::name).contains(&ran), "{ran}"),
+            "auto" => assert!(
+                parity::AUTO_RACE_AT_ONCE.map(Solver::name).contains(&ran),
+                "{ran}"
+            ),
             _ => assert_eq!(ran, solver),
         }
         assert!(report["engine"].as_str().unwrap().starts_with("cpu ("));

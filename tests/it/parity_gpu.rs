@@ -416,7 +416,7 @@ fn a_race_of_cpu_and_gpu_gives_the_references_winners_and_a_winning_strategy() {
                     .unwrap();
             let is_asked = |ran: Solver, asked: Option<Solver>| match asked {
                 Some(asked) => ran == asked,
-                None => parity::AUTO_RACE.contains(&ran),
+                None => parity::AUTO_RACE_AT_ONCE.contains(&ran),
             };
             match finisher {
                 Finisher::Gpu(None) => {}
