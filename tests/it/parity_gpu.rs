@@ -560,7 +560,10 @@ fn the_cli_solves_on_the_gpu_and_races() {
             let report = json_report(&["--engine", "gpu", "--solver", solver]);
             let ran = report["solver"].as_str().unwrap();
             match solver {
-                "auto" => assert!(["pp", "tangle"].contains(&ran), "{ran}"),
+                "auto" => assert!(
+                    parity::AUTO_RACE_AT_ONCE.map(Solver::name).contains(&ran),
+                    "{ran}"
+                ),
                 _ => assert_eq!(ran, solver),
             }
             let engine = report["engine"].as_str().unwrap();
