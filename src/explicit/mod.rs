@@ -11,7 +11,7 @@ pub mod labels;
 pub mod lts;
 pub mod mdp;
 pub mod model;
-mod offsets;
+pub(crate) mod offsets;
 pub mod sink;
 #[cfg(test)]
 mod testing;

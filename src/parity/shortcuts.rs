@@ -26,6 +26,7 @@
 //! end: moves into it keep their target.
 
 use crate::explicit::Csr;
+use crate::explicit::offsets::group_by_row;
 
 /// The moves of a game, each with its priority and its first step in the
 /// game: the game's own ([`Moves::of`]), or with chains skipped
@@ -67,6 +68,28 @@ impl Moves {
     /// The moves of `v`: their positions in [`Moves::edges`]' targets.
     pub fn of_vertex(&self, v: u32) -> std::ops::Range<usize> {
         self.edges.offsets[v as usize] as usize..self.edges.offsets[v as usize + 1] as usize
+    }
+
+    /// The moves by target: each vertex's predecessors (the transpose of
+    /// [`Moves::edges`], by increasing source, a source once per move) and
+    /// beside each the priority of its move.
+    pub fn incoming(&self) -> (Csr, Vec<u32>) {
+        let vertices = self.edges.states();
+        let mut sources = vec![0; self.edges.targets.len()];
+        let mut priorities = vec![0; self.edges.targets.len()];
+        let reversed = (0..vertices).flat_map(|u| {
+            self.of_vertex(u)
+                .map(move |e| (self.edges.targets[e], (u, self.priorities[e])))
+        });
+        let offsets = group_by_row(vertices, reversed, |slot, (source, priority)| {
+            sources[slot] = source;
+            priorities[slot] = priority;
+        });
+        let predecessors = Csr {
+            offsets,
+            targets: sources,
+        };
+        (predecessors, priorities)
     }
 }
 

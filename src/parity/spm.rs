@@ -89,11 +89,12 @@ pub fn solve_with_turns(
     } else {
         Moves::of(edges, &priorities)
     };
-    let predecessors = moves.edges.transpose();
+    let (predecessors, predecessor_priorities) = moves.incoming();
     let lifting = Lifting {
         game,
         moves: &moves,
         predecessors: &predecessors,
+        predecessor_priorities: &predecessor_priorities,
     };
     let mut sides = OnCpu {
         runs: [
@@ -255,6 +256,8 @@ struct Lifting<'a> {
     moves: &'a Moves,
     /// The transpose of their edges.
     predecessors: &'a Csr,
+    /// The priority of each move in `predecessors`.
+    predecessor_priorities: &'a [u32],
 }
 
 /// One player's measures and the queue of the vertices whose measure may
@@ -295,11 +298,28 @@ impl Run {
         }
     }
 
-    /// Queues the predecessors of `v` whose measure is not ⊤ and that
-    /// some move reaches ([`unreached`]).
-    fn queue_predecessors(&mut self, lifting: &Lifting<'_>, v: u32) {
-        for &u in lifting.predecessors.successors(v) {
-            if !self.queued[u as usize] && !self.measures.top[u as usize] && !unreached(lifting, u)
+    /// Queues the predecessors of `v` whose measure is not ⊤, that some
+    /// move reaches ([`unreached`]), and whose move to `v` sees a change
+    /// of `v`'s measure at component `changed` ([`Measures::lift`];
+    /// `usize::MAX` for ⊤): the progress along a move reads `v`'s
+    /// components from the move's first one that matters up, so a raise
+    /// below it changes nothing there (a chain's end, raised at a low
+    /// component, would otherwise queue every vertex that skips into it
+    /// with a priority above: shortcuts took twice the lifts of plain SPM
+    /// on `tc-10` without this, and take 5 % fewer with it;
+    /// `benches/results/2026-12-03c-h200-spm-large/shortcuts-lifts-2core*.txt`).
+    fn queue_predecessors(&mut self, lifting: &Lifting<'_>, v: u32, changed: usize) {
+        let predecessors = lifting.predecessors;
+        let range = predecessors.offsets[v as usize] as usize
+            ..predecessors.offsets[v as usize + 1] as usize;
+        for (&u, &priority) in predecessors.targets[range.clone()]
+            .iter()
+            .zip(&lifting.predecessor_priorities[range])
+        {
+            if changed >= self.measures.first_component(priority)
+                && !self.queued[u as usize]
+                && !self.measures.top[u as usize]
+                && !unreached(lifting, u)
             {
                 self.queued[u as usize] = true;
                 self.queue.push_back(u);
@@ -327,8 +347,8 @@ impl Run {
             if lifts.is_multiple_of(4096) {
                 watch.check(*lifts)?;
             }
-            if self.measures.lift(lifting, v, &mut room) {
-                self.queue_predecessors(lifting, v);
+            if let Some(changed) = self.measures.lift(lifting, v, &mut room) {
+                self.queue_predecessors(lifting, v, changed);
             }
         }
         if !self.queue.is_empty() {
@@ -353,7 +373,7 @@ impl Run {
         for v in 0..won_by_opponent.len() as u32 {
             if won_by_opponent[v as usize] && !self.measures.top[v as usize] {
                 self.measures.top[v as usize] = true;
-                self.queue_predecessors(lifting, v);
+                self.queue_predecessors(lifting, v, usize::MAX);
                 any = true;
             }
         }
@@ -469,7 +489,7 @@ impl Measures {
             return false;
         }
         // Components of priorities below `priority` do not matter.
-        let cut = ((priority + self.player as u32) / 2) as usize;
+        let cut = self.first_component(priority);
         out[..cut.min(self.width)].fill(0);
         if cut < self.width {
             out[cut..].copy_from_slice(&self.of(w)[cut..]);
@@ -490,23 +510,32 @@ impl Measures {
     }
 
     /// Raises the measure of `v` (if not ⊤) to what its successors'
-    /// measures need (`room` for two measures); whether it grew.
-    fn lift(&mut self, lifting: &Lifting<'_>, v: u32, room: &mut [Vec<u32>; 2]) -> bool {
+    /// measures need (`room` for two measures); if it grew, the highest
+    /// component that changed (`usize::MAX` when it became ⊤).
+    fn lift(&mut self, lifting: &Lifting<'_>, v: u32, room: &mut [Vec<u32>; 2]) -> Option<usize> {
         if self.top[v as usize] {
-            return false;
+            return None;
         }
         let [best, scratch] = room;
-        let finite = self.lifted(lifting, v, best, scratch);
-        if finite && !less(self.of(v), best) {
-            return false;
-        }
-        if finite {
-            let start = v as usize * self.width;
-            self.values[start..start + self.width].copy_from_slice(best);
-        } else {
+        if !self.lifted(lifting, v, best, scratch) {
             self.top[v as usize] = true;
+            return Some(usize::MAX);
         }
-        true
+        let start = v as usize * self.width;
+        let measure = &mut self.values[start..start + self.width];
+        // Measures compare from the highest component down.
+        let changed = (0..self.width).rev().find(|&c| measure[c] != best[c])?;
+        if measure[changed] > best[changed] {
+            return None;
+        }
+        measure.copy_from_slice(best);
+        Some(changed)
+    }
+
+    /// The lowest component that the progress along a move of `priority`
+    /// reads: those of lower priorities do not matter past it.
+    fn first_component(&self, priority: u32) -> usize {
+        ((priority + self.player as u32) / 2) as usize
     }
 
     /// The measure `v` needs given its successors' measures, into `best`
@@ -636,8 +665,13 @@ mod tests {
             } else {
                 Moves::of(edges, &priorities)
             };
-            let predecessors = moves.edges.transpose();
-            let lifting = Lifting { game: &game, moves: &moves, predecessors: &predecessors };
+            let (predecessors, predecessor_priorities) = moves.incoming();
+            let lifting = Lifting {
+                game: &game,
+                moves: &moves,
+                predecessors: &predecessors,
+                predecessor_priorities: &predecessor_priorities,
+            };
             let mut watch = Watch::new(&options, "lifts");
             for player in [Player::Even, Player::Odd] {
                 let measures =
