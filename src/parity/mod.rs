@@ -329,8 +329,9 @@ pub const AUTO_RACE: [Solver; 2] = [Solver::Pp, Solver::Tangle];
 /// 0.072; `benches/results/2026-12-03c-h200-spm-large/run-b.txt`). With
 /// it, `--engine auto` on `counter_qpt 5000000` took 0.400 s by median
 /// against 0.457 s for the race of two, Zielonka's first in 7 of 7
-/// runs, and was as fast as before on the other games of 10^5 vertices
-/// or more measured (`run-c.txt` there, 7 rounds of both builds).
+/// runs; on the other games of 10^5 vertices or more measured the two
+/// builds' ranges overlap (`counter_ortl 200000` 0.249 against 0.231 s
+/// by median; `run-c.txt` there, 7 rounds of both builds).
 pub const AUTO_RACE_AT_ONCE: [Solver; 3] = [Solver::Pp, Solver::Tangle, Solver::Zielonka];
 
 /// The solvers that [`solve_auto`] races on `threads` threads (from 2).

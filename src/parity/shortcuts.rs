@@ -38,9 +38,10 @@ pub struct Moves {
     /// Each move's priority: the highest of its source's and the skipped
     /// vertices'.
     pub priorities: Vec<u32>,
-    /// Each move's successor in the game (its target when nothing is
-    /// skipped).
-    pub first_steps: Vec<u32>,
+    /// Each move's successor in the game, kept when some move skips a
+    /// vertex; `None` when none does, each move's successor being then its
+    /// target (read them with [`Moves::first_step`]).
+    pub first_steps: Option<Vec<u32>>,
     /// How many moves skip at least one vertex.
     pub skipping: u64,
 }
@@ -58,10 +59,19 @@ impl Moves {
             })
             .collect();
         Moves {
-            first_steps: edges.targets.clone(),
             edges,
             priorities,
+            first_steps: None,
             skipping: 0,
+        }
+    }
+
+    /// The successor in the game of move `e`: the first vertex it skips,
+    /// or its target.
+    pub fn first_step(&self, e: usize) -> u32 {
+        match &self.first_steps {
+            Some(first_steps) => first_steps[e],
+            None => self.edges.targets[e],
         }
     }
 
@@ -176,7 +186,7 @@ pub fn skip_chains(edges: &Csr, priorities: &[u32]) -> Moves {
             targets,
         },
         priorities: move_priorities,
-        first_steps: edges.targets.clone(),
+        first_steps: (skipping > 0).then(|| edges.targets.clone()),
         skipping,
     }
 }
@@ -219,7 +229,7 @@ mod tests {
         // 6's self-loop (6 has one move, but the loop never ends).
         assert_eq!(shortcuts.edges.targets, [2, 2, 3, 2, 4, 6, 5, 4, 6]);
         assert_eq!(shortcuts.priorities, [8, 8, 2, 8, 3, 3, 4, 5, 6]);
-        assert_eq!(shortcuts.first_steps, edges.targets);
+        assert_eq!(shortcuts.first_steps.as_ref(), Some(&edges.targets));
         assert_eq!(shortcuts.edges.offsets, edges.offsets);
         assert_eq!(shortcuts.skipping, 2);
     }
@@ -251,7 +261,7 @@ mod tests {
                 for e in game.edges.offsets[u as usize]..game.edges.offsets[u as usize + 1] {
                     let e = e as usize;
                     let first = game.edges.targets[e];
-                    prop_assert_eq!(shortcuts.first_steps[e], first);
+                    prop_assert_eq!(shortcuts.first_step(e), first);
                     let own = game.priorities[u as usize];
                     let (target, priority) = match walk(&game.edges, &game.priorities, first) {
                         (Some(end), highest) if end != first => {

@@ -265,6 +265,9 @@ struct Lifting<'a> {
 struct Run {
     measures: Measures,
     queue: VecDeque<u32>,
+    /// Whether a vertex is in `queue`, or is one that no move reaches
+    /// ([`unreached`]): those count as queued throughout, so that no raise
+    /// queues them, and are lifted once at the end ([`Run::lift`]).
     queued: Vec<bool>,
 }
 
@@ -276,20 +279,21 @@ impl Run {
     /// move reaches ([`unreached`]).
     fn new(measures: Measures, lifting: &Lifting<'_>) -> Run {
         let moves = lifting.moves;
-        let queued: Vec<bool> = (0..lifting.game.vertices())
-            .map(|v| {
-                let mut range = moves.of_vertex(v);
-                if unreached(lifting, v) {
-                    false
-                } else if range.is_empty() {
-                    lifting.game.owners[v as usize] == measures.player
-                } else {
-                    range.any(|e| Player::favoured_by(moves.priorities[e]) != measures.player)
-                }
-            })
+        let grows_first = |v: u32| {
+            let mut range = moves.of_vertex(v);
+            if range.is_empty() {
+                lifting.game.owners[v as usize] == measures.player
+            } else {
+                range.any(|e| Player::favoured_by(moves.priorities[e]) != measures.player)
+            }
+        };
+        let vertices = 0..lifting.game.vertices();
+        let queued: Vec<bool> = vertices
+            .clone()
+            .map(|v| unreached(lifting, v) || grows_first(v))
             .collect();
-        let queue = (0..queued.len() as u32)
-            .filter(|&v| queued[v as usize])
+        let queue = vertices
+            .filter(|&v| !unreached(lifting, v) && grows_first(v))
             .collect();
         Run {
             measures,
@@ -298,8 +302,9 @@ impl Run {
         }
     }
 
-    /// Queues the predecessors of `v` whose measure is not ⊤, that some
-    /// move reaches ([`unreached`]), and whose move to `v` sees a change
+    /// Queues the predecessors of `v` whose measure is not ⊤, that are not
+    /// queued (nor held for the end: see [`Run::queued`]), and whose move
+    /// to `v` sees a change
     /// of `v`'s measure at component `changed` ([`Measures::lift`];
     /// `usize::MAX` for ⊤): the progress along a move reads `v`'s
     /// components from the move's first one that matters up, so a raise
@@ -319,7 +324,6 @@ impl Run {
             if changed >= self.measures.first_component(priority)
                 && !self.queued[u as usize]
                 && !self.measures.top[u as usize]
-                && !unreached(lifting, u)
             {
                 self.queued[u as usize] = true;
                 self.queue.push_back(u);
@@ -624,7 +628,7 @@ impl Measures {
                 && (choice == NO_MOVE || less(&scratch, &best))
             {
                 best.copy_from_slice(&scratch);
-                choice = moves.first_steps[e];
+                choice = moves.first_step(e);
             }
         }
         choice
