@@ -98,6 +98,11 @@ const FIRST_BATCH: usize = 2;
 const MAX_BATCH: usize = 64;
 /// Threads per block.
 const THREADS: u32 = 256;
+/// Threads that a multiprocessor keeps resident on the data-centre GPUs
+/// from Volta to Hopper: colouring's passes ask the compiler for as few
+/// registers as let this many of them run (`__launch_bounds__`), since
+/// their blocks wait on each other's growth.
+const FULL_MULTIPROCESSOR_THREADS: u32 = 2048;
 /// Blocks a multiprocessor of trimming's work list (`trim_drain`): the
 /// threads that wait for items poll two counters, so fewer than fill the
 /// device.
@@ -264,6 +269,11 @@ pub fn build() -> Build {
         .defines(counter::DEFINES)
         .defines(&[
             ("SCC_COUNTERS", COUNTERS as i64),
+            ("SCC_THREADS", i64::from(THREADS)),
+            (
+                "COLORING_MIN_BLOCKS",
+                i64::from(FULL_MULTIPROCESSOR_THREADS / THREADS),
+            ),
             ("RESWEEP_AFTER_PASSES", RESWEEP_AFTER_PASSES as i64),
             ("COLORING_IDLE_SWEEPS", COLORING_IDLE_SWEEPS as i64),
             ("MUTUAL_SCANNED_ROW", mutual::SCANNED_ROW as i64),
@@ -631,6 +641,20 @@ impl Kernels {
     }
 }
 
+/// Threads of `kernel`, in blocks of [`THREADS`], that the device keeps
+/// resident at once (by the occupancy its registers allow).
+fn resident_threads(device: &Device, kernel: &CudaFunction) -> Result<u64, GpuError> {
+    let blocks = kernel
+        .occupancy_max_active_blocks_per_multiprocessor(THREADS, 0, None)
+        .map_err(GpuError::driver("querying occupancy"))?;
+    if blocks == 0 {
+        return Err(GpuError::Invalid(format!(
+            "a block of {THREADS} threads of the SCC kernels cannot run"
+        )));
+    }
+    Ok(u64::from(blocks) * u64::from(device.multiprocessors()) * u64::from(THREADS))
+}
+
 /// The counter slot of the frontier length of `direction` (0 forward, 1
 /// backward) in list `parity`.
 fn frontier_slot(direction: usize, parity: usize) -> usize {
@@ -910,8 +934,10 @@ impl<'d> Run<'d> {
         self.start_coloring()?;
         phases.end("set-up")?;
         // As many threads as the device keeps resident: a block repeats
-        // its share of the edges, so all of them should run at once.
-        let resident = self.device.multiprocessors() as u64 * 2048;
+        // its share of the edges while others grow labels, so all of them
+        // must run at once.
+        let resident = resident_threads(device, &kernels.signatures_propagate)?;
+        tracing::debug!(resident, "SCC colouring's resident threads (GPU)");
         while self.params.live_count > 0 {
             self.rounds += 1;
             tracing::debug!(

@@ -1,0 +1,30 @@
+//! Compiles the SCC kernels (`kernels/scc/`, or the tree that
+//! `WARPCHECK_KERNEL_DIR` names) with NVRTC into a cubin, for reading
+//! their register counts without a GPU:
+//!
+//! ```text
+//! export LD_LIBRARY_PATH=$(scripts/nvrtc.sh)
+//! cargo run --release --example scc_cubin -- /tmp/scc.cubin [sm_90]
+//! python3 benches/results/2026-12-03d-h200-scc-sweep-order/registers.py /tmp/scc.cubin
+//! ```
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (Some(path), arch) = (args.next(), args.next()) else {
+        eprintln!("usage: scc_cubin OUT.cubin [ARCH, default sm_90]");
+        std::process::exit(2);
+    };
+    let arch = arch.unwrap_or_else(|| "sm_90".to_string());
+    match warpcheck::scc::gpu::build().compile_binary(&arch) {
+        Ok(cubin) => {
+            if let Err(e) = std::fs::write(&path, cubin) {
+                eprintln!("cannot write {path}: {e}");
+                std::process::exit(1);
+            }
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    }
+}
