@@ -185,8 +185,9 @@ pub fn pgsolver(data: &[u8]) -> bool {
     true
 }
 
-/// Solves `game` (valid) with every solver and checks each solution
-/// against the reference's winners and the independent check.
+/// Solves `game` (valid) with every solver, small progress measures also
+/// with shortcuts, and checks each solution against the reference's
+/// winners and the independent check.
 fn solve_with_every_solver(game: &ParityGame) {
     let options = SolveOptions {
         threads: 1,
@@ -195,31 +196,38 @@ fn solve_with_every_solver(game: &ParityGame) {
     let reference =
         parity::solve(game, Solver::Zielonka, &options).expect("a valid game is solved");
     let slow = game.vertices() <= GAME_SLOW_SOLVERS_LIMIT;
-    for solver in [
-        Solver::Zielonka,
-        Solver::Pp,
-        Solver::Tangle,
-        Solver::Spm,
-        Solver::Fpi,
+    for (solver, shortcuts) in [
+        (Solver::Zielonka, false),
+        (Solver::Pp, false),
+        (Solver::Tangle, false),
+        (Solver::Spm, false),
+        (Solver::Spm, true),
+        (Solver::Fpi, false),
     ] {
         if !slow && matches!(solver, Solver::Spm | Solver::Fpi) {
             continue;
         }
+        let name = if shortcuts {
+            format!("{} with shortcuts", solver.name())
+        } else {
+            solver.name().to_string()
+        };
         let solution = match solver {
             Solver::Zielonka => reference.clone(),
-            _ => parity::solve(game, solver, &options).expect("a valid game is solved"),
+            _ => {
+                let options = SolveOptions {
+                    shortcuts,
+                    ..options.clone()
+                };
+                parity::solve(game, solver, &options).expect("a valid game is solved")
+            }
         };
         assert_eq!(
-            solution.winners,
-            reference.winners,
-            "{} and Zielonka disagree on the winners",
-            solver.name()
+            solution.winners, reference.winners,
+            "{name} and Zielonka disagree on the winners"
         );
         if let Err(flaw) = parity::verify::verify(game, &solution) {
-            panic!(
-                "{}'s solution does not solve the game: {flaw}",
-                solver.name()
-            );
+            panic!("{name}'s solution does not solve the game: {flaw}");
         }
     }
 }
