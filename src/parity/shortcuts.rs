@@ -26,7 +26,7 @@
 //! end: moves into it keep their target.
 
 use crate::explicit::Csr;
-use crate::explicit::offsets::group_by_row;
+use crate::explicit::offsets::{group_by_row, row_range};
 
 /// The moves of a game, each with its priority and its first step in the
 /// game: the game's own ([`Moves::of`]), or with chains skipped
@@ -77,7 +77,7 @@ impl Moves {
 
     /// The moves of `v`: their positions in [`Moves::edges`]' targets.
     pub fn of_vertex(&self, v: u32) -> std::ops::Range<usize> {
-        self.edges.offsets[v as usize] as usize..self.edges.offsets[v as usize + 1] as usize
+        row_range(&self.edges.offsets, v as usize)
     }
 
     /// The moves by target: each vertex's predecessors (the transpose of

@@ -43,6 +43,7 @@ use std::time::{Duration, Instant};
 use super::shortcuts::{Moves, skip_chains};
 use super::{Solution, SolveError, SolveOptions, Watch, compress_priorities};
 use crate::explicit::game::NO_MOVE;
+use crate::explicit::offsets::row_range;
 use crate::explicit::{Csr, ParityGame, Player};
 
 /// Most measure components (vertices × components) a run may hold: 2^31
@@ -83,12 +84,7 @@ pub fn solve_with_turns(
     turns: Turns,
 ) -> Result<Solution, SolveError> {
     let (priorities, highest) = compress_priorities(&game.priorities);
-    let edges = without_useless_self_loops(game, &priorities);
-    let moves = if options.shortcuts {
-        skip_chains(&edges, &priorities)
-    } else {
-        Moves::of(edges, &priorities)
-    };
+    let moves = moves_of(game, &priorities, options.shortcuts);
     let (predecessors, predecessor_priorities) = moves.incoming();
     let lifting = Lifting {
         game,
@@ -240,6 +236,17 @@ impl Alternation for OnCpu<'_, '_> {
     }
 }
 
+/// The moves the lifting reads: the game's, useless self-loops dropped
+/// (`priorities` compressed), and with `shortcuts` chains skipped.
+fn moves_of(game: &ParityGame, priorities: &[u32], shortcuts: bool) -> Moves {
+    let edges = without_useless_self_loops(game, priorities);
+    if shortcuts {
+        skip_chains(&edges, priorities)
+    } else {
+        Moves::of(edges, priorities)
+    }
+}
+
 /// Whether no move reaches `v`. No measure depends on such a vertex's, so
 /// it is lifted once, when the others have reached their fixpoint
 /// ([`Run::lift`]). With shortcuts, every vertex of one move inside a
@@ -293,7 +300,7 @@ impl Run {
             .map(|v| unreached(lifting, v) || grows_first(v))
             .collect();
         let queue = vertices
-            .filter(|&v| !unreached(lifting, v) && grows_first(v))
+            .filter(|&v| queued[v as usize] && !unreached(lifting, v))
             .collect();
         Run {
             measures,
@@ -304,9 +311,9 @@ impl Run {
 
     /// Queues the predecessors of `v` whose measure is not ⊤, that are not
     /// queued (nor held for the end: see [`Run::queued`]), and whose move
-    /// to `v` sees a change
-    /// of `v`'s measure at component `changed` ([`Measures::lift`];
-    /// `usize::MAX` for ⊤): the progress along a move reads `v`'s
+    /// to `v` sees a change of `v`'s measure at component `changed`
+    /// ([`Measures::lift`]; `usize::MAX` for ⊤): the progress along a move
+    /// reads `v`'s
     /// components from the move's first one that matters up, so a raise
     /// below it changes nothing there (a chain's end, raised at a low
     /// component, would otherwise queue every vertex that skips into it
@@ -314,10 +321,10 @@ impl Run {
     /// on `tc-10` without this, and take 5 % fewer with it;
     /// `benches/results/2026-12-03c-h200-spm-large/shortcuts-lifts-2core*.txt`).
     fn queue_predecessors(&mut self, lifting: &Lifting<'_>, v: u32, changed: usize) {
-        let predecessors = lifting.predecessors;
-        let range = predecessors.offsets[v as usize] as usize
-            ..predecessors.offsets[v as usize + 1] as usize;
-        for (&u, &priority) in predecessors.targets[range.clone()]
+        let range = row_range(&lifting.predecessors.offsets, v as usize);
+        for (&u, &priority) in lifting
+            .predecessors
+            .successors(v)
             .iter()
             .zip(&lifting.predecessor_priorities[range])
         {
@@ -663,12 +670,7 @@ mod tests {
             let options = SolveOptions::default();
             let winners = reference::solve(&game, &options).unwrap().winners;
             let (priorities, highest) = compress_priorities(&game.priorities);
-            let edges = without_useless_self_loops(&game, &priorities);
-            let moves = if shortcuts {
-                skip_chains(&edges, &priorities)
-            } else {
-                Moves::of(edges, &priorities)
-            };
+            let moves = moves_of(&game, &priorities, shortcuts);
             let (predecessors, predecessor_priorities) = moves.incoming();
             let lifting = Lifting {
                 game: &game,
