@@ -28,13 +28,20 @@ __device__ __forceinline__ unsigned seed_of(unsigned label) {
 }
 
 // signatures[2 s] is `into`, signatures[2 s + 1] is `out_of`; both are
-// read as one uint2. Plain loads, which L1 may serve while other blocks
-// raise the labels in L2: a block that repeats its share of the edges
-// then reads its labels again from L1, and a stale label only costs a
-// pass more, since a pass counts nothing only if no label grew in it
-// (raise below says whether one truly grew, so a stale read cannot keep
-// a block repeating), and each launch starts with L1 invalid.
+// read as one uint2. load_signature reads the pair from L2 (__ldcg), so
+// that a block sweeping its share of the edges again sees at once the
+// labels that other blocks raised; load_cached_signature by a plain load,
+// which L1 may serve, as it serves the pairs of states with many edges
+// (signatures_propagate says which pass uses which). The label of the
+// state that a label names is read by a plain load (load_half): the few
+// states that most labels name are best served by L1. A stale read only
+// costs a pass more, since a pass counts nothing only if no label grew in
+// it (raise below says whether one truly grew, so a stale read cannot
+// keep a block repeating), and each launch starts with L1 invalid.
 __device__ __forceinline__ uint2 load_signature(const unsigned* signatures, unsigned state) {
+    return __ldcg((const uint2*)signatures + state);
+}
+__device__ __forceinline__ uint2 load_cached_signature(const unsigned* signatures, unsigned state) {
     return ((const uint2*)signatures)[state];
 }
 // The slots of a state's two labels (64-bit: twice a state number

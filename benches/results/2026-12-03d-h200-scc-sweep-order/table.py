@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Set-up plus rounds in ms (passes) of each scc_bench run in a call's
-output, by graph and variant, and the whole decomposition against Tarjan
+output, by graph and variant, with medians where a graph ran three
+times or more, and the whole decomposition against Tarjan
 (gpu_coloring_s, best of 3 in a process, against tarjan_s in the same
 process); ECL-SCC's compute times by graph:
     python3 table.py run-X.txt"""
 import re
+import statistics
 import sys
 from collections import defaultdict
 
@@ -31,7 +33,7 @@ for line in open(sys.argv[1]):
     if m:
         phases = dict((k, float(v)) for k, v in re.findall(r'\("([^"]+)", ([\d.e-]+)\)', m.group(3)))
         ms = sum(v for k, v in phases.items() if k not in ("allocate", "summary")) * 1000
-        runs[(m.group(1), variant)].append(f"{ms:.1f} ({m.group(2)})")
+        runs[(m.group(1), variant)].append((ms, m.group(2)))
 graphs = sorted({g for g, _ in runs})
 variants = []
 for _, v in runs:
@@ -40,10 +42,17 @@ for _, v in runs:
 print("| graph | " + " | ".join(variants) + " | ECL-SCC |")
 print("| --- |" + " --- |" * (len(variants) + 1))
 for g in graphs:
-    cells = [", ".join(runs.get((g, v), [])) for v in variants]
+    cells = [", ".join(f"{ms:.1f} ({passes})" for ms, passes in runs.get((g, v), [])) for v in variants]
     short = g.split("-p0.5")[0]
     peer = ", ".join(f"{t:.1f}" for t in ecl.get(g, []))
     print(f"| {short} | " + " | ".join(cells) + f" | {peer} |")
+print()
+for g in graphs:
+    medians = [(v, statistics.median(ms for ms, _ in runs[(g, v)])) for v in variants if len(runs.get((g, v), [])) >= 3]
+    if len(ecl.get(g, [])) >= 3:
+        medians.append(("ECL-SCC", statistics.median(ecl[g])))
+    if medians:
+        print(f"Medians, {g}: " + ", ".join(f"{v} {m:.2f}" for v, m in medians))
 print()
 print("Against Tarjan (whole decomposition):")
 for g in graphs:
