@@ -313,18 +313,16 @@ impl Run {
     /// queued (nor held for the end: see [`Run::queued`]), and whose move
     /// to `v` sees a change of `v`'s measure at component `changed`
     /// ([`Measures::lift`]; `usize::MAX` for ⊤): the progress along a move
-    /// reads `v`'s
-    /// components from the move's first one that matters up, so a raise
-    /// below it changes nothing there (a chain's end, raised at a low
-    /// component, would otherwise queue every vertex that skips into it
-    /// with a priority above: shortcuts took twice the lifts of plain SPM
-    /// on `tc-10` without this, and take 5 % fewer with it;
+    /// reads `v`'s components from the move's first one that matters up,
+    /// so a raise below it changes nothing there (a chain's end, raised at
+    /// a low component, would otherwise queue every vertex that skips into
+    /// it with a priority above: shortcuts took twice the lifts of plain
+    /// SPM on `tc-10` without this, and take 5 % fewer with it;
     /// `benches/results/2026-12-03c-h200-spm-large/shortcuts-lifts-2core*.txt`).
     fn queue_predecessors(&mut self, lifting: &Lifting<'_>, v: u32, changed: usize) {
+        // One row range for both arrays of the moves into `v`.
         let range = row_range(&lifting.predecessors.offsets, v as usize);
-        for (&u, &priority) in lifting
-            .predecessors
-            .successors(v)
+        for (&u, &priority) in lifting.predecessors.targets[range.clone()]
             .iter()
             .zip(&lifting.predecessor_priorities[range])
         {
