@@ -1,23 +1,31 @@
 // Small progress measures on the GPU (crate::parity::gpu), after Bootsma's
-// thesis: a thread per vertex lifts the vertices of an implicit work queue
-// (a dirty flag per vertex) and launches repeat until one raises nothing.
+// thesis: the vertices of an implicit work queue (a dirty flag per vertex)
+// are lifted, and launches repeat until one raises nothing. A tile of
+// lanes (`tile`: enough for a measure's components, a power of two up to
+// a warp) lifts one vertex at a time, reading neighbouring components of
+// a measure at once: measures have a component per opponent's priority
+// (100 on a game of 200 priorities), and a thread that compared them one
+// component at a time, each a read that waits for the one before, took
+// tens of microseconds a lift, which a round of a few vertices waited for.
 //
 // Measures of one player P: a u32 component per priority that favours the
-// opponent, stored column-wise (component c of vertex v at c * vertices +
-// v, so that the threads of a warp read neighbouring words); ⊤ is a bit
-// per vertex. Measures only grow, so any measure read is at most the least
-// fixpoint; but a measure written component by component while another
-// thread reads it could be read torn, mixing old and new components into a
-// value above both. So measures are double-buffered: launch k reads
-// `read_measures` and writes `write_measures`, the host swapping them
-// between launches, and a vertex raised by launch k - 1 copies its measure
-// into the other buffer in launch k (`changed_last`), so that both buffers
-// agree again. ⊤, one bit, is set in place with atomicOr: reading it early
-// only helps. A vertex raised marks its predecessors in `dirty_next`,
-// lifted by the next launch; `dirty` of this launch is only read and
-// cleared by each vertex's own thread. The host zeroes each launch's count
-// of raised vertices before the launch (the thesis resets its "changed"
-// flag inside the kernel, which races with blocks still running).
+// opponent, stored row by row (component c of vertex v at v * width + c,
+// so that a warp comparing two measures reads neighbouring words); ⊤ is a
+// bit per vertex. Measures only grow, so any measure read is at most the
+// least fixpoint; but a measure written component by component while
+// another thread reads it could be read torn, mixing old and new
+// components into a value above both. So measures are double-buffered:
+// launch k reads `read_measures` and writes `write_measures`, the host
+// swapping them between launches, and a vertex raised by launch k - 1
+// copies its measure into the other buffer in launch k (`changed_last`),
+// so that both buffers agree again. ⊤, one bit, is set in place with
+// atomicOr: reading it early only helps, but a tile reads each ⊤ bit it
+// branches on in one lane and shares it, so that its lanes agree. A vertex
+// raised marks its predecessors in `dirty_next`, lifted by the next
+// launch; `dirty` of this launch is only read and cleared by the tile
+// that lifts the vertex. The host zeroes each launch's count of raised vertices
+// before the launch (the thesis resets its "changed" flag inside the
+// kernel, which races with blocks still running).
 //
 // Those grid-wide launches lift each queued vertex once. A game may need
 // millions of such rounds, each raising a handful of vertices (a measure
@@ -36,6 +44,7 @@
 // are the CPU solver's whatever the mix of launches.
 
 #include "common/grid.cuh"
+#include "common/warp.cuh"
 
 struct SpmParams {
     unsigned long long offsets;             // u64[vertices + 1]: each vertex's first move
@@ -45,8 +54,8 @@ struct SpmParams {
     unsigned long long priorities;          // u32[vertices], compressed
     unsigned long long owners;              // u8[vertices]: 0 Even, 1 Odd
     unsigned long long bounds;              // u32[width]: the largest value of each component
-    unsigned long long read_measures;       // u32[width * vertices], column-wise
-    unsigned long long write_measures;      // u32[width * vertices], column-wise
+    unsigned long long read_measures;       // u32[vertices * width], row by row
+    unsigned long long write_measures;      // u32[vertices * width], row by row
     unsigned long long top;                 // u32[(vertices + 31) / 32]: bit v set when v's measure is ⊤
     unsigned long long dirty;               // u8[vertices]: lift in this launch
     unsigned long long dirty_next;          // u8[vertices]: lift in the next launch
@@ -54,7 +63,7 @@ struct SpmParams {
     unsigned long long raised;              // u64: vertices this launch raised, zeroed by the host
     unsigned long long strategy;            // u32[vertices]: the move chosen (spm_strategy)
     unsigned long long lists;               // u32[2 * queue_capacity]: spm_lift_queue's lists
-    unsigned long long pending;             // u32[width * queue_capacity]: new measures, by list slot
+    unsigned long long pending;             // u32[queue_capacity * width]: new measures, by list slot
     unsigned long long vertices;
     unsigned long long width;               // components per measure
     unsigned long long player;              // whose measures: 0 Even, 1 Odd
@@ -63,11 +72,30 @@ struct SpmParams {
     unsigned long long member;              // u8[vertices]: the set W of spm_won_* and spm_give_up
     unsigned long long check;               // u8[vertices]: look at these in this spm_won_round
     unsigned long long check_next;          // u8[vertices]: look at these in the next one
+    unsigned long long tile;                // lanes that lift a vertex together: 1, 2, 4, 8, 16 or 32
 };
 
 #include "abi_check.h"
 
 #define NO_MOVE 0xffffffffu
+
+// The tile of lanes that lifts one vertex: lane `tile_lane` of p.tile
+// lanes of the warp from lane `tile_base`. Tiles of a warp go their own
+// ways; the warp-level steps name the tile's lanes.
+__device__ __forceinline__ unsigned tile_lane(const SpmParams& p) { return threadIdx.x & ((unsigned)p.tile - 1); }
+__device__ __forceinline__ unsigned tile_base(const SpmParams& p) { return (threadIdx.x & 31u) & ~((unsigned)p.tile - 1); }
+__device__ __forceinline__ unsigned tile_mask(const SpmParams& p) {
+    return p.tile == 32 ? FULL_MASK : ((1u << p.tile) - 1) << tile_base(p);
+}
+// The tile's lanes where `pred` holds, as bits from the tile's first lane.
+__device__ __forceinline__ unsigned tile_ballot(const SpmParams& p, bool pred) {
+    return __ballot_sync(tile_mask(p), pred) >> tile_base(p);
+}
+// `value` of the tile's lane `from`.
+template <typename T>
+__device__ __forceinline__ T tile_shuffle(const SpmParams& p, T value, unsigned from) {
+    return __shfl_sync(tile_mask(p), value, from, (int)p.tile);
+}
 
 // Whether v's measure is ⊤ (read past the L1 cache: other blocks set bits).
 __device__ __forceinline__ bool is_top(const SpmParams& p, unsigned v) {
@@ -75,24 +103,50 @@ __device__ __forceinline__ bool is_top(const SpmParams& p, unsigned v) {
     return (__ldcg(top + v / 32) >> (v % 32)) & 1u;
 }
 
+// is_top as the tile's first lane read it, so that its lanes branch alike.
+__device__ __forceinline__ bool tile_is_top(const SpmParams& p, unsigned v) {
+    unsigned top = 0;
+    if (tile_lane(p) == 0) top = is_top(p, v);
+    return tile_shuffle(p, top, 0) != 0;
+}
+
 __device__ __forceinline__ void set_top(const SpmParams& p, unsigned v) {
     atomicOr((unsigned*)p.top + v / 32, 1u << (v % 32));
 }
 
-// Component c of v's measure in the column-wise `measures`.
-__device__ __forceinline__ unsigned component(const SpmParams& p, const unsigned* measures, unsigned long long c,
-                                              unsigned v) {
-    return measures[c * p.vertices + v];
+// v's measure: `width` components from the lowest.
+__device__ __forceinline__ const unsigned* row_of(const SpmParams& p, const unsigned* measures, unsigned v) {
+    return measures + (unsigned long long)v * p.width;
+}
+
+__device__ __forceinline__ unsigned* row_of(const SpmParams& p, unsigned* measures, unsigned v) {
+    return measures + (unsigned long long)v * p.width;
+}
+
+// The order of x and y (components c of two measures, given as functions
+// of c) on the components from `cut` up, compared from the highest down:
+// negative, 0 or positive. Called by the whole tile: lane l looks at the
+// component l below the highest of each step of p.tile.
+template <typename X, typename Y>
+__device__ int compare_down(const SpmParams& p, unsigned cut, X x, Y y) {
+    const unsigned lane = tile_lane(p), step = (unsigned)p.tile;
+    for (unsigned high = (unsigned)p.width; high > cut; high = high > step ? high - step : 0) {
+        unsigned xc = 0, yc = 0;
+        if (lane < high - cut) {
+            xc = x(high - 1 - lane);
+            yc = y(high - 1 - lane);
+        }
+        const unsigned differ = tile_ballot(p, xc != yc);
+        if (differ) return tile_shuffle(p, xc < yc ? -1 : 1, __ffs(differ) - 1);
+    }
+    return 0;
 }
 
 // The order of the measures of a and b (neither ⊤) on the components from
-// `cut` up, compared from the highest down: negative, 0 or positive.
+// `cut` up. Called by the whole tile.
 __device__ int compare_from(const SpmParams& p, const unsigned* measures, unsigned a, unsigned b, unsigned cut) {
-    for (unsigned long long c = p.width; c-- > cut;) {
-        const unsigned x = component(p, measures, c, a), y = component(p, measures, c, b);
-        if (x != y) return x < y ? -1 : 1;
-    }
-    return 0;
+    const unsigned *x = row_of(p, measures, a), *y = row_of(p, measures, b);
+    return compare_down(p, cut, [&](unsigned c) { return x[c]; }, [&](unsigned c) { return y[c]; });
 }
 
 // The first component that matters to a vertex of `priority`: lower ones
@@ -110,7 +164,8 @@ __device__ __forceinline__ unsigned first_component(const SpmParams& p, unsigned
 // whether the move chosen was ⊤ when compared: a bit set since then must
 // not count, as the other moves were compared with its measure. A vertex
 // left without moves (its self-loops favoured the opponent and were all
-// it had) has NO_MOVE, ⊤: its owner loses it, as on the CPU.
+// it had) has NO_MOVE, ⊤: its owner loses it, as on the CPU. Called by
+// the whole tile.
 __device__ unsigned extreme_move(const SpmParams& p, const unsigned* measures, unsigned v, unsigned cut, bool least,
                                  bool& chosen_top) {
     const unsigned long long* offsets = (const unsigned long long*)p.offsets;
@@ -120,10 +175,10 @@ __device__ unsigned extreme_move(const SpmParams& p, const unsigned* measures, u
         return NO_MOVE;
     }
     unsigned best = targets[offsets[v]];
-    bool best_top = is_top(p, best);
+    bool best_top = tile_is_top(p, best);
     for (unsigned long long e = offsets[v] + 1; e < offsets[v + 1] && !(best_top && !least); ++e) {
         const unsigned w = targets[e];
-        const bool w_top = is_top(p, w);
+        const bool w_top = tile_is_top(p, w);
         const bool better = least ? best_top ? !w_top : !w_top && compare_from(p, measures, w, best, cut) < 0
                                   : w_top || compare_from(p, measures, w, best, cut) > 0;
         if (better) {
@@ -135,12 +190,13 @@ __device__ unsigned extreme_move(const SpmParams& p, const unsigned* measures, u
     return best;
 }
 
-// Marks v's predecessors that are not ⊤ for the next launch.
+// Marks v's predecessors that are not ⊤ for the next launch, a
+// predecessor a lane. Called by the whole tile.
 __device__ void mark_predecessors(const SpmParams& p, unsigned v) {
     const unsigned long long* offsets = (const unsigned long long*)p.predecessor_offsets;
     const unsigned* predecessors = (const unsigned*)p.predecessors;
     unsigned char* dirty_next = (unsigned char*)p.dirty_next;
-    for (unsigned long long e = offsets[v]; e < offsets[v + 1]; ++e) {
+    for (unsigned long long e = offsets[v] + tile_lane(p); e < offsets[v + 1]; e += p.tile) {
         const unsigned u = predecessors[e];
         if (!is_top(p, u)) dirty_next[u] = 1;
     }
@@ -155,30 +211,37 @@ enum Lift { UNCHANGED, RAISED, RAISED_TO_TOP };
 // (p.width when none) is w's plus one, the others are w's. One more pass
 // of a priority that favours the opponent counts at `cut`, carrying into
 // higher components past their bounds; false when it carries past the
-// last (the progress is ⊤).
+// last (the progress is ⊤). Called by the whole tile: the first
+// component from `cut` up below its bound, p.tile at a time.
 __device__ bool progress_shape(const SpmParams& p, const unsigned* read, unsigned priority, unsigned w, unsigned cut,
                                unsigned& zeroed, unsigned& incremented) {
     const unsigned* bounds = (const unsigned*)p.bounds;
+    const unsigned* measure = row_of(p, read, w);
+    const unsigned width = (unsigned)p.width;
     zeroed = cut;
-    incremented = (unsigned)p.width;
+    incremented = width;
     if ((priority & 1u) == p.player) return true;
-    incremented = cut;
-    while (incremented < p.width && component(p, read, incremented, w) >= bounds[incremented]) ++incremented;
+    for (unsigned low = cut; low < width; low += (unsigned)p.tile) {
+        const unsigned c = low + tile_lane(p);
+        const unsigned below = tile_ballot(p, c < width && measure[c] < bounds[c]);
+        if (below) {
+            incremented = low + __ffs(below) - 1;
+            break;
+        }
+    }
     zeroed = incremented;
-    return incremented < p.width;
+    return incremented < width;
 }
 
 // The order of v's measure against the progress of the shape above
 // (w's measure, `zeroed`, `incremented`), from the highest component
-// down: negative, 0 or positive.
+// down: negative, 0 or positive. Called by the whole tile.
 __device__ int compare_with_progress(const SpmParams& p, const unsigned* read, unsigned v, unsigned w,
                                      unsigned zeroed, unsigned incremented) {
-    for (unsigned long long c = p.width; c-- > 0;) {
-        const unsigned mine = component(p, read, c, v);
-        const unsigned needed = c < zeroed ? 0u : component(p, read, c, w) + (c == incremented);
-        if (mine != needed) return mine < needed ? -1 : 1;
-    }
-    return 0;
+    const unsigned *mine = row_of(p, read, v), *theirs = row_of(p, read, w);
+    return compare_down(
+        p, 0, [&](unsigned c) { return mine[c]; },
+        [&](unsigned c) { return c < zeroed ? 0u : theirs[c] + (c == incremented); });
 }
 
 // Lifts v (not ⊤) from the measures `read`: its owner, when it is P,
@@ -186,10 +249,9 @@ __device__ int compare_with_progress(const SpmParams& p, const unsigned* read, u
 // needed there is the successor's from the first component that matters
 // up, plus one at v's own component when v's priority favours the
 // opponent (carrying into higher components past their bounds, ⊤ past
-// the last). A measure above v's is written into row `row` of the
-// column-wise `out` of `rows` rows; nothing is written otherwise.
-__device__ Lift lift(const SpmParams& p, const unsigned* read, unsigned v, unsigned* out, unsigned long long row,
-                     unsigned long long rows) {
+// the last). A measure above v's is written into `out` (`width`
+// components); nothing is written otherwise. Called by the whole tile.
+__device__ Lift lift(const SpmParams& p, const unsigned* read, unsigned v, unsigned* out) {
     const unsigned priority = ((const unsigned*)p.priorities)[v];
     const unsigned cut = first_component(p, priority);
     const bool own = ((const unsigned char*)p.owners)[v] == p.player;
@@ -197,27 +259,50 @@ __device__ Lift lift(const SpmParams& p, const unsigned* read, unsigned v, unsig
     const unsigned w = extreme_move(p, read, v, cut, own, w_top);
     unsigned zeroed, incremented;
     if (w_top || !progress_shape(p, read, priority, w, cut, zeroed, incremented)) {
-        set_top(p, v);
+        if (tile_lane(p) == 0) set_top(p, v);
         return RAISED_TO_TOP;
     }
     if (compare_with_progress(p, read, v, w, zeroed, incremented) >= 0) return UNCHANGED;
-    for (unsigned long long c = 0; c < p.width; ++c) {
-        out[c * rows + row] = c < zeroed ? 0u : component(p, read, c, w) + (c == incremented);
-    }
+    const unsigned* theirs = row_of(p, read, w);
+    for (unsigned c = tile_lane(p); c < p.width; c += p.tile) out[c] = c < zeroed ? 0u : theirs[c] + (c == incremented);
     return RAISED;
 }
 
-// Copies v's measure from `read_measures` into `write_measures`.
+// Copies v's measure from `read_measures` into `write_measures`. Called by
+// the whole tile.
 __device__ void keep_measure(const SpmParams& p, unsigned v) {
-    const unsigned* read = (const unsigned*)p.read_measures;
-    unsigned* write = (unsigned*)p.write_measures;
-    for (unsigned long long c = 0; c < p.width; ++c) write[c * p.vertices + v] = read[c * p.vertices + v];
+    const unsigned* read = row_of(p, (const unsigned*)p.read_measures, v);
+    unsigned* write = row_of(p, (unsigned*)p.write_measures, v);
+    for (unsigned c = tile_lane(p); c < p.width; c += p.tile) write[c] = read[c];
 }
 
 // Adds this thread's count to the launch's: one atomic per warp.
 __device__ __forceinline__ void add_raised(const SpmParams& p, unsigned long long raised) {
-    for (int offset = 16; offset > 0; offset /= 2) raised += __shfl_down_sync(0xffffffffu, raised, offset);
+    for (int offset = 16; offset > 0; offset /= 2) raised += __shfl_down_sync(FULL_MASK, raised, offset);
     if ((threadIdx.x & 31u) == 0 && raised) atomicAdd((unsigned long long*)p.raised, raised);
+}
+
+// Runs body(v, kinds) for each vertex v whose kinds = flagged(v), two
+// bits, are not 0: the warp's lanes test 32 vertices at once, and each
+// tile takes every (32 / p.tile)-th of those flagged, in turn. Warps take
+// the vertices 32 at a time, every `stride` threads from `first` (the
+// warp's first lane's index).
+template <typename Flagged, typename Body>
+__device__ void for_flagged_vertices(const SpmParams& p, unsigned long long first, unsigned long long stride,
+                                     Flagged flagged, Body body) {
+    const unsigned lane = threadIdx.x & 31u, tiles = 32 / (unsigned)p.tile, tile = lane / (unsigned)p.tile;
+    for (unsigned long long base = first; base < p.vertices; base += stride) {
+        const unsigned kinds = base + lane < p.vertices ? flagged((unsigned)(base + lane)) : 0u;
+        const unsigned first_kind = __ballot_sync(FULL_MASK, kinds & 1u);
+        const unsigned second_kind = __ballot_sync(FULL_MASK, kinds & 2u);
+        unsigned todo = first_kind | second_kind;
+        for (unsigned k = 0; k < tile; ++k) todo &= todo - 1;
+        while (todo) {
+            const unsigned at = __ffs(todo) - 1;
+            body((unsigned)base + at, ((first_kind >> at) & 1u) | ((second_kind >> at) & 1u) << 1);
+            for (unsigned k = 0; k < tiles; ++k) todo &= todo - 1;
+        }
+    }
 }
 
 // The first work queue: every vertex that is not ⊤ and whose priority
@@ -230,29 +315,33 @@ extern "C" __global__ void spm_start(const SpmParams p) {
     }
 }
 
-// One round: every dirty vertex is lifted once.
+// One round: every dirty vertex is lifted once, a tile a vertex.
 extern "C" __global__ void spm_lift(const SpmParams p) {
     unsigned char* dirty = (unsigned char*)p.dirty;
     unsigned char* changed_last = (unsigned char*)p.changed_last;
     unsigned long long raised = 0;
-    for (unsigned long long i = grid_thread(); i < p.vertices; i += grid_threads()) {
-        const unsigned v = (unsigned)i;
-        const bool was_dirty = dirty[v], was_changed = changed_last[v];
-        if (!was_dirty && !was_changed) continue;
-        dirty[v] = 0;
-        changed_last[v] = 0;
-        if (is_top(p, v)) continue;
-        const Lift outcome =
-            was_dirty ? lift(p, (const unsigned*)p.read_measures, v, (unsigned*)p.write_measures, v, p.vertices)
-                      : UNCHANGED;
-        if (outcome == UNCHANGED) {
-            if (was_changed) keep_measure(p, v);
-            continue;
-        }
-        changed_last[v] = outcome == RAISED;
-        mark_predecessors(p, v);
-        ++raised;
-    }
+    for_flagged_vertices(
+        p, grid_thread() - (threadIdx.x & 31u), grid_threads(),
+        [&](unsigned v) { return (dirty[v] ? 1u : 0u) | (changed_last[v] ? 2u : 0u); },
+        [&](unsigned v, unsigned kinds) {
+            const bool top = tile_is_top(p, v);
+            const Lift outcome = top || !(kinds & 1u) ? UNCHANGED
+                                                       : lift(p, (const unsigned*)p.read_measures, v,
+                                                              row_of(p, (unsigned*)p.write_measures, v));
+            const bool first = tile_lane(p) == 0;
+            if (first) {
+                dirty[v] = 0;
+                changed_last[v] = outcome == RAISED;
+            }
+            if (outcome == UNCHANGED) {
+                // Raised by the last launch: its measure goes into the
+                // other buffer too.
+                if ((kinds & 2u) && !top) keep_measure(p, v);
+                return;
+            }
+            mark_predecessors(p, v);
+            if (first) ++raised;
+        });
     add_raised(p, raised);
 }
 
@@ -271,14 +360,15 @@ __device__ __forceinline__ bool set_flag(unsigned char* flags, unsigned v) {
     return !(atomicOr(word, bit) & bit);
 }
 
-// Queues v's predecessors that are neither ⊤ nor queued: their flag in
-// `queued` is set and they go into `list`, whose length is `length`; one
-// that finds the list full sets `overflow` (its flag stays set).
+// Queues v's predecessors that are neither ⊤ nor queued, a predecessor a
+// lane: their flag in `queued` is set and they go into `list`, whose
+// length is `length`; one that finds the list full sets `overflow` (its
+// flag stays set). Called by the whole tile.
 __device__ void queue_predecessors(const SpmParams& p, unsigned v, unsigned char* queued, unsigned* list,
                                    unsigned* length, bool* overflow) {
     const unsigned long long* offsets = (const unsigned long long*)p.predecessor_offsets;
     const unsigned* predecessors = (const unsigned*)p.predecessors;
-    for (unsigned long long e = offsets[v]; e < offsets[v + 1]; ++e) {
+    for (unsigned long long e = offsets[v] + tile_lane(p); e < offsets[v + 1]; e += p.tile) {
         const unsigned u = predecessors[e];
         if (is_top(p, u) || !set_flag(queued, u)) continue;
         const unsigned slot = atomicAdd(length, 1u);
@@ -297,7 +387,8 @@ __device__ void queue_predecessors(const SpmParams& p, unsigned v, unsigned char
 // vertex against `read_measures` into its `pending` row (phase 1), then
 // writes the raised measures into both buffers, so that they stay equal,
 // and lists their predecessors, deduplicated by their `dirty` flags
-// (phase 2). A listed vertex's flag stays set until its round clears it,
+// (phase 2); the block's tiles take the listed vertices in turn. A listed
+// vertex's flag stays set until its round clears it,
 // so whatever the launch leaves undone, the flags say: the next launch of
 // either kind goes on from them. The launch's work is counted in strides
 // of the block over vertices (the first scan counts one per
@@ -319,18 +410,22 @@ extern "C" __global__ void __launch_bounds__(QUEUE_THREADS) spm_lift_queue(const
     unsigned* copy = (unsigned*)p.write_measures;
     unsigned* pending = (unsigned*)p.pending;
     unsigned* lists = (unsigned*)p.lists;
+    const unsigned tile = threadIdx.x / (unsigned)p.tile, tiles = QUEUE_THREADS / (unsigned)p.tile;
+    const bool first_lane = tile_lane(p) == 0;
     if (threadIdx.x == 0) {
         length[0] = length[1] = 0;
         overflow = false;
         raised_here = 0;
     }
     __syncthreads();
+    for_flagged_vertices(
+        p, threadIdx.x & ~31u, blockDim.x, [&](unsigned v) { return changed_last[v] ? 1u : 0u; },
+        [&](unsigned v, unsigned) {
+            keep_measure(p, v);
+            if (first_lane) changed_last[v] = 0;
+        });
     for (unsigned long long i = threadIdx.x; i < p.vertices; i += blockDim.x) {
         const unsigned v = (unsigned)i;
-        if (changed_last[v]) {
-            keep_measure(p, v);
-            changed_last[v] = 0;
-        }
         if (!queued[v]) continue;
         const unsigned slot = atomicAdd(&length[0], 1u);
         if (slot < p.queue_capacity) {
@@ -346,24 +441,26 @@ extern "C" __global__ void __launch_bounds__(QUEUE_THREADS) spm_lift_queue(const
         const unsigned listed = length[current], next = 1 - current;
         strides += (listed + QUEUE_THREADS - 1) / QUEUE_THREADS;
         const unsigned* list = lists + current * p.queue_capacity;
-        for (unsigned i = threadIdx.x; i < listed; i += blockDim.x) {
+        for (unsigned i = tile; i < listed; i += tiles) {
             const unsigned v = list[i];
-            queued[v] = 0;
-            outcomes[i] = is_top(p, v) ? UNCHANGED : lift(p, measures, v, pending, i, p.queue_capacity);
+            const Lift outcome =
+                tile_is_top(p, v) ? UNCHANGED : lift(p, measures, v, pending + (unsigned long long)i * p.width);
+            if (first_lane) {
+                queued[v] = 0;
+                outcomes[i] = outcome;
+            }
         }
         __syncthreads();
-        for (unsigned i = threadIdx.x; i < listed; i += blockDim.x) {
+        for (unsigned i = tile; i < listed; i += tiles) {
             if (outcomes[i] == UNCHANGED) continue;
             const unsigned v = list[i];
             if (outcomes[i] == RAISED) {
-                for (unsigned long long c = 0; c < p.width; ++c) {
-                    const unsigned value = pending[c * p.queue_capacity + i];
-                    measures[c * p.vertices + v] = value;
-                    copy[c * p.vertices + v] = value;
-                }
+                const unsigned* measure = pending + (unsigned long long)i * p.width;
+                unsigned *into = row_of(p, measures, v), *also = row_of(p, copy, v);
+                for (unsigned c = tile_lane(p); c < p.width; c += p.tile) into[c] = also[c] = measure[c];
             }
             queue_predecessors(p, v, queued, lists + next * p.queue_capacity, &length[next], &overflow);
-            ++raised;
+            if (first_lane) ++raised;
         }
         __syncthreads();
         if (threadIdx.x == 0) length[current] = 0;
@@ -380,19 +477,20 @@ extern "C" __global__ void __launch_bounds__(QUEUE_THREADS) spm_lift_queue(const
 }
 
 // P's winning moves once the measures are stable: from every vertex P
-// owns and wins (not ⊤), the move of least measure.
+// owns and wins (not ⊤), the move of least measure; a tile a vertex.
 extern "C" __global__ void spm_strategy(const SpmParams p) {
     const unsigned char* owners = (const unsigned char*)p.owners;
     const unsigned* priorities = (const unsigned*)p.priorities;
     unsigned* strategy = (unsigned*)p.strategy;
-    for (unsigned long long i = grid_thread(); i < p.vertices; i += grid_threads()) {
-        const unsigned v = (unsigned)i;
-        if (owners[v] != p.player || is_top(p, v)) continue;
-        bool chosen_top;
-        const unsigned move =
-            extreme_move(p, (const unsigned*)p.read_measures, v, first_component(p, priorities[v]), true, chosen_top);
-        if (!chosen_top) strategy[v] = move;
-    }
+    for_flagged_vertices(
+        p, grid_thread() - (threadIdx.x & 31u), grid_threads(),
+        [&](unsigned v) { return owners[v] == p.player && !is_top(p, v) ? 1u : 0u; },
+        [&](unsigned v, unsigned) {
+            bool chosen_top;
+            const unsigned move = extreme_move(p, (const unsigned*)p.read_measures, v,
+                                               first_component(p, priorities[v]), true, chosen_top);
+            if (!chosen_top && tile_lane(p) == 0) strategy[v] = move;
+        });
 }
 
 // Alternating SPM (Bootsma's thesis, chapter 5; crate::parity::spm on
@@ -410,6 +508,7 @@ extern "C" __global__ void spm_strategy(const SpmParams p) {
 // and queues their predecessors there.
 
 // Whether v, in W, stays: it keeps its measure with the moves into W.
+// Called by the whole tile, which reads each membership in one lane.
 __device__ bool stays(const SpmParams& p, const unsigned* read, unsigned v) {
     const unsigned long long* offsets = (const unsigned long long*)p.offsets;
     const unsigned* targets = (const unsigned*)p.targets;
@@ -419,8 +518,10 @@ __device__ bool stays(const SpmParams& p, const unsigned* read, unsigned v) {
     const bool own = ((const unsigned char*)p.owners)[v] == p.player;
     for (unsigned long long e = offsets[v]; e < offsets[v + 1]; ++e) {
         const unsigned w = targets[e];
+        unsigned in = 0;
+        if (tile_lane(p) == 0) in = __ldcg(member + w);
         unsigned zeroed, incremented;
-        const bool kept = __ldcg(member + w) && progress_shape(p, read, priority, w, cut, zeroed, incremented) &&
+        const bool kept = tile_shuffle(p, in, 0) && progress_shape(p, read, priority, w, cut, zeroed, incremented) &&
                           compare_with_progress(p, read, v, w, zeroed, incremented) >= 0;
         if (kept == own) return kept;
     }
@@ -438,8 +539,8 @@ extern "C" __global__ void spm_won_start(const SpmParams p) {
     }
 }
 
-// One round: the flagged vertices of W that do not stay leave it; counts
-// them in `raised`.
+// One round: the flagged vertices of W that do not stay leave it, a tile
+// a vertex; counts them in `raised`.
 extern "C" __global__ void spm_won_round(const SpmParams p) {
     const unsigned long long* offsets = (const unsigned long long*)p.predecessor_offsets;
     const unsigned* predecessors = (const unsigned*)p.predecessors;
@@ -447,18 +548,24 @@ extern "C" __global__ void spm_won_round(const SpmParams p) {
     unsigned char* check = (unsigned char*)p.check;
     unsigned char* check_next = (unsigned char*)p.check_next;
     unsigned long long dropped = 0;
-    for (unsigned long long i = grid_thread(); i < p.vertices; i += grid_threads()) {
-        const unsigned v = (unsigned)i;
-        if (!check[v]) continue;
-        check[v] = 0;
-        if (!member[v] || stays(p, (const unsigned*)p.read_measures, v)) continue;
-        member[v] = 0;
-        ++dropped;
-        for (unsigned long long e = offsets[v]; e < offsets[v + 1]; ++e) {
-            const unsigned u = predecessors[e];
-            if (__ldcg(member + u)) check_next[u] = 1;
-        }
-    }
+    for_flagged_vertices(
+        p, grid_thread() - (threadIdx.x & 31u), grid_threads(),
+        [&](unsigned v) {
+            if (!check[v]) return 0u;
+            check[v] = 0;
+            return member[v] ? 1u : 0u;
+        },
+        [&](unsigned v, unsigned) {
+            if (stays(p, (const unsigned*)p.read_measures, v)) return;
+            if (tile_lane(p) == 0) {
+                member[v] = 0;
+                ++dropped;
+            }
+            for (unsigned long long e = offsets[v] + tile_lane(p); e < offsets[v + 1]; e += p.tile) {
+                const unsigned u = predecessors[e];
+                if (__ldcg(member + u)) check_next[u] = 1;
+            }
+        });
     add_raised(p, dropped);
 }
 
@@ -468,12 +575,15 @@ extern "C" __global__ void spm_won_round(const SpmParams p) {
 extern "C" __global__ void spm_give_up(const SpmParams p) {
     const unsigned char* member = (const unsigned char*)p.member;
     unsigned long long given = 0;
-    for (unsigned long long i = grid_thread(); i < p.vertices; i += grid_threads()) {
-        const unsigned v = (unsigned)i;
-        if (!member[v] || is_top(p, v)) continue;
-        set_top(p, v);
-        mark_predecessors(p, v);
-        ++given;
-    }
+    for_flagged_vertices(
+        p, grid_thread() - (threadIdx.x & 31u), grid_threads(),
+        [&](unsigned v) { return member[v] && !is_top(p, v) ? 1u : 0u; },
+        [&](unsigned v, unsigned) {
+            if (tile_lane(p) == 0) {
+                set_top(p, v);
+                ++given;
+            }
+            mark_predecessors(p, v);
+        });
     add_raised(p, given);
 }

@@ -1,6 +1,7 @@
 //! Small progress measures on the GPU (`kernels/parity/spm.cu`), as
 //! Bootsma and Willemse lift them: the game goes to the device once, a
-//! thread per vertex lifts the vertices whose flag says a successor
+//! tile of lanes per vertex (reading neighbouring components of a
+//! measure, [`tile_lanes`]) lifts the vertices whose flag says a successor
 //! changed, and launches repeat until one raises no measure. The host
 //! zeroes each launch's count of raised vertices before it runs and reads
 //! the counts after a batch of launches, between which it also looks at
@@ -70,6 +71,15 @@ const FIRST_LAUNCHES_PER_BATCH: u64 = 8;
 const FIRST_STRIDES_PER_BATCH: u64 = 256;
 /// The most strides of one `spm_lift_queue` launch.
 const MOST_STRIDES_PER_BATCH: u64 = 1 << 30;
+/// The lanes that lift one vertex together, for measures of `width`
+/// components: enough to read them in one step, a power of two up to a
+/// warp. A warp lifting each vertex alone would leave most of its lanes
+/// idle on games of few priorities, and a thread alone would read a wide
+/// measure one component after another.
+fn tile_lanes(width: usize) -> u64 {
+    width.clamp(1, 32).next_power_of_two() as u64
+}
+
 /// What the kernels do, for error messages.
 const DURING: &str = "lifting progress measures on the GPU";
 
@@ -91,8 +101,8 @@ param_block! {
         pub owners: u64,
         /// Device address of the components' bounds (`u32`).
         pub bounds: u64,
-        /// Device address of the measures this launch reads (`u32`,
-        /// column-wise).
+        /// Device address of the measures this launch reads (`u32`, row
+        /// by row).
         pub read_measures: u64,
         /// Device address of the measures this launch writes.
         pub write_measures: u64,
@@ -113,8 +123,8 @@ param_block! {
         /// Device address of the two lists of `spm_lift_queue` (`u32`,
         /// `queue_capacity` each).
         pub lists: u64,
-        /// Device address of the new measures by list slot (`u32`,
-        /// column-wise, `queue_capacity` rows).
+        /// Device address of the new measures by list slot (`u32`, a
+        /// row of `width` per slot).
         pub pending: u64,
         /// Vertices.
         pub vertices: u64,
@@ -135,6 +145,8 @@ param_block! {
         pub check: u64,
         /// Device address of those that the next one looks at.
         pub check_next: u64,
+        /// Lanes that lift one vertex together ([`tile_lanes`]).
+        pub tile: u64,
     }
 }
 
@@ -410,6 +422,7 @@ impl<'a> OnDevice<'a> {
             member: device.address_mut(&mut self.member),
             check: device.address_mut(check),
             check_next: device.address_mut(check_next),
+            tile: tile_lanes(run.width),
         }
     }
 
@@ -719,6 +732,15 @@ mod tests {
         assert_eq!(Mode::after_queue_batch(0, 8192), None);
         assert_eq!(Mode::after_queue_batch(8192, 8192), Some(Mode::Queue));
         assert_eq!(Mode::after_queue_batch(8193, 8192), Some(Mode::Grid));
+    }
+
+    #[test]
+    fn tiles_cover_a_measure_up_to_a_warp() {
+        let tiles: Vec<u64> = [0, 1, 2, 3, 5, 16, 17, 32, 33, 101]
+            .into_iter()
+            .map(tile_lanes)
+            .collect();
+        assert_eq!(tiles, [1, 1, 2, 4, 8, 16, 32, 32, 32, 32]);
     }
 
     #[test]

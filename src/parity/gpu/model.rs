@@ -1,6 +1,6 @@
 //! A sequential model of `kernels/parity/spm.cu` and of the host's loop
-//! in [`super`], for the tests: the same arrays (per player, column-wise
-//! measures in two buffers, two queues of flags, `changed_last`; the one
+//! in [`super`], for the tests: the same arrays (per player, measures
+//! row by row in two buffers, two queues of flags, `changed_last`; the one
 //! block's lists), the same kernels with their threads run one after
 //! another, the same choice of mode ([`Mode`]) and the same turns of the
 //! players, with lists, batches and turns small enough that every switch,
@@ -89,14 +89,12 @@ impl Model {
     }
 
     fn component(&self, buffer: usize, c: usize, v: u32) -> u32 {
-        self.run.measures[buffer][c * self.vertices() + v as usize]
+        self.run.measures[buffer][v as usize * self.width() + c]
     }
 
     fn write_measure(&mut self, buffer: usize, v: u32, measure: &[u32]) {
-        let vertices = self.vertices();
-        for (c, &value) in measure.iter().enumerate() {
-            self.run.measures[buffer][c * vertices + v as usize] = value;
-        }
+        let start = v as usize * self.width();
+        self.run.measures[buffer][start..start + measure.len()].copy_from_slice(measure);
     }
 
     /// `keep_measure`: copies v's measure from `buffer` into the other.
