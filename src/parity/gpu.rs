@@ -1,7 +1,7 @@
 //! Small progress measures on the GPU (`kernels/parity/spm.cu`), as
 //! Bootsma and Willemse lift them: the game goes to the device once, a
 //! tile of lanes per vertex (reading neighbouring components of a
-//! measure, [`tile_lanes`]) lifts the vertices whose flag says a successor
+//! measure, `tile_lanes`) lifts the vertices whose flag says a successor
 //! changed, and launches repeat until one raises no measure. The host
 //! zeroes each launch's count of raised vertices before it runs and reads
 //! the counts after a batch of launches, between which it also looks at
@@ -145,7 +145,7 @@ param_block! {
         pub check: u64,
         /// Device address of those that the next one looks at.
         pub check_next: u64,
-        /// Lanes that lift one vertex together ([`tile_lanes`]).
+        /// Lanes that lift one vertex together (`tile_lanes`).
         pub tile: u64,
     }
 }
