@@ -10,7 +10,7 @@
 //
 // Measures of one player P: a u32 component per priority that favours the
 // opponent, stored row by row (component c of vertex v at v * width + c,
-// so that a warp comparing two measures reads neighbouring words); ⊤ is a
+// so that a tile comparing two measures reads neighbouring words); ⊤ is a
 // bit per vertex. Measures only grow, so any measure read is at most the
 // least fixpoint; but a measure written component by component while
 // another thread reads it could be read torn, mixing old and new
@@ -22,10 +22,10 @@
 // atomicOr: reading it early only helps, but a tile reads each ⊤ bit it
 // branches on in one lane and shares it, so that its lanes agree. A vertex
 // raised marks its predecessors in `dirty_next`, lifted by the next
-// launch; `dirty` of this launch is only read and cleared by the tile
-// that lifts the vertex. The host zeroes each launch's count of raised vertices
-// before the launch (the thesis resets its "changed" flag inside the
-// kernel, which races with blocks still running).
+// launch; `dirty` of this launch is only read and cleared by the warp
+// whose tile lifts the vertex. The host zeroes each launch's count of
+// raised vertices before the launch (the thesis resets its "changed" flag
+// inside the kernel, which races with blocks still running).
 //
 // Those grid-wide launches lift each queued vertex once. A game may need
 // millions of such rounds, each raising a handful of vertices (a measure
