@@ -114,12 +114,10 @@ __device__ __forceinline__ void set_top(const SpmParams& p, unsigned v) {
     atomicOr((unsigned*)p.top + v / 32, 1u << (v % 32));
 }
 
-// v's measure: `width` components from the lowest.
-__device__ __forceinline__ const unsigned* row_of(const SpmParams& p, const unsigned* measures, unsigned v) {
-    return measures + (unsigned long long)v * p.width;
-}
-
-__device__ __forceinline__ unsigned* row_of(const SpmParams& p, unsigned* measures, unsigned v) {
+// v's measure: `width` components from the lowest (T: unsigned or const
+// unsigned).
+template <typename T>
+__device__ __forceinline__ T* row_of(const SpmParams& p, T* measures, unsigned v) {
     return measures + (unsigned long long)v * p.width;
 }
 
