@@ -42,6 +42,13 @@
 // monotone and only ever raises a measure to at most its value in the
 // least fixpoint), so the measures, and the strategy picked from them,
 // are the CPU solver's whatever the mix of launches.
+//
+// With shortcuts (crate::parity::shortcuts), moves carry priorities of
+// their own (`move_priorities`), the highest of the chain of one-move
+// vertices they skip, and the strategy names a move's first step in the
+// game (`first_steps`). The progress along each move then has a shape of
+// its own, and a lift compares the moves' progress, not their targets'
+// measures.
 
 #include "common/grid.cuh"
 #include "common/warp.cuh"
@@ -73,11 +80,15 @@ struct SpmParams {
     unsigned long long check;               // u8[vertices]: look at these in this spm_won_round
     unsigned long long check_next;          // u8[vertices]: look at these in the next one
     unsigned long long tile;                // lanes that lift a vertex together: 1, 2, 4, 8, 16 or 32
+    unsigned long long move_priorities;     // u32: each move's priority (shortcuts), or 0: its source's
+    unsigned long long first_steps;         // u32: each move's first step in the game (`targets` without shortcuts)
 };
 
 #include "abi_check.h"
 
 #define NO_MOVE 0xffffffffu
+// The position of no move in `targets`.
+#define NO_EDGE 0xffffffffffffffffull
 
 // The tile of lanes that lifts one vertex: lane `tile_lane` of p.tile
 // lanes of the warp from lane `tile_base`. Tiles of a warp go their own
@@ -147,40 +158,47 @@ __device__ int compare_from(const SpmParams& p, const unsigned* measures, unsign
     return compare_down(p, cut, [&](unsigned c) { return x[c]; }, [&](unsigned c) { return y[c]; });
 }
 
-// The first component that matters to a vertex of `priority`: lower ones
-// count priorities below it, which a pass through it forgets.
+// The first component that matters to a move of `priority`: lower ones
+// count priorities below it, which a pass along it forgets.
 __device__ __forceinline__ unsigned first_component(const SpmParams& p, unsigned priority) {
     return (priority + (unsigned)p.player) / 2;
 }
 
-// The move of v that P's progress measures favour: the successor whose
-// measure, from `cut` up, is least when `least` (P's choice), else the
-// greatest (the opponent's); ⊤ is the greatest of all. The first one on a
-// tie, as the CPU solver (crate::parity::spm) chooses. Progress adds the
-// same increment to every move's measure, which keeps their order, so the
-// successors' measures are compared as they are. Sets `chosen_top` to
-// whether the move chosen was ⊤ when compared: a bit set since then must
-// not count, as the other moves were compared with its measure. A vertex
-// left without moves (its self-loops favoured the opponent and were all
-// it had) has NO_MOVE, ⊤: its owner loses it, as on the CPU. Called by
+// The priority of v's move e: its own with shortcuts, else v's.
+__device__ __forceinline__ unsigned move_priority(const SpmParams& p, unsigned v, unsigned long long e) {
+    return p.move_priorities ? ((const unsigned*)p.move_priorities)[e] : ((const unsigned*)p.priorities)[v];
+}
+
+// The move of v that P's progress measures favour when v's moves share
+// its priority: the successor whose measure, from `cut` up, is least
+// when `least` (P's choice), else the greatest (the opponent's); ⊤ is
+// the greatest of all. The first one on a tie, as the CPU solver
+// (crate::parity::spm) chooses. Progress adds the same increment to
+// every move's measure, which keeps their order, so the successors'
+// measures are compared as they are. Gives the move's position in
+// `targets` (NO_EDGE for a vertex without moves: its self-loops favoured
+// the opponent and were all it had) and sets `chosen_top` to whether the
+// successor chosen was ⊤ when compared (a bit set since then must not
+// count, as the other moves were compared with its measure), true
+// without moves: the owner loses such a vertex, as on the CPU. Called by
 // the whole tile.
-__device__ unsigned extreme_move(const SpmParams& p, const unsigned* measures, unsigned v, unsigned cut, bool least,
-                                 bool& chosen_top) {
+__device__ unsigned long long extreme_move(const SpmParams& p, const unsigned* measures, unsigned v, unsigned cut,
+                                           bool least, bool& chosen_top) {
     const unsigned long long* offsets = (const unsigned long long*)p.offsets;
     const unsigned* targets = (const unsigned*)p.targets;
     if (offsets[v] == offsets[v + 1]) {
         chosen_top = true;
-        return NO_MOVE;
+        return NO_EDGE;
     }
-    unsigned best = targets[offsets[v]];
-    bool best_top = tile_is_top(p, best);
+    unsigned long long best = offsets[v];
+    bool best_top = tile_is_top(p, targets[best]);
     for (unsigned long long e = offsets[v] + 1; e < offsets[v + 1] && !(best_top && !least); ++e) {
         const unsigned w = targets[e];
         const bool w_top = tile_is_top(p, w);
-        const bool better = least ? best_top ? !w_top : !w_top && compare_from(p, measures, w, best, cut) < 0
-                                  : w_top || compare_from(p, measures, w, best, cut) > 0;
+        const bool better = least ? best_top ? !w_top : !w_top && compare_from(p, measures, w, targets[best], cut) < 0
+                                  : w_top || compare_from(p, measures, w, targets[best], cut) > 0;
         if (better) {
-            best = w;
+            best = e;
             best_top = w_top;
         }
     }
@@ -231,38 +249,104 @@ __device__ bool progress_shape(const SpmParams& p, const unsigned* read, unsigne
     return incremented < width;
 }
 
-// The order of v's measure against the progress of the shape above
-// (w's measure, `zeroed`, `incremented`), from the highest component
-// down: negative, 0 or positive. Called by the whole tile.
-__device__ int compare_with_progress(const SpmParams& p, const unsigned* read, unsigned v, unsigned w,
-                                     unsigned zeroed, unsigned incremented) {
-    const unsigned *mine = row_of(p, read, v), *theirs = row_of(p, read, w);
+// The progress along a move to w: w's measure with components below
+// `zeroed` at 0 and component `incremented` plus one (progress_shape), or
+// ⊤ (`top`).
+struct Progress {
+    unsigned w, zeroed, incremented;
+    bool top;
+};
+
+// The progress along a move of `priority` to w (⊤ when w is). Called by
+// the whole tile.
+__device__ Progress progress_along(const SpmParams& p, const unsigned* read, unsigned priority, unsigned w) {
+    Progress g = {w, 0, 0, tile_is_top(p, w)};
+    if (!g.top) g.top = !progress_shape(p, read, priority, w, first_component(p, priority), g.zeroed, g.incremented);
+    return g;
+}
+
+// Component c of progress g (not ⊤).
+__device__ __forceinline__ unsigned progress_component(const SpmParams& p, const unsigned* read, const Progress& g,
+                                                       unsigned c) {
+    return c < g.zeroed ? 0u : row_of(p, read, g.w)[c] + (c == g.incremented);
+}
+
+// The order of progress a against b (neither ⊤), from the highest
+// component down. Called by the whole tile.
+__device__ int compare_progress(const SpmParams& p, const unsigned* read, const Progress& a, const Progress& b) {
     return compare_down(
-        p, 0, [&](unsigned c) { return mine[c]; },
-        [&](unsigned c) { return c < zeroed ? 0u : theirs[c] + (c == incremented); });
+        p, 0, [&](unsigned c) { return progress_component(p, read, a, c); },
+        [&](unsigned c) { return progress_component(p, read, b, c); });
+}
+
+// The order of v's measure against progress g (not ⊤), from the highest
+// component down. Called by the whole tile.
+__device__ int compare_with_progress(const SpmParams& p, const unsigned* read, unsigned v, const Progress& g) {
+    const unsigned* mine = row_of(p, read, v);
+    return compare_down(
+        p, 0, [&](unsigned c) { return mine[c]; }, [&](unsigned c) { return progress_component(p, read, g, c); });
+}
+
+// The move of v whose progress P's measures favour when moves carry
+// priorities of their own (shortcuts): the least progress when `least`,
+// else the greatest, ⊤ the greatest of all; the first on a tie, as the
+// CPU solver. Gives its position in `targets` (NO_EDGE without moves) and
+// its progress in `chosen` (⊤ without moves). Called by the whole tile.
+__device__ unsigned long long extreme_progress(const SpmParams& p, const unsigned* read, unsigned v, bool least,
+                                               Progress& chosen) {
+    const unsigned long long* offsets = (const unsigned long long*)p.offsets;
+    const unsigned* targets = (const unsigned*)p.targets;
+    const unsigned* priorities = (const unsigned*)p.move_priorities;
+    unsigned long long best = NO_EDGE;
+    chosen.top = true;
+    for (unsigned long long e = offsets[v]; e < offsets[v + 1] && !(best != NO_EDGE && chosen.top && !least); ++e) {
+        const Progress g = progress_along(p, read, priorities[e], targets[e]);
+        const bool better = best == NO_EDGE ? true
+                            : least         ? !g.top && (chosen.top || compare_progress(p, read, g, chosen) < 0)
+                                            : g.top || compare_progress(p, read, g, chosen) > 0;
+        if (better) {
+            best = e;
+            chosen = g;
+        }
+    }
+    return best;
+}
+
+// The move of v that P's measures favour (the least progress when
+// `least`, else the greatest) and its progress, into `chosen`: gives its
+// position in `targets`, NO_EDGE without moves (`chosen` then ⊤). Called
+// by the whole tile.
+__device__ unsigned long long chosen_move(const SpmParams& p, const unsigned* read, unsigned v, bool least,
+                                          Progress& chosen) {
+    if (p.move_priorities) return extreme_progress(p, read, v, least, chosen);
+    const unsigned priority = ((const unsigned*)p.priorities)[v];
+    const unsigned cut = first_component(p, priority);
+    const unsigned long long e = extreme_move(p, read, v, cut, least, chosen.top);
+    if (!chosen.top) {
+        chosen.w = ((const unsigned*)p.targets)[e];
+        chosen.top = !progress_shape(p, read, priority, chosen.w, cut, chosen.zeroed, chosen.incremented);
+    }
+    return e;
 }
 
 // Lifts v (not ⊤) from the measures `read`: its owner, when it is P,
-// takes the move of least measure, else the move of greatest; the measure
-// needed there is the successor's from the first component that matters
-// up, plus one at v's own component when v's priority favours the
-// opponent (carrying into higher components past their bounds, ⊤ past
-// the last). A measure above v's is written into `out` (`width`
-// components); nothing is written otherwise. Called by the whole tile.
+// takes the move of least progress, else the move of greatest; the
+// progress along a move is the successor's measure from the first
+// component that matters to the move's priority up, plus one at that
+// component when the priority favours the opponent (carrying into higher
+// components past their bounds, ⊤ past the last). A measure above v's is
+// written into `out` (`width` components); nothing is written otherwise.
+// Called by the whole tile.
 __device__ Lift lift(const SpmParams& p, const unsigned* read, unsigned v, unsigned* out) {
-    const unsigned priority = ((const unsigned*)p.priorities)[v];
-    const unsigned cut = first_component(p, priority);
     const bool own = ((const unsigned char*)p.owners)[v] == p.player;
-    bool w_top;
-    const unsigned w = extreme_move(p, read, v, cut, own, w_top);
-    unsigned zeroed, incremented;
-    if (w_top || !progress_shape(p, read, priority, w, cut, zeroed, incremented)) {
+    Progress needed;
+    chosen_move(p, read, v, own, needed);
+    if (needed.top) {
         if (tile_lane(p) == 0) set_top(p, v);
         return RAISED_TO_TOP;
     }
-    if (compare_with_progress(p, read, v, w, zeroed, incremented) >= 0) return UNCHANGED;
-    const unsigned* theirs = row_of(p, read, w);
-    for (unsigned c = tile_lane(p); c < p.width; c += p.tile) out[c] = c < zeroed ? 0u : theirs[c] + (c == incremented);
+    if (compare_with_progress(p, read, v, needed) >= 0) return UNCHANGED;
+    for (unsigned c = tile_lane(p); c < p.width; c += p.tile) out[c] = progress_component(p, read, needed, c);
     return RAISED;
 }
 
@@ -303,13 +387,22 @@ __device__ void for_flagged_vertices(const SpmParams& p, unsigned long long firs
     }
 }
 
-// The first work queue: every vertex that is not ⊤ and whose priority
-// favours the opponent (no other measure can grow before one of those).
+// The first work queue: every vertex that is not ⊤ and has a move whose
+// priority favours the opponent, and P's vertices without moves (no
+// other measure can grow before one of those). Without shortcuts, a
+// vertex left without moves had only self-loops of a priority that
+// favours its opponent, so this is every vertex whose priority favours
+// the opponent.
 extern "C" __global__ void spm_start(const SpmParams p) {
-    const unsigned* priorities = (const unsigned*)p.priorities;
+    const unsigned long long* offsets = (const unsigned long long*)p.offsets;
+    const unsigned char* owners = (const unsigned char*)p.owners;
     unsigned char* dirty = (unsigned char*)p.dirty;
     for (unsigned long long v = grid_thread(); v < p.vertices; v += grid_threads()) {
-        dirty[v] = !is_top(p, (unsigned)v) && (priorities[v] & 1u) != p.player;
+        bool grows = offsets[v] == offsets[v + 1] && owners[v] == p.player;
+        for (unsigned long long e = offsets[v]; e < offsets[v + 1] && !grows; ++e) {
+            grows = (move_priority(p, (unsigned)v, e) & 1u) != p.player;
+        }
+        dirty[v] = grows && !is_top(p, (unsigned)v);
     }
 }
 
@@ -475,19 +568,19 @@ extern "C" __global__ void __launch_bounds__(QUEUE_THREADS) spm_lift_queue(const
 }
 
 // P's winning moves once the measures are stable: from every vertex P
-// owns and wins (not ⊤), the move of least measure; a tile a vertex.
+// owns and wins (not ⊤), the move of least progress, as its first step in
+// the game; a tile a vertex.
 extern "C" __global__ void spm_strategy(const SpmParams p) {
     const unsigned char* owners = (const unsigned char*)p.owners;
-    const unsigned* priorities = (const unsigned*)p.priorities;
+    const unsigned* first_steps = (const unsigned*)p.first_steps;
     unsigned* strategy = (unsigned*)p.strategy;
     for_flagged_vertices(
         p, grid_thread() - (threadIdx.x & 31u), grid_threads(),
         [&](unsigned v) { return owners[v] == p.player && !is_top(p, v) ? 1u : 0u; },
         [&](unsigned v, unsigned) {
-            bool chosen_top;
-            const unsigned move = extreme_move(p, (const unsigned*)p.read_measures, v,
-                                               first_component(p, priorities[v]), true, chosen_top);
-            if (!chosen_top && tile_lane(p) == 0) strategy[v] = move;
+            Progress chosen;
+            const unsigned long long move = chosen_move(p, (const unsigned*)p.read_measures, v, true, chosen);
+            if (!chosen.top && tile_lane(p) == 0) strategy[v] = first_steps[move];
         });
 }
 
@@ -511,16 +604,16 @@ __device__ bool stays(const SpmParams& p, const unsigned* read, unsigned v) {
     const unsigned long long* offsets = (const unsigned long long*)p.offsets;
     const unsigned* targets = (const unsigned*)p.targets;
     const unsigned char* member = (const unsigned char*)p.member;
-    const unsigned priority = ((const unsigned*)p.priorities)[v];
-    const unsigned cut = first_component(p, priority);
     const bool own = ((const unsigned char*)p.owners)[v] == p.player;
     for (unsigned long long e = offsets[v]; e < offsets[v + 1]; ++e) {
         const unsigned w = targets[e];
+        const unsigned priority = move_priority(p, v, e);
         unsigned in = 0;
         if (tile_lane(p) == 0) in = __ldcg(member + w);
-        unsigned zeroed, incremented;
-        const bool kept = tile_shuffle(p, in, 0) && progress_shape(p, read, priority, w, cut, zeroed, incremented) &&
-                          compare_with_progress(p, read, v, w, zeroed, incremented) >= 0;
+        Progress g = {w, 0, 0, false};
+        const bool kept = tile_shuffle(p, in, 0) &&
+                          progress_shape(p, read, priority, w, first_component(p, priority), g.zeroed, g.incremented) &&
+                          compare_with_progress(p, read, v, g) >= 0;
         if (kept == own) return kept;
     }
     return !own;

@@ -130,12 +130,11 @@ pub struct ParityArgs {
     /// exit code 3 and no solution.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<Duration>,
-    /// With `--solver spm` on the CPU: moves into chains of vertices that
-    /// have one move each go straight to the chain's end, carrying the
-    /// highest priority they pass (Bootsma's thesis, chapter 6), so that
-    /// measures cross a chain in one lift. Same winners; the strategy
-    /// names each move's first step. The GPU's SPM does not take it
-    /// (`--engine gpu` refuses it; in a race only the CPU uses it).
+    /// With `--solver spm` (on the CPU and on the GPU): moves into chains
+    /// of vertices that have one move each go straight to the chain's
+    /// end, carrying the highest priority they pass (Bootsma's thesis,
+    /// chapter 6), so that measures cross a chain in one lift. Same
+    /// winners; the strategy names each move's first step.
     #[arg(long)]
     pub shortcuts: bool,
 }
@@ -195,13 +194,6 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
             "--shortcuts applies to small progress measures only: add --solver spm".into(),
         ));
     }
-    if args.shortcuts && args.engine == ParityEngine::Gpu {
-        return Err(Error::Usage(
-            "--shortcuts: the GPU's small progress measures do not take shortcuts; \
-             use --engine cpu"
-                .into(),
-        ));
-    }
     if let Some(path) = &args.write_solution {
         check_output_path(path, &args.game, "--write-solution")?;
     }
@@ -232,9 +224,6 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
             "--threads only affects the fpi and auto solvers; {} runs on one thread",
             solver.name()
         ));
-    }
-    if args.shortcuts && device.is_some() {
-        warnings.push("--shortcuts only affects the CPU's side of the race".into());
     }
     for w in &warnings {
         warn(w);

@@ -31,11 +31,19 @@
 //! end with the least fixpoint of the same lifting and break ties alike,
 //! so they give the same solution. The kernel's comment says how measures
 //! stay consistent while threads read and write them.
+//!
+//! With [`SolveOptions::shortcuts`] the moves skip chains of one-move
+//! vertices as on the CPU ([`super::shortcuts`]): the moves' own
+//! priorities and first steps go to the device too, a lift compares the
+//! progress along each move instead of the successors' measures, and the
+//! strategy names a move's first step, so the solution is still the CPU
+//! solver's.
 
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
+use super::shortcuts::skip_chains;
 use super::spm::{
     Alternation, alternate, checked_counters, measure_bounds, without_useless_self_loops,
 };
@@ -147,6 +155,13 @@ param_block! {
         pub check_next: u64,
         /// Lanes that lift one vertex together (`tile_lanes`).
         pub tile: u64,
+        /// Device address of each move's priority (`u32`) with shortcuts;
+        /// 0 without, when a move carries its source's priority.
+        pub move_priorities: u64,
+        /// Device address of each move's first step in the game (`u32`):
+        /// the first vertex a shortcut skips, or `targets` without
+        /// shortcuts.
+        pub first_steps: u64,
     }
 }
 
@@ -200,7 +215,8 @@ impl Kernels {
 }
 
 /// The game on the device: moves and predecessors as CSR, compressed
-/// priorities, owners.
+/// priorities, owners, and with shortcuts the moves' priorities and first
+/// steps.
 struct GameOnDevice {
     offsets: CudaSlice<u64>,
     targets: CudaSlice<u32>,
@@ -208,6 +224,16 @@ struct GameOnDevice {
     predecessors: CudaSlice<u32>,
     priorities: CudaSlice<u32>,
     owners: CudaSlice<u8>,
+    shortcuts: Option<Shortcuts>,
+}
+
+/// The moves' own priorities and first steps on the device, with chains
+/// of one-move vertices skipped ([`super::shortcuts::skip_chains`]).
+struct Shortcuts {
+    priorities: CudaSlice<u32>,
+    first_steps: CudaSlice<u32>,
+    /// Moves that skip at least one vertex.
+    skipping: u64,
 }
 
 /// What both players' lifting shares on the device: the game, the
@@ -293,8 +319,13 @@ impl Mode {
 
 impl<'a> OnDevice<'a> {
     /// Uploads `game` (validated, with a vertex at least) with its
-    /// self-loops simplified.
-    fn new(device: &'a Device, game: &ParityGame) -> Result<OnDevice<'a>, SolveError> {
+    /// self-loops simplified, and with `shortcuts` its chains of one-move
+    /// vertices skipped.
+    fn new(
+        device: &'a Device,
+        game: &ParityGame,
+        shortcuts: bool,
+    ) -> Result<OnDevice<'a>, SolveError> {
         let vertices = game.vertices() as usize;
         let (priorities, highest) = compress_priorities(&game.priorities);
         let widest = [Player::Even, Player::Odd]
@@ -303,7 +334,22 @@ impl<'a> OnDevice<'a> {
             .max()
             .unwrap_or(0);
         checked_counters(vertices, widest)?;
-        let moves = without_useless_self_loops(game, &priorities);
+        let mut moves = without_useless_self_loops(game, &priorities);
+        let shortcuts = match shortcuts {
+            true => {
+                let skipped = skip_chains(&moves, &priorities);
+                let first_steps = skipped
+                    .first_steps
+                    .unwrap_or_else(|| skipped.edges.targets.clone());
+                moves = skipped.edges;
+                Some(Shortcuts {
+                    priorities: device.upload(&skipped.priorities)?,
+                    first_steps: device.upload(&first_steps)?,
+                    skipping: skipped.skipping,
+                })
+            }
+            false => None,
+        };
         let predecessors = moves.transpose();
         let owners: Vec<u8> = game.owners.iter().map(|&o| o as u8).collect();
         let queue_capacity = vertices.min(QUEUE_CAPACITY);
@@ -328,6 +374,7 @@ impl<'a> OnDevice<'a> {
                 predecessors: device.upload(&predecessors.targets)?,
                 priorities: priorities_on_device,
                 owners: device.upload(&owners)?,
+                shortcuts,
             },
             raised: device.alloc_zeroed(MOST_LAUNCHES_PER_BATCH as usize)?,
             strategy: device.upload(&vec![NO_MOVE; vertices])?,
@@ -423,6 +470,15 @@ impl<'a> OnDevice<'a> {
             check: device.address_mut(check),
             check_next: device.address_mut(check_next),
             tile: tile_lanes(run.width),
+            move_priorities: game
+                .shortcuts
+                .as_ref()
+                .map_or(0, |shortcuts| device.address(&shortcuts.priorities)),
+            first_steps: device.address(
+                game.shortcuts
+                    .as_ref()
+                    .map_or(&game.targets, |shortcuts| &shortcuts.first_steps),
+            ),
         }
     }
 
@@ -625,7 +681,7 @@ pub fn solve(
             strategy: Vec::new(),
         });
     }
-    let mut on_device = OnDevice::new(device, game)?;
+    let mut on_device = OnDevice::new(device, game, options.shortcuts)?;
     let runs = [
         on_device.start(Player::Even)?,
         on_device.start(Player::Odd)?,
@@ -657,6 +713,11 @@ pub fn solve(
     let strategy = device.download(&on_device.strategy)?;
     tracing::debug!(
         lifts,
+        skipping = on_device
+            .game
+            .shortcuts
+            .as_ref()
+            .map_or(0, |shortcuts| shortcuts.skipping),
         first = alternated.first,
         turns = alternated.turns,
         lifting = alternated.lifting.as_secs_f64(),

@@ -80,8 +80,9 @@ const MUST_FINISH: Duration = Duration::from_millis(200);
 const MAY_RUN_OUT: f64 = 0.1;
 
 /// Small progress measures without preprocessing on the CPU, then on the
-/// GPU; with preprocessing on the GPU. Winners must be Oink's, strategies
-/// must verify, and the GPU's solutions must equal the CPU's. The CPU has
+/// GPU, and both with shortcuts; with preprocessing on the GPU. Winners
+/// must be Oink's, strategies must verify, and the GPU's solutions must
+/// equal the CPU's. The CPU has
 /// `CPU_BUDGET`, the GPU [`gpu_budget`] (floor `CPU_BUDGET`) with and
 /// without preprocessing. The GPU must finish where the CPU took less than
 /// [`MUST_FINISH`]; elsewhere running out is printed, not failed (SPM
@@ -114,9 +115,9 @@ fn gpu_spm_gets_oinks_winners_and_the_cpus_solution_on_every_game() {
                 }
             };
             let (on_cpu, cpu_time) = timed(|| spm::solve(&game, &within(CPU_BUDGET)));
-            let gpu_budget = gpu_budget(on_cpu.as_ref().map(|_| cpu_time), CPU_BUDGET);
+            let plain_budget = gpu_budget(on_cpu.as_ref().map(|_| cpu_time), CPU_BUDGET);
             let (on_gpu, gpu_time) =
-                timed(|| parity::gpu::solve(device, &game, &within(gpu_budget)));
+                timed(|| parity::gpu::solve(device, &game, &within(plain_budget)));
             println!(
                 "{name}: spm on the cpu {cpu_time:.2?}{}, on the gpu {gpu_time:.2?}{}",
                 if on_cpu.is_some() { "" } else { " (stopped)" },
@@ -131,14 +132,35 @@ fn gpu_spm_gets_oinks_winners_and_the_cpus_solution_on_every_game() {
                 }
                 (Some(gpu), None) => check(gpu, "the gpu", &mut failures),
                 (None, Some(_)) if cpu_time < MUST_FINISH => failures.push(format!(
-                    "{name}: the gpu did not finish in {gpu_budget:.2?}, the cpu in {cpu_time:.2?}"
+                    "{name}: the gpu did not finish in {plain_budget:.2?}, the cpu in {cpu_time:.2?}"
                 )),
                 (None, Some(_)) => slower.push(name.clone()),
                 (None, None) => {}
             }
             solved_on_gpu += usize::from(on_gpu.is_some());
+            let (cpu_shortcuts, cpu_time) =
+                timed(|| spm::solve(&game, &with_shortcuts(&within(CPU_BUDGET))));
+            let shortcuts_budget = gpu_budget(cpu_shortcuts.as_ref().map(|_| cpu_time), CPU_BUDGET);
+            let (gpu_shortcuts, _) = timed(|| {
+                parity::gpu::solve(device, &game, &with_shortcuts(&within(shortcuts_budget)))
+            });
+            match (&gpu_shortcuts, &cpu_shortcuts) {
+                (Some(gpu), Some(cpu)) => {
+                    check(gpu, "the gpu with shortcuts", &mut failures);
+                    if gpu != cpu {
+                        failures.push(format!(
+                            "{name}: the gpu's solution with shortcuts is not the cpu's"
+                        ));
+                    }
+                }
+                (Some(gpu), None) => check(gpu, "the gpu with shortcuts", &mut failures),
+                (None, Some(_)) if cpu_time < MUST_FINISH => failures.push(format!(
+                    "{name}: the gpu with shortcuts did not finish in {shortcuts_budget:.2?}, the cpu in {cpu_time:.2?}"
+                )),
+                (None, _) => println!("{name}: the gpu with shortcuts stopped"),
+            }
             let (preprocessed, _) =
-                timed(|| on_gpu_with(device, &game, Solver::Spm, &within(gpu_budget)));
+                timed(|| on_gpu_with(device, &game, Solver::Spm, &within(plain_budget)));
             match preprocessed {
                 Some(solution) => check(&solution, "the gpu after preprocessing", &mut failures),
                 None => println!("{name}: the gpu after preprocessing stopped"),
@@ -160,9 +182,10 @@ fn gpu_spm_gets_oinks_winners_and_the_cpus_solution_on_every_game() {
 }
 
 /// Checks the GPU's small progress measures on `game`, with and without
-/// preprocessing, against the CPU's (the same solutions) and the
-/// reference (the same winners), and verifies the strategies
-/// ([`compare_runs`]). Gives the GPU runs that ran out where the CPU's finished.
+/// preprocessing and with shortcuts, against the CPU's (the same
+/// solutions) and the reference (the same winners), and verifies the
+/// strategies ([`compare_runs`]). Gives the GPU runs that ran out where
+/// the CPU's finished.
 fn agrees_with_the_cpu(
     device: &Device,
     game: &ParityGame,
@@ -187,8 +210,28 @@ fn agrees_with_the_cpu(
         |options| parity::solve(game, Solver::Spm, options),
         |options| on_gpu_with(device, game, Solver::Spm, options),
     )?;
-    Ok(plain + preprocessed)
+    let with_shortcuts = compare_runs(
+        "spm with shortcuts",
+        game,
+        &reference,
+        cpu_budget,
+        Moves::Same,
+        |options| spm::solve(game, &with_shortcuts(options)),
+        |options| parity::gpu::solve(device, game, &with_shortcuts(options)),
+    )?;
+    Ok(plain + preprocessed + with_shortcuts)
 }
+
+/// `options` with shortcuts over chains of one-move vertices.
+fn with_shortcuts(options: &SolveOptions) -> SolveOptions {
+    SolveOptions {
+        shortcuts: true,
+        ..options.clone()
+    }
+}
+
+/// The GPU runs that [`agrees_with_the_cpu`] makes of a game.
+const GPU_RUNS_PER_GAME: usize = 3;
 
 /// Whether two solvers must choose the same moves: small progress
 /// measures on the CPU and the GPU must, but the preprocessing on the GPU
@@ -249,7 +292,7 @@ fn compare_runs(
 
 /// Runs `cases` random games of [`small_games`] through `check` on the GPU
 /// and prints how many GPU runs ran out where the CPU's finished: at most
-/// [`MAY_RUN_OUT`] of the two GPU runs a game makes.
+/// [`MAY_RUN_OUT`] of the [`GPU_RUNS_PER_GAME`] runs a game makes.
 fn on_random_games(
     cases: u32,
     max_vertices: u32,
@@ -270,7 +313,7 @@ fn on_random_games(
             started.elapsed(),
             ran_out.get()
         );
-        let runs = 2 * cases as usize;
+        let runs = GPU_RUNS_PER_GAME * cases as usize;
         assert!(
             ran_out.get() as f64 <= MAY_RUN_OUT * runs as f64,
             "{} of {runs} runs ran out",
@@ -575,6 +618,10 @@ fn the_cli_solves_on_the_gpu_and_races() {
             assert_eq!(report["won_by_even"], 7);
             assert_eq!(report["verified"], true);
         }
+        let shortcuts = json_report(&["--engine", "gpu", "--solver", "spm", "--shortcuts"]);
+        assert_eq!(shortcuts["won_by_even"], 7);
+        assert_eq!(shortcuts["verified"], true);
+        assert_eq!(shortcuts["warnings"], serde_json::json!([]));
         let race = json_report(&["--engine", "race"]);
         let winner = race["race_winner"].as_str().unwrap();
         assert!(["cpu", "gpu"].contains(&winner), "{winner}");

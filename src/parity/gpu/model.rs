@@ -11,11 +11,16 @@
 
 use std::cmp::Ordering;
 
+use super::super::shortcuts::{Moves, skip_chains};
 use super::super::spm::{Alternation, alternate, measure_bounds, without_useless_self_loops};
 use super::super::{Solution, SolveError, compress_priorities};
 use super::{Mode, QUEUE_THREADS};
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::{Csr, ParityGame, Player};
+
+/// `Progress` in the kernel: the successor and the shape of the progress
+/// along the move (`progress_shape`), `None` for ⊤.
+type Progress = Option<(u32, (usize, usize))>;
 
 /// What lifting a vertex did (`Lift` in the kernel), with the new measure.
 enum Lift {
@@ -40,13 +45,24 @@ struct ModelRun {
 
 impl ModelRun {
     /// `PlayerRun` of `player` as `start` leaves it, for a game of
-    /// `priorities` (compressed, the highest `highest`).
-    fn start(player: Player, priorities: &[u32], highest: u32) -> ModelRun {
+    /// `priorities` (compressed, the highest `highest`), `owners` and
+    /// `moves`.
+    fn start(
+        player: Player,
+        (priorities, highest): (&[u32], u32),
+        owners: &[Player],
+        moves: &Moves,
+    ) -> ModelRun {
         let vertices = priorities.len();
         let bounds = measure_bounds(player, priorities, highest);
-        let first_queue = priorities
-            .iter()
-            .map(|&priority| Player::favoured_by(priority) != player)
+        let first_queue = (0..vertices as u32)
+            .map(|v| {
+                let mut range = moves.of_vertex(v);
+                match range.is_empty() {
+                    true => owners[v as usize] == player,
+                    false => range.any(|e| Player::favoured_by(moves.priorities[e]) != player),
+                }
+            })
             .collect();
         ModelRun {
             player,
@@ -65,7 +81,13 @@ impl ModelRun {
 /// The device's arrays for one game, and the sizes of the batches. The
 /// kernels work on `run`; the other player's waits in `parked`.
 struct Model {
-    moves: Csr,
+    /// The moves, each with its priority (its source's without
+    /// shortcuts) and first step.
+    moves: Moves,
+    /// Whether moves carry priorities of their own (the kernel's
+    /// `move_priorities` set): the lifts then compare progress move by
+    /// move (`extreme_progress`).
+    shortcuts: bool,
     predecessors: Csr,
     priorities: Vec<u32>,
     owners: Vec<Player>,
@@ -117,31 +139,41 @@ impl Model {
             .unwrap_or(Ordering::Equal)
     }
 
-    /// `extreme_move`: the move and whether it was ⊤.
-    fn extreme_move(&self, buffer: usize, v: u32, cut: usize, least: bool) -> (u32, bool) {
-        let Some((&first, rest)) = self.moves.successors(v).split_first() else {
-            return (NO_MOVE, true);
+    /// `extreme_move`: the move's position in the targets (`None`
+    /// without moves) and whether its target was ⊤.
+    fn extreme_move(
+        &self,
+        buffer: usize,
+        v: u32,
+        cut: usize,
+        least: bool,
+    ) -> (Option<usize>, bool) {
+        let targets = &self.moves.edges.targets;
+        let mut range = self.moves.of_vertex(v);
+        let Some(first) = range.next() else {
+            return (None, true);
         };
-        let (mut best, mut best_top) = (first, self.run.top[first as usize]);
-        for &w in rest {
+        let (mut best, mut best_top) = (first, self.run.top[targets[first] as usize]);
+        for e in range {
             if best_top && !least {
                 break;
             }
+            let w = targets[e];
             let w_top = self.run.top[w as usize];
             let better = if least {
-                !w_top && (best_top || self.compare_from(buffer, w, best, cut).is_lt())
+                !w_top && (best_top || self.compare_from(buffer, w, targets[best], cut).is_lt())
             } else {
-                w_top || self.compare_from(buffer, w, best, cut).is_gt()
+                w_top || self.compare_from(buffer, w, targets[best], cut).is_gt()
             };
             if better {
-                (best, best_top) = (w, w_top);
+                (best, best_top) = (e, w_top);
             }
         }
-        (best, best_top)
+        (Some(best), best_top)
     }
 
-    fn first_component(&self, v: u32) -> usize {
-        ((self.priorities[v as usize] + self.run.player as u32) / 2) as usize
+    fn first_component(&self, priority: u32) -> usize {
+        ((priority + self.run.player as u32) / 2) as usize
     }
 
     /// `progress_shape`: `(zeroed, incremented)` of the progress that a
@@ -199,17 +231,85 @@ impl Model {
             .unwrap_or(Ordering::Equal)
     }
 
+    /// `progress_along` a move of `priority` to `w`.
+    fn progress_along(&self, buffer: usize, priority: u32, w: u32) -> Progress {
+        if self.run.top[w as usize] {
+            return None;
+        }
+        self.progress_shape(buffer, priority, w, self.first_component(priority))
+            .map(|shape| (w, shape))
+    }
+
+    /// `compare_progress`: the order of two progresses, neither ⊤.
+    fn compare_progress(
+        &self,
+        buffer: usize,
+        (a, a_shape): (u32, (usize, usize)),
+        (b, b_shape): (u32, (usize, usize)),
+    ) -> Ordering {
+        (0..self.width())
+            .rev()
+            .map(|c| {
+                self.needed(buffer, a, a_shape, c)
+                    .cmp(&self.needed(buffer, b, b_shape, c))
+            })
+            .find(|order| order.is_ne())
+            .unwrap_or(Ordering::Equal)
+    }
+
+    /// `extreme_progress`: the move's position (`None` without moves)
+    /// and its progress.
+    fn extreme_progress(&self, buffer: usize, v: u32, least: bool) -> (Option<usize>, Progress) {
+        let mut best: (Option<usize>, Progress) = (None, None);
+        for e in self.moves.of_vertex(v) {
+            if best.0.is_some() && best.1.is_none() && !least {
+                break;
+            }
+            let progress = self.progress_along(
+                buffer,
+                self.moves.priorities[e],
+                self.moves.edges.targets[e],
+            );
+            let better = match (best, progress) {
+                ((None, _), _) => true,
+                _ if least => progress.is_some_and(|g| {
+                    best.1
+                        .is_none_or(|chosen| self.compare_progress(buffer, g, chosen).is_lt())
+                }),
+                ((_, Some(chosen)), Some(g)) => self.compare_progress(buffer, g, chosen).is_gt(),
+                _ => progress.is_none(),
+            };
+            if better {
+                best = (Some(e), progress);
+            }
+        }
+        best
+    }
+
+    /// `chosen_move`: the move's position (`None` without moves) and its
+    /// progress.
+    fn chosen_move(&self, buffer: usize, v: u32, least: bool) -> (Option<usize>, Progress) {
+        if self.shortcuts {
+            return self.extreme_progress(buffer, v, least);
+        }
+        let priority = self.priorities[v as usize];
+        let cut = self.first_component(priority);
+        let (e, w_top) = self.extreme_move(buffer, v, cut, least);
+        let progress = match (e, w_top) {
+            (Some(e), false) => {
+                let w = self.moves.edges.targets[e];
+                self.progress_shape(buffer, priority, w, cut)
+                    .map(|shape| (w, shape))
+            }
+            _ => None,
+        };
+        (e, progress)
+    }
+
     /// `lift` from `buffer`; sets ⊤ in place, as the kernel does.
     fn lift(&mut self, buffer: usize, v: u32) -> Lift {
-        let priority = self.priorities[v as usize];
-        let cut = self.first_component(v);
         let own = self.owners[v as usize] == self.run.player;
-        let (w, w_top) = self.extreme_move(buffer, v, cut, own);
-        let shape = match w_top {
-            true => None,
-            false => self.progress_shape(buffer, priority, w, cut),
-        };
-        let Some(shape) = shape else {
+        let Some((w, shape)) = self.chosen_move(buffer, v, own).1 else {
             self.run.top[v as usize] = true;
             return Lift::RaisedToTop;
         };
@@ -365,13 +465,12 @@ impl Model {
     /// `member`, in the current measures.
     fn stays(&self, member: &[bool], v: u32) -> bool {
         let buffer = self.run.current_measures;
-        let priority = self.priorities[v as usize];
-        let cut = self.first_component(v);
         let own = self.owners[v as usize] == self.run.player;
-        for &w in self.moves.successors(v) {
+        for e in self.moves.of_vertex(v) {
+            let (w, priority) = (self.moves.edges.targets[e], self.moves.priorities[e]);
             let kept = member[w as usize]
                 && self
-                    .progress_shape(buffer, priority, w, cut)
+                    .progress_shape(buffer, priority, w, self.first_component(priority))
                     .is_some_and(|shape| self.compare_with_progress(buffer, v, w, shape).is_ge());
             if kept == own {
                 return kept;
@@ -445,12 +544,11 @@ impl Model {
             }
         }
         for v in 0..vertices as u32 {
-            if self.owners[v as usize] == self.run.player && !self.run.top[v as usize] {
-                let (choice, chosen_top) =
-                    self.extreme_move(self.run.current_measures, v, self.first_component(v), true);
-                if !chosen_top {
-                    strategy[v as usize] = choice;
-                }
+            if self.owners[v as usize] == self.run.player
+                && !self.run.top[v as usize]
+                && let (Some(e), Some(_)) = self.chosen_move(self.run.current_measures, v, true)
+            {
+                strategy[v as usize] = self.moves.first_step(e);
             }
         }
     }
@@ -494,19 +592,27 @@ fn append(list: &mut Vec<u32>, v: u32, capacity: usize) -> bool {
 /// first turns of `turn` raised vertices.
 fn solve_on_model(
     game: &ParityGame,
+    shortcuts: bool,
     capacity: usize,
     (launches, strides): (usize, u64),
     turn: u64,
 ) -> Solution {
     let (priorities, highest) = compress_priorities(&game.priorities);
-    let moves = without_useless_self_loops(game, &priorities);
+    let edges = without_useless_self_loops(game, &priorities);
+    let moves = match shortcuts {
+        true => skip_chains(&edges, &priorities),
+        false => Moves::of(edges, &priorities),
+    };
     let vertices = priorities.len();
+    let start = |player| ModelRun::start(player, (&priorities, highest), &game.owners, &moves);
+    let (run, parked) = (start(Player::Even), start(Player::Odd));
     let mut model = Model {
-        predecessors: moves.transpose(),
+        predecessors: moves.edges.transpose(),
         moves,
+        shortcuts,
         // The kernels work on `run`; `parked` holds the other player's.
-        run: ModelRun::start(Player::Even, &priorities, highest),
-        parked: ModelRun::start(Player::Odd, &priorities, highest),
+        run,
+        parked,
         priorities,
         owners: game.owners.clone(),
         capacity,
@@ -565,16 +671,27 @@ mod tests {
         }
     }
 
-    /// Whether the model gets the CPU's solution of `game` with lists
-    /// that overflow at once, now and then, or never, and batches of
-    /// every size.
+    /// Whether the model gets the CPU's solution of `game`, with and
+    /// without shortcuts, with lists that overflow at once, now and then,
+    /// or never, and batches of every size.
     fn check(game: &ParityGame, what: &str) {
-        let cpu = spm::solve(game, &SolveOptions::default()).unwrap();
-        let vertices = game.vertices() as usize;
-        for (capacity, batches) in [(1, (1, 1)), (3, (2, 2)), (8, (3, 5)), (vertices, (1, 1000))] {
-            for turn in [1, 3, vertices as u64] {
-                let model = solve_on_model(game, capacity, batches, turn);
-                assert_eq!(model, cpu, "{what}, capacity {capacity}, turn {turn}");
+        for shortcuts in [false, true] {
+            let options = SolveOptions {
+                shortcuts,
+                ..SolveOptions::default()
+            };
+            let cpu = spm::solve(game, &options).unwrap();
+            let vertices = game.vertices() as usize;
+            for (capacity, batches) in
+                [(1, (1, 1)), (3, (2, 2)), (8, (3, 5)), (vertices, (1, 1000))]
+            {
+                for turn in [1, 3, vertices as u64] {
+                    let model = solve_on_model(game, shortcuts, capacity, batches, turn);
+                    assert_eq!(
+                        model, cpu,
+                        "{what}, shortcuts {shortcuts}, capacity {capacity}, turn {turn}"
+                    );
+                }
             }
         }
     }
