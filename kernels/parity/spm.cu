@@ -82,6 +82,7 @@ struct SpmParams {
     unsigned long long tile;                // lanes that lift a vertex together: 1, 2, 4, 8, 16 or 32
     unsigned long long move_priorities;     // u32: each move's priority (shortcuts), or 0: its source's
     unsigned long long first_steps;         // u32: each move's first step in the game (`targets` without shortcuts)
+    unsigned long long predecessor_priorities; // u32: each move's priority by target (shortcuts), or 0: its source's
 };
 
 #include "abi_check.h"
@@ -134,10 +135,11 @@ __device__ __forceinline__ T* row_of(const SpmParams& p, T* measures, unsigned v
 
 // The order of x and y (components c of two measures, given as functions
 // of c) on the components from `cut` up, compared from the highest down:
-// negative, 0 or positive. Called by the whole tile: lane l looks at the
-// component l below the highest of each step of p.tile.
+// negative, 0 or positive; the highest component where they differ goes
+// into `*differ_at` when given. Called by the whole tile: lane l looks at
+// the component l below the highest of each step of p.tile.
 template <typename X, typename Y>
-__device__ int compare_down(const SpmParams& p, unsigned cut, X x, Y y) {
+__device__ int compare_down(const SpmParams& p, unsigned cut, X x, Y y, unsigned* differ_at = nullptr) {
     const unsigned lane = tile_lane(p), step = (unsigned)p.tile;
     for (unsigned high = (unsigned)p.width; high > cut; high = high > step ? high - step : 0) {
         unsigned xc = 0, yc = 0;
@@ -146,7 +148,11 @@ __device__ int compare_down(const SpmParams& p, unsigned cut, X x, Y y) {
             yc = y(high - 1 - lane);
         }
         const unsigned differ = tile_ballot(p, xc != yc);
-        if (differ) return tile_shuffle(p, xc < yc ? -1 : 1, __ffs(differ) - 1);
+        if (differ) {
+            const unsigned first = __ffs(differ) - 1;
+            if (differ_at) *differ_at = high - 1 - first;
+            return tile_shuffle(p, xc < yc ? -1 : 1, first);
+        }
     }
     return 0;
 }
@@ -206,15 +212,36 @@ __device__ unsigned long long extreme_move(const SpmParams& p, const unsigned* m
     return best;
 }
 
-// Marks v's predecessors that are not ⊤ for the next launch, a
-// predecessor a lane. Called by the whole tile.
-__device__ void mark_predecessors(const SpmParams& p, unsigned v) {
+// The highest component of a measure that changed when it became ⊤: a
+// change every move sees.
+#define ALL_COMPONENTS 0xffffffffu
+
+// Whether the move that is predecessor entry e of a vertex sees a change
+// of that vertex's measure whose highest changed component is `changed`:
+// the progress along a move reads the components from the first that
+// matters to the move's priority up, so a change below it changes nothing
+// there (as the CPU solver's queue, crate::parity::spm). Looked at with
+// shortcuts only: a chain's end raised low down would otherwise flag
+// every vertex that skips into it (on an H200 `tc-10` took 5.1 s instead
+// of 3.75), while without shortcuts the filter took
+// `syntcomp-genbuf2` from 0.036-0.041 s to 0.061-0.066 s (281,457 raises
+// against 131,360: a vertex left unflagged is lifted later, in other
+// steps; benches/results/2026-12-03i-h200-spm-shortcuts/, call B).
+__device__ __forceinline__ bool sees_change(const SpmParams& p, unsigned long long e, unsigned changed) {
+    return !p.predecessor_priorities ||
+           changed >= first_component(p, ((const unsigned*)p.predecessor_priorities)[e]);
+}
+
+// Marks v's predecessors that are not ⊤ and see its change (`changed`:
+// the highest component that changed, sees_change) for the next launch,
+// a predecessor a lane. Called by the whole tile.
+__device__ void mark_predecessors(const SpmParams& p, unsigned v, unsigned changed) {
     const unsigned long long* offsets = (const unsigned long long*)p.predecessor_offsets;
     const unsigned* predecessors = (const unsigned*)p.predecessors;
     unsigned char* dirty_next = (unsigned char*)p.dirty_next;
     for (unsigned long long e = offsets[v] + tile_lane(p); e < offsets[v + 1]; e += p.tile) {
         const unsigned u = predecessors[e];
-        if (!is_top(p, u)) dirty_next[u] = 1;
+        if (sees_change(p, e, changed) && !is_top(p, u)) dirty_next[u] = 1;
     }
 }
 
@@ -280,11 +307,14 @@ __device__ int compare_progress(const SpmParams& p, const unsigned* read, const 
 }
 
 // The order of v's measure against progress g (not ⊤), from the highest
-// component down. Called by the whole tile.
-__device__ int compare_with_progress(const SpmParams& p, const unsigned* read, unsigned v, const Progress& g) {
+// component down; the highest component where they differ goes into
+// `*differ_at` when given. Called by the whole tile.
+__device__ int compare_with_progress(const SpmParams& p, const unsigned* read, unsigned v, const Progress& g,
+                                     unsigned* differ_at = nullptr) {
     const unsigned* mine = row_of(p, read, v);
     return compare_down(
-        p, 0, [&](unsigned c) { return mine[c]; }, [&](unsigned c) { return progress_component(p, read, g, c); });
+        p, 0, [&](unsigned c) { return mine[c]; }, [&](unsigned c) { return progress_component(p, read, g, c); },
+        differ_at);
 }
 
 // The move of v whose progress P's measures favour when moves carry
@@ -336,16 +366,18 @@ __device__ unsigned long long chosen_move(const SpmParams& p, const unsigned* re
 // component when the priority favours the opponent (carrying into higher
 // components past their bounds, ⊤ past the last). A measure above v's is
 // written into `out` (`width` components); nothing is written otherwise.
-// Called by the whole tile.
-__device__ Lift lift(const SpmParams& p, const unsigned* read, unsigned v, unsigned* out) {
+// A raise leaves in `changed` the highest component that changed
+// (ALL_COMPONENTS for ⊤). Called by the whole tile.
+__device__ Lift lift(const SpmParams& p, const unsigned* read, unsigned v, unsigned* out, unsigned& changed) {
     const bool own = ((const unsigned char*)p.owners)[v] == p.player;
     Progress needed;
     chosen_move(p, read, v, own, needed);
+    changed = ALL_COMPONENTS;
     if (needed.top) {
         if (tile_lane(p) == 0) set_top(p, v);
         return RAISED_TO_TOP;
     }
-    if (compare_with_progress(p, read, v, needed) >= 0) return UNCHANGED;
+    if (compare_with_progress(p, read, v, needed, &changed) >= 0) return UNCHANGED;
     for (unsigned c = tile_lane(p); c < p.width; c += p.tile) out[c] = progress_component(p, read, needed, c);
     return RAISED;
 }
@@ -416,9 +448,10 @@ extern "C" __global__ void spm_lift(const SpmParams p) {
         [&](unsigned v) { return (dirty[v] ? 1u : 0u) | (changed_last[v] ? 2u : 0u); },
         [&](unsigned v, unsigned kinds) {
             const bool top = tile_is_top(p, v);
+            unsigned changed;
             const Lift outcome = top || !(kinds & 1u) ? UNCHANGED
                                                        : lift(p, (const unsigned*)p.read_measures, v,
-                                                              row_of(p, (unsigned*)p.write_measures, v));
+                                                              row_of(p, (unsigned*)p.write_measures, v), changed);
             const bool first = tile_lane(p) == 0;
             if (first) {
                 dirty[v] = 0;
@@ -430,7 +463,7 @@ extern "C" __global__ void spm_lift(const SpmParams p) {
                 if ((kinds & 2u) && !top) keep_measure(p, v);
                 return;
             }
-            mark_predecessors(p, v);
+            mark_predecessors(p, v, changed);
             if (first) ++raised;
         });
     add_raised(p, raised);
@@ -451,17 +484,18 @@ __device__ __forceinline__ bool set_flag(unsigned char* flags, unsigned v) {
     return !(atomicOr(word, bit) & bit);
 }
 
-// Queues v's predecessors that are neither ⊤ nor queued, a predecessor a
-// lane: their flag in `queued` is set and they go into `list`, whose
-// length is `length`; one that finds the list full sets `overflow` (its
-// flag stays set). Called by the whole tile.
-__device__ void queue_predecessors(const SpmParams& p, unsigned v, unsigned char* queued, unsigned* list,
-                                   unsigned* length, bool* overflow) {
+// Queues v's predecessors that see its change (`changed`, sees_change)
+// and are neither ⊤ nor queued, a predecessor a lane: their flag in
+// `queued` is set and they go into `list`, whose length is `length`; one
+// that finds the list full sets `overflow` (its flag stays set). Called
+// by the whole tile.
+__device__ void queue_predecessors(const SpmParams& p, unsigned v, unsigned changed, unsigned char* queued,
+                                   unsigned* list, unsigned* length, bool* overflow) {
     const unsigned long long* offsets = (const unsigned long long*)p.predecessor_offsets;
     const unsigned* predecessors = (const unsigned*)p.predecessors;
     for (unsigned long long e = offsets[v] + tile_lane(p); e < offsets[v + 1]; e += p.tile) {
         const unsigned u = predecessors[e];
-        if (is_top(p, u) || !set_flag(queued, u)) continue;
+        if (!sees_change(p, e, changed) || is_top(p, u) || !set_flag(queued, u)) continue;
         const unsigned slot = atomicAdd(length, 1u);
         if (slot < p.queue_capacity) {
             list[slot] = u;
@@ -534,8 +568,10 @@ extern "C" __global__ void __launch_bounds__(QUEUE_THREADS) spm_lift_queue(const
         const unsigned* list = lists + current * p.queue_capacity;
         for (unsigned i = tile; i < listed; i += tiles) {
             const unsigned v = list[i];
-            const Lift outcome =
-                tile_is_top(p, v) ? UNCHANGED : lift(p, measures, v, pending + (unsigned long long)i * p.width);
+            unsigned changed;
+            const Lift outcome = tile_is_top(p, v)
+                                     ? UNCHANGED
+                                     : lift(p, measures, v, pending + (unsigned long long)i * p.width, changed);
             if (first_lane) {
                 queued[v] = 0;
                 outcomes[i] = outcome;
@@ -545,12 +581,20 @@ extern "C" __global__ void __launch_bounds__(QUEUE_THREADS) spm_lift_queue(const
         for (unsigned i = tile; i < listed; i += tiles) {
             if (outcomes[i] == UNCHANGED) continue;
             const unsigned v = list[i];
+            unsigned changed = ALL_COMPONENTS;
             if (outcomes[i] == RAISED) {
+                // The highest component that changed, found again where
+                // sees_change reads it: the measure is still the one
+                // phase 1 compared.
                 const unsigned* measure = pending + (unsigned long long)i * p.width;
                 unsigned *into = row_of(p, measures, v), *also = row_of(p, copy, v);
+                if (p.predecessor_priorities) {
+                    compare_down(
+                        p, 0, [&](unsigned c) { return measure[c]; }, [&](unsigned c) { return into[c]; }, &changed);
+                }
                 for (unsigned c = tile_lane(p); c < p.width; c += p.tile) into[c] = also[c] = measure[c];
             }
-            queue_predecessors(p, v, queued, lists + next * p.queue_capacity, &length[next], &overflow);
+            queue_predecessors(p, v, changed, queued, lists + next * p.queue_capacity, &length[next], &overflow);
             if (first_lane) ++raised;
         }
         __syncthreads();
@@ -674,7 +718,7 @@ extern "C" __global__ void spm_give_up(const SpmParams p) {
                 set_top(p, v);
                 ++given;
             }
-            mark_predecessors(p, v);
+            mark_predecessors(p, v, ALL_COMPONENTS);
         });
     add_raised(p, given);
 }

@@ -162,6 +162,9 @@ param_block! {
         /// the first vertex a shortcut skips, or `targets` without
         /// shortcuts.
         pub first_steps: u64,
+        /// Device address of each move's priority in the order of the
+        /// predecessor lists (`u32`) with shortcuts; 0 without.
+        pub predecessor_priorities: u64,
     }
 }
 
@@ -232,6 +235,8 @@ struct GameOnDevice {
 struct Shortcuts {
     priorities: CudaSlice<u32>,
     first_steps: CudaSlice<u32>,
+    /// The moves' priorities in the order of the predecessor lists.
+    predecessor_priorities: CudaSlice<u32>,
     /// Moves that skip at least one vertex.
     skipping: u64,
 }
@@ -335,22 +340,24 @@ impl<'a> OnDevice<'a> {
             .unwrap_or(0);
         checked_counters(vertices, widest)?;
         let mut moves = without_useless_self_loops(game, &priorities);
-        let shortcuts = match shortcuts {
+        let (predecessors, shortcuts) = match shortcuts {
             true => {
                 let skipped = skip_chains(&moves, &priorities);
+                let (predecessors, predecessor_priorities) = skipped.incoming();
                 let first_steps = skipped
                     .first_steps
                     .unwrap_or_else(|| skipped.edges.targets.clone());
                 moves = skipped.edges;
-                Some(Shortcuts {
+                let shortcuts = Shortcuts {
                     priorities: device.upload(&skipped.priorities)?,
                     first_steps: device.upload(&first_steps)?,
+                    predecessor_priorities: device.upload(&predecessor_priorities)?,
                     skipping: skipped.skipping,
-                })
+                };
+                (predecessors, Some(shortcuts))
             }
-            false => None,
+            false => (moves.transpose(), None),
         };
-        let predecessors = moves.transpose();
         let owners: Vec<u8> = game.owners.iter().map(|&o| o as u8).collect();
         let queue_capacity = vertices.min(QUEUE_CAPACITY);
         let priorities_on_device = device.upload(&priorities)?;
@@ -479,6 +486,9 @@ impl<'a> OnDevice<'a> {
                     .as_ref()
                     .map_or(&game.targets, |shortcuts| &shortcuts.first_steps),
             ),
+            predecessor_priorities: game.shortcuts.as_ref().map_or(0, |shortcuts| {
+                device.address(&shortcuts.predecessor_priorities)
+            }),
         }
     }
 

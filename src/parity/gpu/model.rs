@@ -16,6 +16,7 @@ use super::super::spm::{Alternation, alternate, measure_bounds, without_useless_
 use super::super::{Solution, SolveError, compress_priorities};
 use super::{Mode, QUEUE_THREADS};
 use crate::explicit::game::NO_MOVE;
+use crate::explicit::offsets::row_range;
 use crate::explicit::{Csr, ParityGame, Player};
 
 /// `Progress` in the kernel: the successor and the shape of the progress
@@ -25,9 +26,14 @@ type Progress = Option<(u32, (usize, usize))>;
 /// What lifting a vertex did (`Lift` in the kernel), with the new measure.
 enum Lift {
     Unchanged,
-    Raised(Vec<u32>),
+    /// The new measure and the highest component that changed.
+    Raised(Vec<u32>, usize),
     RaisedToTop,
 }
+
+/// The highest component that changed when a measure became ⊤
+/// (`ALL_COMPONENTS` in the kernel).
+const ALL_COMPONENTS: usize = usize::MAX;
 
 /// One player's arrays on the device (`PlayerRun`), and how its lifting
 /// goes on.
@@ -89,6 +95,8 @@ struct Model {
     /// move (`extreme_progress`).
     shortcuts: bool,
     predecessors: Csr,
+    /// The priority of each move in `predecessors`.
+    predecessor_priorities: Vec<u32>,
     priorities: Vec<u32>,
     owners: Vec<Player>,
     run: ModelRun,
@@ -316,11 +324,27 @@ impl Model {
         if self.compare_with_progress(buffer, v, w, shape).is_ge() {
             return Lift::Unchanged;
         }
-        Lift::Raised(
-            (0..self.width())
-                .map(|c| self.needed(buffer, w, shape, c))
-                .collect(),
-        )
+        let measure: Vec<u32> = (0..self.width())
+            .map(|c| self.needed(buffer, w, shape, c))
+            .collect();
+        let changed = (0..self.width())
+            .rev()
+            .find(|&c| measure[c] != self.component(buffer, c, v))
+            .expect("a raised measure differs");
+        Lift::Raised(measure, changed)
+    }
+
+    /// `sees_change`: the predecessors of `v`, with shortcuts only those
+    /// whose move into it reads component `changed` of its measure or a
+    /// higher one.
+    fn seeing_change(&self, v: u32, changed: usize) -> Vec<u32> {
+        let range = row_range(&self.predecessors.offsets, v as usize);
+        range
+            .filter(|&e| {
+                !self.shortcuts || changed >= self.first_component(self.predecessor_priorities[e])
+            })
+            .map(|e| self.predecessors.targets[e])
+            .collect()
     }
 
     /// `spm_lift`, its threads one after another: gives the vertices raised.
@@ -339,7 +363,7 @@ impl Model {
             if self.run.top[index] {
                 continue;
             }
-            match if was_dirty {
+            let changed = match if was_dirty {
                 self.lift(read, v)
             } else {
                 Lift::Unchanged
@@ -350,13 +374,14 @@ impl Model {
                     }
                     continue;
                 }
-                Lift::Raised(measure) => {
+                Lift::Raised(measure, changed) => {
                     self.write_measure(1 - read, v, &measure);
                     self.run.changed_last[index] = true;
+                    changed
                 }
-                Lift::RaisedToTop => {}
-            }
-            for &u in self.predecessors.successors(v) {
+                Lift::RaisedToTop => ALL_COMPONENTS,
+            };
+            for u in self.seeing_change(v, changed) {
                 if !self.run.top[u as usize] {
                     self.run.queues[1 - queue][u as usize] = true;
                 }
@@ -404,15 +429,16 @@ impl Model {
                 })
                 .collect();
             for (&v, outcome) in listed.iter().zip(outcomes) {
-                match outcome {
+                let changed = match outcome {
                     Lift::Unchanged => continue,
-                    Lift::Raised(measure) => {
+                    Lift::Raised(measure, changed) => {
                         self.write_measure(read, v, &measure);
                         self.write_measure(1 - read, v, &measure);
+                        changed
                     }
-                    Lift::RaisedToTop => {}
-                }
-                for &u in self.predecessors.successors(v) {
+                    Lift::RaisedToTop => ALL_COMPONENTS,
+                };
+                for u in self.seeing_change(v, changed) {
                     if self.run.top[u as usize] || self.run.queues[queue][u as usize] {
                         continue;
                     }
@@ -606,8 +632,10 @@ fn solve_on_model(
     let vertices = priorities.len();
     let start = |player| ModelRun::start(player, (&priorities, highest), &game.owners, &moves);
     let (run, parked) = (start(Player::Even), start(Player::Odd));
+    let (predecessors, predecessor_priorities) = moves.incoming();
     let mut model = Model {
-        predecessors: moves.edges.transpose(),
+        predecessors,
+        predecessor_priorities,
         moves,
         shortcuts,
         // The kernels work on `run`; `parked` holds the other player's.
