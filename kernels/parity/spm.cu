@@ -87,7 +87,6 @@ struct SpmParams {
 
 #include "abi_check.h"
 
-#define NO_MOVE 0xffffffffu
 // The position of no move in `targets`.
 #define NO_EDGE 0xffffffffffffffffull
 
@@ -568,7 +567,7 @@ extern "C" __global__ void __launch_bounds__(QUEUE_THREADS) spm_lift_queue(const
         const unsigned* list = lists + current * p.queue_capacity;
         for (unsigned i = tile; i < listed; i += tiles) {
             const unsigned v = list[i];
-            unsigned changed;
+            unsigned changed; // found again in phase 2, where it is read
             const Lift outcome = tile_is_top(p, v)
                                      ? UNCHANGED
                                      : lift(p, measures, v, pending + (unsigned long long)i * p.width, changed);

@@ -218,8 +218,7 @@ impl Kernels {
 }
 
 /// The game on the device: moves and predecessors as CSR, compressed
-/// priorities, owners, and with shortcuts the moves' priorities and first
-/// steps.
+/// priorities, owners, and with shortcuts what the moves carry.
 struct GameOnDevice {
     offsets: CudaSlice<u64>,
     targets: CudaSlice<u32>,
@@ -230,8 +229,9 @@ struct GameOnDevice {
     shortcuts: Option<Shortcuts>,
 }
 
-/// The moves' own priorities and first steps on the device, with chains
-/// of one-move vertices skipped ([`super::shortcuts::skip_chains`]).
+/// The moves' own priorities (in the order of the moves and of the
+/// predecessor lists) and first steps on the device, with chains of
+/// one-move vertices skipped ([`super::shortcuts::skip_chains`]).
 struct Shortcuts {
     priorities: CudaSlice<u32>,
     first_steps: CudaSlice<u32>,
