@@ -247,6 +247,19 @@ fn moves_of(game: &ParityGame, priorities: &[u32], shortcuts: bool) -> Moves {
     }
 }
 
+/// Whether `player`'s measure of `v` can grow before any other has: `v`
+/// has a move (of `moves`) whose priority favours the opponent, or is
+/// the player's and has no move (its losing self-loops dropped), which
+/// makes it ⊤. The GPU's first queue is the same (`spm_start`).
+pub(super) fn grows_first(moves: &Moves, owners: &[Player], player: Player, v: u32) -> bool {
+    let mut range = moves.of_vertex(v);
+    if range.is_empty() {
+        owners[v as usize] == player
+    } else {
+        range.any(|e| Player::favoured_by(moves.priorities[e]) != player)
+    }
+}
+
 /// Whether no move reaches `v`. No measure depends on such a vertex's, so
 /// it is lifted once, when the others have reached their fixpoint
 /// ([`Run::lift`]). With shortcuts, every vertex of one move inside a
@@ -285,19 +298,11 @@ impl Run {
     /// losing self-loops dropped), which are ⊤; but no vertex that no
     /// move reaches ([`unreached`]).
     fn new(measures: Measures, lifting: &Lifting<'_>) -> Run {
-        let moves = lifting.moves;
-        let grows_first = |v: u32| {
-            let mut range = moves.of_vertex(v);
-            if range.is_empty() {
-                lifting.game.owners[v as usize] == measures.player
-            } else {
-                range.any(|e| Player::favoured_by(moves.priorities[e]) != measures.player)
-            }
-        };
+        let (moves, owners) = (lifting.moves, &lifting.game.owners);
         let vertices = 0..lifting.game.vertices();
         let queued: Vec<bool> = vertices
             .clone()
-            .map(|v| unreached(lifting, v) || grows_first(v))
+            .map(|v| unreached(lifting, v) || grows_first(moves, owners, measures.player, v))
             .collect();
         let queue = vertices
             .filter(|&v| queued[v as usize] && !unreached(lifting, v))

@@ -12,7 +12,9 @@
 use std::cmp::Ordering;
 
 use super::super::shortcuts::{Moves, skip_chains};
-use super::super::spm::{Alternation, alternate, measure_bounds, without_useless_self_loops};
+use super::super::spm::{
+    Alternation, alternate, grows_first, measure_bounds, without_useless_self_loops,
+};
 use super::super::{Solution, SolveError, compress_priorities};
 use super::{Mode, QUEUE_THREADS};
 use crate::explicit::game::NO_MOVE;
@@ -62,13 +64,7 @@ impl ModelRun {
         let vertices = priorities.len();
         let bounds = measure_bounds(player, priorities, highest);
         let first_queue = (0..vertices as u32)
-            .map(|v| {
-                let mut range = moves.of_vertex(v);
-                match range.is_empty() {
-                    true => owners[v as usize] == player,
-                    false => range.any(|e| Player::favoured_by(moves.priorities[e]) != player),
-                }
-            })
+            .map(|v| grows_first(moves, owners, player, v))
             .collect();
         ModelRun {
             player,
