@@ -231,17 +231,25 @@ __device__ __forceinline__ bool sees_change(const SpmParams& p, unsigned long lo
            changed >= first_component(p, ((const unsigned*)p.predecessor_priorities)[e]);
 }
 
-// Marks v's predecessors that are not ⊤ and see its change (`changed`:
-// the highest component that changed, sees_change) for the next launch,
-// a predecessor a lane. Called by the whole tile.
-__device__ void mark_predecessors(const SpmParams& p, unsigned v, unsigned changed) {
+// Calls visit(u) for each predecessor u of v that is not ⊤ and sees
+// v's change (`changed`: the highest component that changed,
+// sees_change), a predecessor a lane. Called by the whole tile.
+template <typename Visit>
+__device__ __forceinline__ void for_predecessors_seeing(const SpmParams& p, unsigned v, unsigned changed,
+                                                        Visit visit) {
     const unsigned long long* offsets = (const unsigned long long*)p.predecessor_offsets;
     const unsigned* predecessors = (const unsigned*)p.predecessors;
-    unsigned char* dirty_next = (unsigned char*)p.dirty_next;
     for (unsigned long long e = offsets[v] + tile_lane(p); e < offsets[v + 1]; e += p.tile) {
         const unsigned u = predecessors[e];
-        if (sees_change(p, e, changed) && !is_top(p, u)) dirty_next[u] = 1;
+        if (sees_change(p, e, changed) && !is_top(p, u)) visit(u);
     }
+}
+
+// Marks v's predecessors that are not ⊤ and see its change for the next
+// launch (for_predecessors_seeing).
+__device__ void mark_predecessors(const SpmParams& p, unsigned v, unsigned changed) {
+    unsigned char* dirty_next = (unsigned char*)p.dirty_next;
+    for_predecessors_seeing(p, v, changed, [&](unsigned u) { dirty_next[u] = 1; });
 }
 
 // What lifting a vertex did.
@@ -483,25 +491,21 @@ __device__ __forceinline__ bool set_flag(unsigned char* flags, unsigned v) {
     return !(atomicOr(word, bit) & bit);
 }
 
-// Queues v's predecessors that see its change (`changed`, sees_change)
-// and are neither ⊤ nor queued, a predecessor a lane: their flag in
+// Queues v's predecessors that are not ⊤, see its change
+// (for_predecessors_seeing) and are not queued yet: their flag in
 // `queued` is set and they go into `list`, whose length is `length`; one
-// that finds the list full sets `overflow` (its flag stays set). Called
-// by the whole tile.
+// that finds the list full sets `overflow` (its flag stays set).
 __device__ void queue_predecessors(const SpmParams& p, unsigned v, unsigned changed, unsigned char* queued,
                                    unsigned* list, unsigned* length, bool* overflow) {
-    const unsigned long long* offsets = (const unsigned long long*)p.predecessor_offsets;
-    const unsigned* predecessors = (const unsigned*)p.predecessors;
-    for (unsigned long long e = offsets[v] + tile_lane(p); e < offsets[v + 1]; e += p.tile) {
-        const unsigned u = predecessors[e];
-        if (!sees_change(p, e, changed) || is_top(p, u) || !set_flag(queued, u)) continue;
+    for_predecessors_seeing(p, v, changed, [&](unsigned u) {
+        if (!set_flag(queued, u)) return;
         const unsigned slot = atomicAdd(length, 1u);
         if (slot < p.queue_capacity) {
             list[slot] = u;
         } else {
             *overflow = true;
         }
-    }
+    });
 }
 
 // Rounds of lifting in one block, on a list of the queued

@@ -234,7 +234,9 @@ struct GameOnDevice {
 /// one-move vertices skipped ([`super::shortcuts::skip_chains`]).
 struct Shortcuts {
     priorities: CudaSlice<u32>,
-    first_steps: CudaSlice<u32>,
+    /// Each move's first step; `None` where no move skips a vertex: the
+    /// moves' targets are their first steps then.
+    first_steps: Option<CudaSlice<u32>>,
     /// The moves' priorities in the order of the predecessor lists.
     predecessor_priorities: CudaSlice<u32>,
     /// Moves that skip at least one vertex.
@@ -346,11 +348,13 @@ impl<'a> OnDevice<'a> {
                 let (predecessors, predecessor_priorities) = skipped.incoming();
                 let first_steps = skipped
                     .first_steps
-                    .unwrap_or_else(|| skipped.edges.targets.clone());
+                    .as_deref()
+                    .map(|first_steps| device.upload(first_steps))
+                    .transpose()?;
                 moves = skipped.edges;
                 let shortcuts = Shortcuts {
                     priorities: device.upload(&skipped.priorities)?,
-                    first_steps: device.upload(&first_steps)?,
+                    first_steps,
                     predecessor_priorities: device.upload(&predecessor_priorities)?,
                     skipping: skipped.skipping,
                 };
@@ -484,7 +488,8 @@ impl<'a> OnDevice<'a> {
             first_steps: device.address(
                 game.shortcuts
                     .as_ref()
-                    .map_or(&game.targets, |shortcuts| &shortcuts.first_steps),
+                    .and_then(|shortcuts| shortcuts.first_steps.as_ref())
+                    .unwrap_or(&game.targets),
             ),
             predecessor_priorities: game.shortcuts.as_ref().map_or(0, |shortcuts| {
                 device.address(&shortcuts.predecessor_priorities)
