@@ -238,7 +238,7 @@ impl Alternation for OnCpu<'_, '_> {
 
 /// The moves the lifting reads: the game's, useless self-loops dropped
 /// (`priorities` compressed), and with `shortcuts` chains skipped.
-fn moves_of(game: &ParityGame, priorities: &[u32], shortcuts: bool) -> Moves {
+pub(super) fn moves_of(game: &ParityGame, priorities: &[u32], shortcuts: bool) -> Moves {
     let edges = without_useless_self_loops(game, priorities);
     if shortcuts {
         skip_chains(&edges, priorities)

@@ -11,10 +11,8 @@
 
 use std::cmp::Ordering;
 
-use super::super::shortcuts::{Moves, skip_chains};
-use super::super::spm::{
-    Alternation, alternate, grows_first, measure_bounds, without_useless_self_loops,
-};
+use super::super::shortcuts::Moves;
+use super::super::spm::{Alternation, alternate, grows_first, measure_bounds, moves_of};
 use super::super::{Solution, SolveError, compress_priorities};
 use super::{Mode, QUEUE_THREADS};
 use crate::explicit::game::NO_MOVE;
@@ -620,11 +618,7 @@ fn solve_on_model(
     turn: u64,
 ) -> Solution {
     let (priorities, highest) = compress_priorities(&game.priorities);
-    let edges = without_useless_self_loops(game, &priorities);
-    let moves = match shortcuts {
-        true => skip_chains(&edges, &priorities),
-        false => Moves::of(edges, &priorities),
-    };
+    let moves = moves_of(game, &priorities, shortcuts);
     let vertices = priorities.len();
     let start = |player| ModelRun::start(player, (&priorities, highest), &game.owners, &moves);
     let (run, parked) = (start(Player::Even), start(Player::Odd));
