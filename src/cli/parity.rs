@@ -19,7 +19,9 @@ use crate::explore::cpu::MAX_THREADS;
 use crate::frontend::pgsolver;
 use crate::gpu::{Device, GpuError};
 use crate::parity::verify::verify;
-use crate::parity::{self, Finisher, Solution, SolveError, SolveOptions, SolveProgress, Solver};
+use crate::parity::{
+    self, Finisher, PreparedGame, Solution, SolveError, SolveOptions, SolveProgress, Solver,
+};
 
 /// The exit codes of `parity`.
 pub const PARITY_EXIT_CODES: &str = "\
@@ -157,6 +159,10 @@ struct ParityReport {
     race_winner: Option<&'static str>,
     verified: bool,
     load_seconds: f64,
+    /// Validating the game and building its predecessor lists before a
+    /// solver on the CPU starts (as Oink does before its solving timer
+    /// starts); null when a GPU was opened, whose side prepares its own.
+    prepare_seconds: Option<f64>,
     solve_seconds: f64,
     verify_seconds: Option<f64>,
     elapsed_seconds: f64,
@@ -248,8 +254,19 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         }),
         shortcuts: args.shortcuts,
     };
+    // Off the GPU, the solvers' shared predecessor lists are built before
+    // the solving clock starts.
+    let preparing = Instant::now();
+    let prepared = device
+        .is_none()
+        .then(|| PreparedGame::new(Arc::clone(&game)))
+        .transpose();
+    let prepare_seconds = device.is_none().then(|| preparing.elapsed().as_secs_f64());
     let solving = Instant::now();
-    let outcome = solve(&game, args.engine, chosen, device.as_ref(), &options);
+    let outcome = prepared.and_then(|prepared| {
+        let (device, prepared) = (device.as_ref(), prepared.as_ref());
+        solve(&game, args.engine, chosen, device, prepared, &options)
+    });
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
@@ -324,6 +341,7 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         },
         verified: args.verify,
         load_seconds,
+        prepare_seconds,
         solve_seconds,
         verify_seconds,
         elapsed_seconds: started.elapsed().as_secs_f64(),
@@ -431,12 +449,14 @@ impl Ran {
 /// Solves `game` where `engine` says, with the solver `chosen` (`None`:
 /// auto) on the CPU; `device` is the GPU opened for `gpu`, `race` and
 /// `auto` on a large game (for `race` and `auto`, `None` when none could
-/// be opened: the CPU alone).
+/// be opened: the CPU alone), and `prepared` the game prepared for the
+/// CPU alone (made here if missing).
 fn solve(
     game: &Arc<ParityGame>,
     engine: ParityEngine,
     chosen: Option<Solver>,
     device: Option<&Device>,
+    prepared: Option<&PreparedGame>,
     options: &SolveOptions,
 ) -> Result<(Solution, Ran), SolveError> {
     let race = |gpu_rest: Option<Solver>, head_start: Duration, device: &Device| {
@@ -455,10 +475,23 @@ fn solve(
             .map(|(s, used)| (s, Ran::Gpu(GpuRun::new(used, chosen)))),
         (ParityEngine::Auto, Some(device)) => race(chosen, parity::GPU_HEAD_START, device),
         (ParityEngine::Race, Some(device)) => race(Some(Solver::Spm), Duration::ZERO, device),
-        _ => match chosen {
-            Some(solver) => parity::solve(game, solver, options).map(|s| (s, Ran::Cpu(solver))),
-            None => parity::solve_auto(game, options).map(|(s, solver)| (s, Ran::Cpu(solver))),
-        },
+        _ => {
+            let made;
+            let prepared = match prepared {
+                Some(prepared) => prepared,
+                None => {
+                    made = PreparedGame::new(Arc::clone(game))?;
+                    &made
+                }
+            };
+            match chosen {
+                Some(solver) => {
+                    parity::solve_prepared(prepared, solver, options).map(|s| (s, Ran::Cpu(solver)))
+                }
+                None => parity::solve_auto_prepared(prepared, options)
+                    .map(|(s, solver)| (s, Ran::Cpu(solver))),
+            }
+        }
     }
 }
 
@@ -486,11 +519,14 @@ fn text_report(report: &ParityReport) -> String {
     if report.verified {
         lines.push("strategies verified".to_string());
     }
+    let preparing = report
+        .prepare_seconds
+        .map_or(String::new(), |s| format!(", prepare {s:.3} s"));
     let verifying = report
         .verify_seconds
         .map_or(String::new(), |s| format!(", verify {s:.3} s"));
     lines.push(format!(
-        "time: load {:.3} s, solve {:.3} s{verifying}, total {:.3} s",
+        "time: load {:.3} s{preparing}, solve {:.3} s{verifying}, total {:.3} s",
         report.load_seconds, report.solve_seconds, report.elapsed_seconds
     ));
     if let Some(file) = &report.solution_file {

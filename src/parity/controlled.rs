@@ -26,7 +26,7 @@ pub(super) const OPEN: u8 = 2;
 /// a strategy entry per vertex.
 struct Partial<'a> {
     game: &'a ParityGame,
-    predecessors: Csr,
+    predecessors: &'a Csr,
     winners: Vec<u8>,
     strategy: Vec<u32>,
     /// Moves left out of an attractor, `u32::MAX` before it counts them.
@@ -34,16 +34,18 @@ struct Partial<'a> {
 }
 
 /// Solves `game` by first solving the cycles each player controls and
-/// their attractors, then the rest with `solve_rest`.
+/// their attractors, then the rest with `solve_rest`; `predecessors` are
+/// `game`'s predecessor lists.
 pub fn solve_with(
     game: &ParityGame,
+    predecessors: &Csr,
     watch: &mut Watch<'_>,
     solve_rest: impl FnOnce(Cow<'_, ParityGame>) -> Result<Solution, SolveError>,
 ) -> Result<Solution, SolveError> {
     let vertices = game.vertices() as usize;
     let mut partial = Partial {
         game,
-        predecessors: game.edges.transpose(),
+        predecessors,
         winners: vec![OPEN; vertices],
         strategy: vec![NO_MOVE; vertices],
         remaining: vec![u32::MAX; vertices],

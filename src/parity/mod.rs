@@ -181,21 +181,27 @@ fn solve_valid(
     options: &SolveOptions,
 ) -> Result<Solution, SolveError> {
     let mut watch = Watch::new(options, "rounds");
+    let predecessors = predecessors.of(game);
     let solution = match solver {
-        Solver::Zielonka => reference::solve(game, options)?,
-        Solver::Spm => controlled::solve_with(game, &mut watch, |rest| spm::solve(&rest, options))?,
-        Solver::Fpi => controlled::solve_with(game, &mut watch, |rest| fpi::solve(&rest, options))?,
-        Solver::Tangle => tangle::solve(game, predecessors.of(game), options)?,
-        Solver::Pp => pp::solve(game, predecessors.of(game), options)?,
+        Solver::Zielonka => reference::solve(game, predecessors, options)?,
+        Solver::Spm => controlled::solve_with(game, predecessors, &mut watch, |rest| {
+            spm::solve(&rest, options)
+        })?,
+        Solver::Fpi => controlled::solve_with(game, predecessors, &mut watch, |rest| {
+            fpi::solve(&rest, options)
+        })?,
+        Solver::Tangle => tangle::solve(game, predecessors, options)?,
+        Solver::Pp => pp::solve(game, predecessors, options)?,
     };
     Ok(solution.normalised(game))
 }
 
 /// The predecessor lists of one game ([`Csr::transpose`] of its moves),
-/// made by the first solver that asks for them: the solvers of a race
-/// share them, so that one joining late neither transposes the game
-/// again (tens of ms on games of 10^6 vertices, without a look at the
-/// stop signal) nor holds a second copy.
+/// made by the first solver that asks for them, or before any starts
+/// ([`PreparedGame`]): the solvers of a race share them, so that one
+/// joining late neither transposes the game again (tens of ms on games
+/// of 10^6 vertices, without a look at the stop signal) nor holds a
+/// second copy.
 #[derive(Default)]
 struct Predecessors(OnceLock<Csr>);
 
@@ -204,6 +210,50 @@ impl Predecessors {
     fn of(&self, game: &ParityGame) -> &Csr {
         self.0.get_or_init(|| game.edges.transpose())
     }
+}
+
+/// A validated game with its predecessor lists, made before any solver
+/// on the CPU starts, so that a caller can time solving apart from
+/// preparing: Oink, too, builds its lists of incoming moves (and orders
+/// the vertices by priority) before the timer of its "total solving
+/// time" starts (`Oink::Oink` and step 6 of `tools/solve.cpp`, at
+/// 0a4a37f). Every CPU solver reads these lists; on pgrand-200k-s11
+/// (2·10^5 vertices, 4·10^5 moves) they take 2.9 ms of the 25 that
+/// priority promotion needs in all on the 2-core machine.
+pub struct PreparedGame {
+    game: Arc<ParityGame>,
+    predecessors: Arc<Predecessors>,
+}
+
+impl PreparedGame {
+    /// Validates `game` (a vertex without successors is an error, not a
+    /// loss) and builds its predecessor lists.
+    pub fn new(game: Arc<ParityGame>) -> Result<PreparedGame, SolveError> {
+        game.validate()?;
+        let predecessors = Predecessors::default();
+        predecessors.of(&game);
+        Ok(PreparedGame {
+            game,
+            predecessors: Arc::new(predecessors),
+        })
+    }
+}
+
+/// [`solve`] for a prepared game.
+pub fn solve_prepared(
+    prepared: &PreparedGame,
+    solver: Solver,
+    options: &SolveOptions,
+) -> Result<Solution, SolveError> {
+    solve_valid(&prepared.game, solver, &prepared.predecessors, options)
+}
+
+/// [`solve_auto`] for a prepared game.
+pub fn solve_auto_prepared(
+    prepared: &PreparedGame,
+    options: &SolveOptions,
+) -> Result<(Solution, Solver), SolveError> {
+    solve_auto_valid(&prepared.game, &prepared.predecessors, options)
 }
 
 /// Solves `game` on `device`: the cycles each player controls and their
@@ -241,7 +291,7 @@ fn solve_valid_on_gpu(
             // A race leaves its losers running (see `first_to_finish`), so
             // they own the game they solve: the rest, or a copy of the
             // game when the preprocessing solved nothing.
-            None => solve_auto_valid(&Arc::new(open.into_owned()), options)?,
+            None => solve_auto_valid(&Arc::new(open.into_owned()), &Arc::default(), options)?,
         };
         used = Some(solver);
         Ok(solution)
@@ -288,9 +338,8 @@ pub fn race_cpu_gpu(
     let on_cpu: Contestant<Finisher> = Box::new(move |cpu_options| match solver {
         Some(solver) => solve_valid(&cpu_game, solver, &Predecessors::default(), &cpu_options)
             .map(|s| (s, Finisher::Cpu(solver))),
-        None => {
-            solve_auto_valid(&cpu_game, &cpu_options).map(|(s, solver)| (s, Finisher::Cpu(solver)))
-        }
+        None => solve_auto_valid(&cpu_game, &Arc::default(), &cpu_options)
+            .map(|(s, solver)| (s, Finisher::Cpu(solver))),
     });
     let (gpu_game, device) = (Arc::clone(game), device.clone());
     let on_gpu: Contestant<Finisher> = Box::new(move |gpu_options| {
@@ -363,12 +412,14 @@ pub fn solve_auto(
     options: &SolveOptions,
 ) -> Result<(Solution, Solver), SolveError> {
     game.validate()?;
-    solve_auto_valid(game, options)
+    solve_auto_valid(game, &Arc::default(), options)
 }
 
-/// [`solve_auto`] for a game already validated.
+/// [`solve_auto`] for a game already validated, whose predecessor lists
+/// are kept in `predecessors`.
 fn solve_auto_valid(
     game: &Arc<ParityGame>,
+    predecessors: &Arc<Predecessors>,
     options: &SolveOptions,
 ) -> Result<(Solution, Solver), SolveError> {
     let threads = match options.threads {
@@ -376,7 +427,7 @@ fn solve_auto_valid(
         n => n,
     };
     if threads < 2 {
-        let solution = solve_valid(game, Solver::Pp, &Predecessors::default(), options)?;
+        let solution = solve_valid(game, Solver::Pp, predecessors, options)?;
         return Ok((solution, Solver::Pp));
     }
     let delay = if threads >= AT_ONCE_THREADS {
@@ -384,7 +435,7 @@ fn solve_auto_valid(
     } else {
         head_start(game)
     };
-    race_valid(game, auto_race(threads), delay, options)
+    race_valid(game, predecessors, auto_race(threads), delay, options)
 }
 
 /// Threads from which [`solve_auto`]'s solvers start at once: each has a
@@ -422,21 +473,22 @@ pub fn race(
     options: &SolveOptions,
 ) -> Result<(Solution, Solver), SolveError> {
     game.validate()?;
-    race_valid(game, solvers, delay, options)
+    race_valid(game, &Arc::default(), solvers, delay, options)
 }
 
-/// [`race`] for a game already validated.
+/// [`race`] for a game already validated, whose predecessor lists are
+/// kept in `predecessors`.
 fn race_valid(
     game: &Arc<ParityGame>,
+    predecessors: &Arc<Predecessors>,
     solvers: &[Solver],
     delay: Duration,
     options: &SolveOptions,
 ) -> Result<(Solution, Solver), SolveError> {
-    let predecessors = Arc::new(Predecessors::default());
     let contestants = solvers
         .iter()
         .map(|&solver| -> Contestant<Solver> {
-            let (game, predecessors) = (Arc::clone(game), Arc::clone(&predecessors));
+            let (game, predecessors) = (Arc::clone(game), Arc::clone(predecessors));
             Box::new(move |contestant: SolveOptions| {
                 let one_thread = SolveOptions {
                     threads: 1,

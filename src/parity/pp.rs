@@ -728,7 +728,7 @@ mod tests {
         assert_eq!(solution.winners, [Player::Odd, Player::Even, Player::Even]);
         assert_eq!(solution.strategy[..2], [0, 1]);
         assert_eq!(verify(&game, &solution), Ok(()));
-        let oracle = reference::solve(&game, &options).unwrap();
+        let oracle = reference::solve(&game, &game.edges.transpose(), &options).unwrap();
         assert_eq!(oracle.winners, solution.winners);
     }
 
@@ -796,7 +796,9 @@ mod tests {
         let solution = solve(&game, &predecessors, &options).unwrap();
         assert_eq!(verify(&game, &solution), Ok(()));
         assert_eq!(
-            reference::solve(&game, &options).unwrap().winners,
+            reference::solve(&game, &predecessors, &options)
+                .unwrap()
+                .winners,
             solution.winners
         );
     }
@@ -826,7 +828,7 @@ mod tests {
         assert_eq!(solution.winners, [Player::Even; 3]);
         assert_eq!(solution.strategy[..2], [0, 1]);
         assert_eq!(verify(&game, &solution), Ok(()));
-        let oracle = reference::solve(&game, &options).unwrap();
+        let oracle = reference::solve(&game, &game.edges.transpose(), &options).unwrap();
         assert_eq!(oracle.winners, solution.winners);
     }
 }

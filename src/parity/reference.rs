@@ -28,7 +28,7 @@ struct Frame {
 /// The arrays of one run.
 struct Zielonka<'a> {
     game: &'a ParityGame,
-    predecessors: Csr,
+    predecessors: &'a Csr,
     /// Every vertex; a subgame is a prefix.
     order: Vec<u32>,
     /// The depth of the deepest subgame (from 1) that holds the vertex.
@@ -44,12 +44,17 @@ struct Zielonka<'a> {
     stamp: u32,
 }
 
-/// Solves `game` (validated) by Zielonka's algorithm.
-pub fn solve(game: &ParityGame, options: &SolveOptions) -> Result<Solution, SolveError> {
+/// Solves `game` (validated) by Zielonka's algorithm; `predecessors` are
+/// its predecessor lists (`game.edges.transpose()`).
+pub fn solve(
+    game: &ParityGame,
+    predecessors: &Csr,
+    options: &SolveOptions,
+) -> Result<Solution, SolveError> {
     let vertices = game.vertices() as usize;
     let mut run = Zielonka {
         game,
-        predecessors: game.edges.transpose(),
+        predecessors,
         order: (0..game.vertices()).collect(),
         depth: vec![0; vertices],
         winners: vec![Player::Even; vertices],

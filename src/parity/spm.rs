@@ -671,7 +671,9 @@ mod tests {
             shortcuts: bool,
         ) {
             let options = SolveOptions::default();
-            let winners = reference::solve(&game, &options).unwrap().winners;
+            let winners = reference::solve(&game, &game.edges.transpose(), &options)
+                .unwrap()
+                .winners;
             let (priorities, highest) = compress_priorities(&game.priorities);
             let moves = moves_of(&game, &priorities, shortcuts);
             let (predecessors, predecessor_priorities) = moves.incoming();
@@ -712,7 +714,7 @@ mod tests {
             shortcuts: bool,
         ) {
             let options = SolveOptions { shortcuts, ..SolveOptions::default() };
-            let reference = reference::solve(&game, &options).unwrap();
+            let reference = reference::solve(&game, &game.edges.transpose(), &options).unwrap();
             let solution = solve(&game, &options).unwrap();
             prop_assert_eq!(&solution.winners, &reference.winners);
             prop_assert_eq!(verify(&game, &solution.clone().normalised(&game)), Ok(()));

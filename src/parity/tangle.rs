@@ -860,7 +860,7 @@ mod tests {
             verify::verify(&game, &solution).unwrap();
             // Zielonka's algorithm takes time exponential in `n` here.
             if n <= 10 {
-                let expected = reference::solve(&game, &options).unwrap();
+                let expected = reference::solve(&game, &predecessors, &options).unwrap();
                 assert_eq!(solution.winners, expected.winners, "n = {n}");
             }
         }

@@ -632,6 +632,8 @@ fn the_cli_solves_on_the_gpu_and_races() {
             );
             assert_eq!(report["won_by_even"], 7);
             assert_eq!(report["verified"], true);
+            // The GPU's side prepares its own arrays, inside the solve.
+            assert_eq!(report["prepare_seconds"], serde_json::Value::Null);
         }
         let shortcuts = json_report(&["--engine", "gpu", "--solver", "spm", "--shortcuts"]);
         assert_eq!(shortcuts["won_by_even"], 7);
