@@ -218,8 +218,9 @@ impl Predecessors {
 /// the vertices by priority) before the timer of its "total solving
 /// time" starts (`Oink::Oink` and step 6 of `tools/solve.cpp`, at
 /// 0a4a37f). Every CPU solver reads these lists; on pgrand-200k-s11
-/// (2·10^5 vertices, 4·10^5 moves) they take 2.9 ms of the 25 that
-/// priority promotion needs in all on the 2-core machine.
+/// (2·10^5 vertices, 4·10^5 moves) preparing took 7.7-10 ms and solving
+/// 47-65 ms on H200 hosts with 16 cores
+/// (`benches/results/2026-12-03l-h200-parity-prepared/`).
 pub struct PreparedGame {
     game: Arc<ParityGame>,
     predecessors: Arc<Predecessors>,
