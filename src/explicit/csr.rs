@@ -13,11 +13,18 @@ use super::offsets::{self, OffsetsError};
 /// edge counts, which grow faster, are `u64`.
 pub const MAX_STATES: u64 = u32::MAX as u64;
 
-/// Edges from which [`Csr::transpose`] runs on rayon's threads, when
-/// there are several: the parity games of 10^6 vertices measured in
-/// `benches/results/2026-12-02f-h200-parity-race/` (1.5·10^6 edges and
-/// more) are above it.
-const PARALLEL_TRANSPOSE_EDGES: usize = 1 << 20;
+/// Edges times rayon's threads from which [`Csr::transpose`] runs on
+/// those threads, when there are several: 2^20 edges on 2 threads, 2^17
+/// on 16. The parallel transpose makes more passes, which pay only when
+/// spread wide enough. Preparing a parity game (validation and transpose;
+/// medians of 9 or 15 runs, `benches/results/2026-12-03l-h200-parity-prepared/`)
+/// of 10^5 vertices and 10^6 edges took 6.1-6.8 ms in parallel against
+/// 10.6-12.1 in sequence on an H200 host with 16 cores (call B), but 7.8
+/// against 4.0 ms on the 2-core machine (`prepare-2core.txt`); of
+/// pgrand-200k-s11 (4·10^5 edges), 6.2-6.5 against 6.7-7.7 ms on 16 cores,
+/// and on 2 cores the same both ways. A steady game of 6·10^6 edges gained
+/// on 2 cores (see [`Csr::transpose_in_parallel`]).
+const PARALLEL_TRANSPOSE_WORK: usize = 1 << 21;
 /// Edges up to which [`Csr::transpose`] may run on rayon's threads: it
 /// takes 8 bytes an edge more than the sequential one while it runs.
 const PARALLEL_TRANSPOSE_MAX_EDGES: usize = 1 << 28;
@@ -144,8 +151,10 @@ impl Csr {
     /// back the graph with each successor list sorted.
     pub fn transpose(&self) -> Csr {
         let edges = self.targets.len();
-        if (PARALLEL_TRANSPOSE_EDGES..=PARALLEL_TRANSPOSE_MAX_EDGES).contains(&edges)
-            && rayon::current_num_threads() > 1
+        let threads = rayon::current_num_threads();
+        if threads > 1
+            && edges.saturating_mul(threads) >= PARALLEL_TRANSPOSE_WORK
+            && edges <= PARALLEL_TRANSPOSE_MAX_EDGES
         {
             self.transpose_in_parallel()
         } else {
