@@ -257,6 +257,9 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
     // Off the GPU, the solvers' shared predecessor lists are built before
     // the solving clock starts.
     let preparing = Instant::now();
+    if let Some(bar) = bar.as_ref().filter(|_| device.is_none()) {
+        bar.set_message("preparing: checking the game, listing each vertex's predecessors");
+    }
     let prepared = device
         .is_none()
         .then(|| PreparedGame::new(Arc::clone(&game)))
