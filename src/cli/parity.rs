@@ -254,26 +254,16 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         }),
         shortcuts: args.shortcuts,
     };
-    // Off the GPU, the solvers' shared predecessor lists are built before
-    // the solving clock starts.
-    let preparing = Instant::now();
+    // Off the GPU the game is prepared first (see `solve`).
     if let Some(bar) = bar.as_ref().filter(|_| device.is_none()) {
         bar.set_message("preparing: checking the game, listing each vertex's predecessors");
     }
-    let prepared = device
-        .is_none()
-        .then(|| PreparedGame::new(Arc::clone(&game)))
-        .transpose();
-    let prepare_seconds = device.is_none().then(|| preparing.elapsed().as_secs_f64());
-    let solving = Instant::now();
-    let outcome = prepared.and_then(|prepared| {
-        let (device, prepared) = (device.as_ref(), prepared.as_ref());
-        solve(&game, args.engine, chosen, device, prepared, &options)
-    });
+    let started_solving = Instant::now();
+    let outcome = solve(&game, args.engine, chosen, device.as_ref(), &options);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    let (solution, ran) = match outcome {
+    let (solution, ran, preparing) = match outcome {
         Ok(solved) => solved,
         Err(SolveError::Invalid(e)) => {
             return Err(Error::Model(format!("{}: {e}", args.game.display())));
@@ -306,7 +296,8 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         Err(SolveError::Gpu(error)) => return Err(Error::Gpu(error)),
     };
     let solver = ran.solver();
-    let solve_seconds = solving.elapsed().as_secs_f64();
+    let prepare_seconds = preparing.map(|took| took.as_secs_f64());
+    let solve_seconds = (started_solving.elapsed() - preparing.unwrap_or_default()).as_secs_f64();
     let verify_seconds = if args.verify {
         let checking = Instant::now();
         verify(&game, &solution).map_err(|flaw| {
@@ -452,16 +443,17 @@ impl Ran {
 /// Solves `game` where `engine` says, with the solver `chosen` (`None`:
 /// auto) on the CPU; `device` is the GPU opened for `gpu`, `race` and
 /// `auto` on a large game (for `race` and `auto`, `None` when none could
-/// be opened: the CPU alone), and `prepared` the game prepared for the
-/// CPU alone (made here if missing).
+/// be opened: the CPU alone). The CPU alone first prepares the game
+/// ([`PreparedGame`]) and gives the time that took, so that the report
+/// times solving as Oink times itself; a GPU's side prepares its own
+/// arrays inside the solve (`None`).
 fn solve(
     game: &Arc<ParityGame>,
     engine: ParityEngine,
     chosen: Option<Solver>,
     device: Option<&Device>,
-    prepared: Option<&PreparedGame>,
     options: &SolveOptions,
-) -> Result<(Solution, Ran), SolveError> {
+) -> Result<(Solution, Ran, Option<Duration>), SolveError> {
     let race = |gpu_rest: Option<Solver>, head_start: Duration, device: &Device| {
         parity::race_cpu_gpu(game, chosen, gpu_rest, head_start, device, options).map(
             |(s, finisher)| {
@@ -469,30 +461,24 @@ fn solve(
                     Finisher::Cpu(solver) => Ran::RaceWonByCpu(solver),
                     Finisher::Gpu(used) => Ran::RaceWonByGpu(GpuRun::new(used, gpu_rest)),
                 };
-                (s, ran)
+                (s, ran, None)
             },
         )
     };
     match (engine, device) {
         (ParityEngine::Gpu, Some(device)) => parity::solve_on_gpu(game, device, chosen, options)
-            .map(|(s, used)| (s, Ran::Gpu(GpuRun::new(used, chosen)))),
+            .map(|(s, used)| (s, Ran::Gpu(GpuRun::new(used, chosen)), None)),
         (ParityEngine::Auto, Some(device)) => race(chosen, parity::GPU_HEAD_START, device),
         (ParityEngine::Race, Some(device)) => race(Some(Solver::Spm), Duration::ZERO, device),
         _ => {
-            let made;
-            let prepared = match prepared {
-                Some(prepared) => prepared,
-                None => {
-                    made = PreparedGame::new(Arc::clone(game))?;
-                    &made
-                }
-            };
+            let preparing = Instant::now();
+            let prepared = PreparedGame::new(Arc::clone(game))?;
+            let preparing = Some(preparing.elapsed());
             match chosen {
-                Some(solver) => {
-                    parity::solve_prepared(prepared, solver, options).map(|s| (s, Ran::Cpu(solver)))
-                }
-                None => parity::solve_auto_prepared(prepared, options)
-                    .map(|(s, solver)| (s, Ran::Cpu(solver))),
+                Some(solver) => parity::solve_prepared(&prepared, solver, options)
+                    .map(|s| (s, Ran::Cpu(solver), preparing)),
+                None => parity::solve_auto_prepared(&prepared, options)
+                    .map(|(s, solver)| (s, Ran::Cpu(solver), preparing)),
             }
         }
     }
