@@ -139,6 +139,14 @@ pub struct ParityArgs {
     /// winners; the strategy names each move's first step.
     #[arg(long)]
     pub shortcuts: bool,
+    /// Solve the whole game with the solver. Before spm and fpi, and on
+    /// the GPU before any solver, the cycles each player controls and
+    /// their attractors are solved first (as Oink does by default); this
+    /// skips that, as Oink's `--no-wcwc --no-single`, to measure a solver
+    /// on games the preprocessing would solve whole. zielonka, tangle and
+    /// pp on the CPU never preprocess.
+    #[arg(long)]
+    pub no_preprocessing: bool,
 }
 
 /// What `parity` solved, where, and how long each step took.
@@ -231,6 +239,15 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
             solver.name()
         ));
     }
+    if args.no_preprocessing
+        && device.is_none()
+        && !matches!(chosen, Some(Solver::Spm | Solver::Fpi))
+    {
+        warnings.push(format!(
+            "--no-preprocessing only affects spm and fpi, and the GPU; {} never preprocesses",
+            chosen.map_or("auto", Solver::name)
+        ));
+    }
     for w in &warnings {
         warn(w);
     }
@@ -253,6 +270,7 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
             }) as parity::ProgressFn
         }),
         shortcuts: args.shortcuts,
+        skip_preprocessing: args.no_preprocessing,
     };
     // Off the GPU the game is prepared first (see `solve`).
     if let Some(bar) = bar.as_ref().filter(|_| device.is_none()) {
@@ -327,7 +345,7 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
         won_by_odd: solution.won_by(Player::Odd),
         winner_of_first: solution.winners.first().map(|&w| name(w)),
         solver,
-        engine: ran.describe(chosen, threads, device.as_ref()),
+        engine: ran.describe(chosen, threads, device.as_ref(), !args.no_preprocessing),
         race_winner: match ran {
             Ran::RaceWonByCpu(_) => Some("cpu"),
             Ran::RaceWonByGpu(_) => Some("gpu"),
@@ -395,8 +413,15 @@ impl Ran {
     }
 
     /// The engine as the report names it; `chosen` is the solver asked
-    /// for (`None`: auto), `threads` the CPU's.
-    fn describe(self, chosen: Option<Solver>, threads: usize, device: Option<&Device>) -> String {
+    /// for (`None`: auto), `threads` the CPU's, `preprocessing` whether
+    /// the GPU's side solved the cycles one player controls first.
+    fn describe(
+        self,
+        chosen: Option<Solver>,
+        threads: usize,
+        device: Option<&Device>,
+        preprocessing: bool,
+    ) -> String {
         let cpu = |solver: Solver| match (chosen, solver) {
             (None, _) if threads > 1 => {
                 let names: Vec<&str> = parity::auto_race(threads)
@@ -420,12 +445,19 @@ impl Ran {
             )
         };
         let on_gpu = |run: GpuRun| {
-            let rest = match (run.left, run.rest) {
-                (false, _) => "none left".to_string(),
-                (true, Solver::Spm) => "spm on the gpu".to_string(),
-                (true, solver) => format!("{} on the {}", solver.name(), cpu(solver)),
+            let solver = match run.rest {
+                Solver::Spm => "spm on the gpu".to_string(),
+                solver => format!("{} on the {}", solver.name(), cpu(solver)),
             };
-            format!("cycles one player controls and their attractors; the rest: {rest}")
+            match (preprocessing, run.left) {
+                (false, _) => format!("no preprocessing; the whole game: {solver}"),
+                (true, false) => {
+                    "cycles one player controls and their attractors; the rest: none left".into()
+                }
+                (true, true) => {
+                    format!("cycles one player controls and their attractors; the rest: {solver}")
+                }
+            }
         };
         match self {
             Ran::Cpu(solver) => cpu(solver),

@@ -274,7 +274,7 @@ impl Csr {
         // targets need a look, in one flat scan (with the offsets'
         // check below, 16.1 ms became 0.99 ms on a game of 10^6 vertices:
         // benches/results/2026-12-02e-2core-validate/).
-        match self.targets.iter().position(|&to| to >= states) {
+        match offsets::first_window(&self.targets, 1, |to| to[0] >= states) {
             Some(index) => {
                 // The row holding the edge: the last state whose first
                 // edge is at or before it.

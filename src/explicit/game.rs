@@ -130,10 +130,16 @@ impl ParityGame {
                 vertices,
             });
         }
-        match (0..vertices).find(|&vertex| self.edges.successors(vertex).is_empty()) {
+        // A flat scan of the offsets (valid by now) for an empty row.
+        match self
+            .edges
+            .offsets
+            .windows(2)
+            .position(|row| row[0] == row[1])
+        {
             Some(vertex) => Err(GameError::DeadEnd {
-                vertex,
-                name: self.name(vertex).map(str::to_owned),
+                vertex: vertex as u32,
+                name: self.name(vertex as u32).map(str::to_owned),
             }),
             None => Ok(()),
         }

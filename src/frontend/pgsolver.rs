@@ -505,6 +505,22 @@ fn successor_offset(bytes: &[u8], mut from: usize, id: u32) -> Option<usize> {
     None
 }
 
+/// Writes `game` in PGSolver's format, as [`parse`] reads it back:
+/// `parity N;` (N the highest id), then `ID PRIORITY OWNER SUCC,...;` per
+/// vertex (without names). For generated games (`examples/`) and tests.
+pub fn write_game(out: &mut impl Write, game: &ParityGame) -> io::Result<()> {
+    writeln!(out, "parity {};", game.vertices().saturating_sub(1))?;
+    for v in 0..game.vertices() {
+        let owner = game.owners[v as usize] as u8;
+        write!(out, "{v} {} {owner} ", game.priorities[v as usize])?;
+        for (i, w) in game.edges.successors(v).iter().enumerate() {
+            write!(out, "{}{w}", if i == 0 { "" } else { "," })?;
+        }
+        writeln!(out, ";")?;
+    }
+    Ok(())
+}
+
 /// Writes a solution in PGSolver's format: `paritysol N;` (N the highest
 /// id), then `ID WINNER STRATEGY;` for every vertex, the strategy only
 /// where the winner owns the vertex (`strategy[v]` is not [`NO_MOVE`]).

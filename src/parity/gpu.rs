@@ -39,6 +39,7 @@
 //! strategy names a move's first step, so the solution is still the CPU
 //! solver's.
 
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
@@ -50,7 +51,7 @@ use super::spm::{
 use super::{Solution, SolveError, SolveOptions, Watch, compress_priorities};
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::{ParityGame, Player};
-use crate::gpu::{Build, Device, GpuError, KernelSource};
+use crate::gpu::{Build, Device, GpuError, KernelSource, LargeSlice};
 use crate::{kernel_file, param_block};
 
 pub mod controlled;
@@ -87,6 +88,9 @@ const MOST_STRIDES_PER_BATCH: u64 = 1 << 30;
 fn tile_lanes(width: usize) -> u64 {
     width.clamp(1, 32).next_power_of_two() as u64
 }
+
+// The strategy starts as NO_MOVE everywhere by a fill of 0xff bytes.
+const _: () = assert!(NO_MOVE == u32::MAX);
 
 /// What the kernels do, for error messages.
 const DURING: &str = "lifting progress measures on the GPU";
@@ -220,12 +224,12 @@ impl Kernels {
 /// The game on the device: moves and predecessors as CSR, compressed
 /// priorities, owners, and with shortcuts what the moves carry.
 struct GameOnDevice {
-    offsets: CudaSlice<u64>,
-    targets: CudaSlice<u32>,
-    predecessor_offsets: CudaSlice<u64>,
-    predecessors: CudaSlice<u32>,
-    priorities: CudaSlice<u32>,
-    owners: CudaSlice<u8>,
+    offsets: LargeSlice<u64>,
+    targets: LargeSlice<u32>,
+    predecessor_offsets: LargeSlice<u64>,
+    predecessors: LargeSlice<u32>,
+    priorities: LargeSlice<u32>,
+    owners: LargeSlice<u8>,
     shortcuts: Option<Shortcuts>,
 }
 
@@ -233,12 +237,12 @@ struct GameOnDevice {
 /// predecessor lists) and first steps on the device, with chains of
 /// one-move vertices skipped ([`super::shortcuts::skip_chains`]).
 struct Shortcuts {
-    priorities: CudaSlice<u32>,
+    priorities: LargeSlice<u32>,
     /// Each move's first step; `None` where no move skips a vertex: the
     /// moves' targets are their first steps then.
-    first_steps: Option<CudaSlice<u32>>,
+    first_steps: Option<LargeSlice<u32>>,
     /// The moves' priorities in the order of the predecessor lists.
-    predecessor_priorities: CudaSlice<u32>,
+    predecessor_priorities: LargeSlice<u32>,
     /// Moves that skip at least one vertex.
     skipping: u64,
 }
@@ -259,12 +263,24 @@ struct OnDevice<'a> {
     highest: u32,
     game: GameOnDevice,
     raised: CudaSlice<u64>,
-    strategy: CudaSlice<u32>,
+    strategy: LargeSlice<u32>,
     lists: CudaSlice<u32>,
     pending: CudaSlice<u32>,
     /// `W` (`u8` per vertex), and the flags of its rounds.
-    member: CudaSlice<u8>,
-    checks: [CudaSlice<u8>; 2],
+    member: LargeSlice<u8>,
+    checks: [LargeSlice<u8>; 2],
+    /// Where the lifting's time went, for the debug log.
+    spent: Spent,
+}
+
+/// The lifting's launches of each kind and the time their batches took
+/// (downloads of the counts included).
+#[derive(Debug, Default)]
+struct Spent {
+    grid_launches: u64,
+    grid: Duration,
+    queue_launches: u64,
+    queue: Duration,
 }
 
 /// One player's measures on the device, its queues, and how its lifting
@@ -275,10 +291,10 @@ struct PlayerRun {
     /// Components per measure.
     width: usize,
     bounds: CudaSlice<u32>,
-    measures: [CudaSlice<u32>; 2],
-    top: CudaSlice<u32>,
-    queues: [CudaSlice<u8>; 2],
-    changed_last: CudaSlice<u8>,
+    measures: [LargeSlice<u32>; 2],
+    top: LargeSlice<u32>,
+    queues: [LargeSlice<u8>; 2],
+    changed_last: LargeSlice<u8>,
     /// Which of `measures` holds every measure as it is now (the other
     /// may lack those of the last grid-wide launch).
     current_measures: usize,
@@ -333,6 +349,7 @@ impl<'a> OnDevice<'a> {
         game: &ParityGame,
         shortcuts: bool,
     ) -> Result<OnDevice<'a>, SolveError> {
+        let started = Instant::now();
         let vertices = game.vertices() as usize;
         let (priorities, highest) = compress_priorities(&game.priorities);
         let widest = [Player::Even, Player::Odd]
@@ -349,13 +366,13 @@ impl<'a> OnDevice<'a> {
                 let first_steps = skipped
                     .first_steps
                     .as_deref()
-                    .map(|first_steps| device.upload(first_steps))
+                    .map(|first_steps| device.upload_large(first_steps))
                     .transpose()?;
-                moves = skipped.edges;
+                moves = Cow::Owned(skipped.edges);
                 let shortcuts = Shortcuts {
-                    priorities: device.upload(&skipped.priorities)?,
+                    priorities: device.upload_large(&skipped.priorities)?,
                     first_steps,
-                    predecessor_priorities: device.upload(&predecessor_priorities)?,
+                    predecessor_priorities: device.upload_large(&predecessor_priorities)?,
                     skipping: skipped.skipping,
                 };
                 (predecessors, Some(shortcuts))
@@ -364,10 +381,18 @@ impl<'a> OnDevice<'a> {
         };
         let owners: Vec<u8> = game.owners.iter().map(|&o| o as u8).collect();
         let queue_capacity = vertices.min(QUEUE_CAPACITY);
-        let priorities_on_device = device.upload(&priorities)?;
+        let preparing = started.elapsed().as_secs_f64();
+        let kernels = Kernels::load(device)?;
+        let loading = started.elapsed().as_secs_f64() - preparing;
+        tracing::debug!(
+            preparing,
+            loading,
+            "the game for the GPU's progress measures, the kernels"
+        );
+        let priorities_on_device = device.upload_large(&priorities)?;
         Ok(OnDevice {
             device,
-            kernels: Kernels::load(device)?,
+            kernels,
             config: device.grid_stride_launch(vertices as u64, THREADS, 16),
             queue_config: LaunchConfig {
                 grid_dim: (1, 1, 1),
@@ -379,25 +404,26 @@ impl<'a> OnDevice<'a> {
             priorities,
             highest,
             game: GameOnDevice {
-                offsets: device.upload(&moves.offsets)?,
-                targets: device.upload(&moves.targets)?,
-                predecessor_offsets: device.upload(&predecessors.offsets)?,
-                predecessors: device.upload(&predecessors.targets)?,
+                offsets: device.upload_large(&moves.offsets)?,
+                targets: device.upload_large(&moves.targets)?,
+                predecessor_offsets: device.upload_large(&predecessors.offsets)?,
+                predecessors: device.upload_large(&predecessors.targets)?,
                 priorities: priorities_on_device,
-                owners: device.upload(&owners)?,
+                owners: device.upload_large(&owners)?,
                 shortcuts,
             },
             raised: device.alloc_zeroed(MOST_LAUNCHES_PER_BATCH as usize)?,
-            strategy: device.upload(&vec![NO_MOVE; vertices])?,
+            strategy: device.alloc_large_filled(vertices, 0xff)?,
             lists: device.alloc_zeroed(2 * queue_capacity)?,
             // No more than the measures: the capacity is at most the
             // vertices.
             pending: device.alloc_zeroed((queue_capacity * widest).max(1))?,
-            member: device.alloc_zeroed(vertices)?,
+            member: device.alloc_large_filled(vertices, 0)?,
             checks: [
-                device.alloc_zeroed(vertices)?,
-                device.alloc_zeroed(vertices)?,
+                device.alloc_large_filled(vertices, 0)?,
+                device.alloc_large_filled(vertices, 0)?,
             ],
+            spent: Spent::default(),
         })
     }
 
@@ -415,16 +441,16 @@ impl<'a> OnDevice<'a> {
             // components.
             bounds: device.upload(&if bounds.is_empty() { vec![0] } else { bounds })?,
             measures: [
-                device.alloc_zeroed(counters.max(1))?,
-                device.alloc_zeroed(counters.max(1))?,
+                device.alloc_large_filled(counters, 0)?,
+                device.alloc_large_filled(counters, 0)?,
             ],
-            top: device.alloc_zeroed(vertices.div_ceil(32))?,
+            top: device.alloc_large_filled(vertices.div_ceil(32), 0)?,
             // Whole words: `spm_lift_queue` sets flags with word atomics.
             queues: [
-                device.alloc_zeroed(vertices.next_multiple_of(4))?,
-                device.alloc_zeroed(vertices.next_multiple_of(4))?,
+                device.alloc_large_filled(vertices.next_multiple_of(4), 0)?,
+                device.alloc_large_filled(vertices.next_multiple_of(4), 0)?,
             ],
-            changed_last: device.alloc_zeroed(vertices)?,
+            changed_last: device.alloc_large_filled(vertices, 0)?,
             current_measures: 0,
             current_queue: 0,
             mode: Some(Mode::Queue),
@@ -588,6 +614,8 @@ impl<'a> OnDevice<'a> {
                 Mode::Grid => {
                     let counts = self.grid_batch(run, run.launches)?;
                     raised = counts.iter().sum::<u64>();
+                    self.spent.grid_launches += counts.len() as u64;
+                    self.spent.grid += started.elapsed();
                     run.launches =
                         next_batch_size(run.launches, started.elapsed(), MOST_LAUNCHES_PER_BATCH);
                     Mode::after_grid_batch(&counts, capacity)
@@ -595,6 +623,8 @@ impl<'a> OnDevice<'a> {
                 Mode::Queue => {
                     let left;
                     (raised, left) = self.queue_batch(run, run.strides)?;
+                    self.spent.queue_launches += 1;
+                    self.spent.queue += started.elapsed();
                     run.strides =
                         next_batch_size(run.strides, started.elapsed(), MOST_STRIDES_PER_BATCH);
                     Mode::after_queue_batch(left, capacity)
@@ -611,7 +641,7 @@ impl<'a> OnDevice<'a> {
     /// one drops none).
     fn certainly_won(&mut self, run: &mut PlayerRun) -> Result<(), SolveError> {
         self.region_as_member(run)?;
-        memset_zeros(self.device, &mut self.checks[1])?;
+        self.device.fill(&mut self.checks[1], 0)?;
         let round = self.kernels.won_round.clone();
         let mut launches = FIRST_LAUNCHES_PER_BATCH;
         loop {
@@ -696,11 +726,14 @@ pub fn solve(
             strategy: Vec::new(),
         });
     }
+    let setting_up = Instant::now();
     let mut on_device = OnDevice::new(device, game, options.shortcuts)?;
     let runs = [
         on_device.start(Player::Even)?,
         on_device.start(Player::Odd)?,
     ];
+    device.synchronize()?;
+    let set_up = setting_up.elapsed().as_secs_f64();
     let mut sides = OnGpu {
         on_device,
         runs,
@@ -715,6 +748,7 @@ pub fn solve(
         lifts,
         ..
     } = sides;
+    let finishing = Instant::now();
     for run in runs.iter_mut() {
         on_device.write_strategy(run)?;
     }
@@ -725,14 +759,24 @@ pub fn solve(
             _ => Player::Even,
         })
         .collect();
-    let strategy = device.download(&on_device.strategy)?;
+    let strategy = device.download(&*on_device.strategy)?;
+    let spent = std::mem::take(&mut on_device.spent);
+    let skipping = on_device
+        .game
+        .shortcuts
+        .as_ref()
+        .map_or(0, |shortcuts| shortcuts.skipping);
+    drop(on_device);
+    drop(runs);
     tracing::debug!(
+        set_up,
+        finishing = finishing.elapsed().as_secs_f64(),
+        grid_launches = spent.grid_launches,
+        grid = spent.grid.as_secs_f64(),
+        queue_launches = spent.queue_launches,
+        queue = spent.queue.as_secs_f64(),
         lifts,
-        skipping = on_device
-            .game
-            .shortcuts
-            .as_ref()
-            .map_or(0, |shortcuts| shortcuts.skipping),
+        skipping,
         first = alternated.first,
         turns = alternated.turns,
         lifting = alternated.lifting.as_secs_f64(),

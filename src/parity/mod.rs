@@ -34,6 +34,7 @@ pub mod spm;
 pub mod tangle;
 pub mod verify;
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -146,6 +147,13 @@ pub struct SolveOptions {
     /// Small progress measures on the CPU only: moves into chains of
     /// vertices with one move go to the chain's end ([`shortcuts`]).
     pub shortcuts: bool,
+    /// Solve the whole game with the chosen solver: small progress
+    /// measures and fixpoint iteration (on the CPU), and the GPU's side,
+    /// then skip their preprocessing ([`controlled`], [`gpu::controlled`]),
+    /// as Oink's `--no-wcwc --no-single` does; so that a solver can be
+    /// measured on games that the preprocessing would solve whole (the
+    /// propagation games of Bootsma's thesis, `testing::games`).
+    pub skip_preprocessing: bool,
 }
 
 impl std::fmt::Debug for SolveOptions {
@@ -154,15 +162,17 @@ impl std::fmt::Debug for SolveOptions {
             .field("threads", &self.threads)
             .field("stop", &self.stop)
             .field("shortcuts", &self.shortcuts)
+            .field("skip_preprocessing", &self.skip_preprocessing)
             .finish()
     }
 }
 
 /// Solves `game` with `solver`. The game is validated first (a vertex
-/// without successors is an error, not a loss). The fast solvers first
-/// solve the cycles that one player controls and their attractors
-/// (`controlled.rs`), as Oink does before its solvers; the reference
-/// solves the game as it is.
+/// without successors is an error, not a loss). Small progress measures
+/// and fixpoint iteration first solve the cycles that one player controls
+/// and their attractors (`controlled.rs`), as Oink does before its
+/// solvers, unless [`SolveOptions::skip_preprocessing`]; the other
+/// solvers solve the game as it is.
 pub fn solve(
     game: &ParityGame,
     solver: Solver,
@@ -184,16 +194,32 @@ fn solve_valid(
     let predecessors = predecessors.of(game);
     let solution = match solver {
         Solver::Zielonka => reference::solve(game, predecessors, options)?,
-        Solver::Spm => controlled::solve_with(game, predecessors, &mut watch, |rest| {
+        Solver::Spm => preprocessed(game, predecessors, &mut watch, options, |rest| {
             spm::solve(&rest, options)
         })?,
-        Solver::Fpi => controlled::solve_with(game, predecessors, &mut watch, |rest| {
+        Solver::Fpi => preprocessed(game, predecessors, &mut watch, options, |rest| {
             fpi::solve(&rest, options)
         })?,
         Solver::Tangle => tangle::solve(game, predecessors, options)?,
         Solver::Pp => pp::solve(game, predecessors, options)?,
     };
     Ok(solution.normalised(game))
+}
+
+/// `solve_rest` on what the CPU's preprocessing leaves of `game`, or on
+/// the whole game with [`SolveOptions::skip_preprocessing`].
+fn preprocessed(
+    game: &ParityGame,
+    predecessors: &Csr,
+    watch: &mut Watch<'_>,
+    options: &SolveOptions,
+    solve_rest: impl FnOnce(Cow<'_, ParityGame>) -> Result<Solution, SolveError>,
+) -> Result<Solution, SolveError> {
+    if options.skip_preprocessing {
+        solve_rest(Cow::Borrowed(game))
+    } else {
+        controlled::solve_with(game, predecessors, watch, solve_rest)
+    }
 }
 
 /// The predecessor lists of one game ([`Csr::transpose`] of its moves),
@@ -261,7 +287,9 @@ pub fn solve_auto_prepared(
 /// attractors on the GPU ([`gpu::controlled`], as the CPU's solvers other
 /// than Zielonka's do before they start), then the open rest by `rest`:
 /// [`Solver::Spm`] on the GPU ([`gpu`]), any other solver on the CPU, and
-/// `None` as [`solve_auto`] chooses. The game is validated first.
+/// `None` as [`solve_auto`] chooses; with
+/// [`SolveOptions::skip_preprocessing`], `rest` solves the whole game. The
+/// game is validated first.
 pub fn solve_on_gpu(
     game: &ParityGame,
     device: &Device,
@@ -282,7 +310,7 @@ fn solve_valid_on_gpu(
 ) -> Result<(Solution, Option<Solver>), SolveError> {
     let mut watch = Watch::new(options, "rounds");
     let mut used = None;
-    let solution = gpu::controlled::solve_with(device, game, &mut watch, |open| {
+    let mut solve_rest = |open: Cow<'_, ParityGame>| {
         let (solution, solver) = match rest {
             Some(Solver::Spm) => (gpu::solve(device, &open, options)?, Solver::Spm),
             Some(solver) => (
@@ -296,7 +324,12 @@ fn solve_valid_on_gpu(
         };
         used = Some(solver);
         Ok(solution)
-    })?;
+    };
+    let solution = if options.skip_preprocessing {
+        solve_rest(Cow::Borrowed(game))?
+    } else {
+        gpu::controlled::solve_with(device, game, &mut watch, solve_rest)?
+    };
     Ok((solution.normalised(game), used))
 }
 
@@ -575,6 +608,7 @@ fn first_to_finish<T: Send + 'static>(
                     None
                 },
                 shortcuts: options.shortcuts,
+                skip_preprocessing: options.skip_preprocessing,
             };
             let sender = sender.clone();
             let first_clock = Arc::clone(&first_clock);

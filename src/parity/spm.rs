@@ -37,6 +37,7 @@
 //! move counts the move's priority (the highest it passes) instead of its
 //! source's.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -239,7 +240,7 @@ impl Alternation for OnCpu<'_, '_> {
 /// The moves the lifting reads: the game's, useless self-loops dropped
 /// (`priorities` compressed), and with `shortcuts` chains skipped.
 pub(super) fn moves_of(game: &ParityGame, priorities: &[u32], shortcuts: bool) -> Moves {
-    let edges = without_useless_self_loops(game, priorities);
+    let edges = without_useless_self_loops(game, priorities).into_owned();
     if shortcuts {
         skip_chains(&edges, priorities)
     } else {
@@ -435,8 +436,21 @@ fn too_many_counters(vertices: usize, width: usize) -> SolveError {
 }
 
 /// The moves of `game` with self-loops simplified (see the module
-/// comment), `priorities` the compressed ones.
-pub(super) fn without_useless_self_loops(game: &ParityGame, priorities: &[u32]) -> Csr {
+/// comment), `priorities` the compressed ones: `game`'s own moves when no
+/// vertex has a self-loop beside other moves (no copy of a game of 10^7
+/// vertices to upload).
+pub(super) fn without_useless_self_loops<'g>(
+    game: &'g ParityGame,
+    priorities: &[u32],
+) -> Cow<'g, Csr> {
+    use rayon::prelude::*;
+    let simplified = |v: u32| {
+        let moves = game.edges.successors(v);
+        moves.len() > 1 && moves.contains(&v)
+    };
+    if !(0..game.vertices()).into_par_iter().any(simplified) {
+        return Cow::Borrowed(&game.edges);
+    }
     let mut offsets = Vec::with_capacity(game.edges.offsets.len());
     let mut targets = Vec::with_capacity(game.edges.targets.len());
     offsets.push(0);
@@ -453,7 +467,7 @@ pub(super) fn without_useless_self_loops(game: &ParityGame, priorities: &[u32]) 
         }
         offsets.push(targets.len() as u64);
     }
-    Csr { offsets, targets }
+    Cow::Owned(Csr { offsets, targets })
 }
 
 /// The progress measures of one player.

@@ -1,4 +1,5 @@
-//! Random parity games for property tests.
+//! Parity games for tests and benchmarks: random ones for property
+//! tests, and the propagation games of Bootsma's thesis.
 
 use proptest::prelude::*;
 
@@ -29,4 +30,82 @@ pub fn small_games(max_vertices: u32, max_priority: u32) -> impl Strategy<Value 
             }
         })
     })
+}
+
+/// Owner and priority of every vertex, and the moves, as a game whose
+/// successor lists are sorted (as the PGSolver reader keeps them).
+fn game_of(rows: Vec<(Player, u32)>, mut moves: Vec<(u32, u32)>) -> ParityGame {
+    let vertices = rows.len() as u32;
+    moves.sort_unstable();
+    ParityGame {
+        owners: rows.iter().map(|&(owner, _)| owner).collect(),
+        priorities: rows.iter().map(|&(_, priority)| priority).collect(),
+        edges: Csr::from_edges(vertices, moves).expect("moves between the game's vertices"),
+        names: Vec::new(),
+    }
+}
+
+/// The standard propagation game of Bootsma's thesis (section 8.1), made
+/// so that small progress measures must lift most vertices many times
+/// whatever their order: a source (vertex 0, Even's, priority 0) with a
+/// move into the first vertex of each of `paths` paths of `length`
+/// vertices; a path's neighbours joined both ways; its last vertex
+/// joined to the first of two targets (1 and 2, priorities 4 and 0, a
+/// cycle Even wins). Paths alternate owners, Even first; Even's paths
+/// have an odd priority (1 and 3 by turns), Odd's priority 2, so that no
+/// player wins by staying in a path it owns. Path `p` holds the vertices
+/// from `3 + p * length` on. Even wins everywhere. The thesis's
+/// `prop50_1k` is `propagation_paths(50, 1000)` (50,003 vertices,
+/// 100,002 moves); it leaves owners and priority values open, these are
+/// ours.
+pub fn propagation_paths(paths: u32, length: u32) -> ParityGame {
+    assert!(paths > 0 && length > 0, "at least one path of one vertex");
+    let first = |p: u32| 3 + p * length;
+    let mut rows = vec![(Player::Even, 0), (Player::Even, 4), (Player::Even, 0)];
+    let mut moves: Vec<(u32, u32)> = (0..paths).map(|p| (0, first(p))).collect();
+    moves.extend([(1, 2), (2, 1)]);
+    for p in 0..paths {
+        let row = match p % 4 {
+            0 => (Player::Even, 1),
+            2 => (Player::Even, 3),
+            _ => (Player::Odd, 2),
+        };
+        for i in 0..length {
+            let v = first(p) + i;
+            rows.push(row);
+            if i > 0 {
+                moves.push((v, v - 1));
+            }
+            moves.push((v, if i + 1 < length { v + 1 } else { 1 }));
+        }
+    }
+    game_of(rows, moves)
+}
+
+/// The propagation tree of Bootsma's thesis (section 8.1): a complete tree
+/// of `levels` levels and `fanout` children a vertex, in breadth-first
+/// order from the root (vertex 0; `v`'s children are `v * fanout + 1 ..=
+/// v * fanout + fanout`), parents and children joined both ways, and a
+/// move from the last leaf to the first of two targets after the tree,
+/// which move to each other. The root has priority 2, the other tree
+/// vertices 1, the targets 0; Even owns every vertex and wins everywhere.
+/// The thesis's `tprop21` is `propagation_tree(22, 2)` (4,194,305
+/// vertices, 8,388,607 moves).
+pub fn propagation_tree(levels: u32, fanout: u32) -> ParityGame {
+    let nodes: u64 = (0..levels).map(|level| u64::from(fanout).pow(level)).sum();
+    assert!(
+        levels > 0 && fanout > 0 && nodes + 2 <= u64::from(u32::MAX),
+        "a tree of at least one level and fewer than 2^32 - 2 vertices"
+    );
+    let nodes = nodes as u32;
+    let mut rows = vec![(Player::Even, 1); nodes as usize];
+    rows[0].1 = 2;
+    rows.extend([(Player::Even, 0), (Player::Even, 0)]);
+    let mut moves = Vec::with_capacity(2 * nodes as usize + 1);
+    for v in 1..nodes {
+        let parent = (v - 1) / fanout;
+        moves.extend([(parent, v), (v, parent)]);
+    }
+    moves.extend([(nodes - 1, nodes), (nodes, nodes + 1), (nodes + 1, nodes)]);
+    game_of(rows, moves)
 }

@@ -15,7 +15,7 @@ use warpcheck::explore::StopSignal;
 use warpcheck::frontend::pgsolver;
 use warpcheck::parity::verify::verify;
 use warpcheck::parity::{self, Solution, SolveError, SolveOptions, Solver};
-use warpcheck::testing::games::small_games;
+use warpcheck::testing::games::{propagation_paths, propagation_tree, small_games};
 
 use crate::explicit_inputs::{data, oracle_rows, shared};
 
@@ -190,6 +190,12 @@ proptest! {
             let solution = parity::solve(&game, solver, &options).unwrap();
             prop_assert_eq!(&solution.winners, &reference.winners, "{:?}", solver);
             prop_assert_eq!(verify(&game, &solution), Ok(()), "{:?}", solver);
+        }
+        let whole = SolveOptions { skip_preprocessing: true, ..SolveOptions::default() };
+        for solver in [Solver::Spm, Solver::Fpi] {
+            let solution = parity::solve(&game, solver, &whole).unwrap();
+            prop_assert_eq!(&solution.winners, &reference.winners, "{:?} whole", solver);
+            prop_assert_eq!(verify(&game, &solution), Ok(()), "{:?} whole", solver);
         }
     }
 }
@@ -526,4 +532,96 @@ fn a_race_without_a_gpu_runs_the_cpu_alone_and_says_so() {
     assert_eq!(report["engine"], "cpu (1 thread)");
     assert_eq!(report["race_winner"], serde_json::Value::Null);
     assert_eq!(report["verified"], true);
+}
+
+/// The propagation games of Bootsma's thesis as `testing::games` makes
+/// them: the sizes the thesis gives, Even's everywhere by the reference,
+/// and solved by small progress measures without preprocessing too.
+#[test]
+fn propagation_games_have_the_theses_sizes_and_even_wins_them() {
+    let paths = propagation_paths(50, 1000);
+    assert_eq!(
+        (paths.vertices(), paths.edges.edge_count()),
+        (50_003, 100_002)
+    );
+    // `tprop21`, 22 levels, has 2^22 + 1 vertices and 2^23 - 1 moves.
+    let tree = propagation_tree(12, 2);
+    assert_eq!(
+        (tree.vertices(), tree.edges.edge_count()),
+        ((1 << 12) + 1, (1 << 13) - 1)
+    );
+    let whole = SolveOptions {
+        skip_preprocessing: true,
+        ..SolveOptions::default()
+    };
+    for game in [propagation_paths(6, 40), tree, propagation_tree(4, 3)] {
+        let reference = parity::solve(&game, Solver::Zielonka, &whole).unwrap();
+        assert_eq!(reference.won_by(Player::Even), u64::from(game.vertices()));
+        for solver in [Solver::Spm, Solver::Fpi] {
+            let solution = parity::solve(&game, solver, &whole).unwrap();
+            assert_eq!(solution.winners, reference.winners, "{solver:?}");
+            assert_eq!(verify(&game, &solution), Ok(()), "{solver:?}");
+        }
+        let mut text = Vec::new();
+        pgsolver::write_game(&mut text, &game).unwrap();
+        let back = pgsolver::parse(&text, Path::new("written.pg")).unwrap();
+        assert_eq!(back, game);
+    }
+}
+
+/// `--no-preprocessing` hands the whole game to small progress measures,
+/// which the preprocessing would have solved whole; and it says so when
+/// the solver never preprocesses.
+#[test]
+fn no_preprocessing_gives_spm_the_whole_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tree.pg");
+    let game = propagation_tree(10, 2);
+    let mut text = Vec::new();
+    pgsolver::write_game(&mut text, &game).unwrap();
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_str().unwrap();
+    let lifts = |log: &str| -> u64 {
+        let at = log.find("small progress measures lifts=").expect(log) + 30;
+        log[at..].split(' ').next().unwrap().parse().unwrap()
+    };
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--format", "json", "parity", path, "--solver", "spm", "-vv", "--verify",
+        ];
+        args.extend(extra);
+        let out = warpcheck(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(report["won_by_even"], 1025);
+        assert_eq!(report["verified"], true);
+        assert_eq!(report["warnings"], serde_json::json!([]));
+        stderr(&out)
+    };
+    let preprocessed = run(&[]);
+    assert!(
+        preprocessed.contains("attractors solved vertices=1025 open=0"),
+        "{preprocessed}"
+    );
+    assert_eq!(lifts(&preprocessed), 0);
+    let whole = run(&["--no-preprocessing"]);
+    assert!(!whole.contains("attractors solved"), "{whole}");
+    assert!(lifts(&whole) >= 1024, "{whole}");
+    let out = warpcheck(&[
+        "--format",
+        "json",
+        "parity",
+        path,
+        "--solver",
+        "pp",
+        "--no-preprocessing",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        report["warnings"],
+        serde_json::json!([
+            "--no-preprocessing only affects spm and fpi, and the GPU; pp never preprocesses"
+        ])
+    );
 }

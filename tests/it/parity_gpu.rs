@@ -33,7 +33,7 @@ use warpcheck::parity::{self, Finisher, Solution, SolveError, SolveOptions, Solv
 use crate::explicit_inputs::{oracle_rows, shared};
 use crate::gpu::{binary, with_gpu};
 use crate::parity::file_in;
-use warpcheck::testing::games::small_games;
+use warpcheck::testing::games::{propagation_paths, propagation_tree, small_games};
 
 /// The folder of games with an `oracles.tsv`: `$WARPCHECK_PARITY`, else
 /// `../shared/parity` when present, else the bundled `tests/data/parity`
@@ -362,6 +362,52 @@ fn gpu_spm_equals_the_cpus_on_larger_random_games() {
     });
 }
 
+/// The propagation games of Bootsma's thesis, which the preprocessing
+/// solves whole: small progress measures on the GPU must give the CPU's
+/// solution, alone and through `solve_on_gpu` without preprocessing (the
+/// path of `--engine gpu --no-preprocessing`), within the budget.
+#[test]
+fn gpu_spm_equals_the_cpus_on_propagation_games() {
+    with_gpu(|device| {
+        let budget = Duration::from_secs(20);
+        let whole = |options: &SolveOptions| SolveOptions {
+            skip_preprocessing: true,
+            ..options.clone()
+        };
+        let games = [
+            propagation_paths(6, 40),
+            propagation_paths(50, 1000),
+            propagation_tree(10, 2),
+            propagation_tree(16, 2),
+            propagation_tree(6, 5),
+        ];
+        for game in &games {
+            let reference = parity::solve(game, Solver::Zielonka, &within(budget)).unwrap();
+            let plain = compare_runs(
+                "spm",
+                game,
+                &reference,
+                budget,
+                Moves::Same,
+                |options| spm::solve(game, options),
+                |options| parity::gpu::solve(device, game, options),
+            )
+            .unwrap();
+            let unprocessed = compare_runs(
+                "spm without preprocessing",
+                game,
+                &reference,
+                budget,
+                Moves::Same,
+                |options| parity::solve(game, Solver::Spm, &whole(options)),
+                |options| on_gpu_with(device, game, Solver::Spm, &whole(options)),
+            )
+            .unwrap();
+            assert_eq!(plain + unprocessed, 0, "{} vertices", game.vertices());
+        }
+    });
+}
+
 /// The GPU's preprocessing with every solver for the rest (and `auto`):
 /// the reference's winners, and strategies that verify.
 #[test]
@@ -635,6 +681,16 @@ fn the_cli_solves_on_the_gpu_and_races() {
             // The GPU's side prepares its own arrays, inside the solve.
             assert_eq!(report["prepare_seconds"], serde_json::Value::Null);
         }
+        let whole = json_report(&["--engine", "gpu", "--solver", "spm", "--no-preprocessing"]);
+        let engine = whole["engine"].as_str().unwrap();
+        assert!(
+            engine.starts_with("gpu (")
+                && engine.ends_with("): no preprocessing; the whole game: spm on the gpu"),
+            "{engine}"
+        );
+        assert_eq!(whole["won_by_even"], 7);
+        assert_eq!(whole["verified"], true);
+        assert_eq!(whole["warnings"], serde_json::json!([]));
         let shortcuts = json_report(&["--engine", "gpu", "--solver", "spm", "--shortcuts"]);
         assert_eq!(shortcuts["won_by_even"], 7);
         assert_eq!(shortcuts["verified"], true);
