@@ -147,12 +147,14 @@ pub struct SolveOptions {
     /// Small progress measures on the CPU only: moves into chains of
     /// vertices with one move go to the chain's end ([`shortcuts`]).
     pub shortcuts: bool,
-    /// Solve the whole game with the chosen solver: small progress
-    /// measures and fixpoint iteration (on the CPU), and the GPU's side,
-    /// then skip their preprocessing ([`controlled`], [`gpu::controlled`]),
-    /// as Oink's `--no-wcwc --no-single` does; so that a solver can be
-    /// measured on games that the preprocessing would solve whole (the
-    /// propagation games of Bootsma's thesis, `testing::games`).
+    /// Solve the whole game with the chosen solver: skip the
+    /// preprocessing (the cycles each player controls and their
+    /// attractors) that small progress measures and fixpoint iteration
+    /// run first on the CPU, and every solver on the GPU
+    /// ([`gpu::controlled`]), as Oink's `--no-wcwc --no-single` does; so
+    /// that a solver can be measured on games that the preprocessing
+    /// would solve whole (the propagation games of Bootsma's thesis,
+    /// `testing::games`).
     pub skip_preprocessing: bool,
 }
 
