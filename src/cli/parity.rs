@@ -449,15 +449,11 @@ impl Ran {
                 Solver::Spm => "spm on the gpu".to_string(),
                 solver => format!("{} on the {}", solver.name(), cpu(solver)),
             };
-            match (preprocessing, run.left) {
-                (false, _) => format!("no preprocessing; the whole game: {solver}"),
-                (true, false) => {
-                    "cycles one player controls and their attractors; the rest: none left".into()
-                }
-                (true, true) => {
-                    format!("cycles one player controls and their attractors; the rest: {solver}")
-                }
+            if !preprocessing {
+                return format!("no preprocessing; the whole game: {solver}");
             }
+            let rest = if run.left { solver } else { "none left".into() };
+            format!("cycles one player controls and their attractors; the rest: {rest}")
         };
         match self {
             Ran::Cpu(solver) => cpu(solver),

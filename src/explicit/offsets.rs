@@ -58,9 +58,11 @@ const WINDOWS_PER_CHUNK: usize = 1 << 16;
 
 /// The first `i` where `bad(&items[i..i + width])` holds. Long slices
 /// are scanned in chunks on rayon's threads, each chunk a flat
-/// sequential scan: rayon's `par_windows(..).position_first` paid so
-/// much per window that 1.7·10^7 offsets took 100 ms on 2 cores, against
-/// 6 ms for one thread's flat scan.
+/// sequential scan: with rayon's `par_windows(..).position_first`,
+/// which pays per window, preparing a parity game of 1.7·10^7 vertices
+/// (validation, then its predecessor lists) took 0.27-0.33 s on 2 cores,
+/// and 0.17-0.20 s so
+/// (`benches/results/2026-12-03m-h200-spm-propagation/validate-2core.txt`).
 pub(crate) fn first_window<T: Sync>(
     items: &[T],
     width: usize,

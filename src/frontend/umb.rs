@@ -32,6 +32,7 @@ use serde::Deserialize;
 use flate2::read::MultiGzDecoder;
 
 use super::{LoadError, explicit_limit, is_gzip, read_raw};
+use crate::explicit::offsets::first_window;
 use crate::explicit::{
     ExplicitModel, MAX_STATES, MarkovChain, Mdp, ProbModel, RewardStructure, StateLabels,
 };
@@ -271,11 +272,7 @@ impl<'a> Archive<'a> {
                 offsets[0]
             )));
         }
-        if let Some(row) = offsets
-            .par_windows(2)
-            .position_first(|pair| pair[1] < pair[0])
-            .map(|i| i + 1)
-        {
+        if let Some(row) = first_window(&offsets, 2, |pair| pair[1] < pair[0]).map(|i| i + 1) {
             return Err(self.fail(format!(
                 "member {name}: byte {}: offset {} is below the previous offset {}",
                 row * 8,

@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::explicit::offsets::first_window;
 use crate::explicit::{ExplicitModel, MarkovChain, Mdp, ModelType, ProbModel};
 use crate::gpu::{Device, GpuError};
 use crate::scc::cpu::prefix_sums;
@@ -256,7 +257,7 @@ pub fn as_mdp(chain: &MarkovChain) -> Mdp {
     // The arrays are copied on the rayon pool: a large chain's hold
     // gigabytes (benches/results/2026-12-02-h200-egl/README.md).
     let (choice_offsets, branch_offsets) =
-        if chain.offsets.par_windows(2).all(|row| row[1] > row[0]) {
+        if first_window(&chain.offsets, 2, |row| row[1] <= row[0]).is_none() {
             // Every state moves: a choice a state, the chain's own offsets.
             let states = chain.states() as u64;
             (

@@ -732,7 +732,10 @@ pub fn solve(
         on_device.start(Player::Even)?,
         on_device.start(Player::Odd)?,
     ];
-    device.synchronize()?;
+    // Waited for only to time the set-up apart in the debug log.
+    if tracing::enabled!(tracing::Level::DEBUG) {
+        device.synchronize()?;
+    }
     let set_up = setting_up.elapsed().as_secs_f64();
     let mut sides = OnGpu {
         on_device,
@@ -766,6 +769,8 @@ pub fn solve(
         .shortcuts
         .as_ref()
         .map_or(0, |shortcuts| shortcuts.skipping);
+    // Freed here (cuMemFree waits for the device), so that `finishing`
+    // counts the frees.
     drop(on_device);
     drop(runs);
     tracing::debug!(

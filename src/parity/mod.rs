@@ -193,26 +193,26 @@ fn solve_valid(
     options: &SolveOptions,
 ) -> Result<Solution, SolveError> {
     let mut watch = Watch::new(options, "rounds");
-    let predecessors = predecessors.of(game);
     let solution = match solver {
-        Solver::Zielonka => reference::solve(game, predecessors, options)?,
+        Solver::Zielonka => reference::solve(game, predecessors.of(game), options)?,
         Solver::Spm => preprocessed(game, predecessors, &mut watch, options, |rest| {
             spm::solve(&rest, options)
         })?,
         Solver::Fpi => preprocessed(game, predecessors, &mut watch, options, |rest| {
             fpi::solve(&rest, options)
         })?,
-        Solver::Tangle => tangle::solve(game, predecessors, options)?,
-        Solver::Pp => pp::solve(game, predecessors, options)?,
+        Solver::Tangle => tangle::solve(game, predecessors.of(game), options)?,
+        Solver::Pp => pp::solve(game, predecessors.of(game), options)?,
     };
     Ok(solution.normalised(game))
 }
 
 /// `solve_rest` on what the CPU's preprocessing leaves of `game`, or on
-/// the whole game with [`SolveOptions::skip_preprocessing`].
+/// the whole game with [`SolveOptions::skip_preprocessing`] (then without
+/// `game`'s predecessor lists, which only the preprocessing reads).
 fn preprocessed(
     game: &ParityGame,
-    predecessors: &Csr,
+    predecessors: &Predecessors,
     watch: &mut Watch<'_>,
     options: &SolveOptions,
     solve_rest: impl FnOnce(Cow<'_, ParityGame>) -> Result<Solution, SolveError>,
@@ -220,7 +220,7 @@ fn preprocessed(
     if options.skip_preprocessing {
         solve_rest(Cow::Borrowed(game))
     } else {
-        controlled::solve_with(game, predecessors, watch, solve_rest)
+        controlled::solve_with(game, predecessors.of(game), watch, solve_rest)
     }
 }
 
