@@ -207,15 +207,7 @@ fn agrees_with_the_cpu(
     cpu_budget: Duration,
 ) -> Result<usize, TestCaseError> {
     let reference = parity::solve(game, Solver::Zielonka, &within(cpu_budget)).unwrap();
-    let plain = compare_runs(
-        "spm",
-        game,
-        &reference,
-        cpu_budget,
-        Moves::Same,
-        |options| spm::solve(game, options),
-        |options| parity::gpu::solve(device, game, options),
-    )?;
+    let plain = plain_spm_agrees(device, game, &reference, cpu_budget)?;
     let preprocessed = compare_runs(
         "spm after preprocessing",
         game,
@@ -235,6 +227,25 @@ fn agrees_with_the_cpu(
         |options| parity::gpu::solve(device, game, &with_shortcuts(options)),
     )?;
     Ok(plain + preprocessed + with_shortcuts)
+}
+
+/// [`compare_runs`] of small progress measures on the whole game, without
+/// shortcuts: the GPU's solution must be the CPU's.
+fn plain_spm_agrees(
+    device: &Device,
+    game: &ParityGame,
+    reference: &Solution,
+    cpu_budget: Duration,
+) -> Result<usize, TestCaseError> {
+    compare_runs(
+        "spm",
+        game,
+        reference,
+        cpu_budget,
+        Moves::Same,
+        |options| spm::solve(game, options),
+        |options| parity::gpu::solve(device, game, options),
+    )
 }
 
 /// `options` with shortcuts over chains of one-move vertices.
@@ -383,16 +394,7 @@ fn gpu_spm_equals_the_cpus_on_propagation_games() {
         ];
         for game in &games {
             let reference = parity::solve(game, Solver::Zielonka, &within(budget)).unwrap();
-            let plain = compare_runs(
-                "spm",
-                game,
-                &reference,
-                budget,
-                Moves::Same,
-                |options| spm::solve(game, options),
-                |options| parity::gpu::solve(device, game, options),
-            )
-            .unwrap();
+            let plain = plain_spm_agrees(device, game, &reference, budget).unwrap();
             let unprocessed = compare_runs(
                 "spm without preprocessing",
                 game,
