@@ -342,23 +342,42 @@ impl Drop for Program {
     }
 }
 
-/// NVRTC's version (major, minor), or (0, 0) where it cannot be asked.
+/// NVRTC's version (major, minor), or (0, 0) where it cannot be asked;
+/// asked once a process.
 pub fn nvrtc_version() -> (i32, i32) {
-    let (mut major, mut minor) = (0, 0);
-    if nvrtc_available() {
-        // SAFETY: the library is loaded; both are valid out-pointers.
-        let asked = unsafe { nvrtc::nvrtcVersion(&mut major, &mut minor) };
-        if asked != nvrtc::nvrtcResult::NVRTC_SUCCESS {
+    static VERSION: OnceLock<(i32, i32)> = OnceLock::new();
+    *VERSION.get_or_init(|| {
+        let (mut major, mut minor) = (0, 0);
+        if !nvrtc_available() {
             return (0, 0);
         }
-    }
-    (major, minor)
+        // SAFETY: the library is loaded; both are valid out-pointers.
+        let asked = unsafe { nvrtc::nvrtcVersion(&mut major, &mut minor) };
+        match asked {
+            nvrtc::nvrtcResult::NVRTC_SUCCESS => (major, minor),
+            _ => (0, 0),
+        }
+    })
 }
 
-/// Whether the NVRTC library can be loaded.
+/// Whether the NVRTC library can be loaded; looked at once a process,
+/// and then kept loaded. cudarc's probe alone unloads the library again,
+/// so that every later probe, and the first call into it, loaded the
+/// library afresh, also inside a GPU solver's timed set-up, which asks
+/// for NVRTC's version to name its cached kernels.
 pub fn nvrtc_available() -> bool {
-    // SAFETY: only tries to load the shared library.
-    unsafe { nvrtc::is_culib_present() }
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        // SAFETY: only loads the shared library; `culib` loads it for good
+        // once the probe found it.
+        unsafe {
+            let present = nvrtc::is_culib_present();
+            if present {
+                nvrtc::culib();
+            }
+            present
+        }
+    })
 }
 
 /// For tests that compile kernels without a GPU: checks that `build`

@@ -393,7 +393,9 @@ impl<'a> OnDevice<'a> {
         Ok(OnDevice {
             device,
             kernels,
-            config: device.grid_stride_launch(vertices as u64, THREADS, 16),
+            // A tile's lanes for every vertex, so that no tile lifts two
+            // in a round (`for_flagged_vertices`).
+            config: device.grid_stride_launch(vertices as u64 * tile_lanes(widest), THREADS, 16),
             queue_config: LaunchConfig {
                 grid_dim: (1, 1, 1),
                 block_dim: (QUEUE_THREADS, 1, 1),
