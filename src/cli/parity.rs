@@ -500,7 +500,7 @@ fn solve(
         (ParityEngine::Race, Some(device)) => race(Some(Solver::Spm), Duration::ZERO, device),
         _ => {
             let preparing = Instant::now();
-            let prepared = PreparedGame::new(Arc::clone(game))?;
+            let prepared = PreparedGame::new(Arc::clone(game), chosen, options)?;
             let preparing = Some(preparing.elapsed());
             match chosen {
                 Some(solver) => parity::solve_prepared(&prepared, solver, options)

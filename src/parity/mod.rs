@@ -256,16 +256,32 @@ pub struct PreparedGame {
 
 impl PreparedGame {
     /// Validates `game` (a vertex without successors is an error, not a
-    /// loss) and builds its predecessor lists.
-    pub fn new(game: Arc<ParityGame>) -> Result<PreparedGame, SolveError> {
+    /// loss) and builds its predecessor lists where `solver` (`None`:
+    /// auto) reads them with `options` ([`reads_predecessors`]; else a
+    /// solver that asks builds them).
+    pub fn new(
+        game: Arc<ParityGame>,
+        solver: Option<Solver>,
+        options: &SolveOptions,
+    ) -> Result<PreparedGame, SolveError> {
         game.validate()?;
         let predecessors = Predecessors::default();
-        predecessors.of(&game);
+        if reads_predecessors(solver, options) {
+            predecessors.of(&game);
+        }
         Ok(PreparedGame {
             game,
             predecessors: Arc::new(predecessors),
         })
     }
+}
+
+/// Whether `solver` (`None`: auto, a race of solvers that all read them)
+/// reads the game's predecessor lists with `options`: all do but small
+/// progress measures (which build lists of their own) and fixpoint
+/// iteration (which reads none) without the preprocessing.
+pub fn reads_predecessors(solver: Option<Solver>, options: &SolveOptions) -> bool {
+    !(options.skip_preprocessing && matches!(solver, Some(Solver::Spm | Solver::Fpi)))
 }
 
 /// [`solve`] for a prepared game.
@@ -955,6 +971,43 @@ mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};
 
     use super::*;
+
+    /// The lists are built before the clock only for the solvers that read
+    /// them; every solver still gets the reference's winners.
+    #[test]
+    fn a_prepared_game_has_predecessor_lists_where_its_solver_reads_them() {
+        let game = Arc::new(crate::testing::games::propagation_paths(3, 5));
+        let reference =
+            reference::solve(&game, &game.edges.transpose(), &SolveOptions::default()).unwrap();
+        let solvers = [
+            Solver::Zielonka,
+            Solver::Spm,
+            Solver::Fpi,
+            Solver::Tangle,
+            Solver::Pp,
+        ];
+        for skip_preprocessing in [false, true] {
+            let options = SolveOptions {
+                skip_preprocessing,
+                ..SolveOptions::default()
+            };
+            for solver in solvers.map(Some).into_iter().chain([None]) {
+                let prepared = PreparedGame::new(Arc::clone(&game), solver, &options).unwrap();
+                let reads = !(skip_preprocessing
+                    && matches!(solver, Some(Solver::Spm) | Some(Solver::Fpi)));
+                assert_eq!(
+                    prepared.predecessors.0.get().is_some(),
+                    reads,
+                    "{solver:?}, skip {skip_preprocessing}"
+                );
+                let solution = match solver {
+                    Some(solver) => solve_prepared(&prepared, solver, &options).unwrap(),
+                    None => solve_auto_prepared(&prepared, &options).unwrap().0,
+                };
+                assert_eq!(solution.winners, reference.winners, "{solver:?}");
+            }
+        }
+    }
 
     #[test]
     fn a_poll_looks_at_the_stop_signal_once_every_poll_interval() {
