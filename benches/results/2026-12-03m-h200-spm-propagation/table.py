@@ -1,10 +1,13 @@
-"""Medians per game and build from run-d.txt or run-e.txt (this folder):
-lines `BUILD: WON SECONDS` under `== GAME`, and Oink's `total solving
-time`. Usage: python3 table.py run-d.txt"""
+"""Medians per game and build from run-d.txt or run-e.txt (this folder;
+also the run files of ../2026-12-03n-h200-spm-local): lines `BUILD: WON
+SECONDS` under `== GAME`, and Oink's `total solving time`; the ratio of
+Oink to the build FINAL (default `final`).
+Usage: python3 table.py RUN.txt [FINAL]"""
 import re
 import statistics
 import sys
 
+final = sys.argv[2] if len(sys.argv) > 2 else "final"
 times, game = {}, None
 for line in open(sys.argv[1]):
     if m := re.match(r"== (\S+)$", line.strip()):
@@ -16,7 +19,7 @@ for line in open(sys.argv[1]):
 for game, builds in times.items():
     cells = [f"{b} {statistics.median(t):.4f} ({min(t):.4f}-{max(t):.4f}, {len(t)})" for b, t in builds.items()]
     ratio = ""
-    if "oink" in builds and "final" in builds:
-        ratio = f"; Oink / final: {min(builds['oink']) / statistics.median(builds['final']):.1f}-" \
-                f"{max(builds['oink']) / statistics.median(builds['final']):.1f}"
+    if "oink" in builds and final in builds:
+        ratio = f"; Oink / {final}: {min(builds['oink']) / statistics.median(builds[final]):.1f}-" \
+                f"{max(builds['oink']) / statistics.median(builds[final]):.1f}"
     print(f"{game}: " + ", ".join(cells) + ratio)
