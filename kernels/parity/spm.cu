@@ -412,7 +412,8 @@ __device__ __forceinline__ void add_raised(const SpmParams& p, unsigned long lon
 // allows): a tile then lifts at most one vertex a launch, where a span of
 // 32 had it lift up to p.tile of them one after another, and the round
 // waited for the slowest (on an H200, prop50_1k's lifting took 43.9 ms
-// instead of 50.7). Else 32: fewer, wider steps over the flags.
+// instead of 50.8: benches/results/2026-12-03n-h200-spm-local/, call B).
+// Else 32: fewer, wider steps over the flags.
 template <typename Flagged, typename Body>
 __device__ void for_flagged_vertices(const SpmParams& p, unsigned long long warp, unsigned long long warps,
                                      Flagged flagged, Body body) {

@@ -239,10 +239,7 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
             solver.name()
         ));
     }
-    if args.no_preprocessing
-        && device.is_none()
-        && !matches!(chosen, Some(Solver::Spm | Solver::Fpi))
-    {
+    if args.no_preprocessing && device.is_none() && !chosen.is_some_and(Solver::preprocesses) {
         warnings.push(format!(
             "--no-preprocessing only affects spm and fpi, and the GPU; {} never preprocesses",
             chosen.map_or("auto", Solver::name)

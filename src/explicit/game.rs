@@ -130,13 +130,8 @@ impl ParityGame {
                 vertices,
             });
         }
-        // A flat scan of the offsets (valid by now) for an empty row.
-        match self
-            .edges
-            .offsets
-            .windows(2)
-            .position(|row| row[0] == row[1])
-        {
+        // The offsets (valid by now) scanned for an empty row.
+        match super::offsets::first_window(&self.edges.offsets, 2, |row| row[0] == row[1]) {
             Some(vertex) => Err(GameError::DeadEnd {
                 vertex: vertex as u32,
                 name: self.name(vertex as u32).map(str::to_owned),

@@ -102,6 +102,14 @@ impl Solver {
             Solver::Pp => "pp",
         }
     }
+
+    /// Whether the solver first solves the cycles each player controls
+    /// and their attractors on the CPU (unless
+    /// [`SolveOptions::skip_preprocessing`]); the others solve the game as
+    /// it is.
+    pub fn preprocesses(self) -> bool {
+        matches!(self, Solver::Spm | Solver::Fpi)
+    }
 }
 
 /// Why a game was not solved.
@@ -277,11 +285,12 @@ impl PreparedGame {
 }
 
 /// Whether `solver` (`None`: auto, a race of solvers that all read them)
-/// reads the game's predecessor lists with `options`: all do but small
-/// progress measures (which build lists of their own) and fixpoint
-/// iteration (which reads none) without the preprocessing.
+/// reads the game's predecessor lists with `options`: all do but those
+/// that [`Solver::preprocesses`] without the preprocessing, which alone
+/// reads them there (small progress measures build lists of their own,
+/// fixpoint iteration reads none).
 pub fn reads_predecessors(solver: Option<Solver>, options: &SolveOptions) -> bool {
-    !(options.skip_preprocessing && matches!(solver, Some(Solver::Spm | Solver::Fpi)))
+    !(options.skip_preprocessing && solver.is_some_and(Solver::preprocesses))
 }
 
 /// [`solve`] for a prepared game.
