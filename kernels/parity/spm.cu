@@ -7,6 +7,12 @@
 // (100 on a game of 200 priorities), and a thread that compared them one
 // component at a time, each a read that waits for the one before, took
 // tens of microseconds a lift, which a round of a few vertices waited for.
+// A vertex with more moves than its tile has lanes lets each lane choose
+// among moves of its own, and in the grid-wide launches a vertex with more
+// moves or predecessors than a warp has lanes is lifted by a whole warp
+// (is_heavy): prop50_1k's source, with a move into each of 50 paths, is
+// lifted in each of its 1,000 rounds, and a tile of 2 lanes comparing one
+// move after another held every round for 40 us.
 //
 // Measures of one player P: a u32 component per priority that favours the
 // opponent, stored row by row (component c of vertex v at v * width + c,
@@ -83,6 +89,10 @@ struct SpmParams {
     unsigned long long move_priorities;     // u32: each move's priority (shortcuts), or 0: its source's
     unsigned long long first_steps;         // u32: each move's first step in the game (`targets` without shortcuts)
     unsigned long long predecessor_priorities; // u32: each move's priority by target (shortcuts), or 0: its source's
+    unsigned long long heavy;               // u32[heavy_count]: the vertices a whole warp lifts (see is_heavy)
+    unsigned long long heavy_bits;          // u32[(vertices + 31) / 32]: bit v set when v is listed in `heavy`
+    unsigned long long heavy_count;
+    unsigned long long heavy_warps;         // warps of a grid-wide launch that take `heavy`, the first ones
 };
 
 #include "abi_check.h"
@@ -106,6 +116,30 @@ __device__ __forceinline__ unsigned tile_ballot(const SpmParams& p, bool pred) {
 template <typename T>
 __device__ __forceinline__ T tile_shuffle(const SpmParams& p, T value, unsigned from) {
     return __shfl_sync(tile_mask(p), value, from, (int)p.tile);
+}
+// `value` of the tile's lane whose number differs from this lane's in
+// the bits of `bits`.
+template <typename T>
+__device__ __forceinline__ T tile_shuffle_xor(const SpmParams& p, T value, unsigned bits) {
+    return __shfl_xor_sync(tile_mask(p), value, bits, (int)p.tile);
+}
+
+// p with tiles of `lanes` lanes: 1 for a lane that works alone, 32 for a
+// whole warp.
+__device__ __forceinline__ SpmParams with_tile(const SpmParams& p, unsigned lanes) {
+    SpmParams q = p;
+    q.tile = lanes;
+    return q;
+}
+
+// Whether v has more moves or predecessors than a warp has lanes (the
+// host lists those in p.heavy): in the grid-wide launches a whole warp
+// lifts it, its lanes taking its moves and predecessors at once (see the
+// top of the file). spm_lift_queue's tiles lift such vertices too: warps
+// of their own made its rounds no faster, and the kernel's code twice as
+// large made them slower (benches/results/2026-12-04a-h200-spm-heavy/).
+__device__ __forceinline__ bool is_heavy(const SpmParams& p, unsigned v) {
+    return p.heavy_count && ((((const unsigned*)p.heavy_bits)[v / 32] >> (v % 32)) & 1u);
 }
 
 // Whether v's measure is ⊤ (read past the L1 cache: other blocks set bits).
@@ -172,43 +206,6 @@ __device__ __forceinline__ unsigned first_component(const SpmParams& p, unsigned
 // The priority of v's move e: its own with shortcuts, else v's.
 __device__ __forceinline__ unsigned move_priority(const SpmParams& p, unsigned v, unsigned long long e) {
     return p.move_priorities ? ((const unsigned*)p.move_priorities)[e] : ((const unsigned*)p.priorities)[v];
-}
-
-// The move of v that P's progress measures favour when v's moves share
-// its priority: the successor whose measure, from `cut` up, is least
-// when `least` (P's choice), else the greatest (the opponent's); ⊤ is
-// the greatest of all. The first one on a tie, as the CPU solver
-// (crate::parity::spm) chooses. Progress adds the same increment to
-// every move's measure, which keeps their order, so the successors'
-// measures are compared as they are. Gives the move's position in
-// `targets` (NO_EDGE for a vertex without moves: its self-loops favoured
-// the opponent and were all it had) and sets `chosen_top` to whether the
-// successor chosen was ⊤ when compared (a bit set since then must not
-// count, as the other moves were compared with its measure), true
-// without moves: the owner loses such a vertex, as on the CPU. Called by
-// the whole tile.
-__device__ unsigned long long extreme_move(const SpmParams& p, const unsigned* measures, unsigned v, unsigned cut,
-                                           bool least, bool& chosen_top) {
-    const unsigned long long* offsets = (const unsigned long long*)p.offsets;
-    const unsigned* targets = (const unsigned*)p.targets;
-    if (offsets[v] == offsets[v + 1]) {
-        chosen_top = true;
-        return NO_EDGE;
-    }
-    unsigned long long best = offsets[v];
-    bool best_top = tile_is_top(p, targets[best]);
-    for (unsigned long long e = offsets[v] + 1; e < offsets[v + 1] && !(best_top && !least); ++e) {
-        const unsigned w = targets[e];
-        const bool w_top = tile_is_top(p, w);
-        const bool better = least ? best_top ? !w_top : !w_top && compare_from(p, measures, w, targets[best], cut) < 0
-                                  : w_top || compare_from(p, measures, w, targets[best], cut) > 0;
-        if (better) {
-            best = e;
-            best_top = w_top;
-        }
-    }
-    chosen_top = best_top;
-    return best;
 }
 
 // The highest component of a measure that changed when it became ⊤: a
@@ -306,10 +303,11 @@ __device__ __forceinline__ unsigned progress_component(const SpmParams& p, const
 }
 
 // The order of progress a against b (neither ⊤), from the highest
-// component down. Called by the whole tile.
+// component down to the lowest that is not 0 in both. Called by the whole
+// tile.
 __device__ int compare_progress(const SpmParams& p, const unsigned* read, const Progress& a, const Progress& b) {
     return compare_down(
-        p, 0, [&](unsigned c) { return progress_component(p, read, a, c); },
+        p, min(a.zeroed, b.zeroed), [&](unsigned c) { return progress_component(p, read, a, c); },
         [&](unsigned c) { return progress_component(p, read, b, c); });
 }
 
@@ -324,45 +322,147 @@ __device__ int compare_with_progress(const SpmParams& p, const unsigned* read, u
         differ_at);
 }
 
-// The move of v whose progress P's measures favour when moves carry
-// priorities of their own (shortcuts): the least progress when `least`,
-// else the greatest, ⊤ the greatest of all; the first on a tie, as the
-// CPU solver. Gives its position in `targets` (NO_EDGE without moves) and
-// its progress in `chosen` (⊤ without moves). Called by the whole tile.
-__device__ unsigned long long extreme_progress(const SpmParams& p, const unsigned* read, unsigned v, bool least,
-                                               Progress& chosen) {
+// Whether P's measures favour progress g, along move e, over progress h,
+// along move f (e != f): the lesser when `least` (P's choice), else the
+// greater (the opponent's), ⊤ above all; the first move on a tie, as the
+// CPU solver (crate::parity::spm) chooses. Called by the whole tile.
+__device__ bool favoured(const SpmParams& p, const unsigned* read, bool least, const Progress& g, unsigned long long e,
+                         const Progress& h, unsigned long long f) {
+    if (g.top || h.top) return g.top == h.top ? e < f : g.top != least;
+    const int order = compare_progress(p, read, g, h);
+    return order == 0 ? e < f : (order < 0) == least;
+}
+
+// Whether a tile choosing among `moves` moves lets each lane take moves
+// of its own (extreme): where there are more moves than lanes. Where
+// there are fewer, the lanes choose together, a component of a measure
+// a lane: on prop50_1k, lanes that each took one of a vertex's two moves
+// made the one-block launches twice as slow, and the grid-wide ones no
+// faster (benches/results/2026-12-04a-h200-spm-heavy/, call B).
+__device__ __forceinline__ bool lanes_over_moves(const SpmParams& p, unsigned long long moves) {
+    return moves > p.tile;
+}
+
+// The move of v whose progress P's measures favour most (favoured), the
+// progress along move e being along(q, e) for a tile q: gives its
+// position in `targets` (NO_EDGE without moves) and its progress in
+// `chosen` (⊤ without moves). Either the tile's lanes take the moves in
+// turn together, a component a lane, or (lanes_over_moves) each lane
+// takes every p.tile-th move alone and keeps its favourite, and then the
+// lanes pair off, swapping favourites, until each holds the favourite of
+// all: `favoured` is a total order, so both lanes of a pair keep the
+// same. A move's ⊤ bit is read once, by the lane that takes the move,
+// and travels with it: a bit set since then must not count, as other
+// moves were compared with the measure. Called by the whole tile.
+template <typename Along>
+__device__ unsigned long long extreme(const SpmParams& p, const unsigned* read, unsigned v, bool least, Along along,
+                                      Progress& chosen) {
     const unsigned long long* offsets = (const unsigned long long*)p.offsets;
-    const unsigned* targets = (const unsigned*)p.targets;
-    const unsigned* priorities = (const unsigned*)p.move_priorities;
+    const unsigned long long first = offsets[v], last = offsets[v + 1];
     unsigned long long best = NO_EDGE;
-    chosen.top = true;
-    for (unsigned long long e = offsets[v]; e < offsets[v + 1] && !(best != NO_EDGE && chosen.top && !least); ++e) {
-        const Progress g = progress_along(p, read, priorities[e], targets[e]);
-        const bool better = best == NO_EDGE ? true
-                            : least         ? !g.top && (chosen.top || compare_progress(p, read, g, chosen) < 0)
-                                            : g.top || compare_progress(p, read, g, chosen) > 0;
-        if (better) {
+    chosen = {0, 0, 0, true};
+    // Nothing comes before the first ⊤ in the opponent's choice.
+    const auto settled = [&] { return best != NO_EDGE && chosen.top && !least; };
+    const auto consider = [&](const SpmParams& q, const Progress& g, unsigned long long e) {
+        if (best == NO_EDGE || favoured(q, read, least, g, e, chosen, best)) {
             best = e;
             chosen = g;
         }
+    };
+    if (!lanes_over_moves(p, last - first)) {
+        for (unsigned long long e = first; e < last && !settled(); ++e) consider(p, along(p, e), e);
+        return best;
     }
+    const SpmParams alone = with_tile(p, 1);
+    for (unsigned long long e = first + tile_lane(p); e < last && !settled(); e += p.tile) {
+        consider(alone, along(alone, e), e);
+    }
+    for (unsigned bits = 1; bits < p.tile; bits *= 2) {
+        const unsigned long long e = tile_shuffle_xor(p, best, bits);
+        const Progress g = {tile_shuffle_xor(p, chosen.w, bits), tile_shuffle_xor(p, chosen.zeroed, bits),
+                            tile_shuffle_xor(p, chosen.incremented, bits),
+                            tile_shuffle_xor(p, (unsigned)chosen.top, bits) != 0};
+        if (e != NO_EDGE) consider(alone, g, e);
+    }
+    return best;
+}
+
+// The move of v that P's progress measures favour when v's moves share
+// its priority, the tile's lanes taking the moves in turn together: the
+// successor whose measure, from `cut` up, is least when `least` (P's
+// choice), else the greatest (the opponent's); ⊤ is the greatest of all.
+// The first one on a tie, as the CPU solver (crate::parity::spm) chooses.
+// Progress adds the same increment to every move's measure, which keeps
+// their order, so the successors' measures are compared as they are.
+// Gives the move's position in `targets` (NO_EDGE for a vertex without
+// moves: its self-loops favoured the opponent and were all it had) and
+// sets `chosen_top` to whether the successor chosen was ⊤ when compared
+// (a bit set since then must not count, as the other moves were compared
+// with its measure), true without moves: the owner loses such a vertex,
+// as on the CPU. The same choice as `extreme` makes of progress without
+// increments, but cheaper: with it instead, the one-block launches took
+// tc-10 from 2.94 to 3.51 s and pgrand-200k-s11 from 0.107-0.115 to
+// 0.125-0.136 s (benches/results/2026-12-04a-h200-spm-heavy/, call C).
+// Called by the whole tile.
+__device__ unsigned long long extreme_move(const SpmParams& p, const unsigned* measures, unsigned v, unsigned cut,
+                                           bool least, bool& chosen_top) {
+    const unsigned long long* offsets = (const unsigned long long*)p.offsets;
+    const unsigned* targets = (const unsigned*)p.targets;
+    if (offsets[v] == offsets[v + 1]) {
+        chosen_top = true;
+        return NO_EDGE;
+    }
+    unsigned long long best = offsets[v];
+    bool best_top = tile_is_top(p, targets[best]);
+    for (unsigned long long e = offsets[v] + 1; e < offsets[v + 1] && !(best_top && !least); ++e) {
+        const unsigned w = targets[e];
+        const bool w_top = tile_is_top(p, w);
+        const bool better = least ? best_top ? !w_top : !w_top && compare_from(p, measures, w, targets[best], cut) < 0
+                                  : w_top || compare_from(p, measures, w, targets[best], cut) > 0;
+        if (better) {
+            best = e;
+            best_top = w_top;
+        }
+    }
+    chosen_top = best_top;
     return best;
 }
 
 // The move of v that P's measures favour (the least progress when
 // `least`, else the greatest) and its progress, into `chosen`: gives its
-// position in `targets`, NO_EDGE without moves (`chosen` then ⊤). Called
-// by the whole tile.
+// position in `targets`, NO_EDGE without moves (`chosen` then ⊤). With
+// shortcuts each move's progress has a shape of its own (extreme);
+// without, the moves share v's priority, and the successors' measures
+// are compared (extreme_move, or extreme on progress of no increment
+// where lanes take moves of their own), the chosen one's progress shaped
+// after. Called by the whole tile.
 __device__ unsigned long long chosen_move(const SpmParams& p, const unsigned* read, unsigned v, bool least,
                                           Progress& chosen) {
-    if (p.move_priorities) return extreme_progress(p, read, v, least, chosen);
+    const unsigned long long* offsets = (const unsigned long long*)p.offsets;
+    const unsigned* targets = (const unsigned*)p.targets;
+    if (p.move_priorities) {
+        const unsigned* priorities = (const unsigned*)p.move_priorities;
+        return extreme(
+            p, read, v, least,
+            [&](const SpmParams& q, unsigned long long e) { return progress_along(q, read, priorities[e], targets[e]); },
+            chosen);
+    }
     const unsigned priority = ((const unsigned*)p.priorities)[v];
     const unsigned cut = first_component(p, priority);
-    const unsigned long long e = extreme_move(p, read, v, cut, least, chosen.top);
-    if (!chosen.top) {
-        chosen.w = ((const unsigned*)p.targets)[e];
-        chosen.top = !progress_shape(p, read, priority, chosen.w, cut, chosen.zeroed, chosen.incremented);
+    unsigned long long e;
+    if (lanes_over_moves(p, offsets[v + 1] - offsets[v])) {
+        e = extreme(
+            p, read, v, least,
+            [&](const SpmParams& q, unsigned long long e) {
+                const unsigned w = targets[e];
+                return Progress{w, cut, (unsigned)p.width, tile_is_top(q, w)};
+            },
+            chosen);
+    } else {
+        e = extreme_move(p, read, v, cut, least, chosen.top);
+        if (!chosen.top) chosen.w = targets[e];
     }
+    if (!chosen.top) chosen.top = !progress_shape(p, read, priority, chosen.w, cut, chosen.zeroed, chosen.incremented);
     return e;
 }
 
@@ -433,6 +533,32 @@ __device__ void for_flagged_vertices(const SpmParams& p, unsigned long long warp
     }
 }
 
+// for_flagged_vertices over the grid, with heavy vertices apart: the
+// grid's first p.heavy_warps warps take the heavy vertices (is_heavy),
+// each warp one at a time as one tile, and the other warps the others.
+// Runs body(q, v, kinds) where q is p with the tile that takes v; the
+// heavy vertices' flags are read (`flagged`) by one lane each.
+template <typename Flagged, typename Body>
+__device__ void for_flagged_in_grid(const SpmParams& p, Flagged flagged, Body body) {
+    const unsigned long long warp = grid_thread() / 32, warps = grid_threads() / 32;
+    if (warp >= p.heavy_warps) {
+        for_flagged_vertices(
+            p, warp - p.heavy_warps, warps - p.heavy_warps,
+            [&](unsigned v) { return is_heavy(p, v) ? 0u : flagged(v); },
+            [&](unsigned v, unsigned kinds) { body(p, v, kinds); });
+        return;
+    }
+    const SpmParams whole = with_tile(p, 32);
+    const unsigned* heavy = (const unsigned*)p.heavy;
+    for (unsigned long long i = warp; i < p.heavy_count; i += p.heavy_warps) {
+        const unsigned v = heavy[i];
+        unsigned kinds = 0;
+        if ((threadIdx.x & 31u) == 0) kinds = flagged(v);
+        kinds = __shfl_sync(FULL_MASK, kinds, 0);
+        if (kinds) body(whole, v, kinds);
+    }
+}
+
 // The first work queue: every vertex that is not ⊤ and has a move whose
 // priority favours the opponent, and P's vertices without moves (no
 // other measure can grow before one of those). Without shortcuts, a
@@ -457,16 +583,15 @@ extern "C" __global__ void spm_lift(const SpmParams p) {
     unsigned char* dirty = (unsigned char*)p.dirty;
     unsigned char* changed_last = (unsigned char*)p.changed_last;
     unsigned long long raised = 0;
-    for_flagged_vertices(
-        p, grid_thread() / 32, grid_threads() / 32,
-        [&](unsigned v) { return (dirty[v] ? 1u : 0u) | (changed_last[v] ? 2u : 0u); },
-        [&](unsigned v, unsigned kinds) {
-            const bool top = tile_is_top(p, v);
+    for_flagged_in_grid(
+        p, [&](unsigned v) { return (dirty[v] ? 1u : 0u) | (changed_last[v] ? 2u : 0u); },
+        [&](const SpmParams& q, unsigned v, unsigned kinds) {
+            const bool top = tile_is_top(q, v);
             unsigned changed;
             const Lift outcome = top || !(kinds & 1u) ? UNCHANGED
-                                                       : lift(p, (const unsigned*)p.read_measures, v,
-                                                              row_of(p, (unsigned*)p.write_measures, v), changed);
-            const bool first = tile_lane(p) == 0;
+                                                       : lift(q, (const unsigned*)q.read_measures, v,
+                                                              row_of(q, (unsigned*)q.write_measures, v), changed);
+            const bool first = tile_lane(q) == 0;
             if (first) {
                 dirty[v] = 0;
                 changed_last[v] = outcome == RAISED;
@@ -474,10 +599,10 @@ extern "C" __global__ void spm_lift(const SpmParams p) {
             if (outcome == UNCHANGED) {
                 // Raised by the last launch: its measure goes into the
                 // other buffer too.
-                if ((kinds & 2u) && !top) keep_measure(p, v);
+                if ((kinds & 2u) && !top) keep_measure(q, v);
                 return;
             }
-            mark_predecessors(p, v, changed);
+            mark_predecessors(q, v, changed);
             if (first) ++raised;
         });
     add_raised(p, raised);
@@ -628,13 +753,12 @@ extern "C" __global__ void spm_strategy(const SpmParams p) {
     const unsigned char* owners = (const unsigned char*)p.owners;
     const unsigned* first_steps = (const unsigned*)p.first_steps;
     unsigned* strategy = (unsigned*)p.strategy;
-    for_flagged_vertices(
-        p, grid_thread() / 32, grid_threads() / 32,
-        [&](unsigned v) { return owners[v] == p.player && !is_top(p, v) ? 1u : 0u; },
-        [&](unsigned v, unsigned) {
+    for_flagged_in_grid(
+        p, [&](unsigned v) { return owners[v] == p.player && !is_top(p, v) ? 1u : 0u; },
+        [&](const SpmParams& q, unsigned v, unsigned) {
             Progress chosen;
-            const unsigned long long move = chosen_move(p, (const unsigned*)p.read_measures, v, true, chosen);
-            if (!chosen.top && tile_lane(p) == 0) strategy[v] = first_steps[move];
+            const unsigned long long move = chosen_move(q, (const unsigned*)q.read_measures, v, true, chosen);
+            if (!chosen.top && tile_lane(q) == 0) strategy[v] = first_steps[move];
         });
 }
 
@@ -693,20 +817,20 @@ extern "C" __global__ void spm_won_round(const SpmParams p) {
     unsigned char* check = (unsigned char*)p.check;
     unsigned char* check_next = (unsigned char*)p.check_next;
     unsigned long long dropped = 0;
-    for_flagged_vertices(
-        p, grid_thread() / 32, grid_threads() / 32,
+    for_flagged_in_grid(
+        p,
         [&](unsigned v) {
             if (!check[v]) return 0u;
             check[v] = 0;
             return member[v] ? 1u : 0u;
         },
-        [&](unsigned v, unsigned) {
-            if (stays(p, (const unsigned*)p.read_measures, v)) return;
-            if (tile_lane(p) == 0) {
+        [&](const SpmParams& q, unsigned v, unsigned) {
+            if (stays(q, (const unsigned*)q.read_measures, v)) return;
+            if (tile_lane(q) == 0) {
                 member[v] = 0;
                 ++dropped;
             }
-            for (unsigned long long e = offsets[v] + tile_lane(p); e < offsets[v + 1]; e += p.tile) {
+            for (unsigned long long e = offsets[v] + tile_lane(q); e < offsets[v + 1]; e += q.tile) {
                 const unsigned u = predecessors[e];
                 if (__ldcg(member + u)) check_next[u] = 1;
             }
@@ -720,15 +844,14 @@ extern "C" __global__ void spm_won_round(const SpmParams p) {
 extern "C" __global__ void spm_give_up(const SpmParams p) {
     const unsigned char* member = (const unsigned char*)p.member;
     unsigned long long given = 0;
-    for_flagged_vertices(
-        p, grid_thread() / 32, grid_threads() / 32,
-        [&](unsigned v) { return member[v] && !is_top(p, v) ? 1u : 0u; },
-        [&](unsigned v, unsigned) {
-            if (tile_lane(p) == 0) {
-                set_top(p, v);
+    for_flagged_in_grid(
+        p, [&](unsigned v) { return member[v] && !is_top(p, v) ? 1u : 0u; },
+        [&](const SpmParams& q, unsigned v, unsigned) {
+            if (tile_lane(q) == 0) {
+                set_top(q, v);
                 ++given;
             }
-            mark_predecessors(p, v, ALL_COMPONENTS);
+            mark_predecessors(q, v, ALL_COMPONENTS);
         });
     add_raised(p, given);
 }

@@ -43,6 +43,7 @@ use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
 
 use super::shortcuts::skip_chains;
 use super::spm::{
@@ -50,7 +51,7 @@ use super::spm::{
 };
 use super::{Solution, SolveError, SolveOptions, Watch, compress_priorities};
 use crate::explicit::game::NO_MOVE;
-use crate::explicit::{ParityGame, Player};
+use crate::explicit::{Csr, ParityGame, Player};
 use crate::gpu::{Build, Device, GpuError, KernelSource, LargeSlice};
 use crate::{kernel_file, param_block};
 
@@ -87,6 +88,55 @@ const MOST_STRIDES_PER_BATCH: u64 = 1 << 30;
 /// measure one component after another.
 fn tile_lanes(width: usize) -> u64 {
     width.clamp(1, 32).next_power_of_two() as u64
+}
+
+/// Moves or predecessors above which a vertex is heavy: a whole warp
+/// lifts it, each lane taking moves of its own (`is_heavy` in the
+/// kernel), instead of a tile of a few lanes taking them a few at a time.
+/// A warp's lanes.
+pub const HEAVY_DEGREE: u64 = 32;
+
+/// Whether a tile of `lanes` lanes choosing among `moves` moves lets
+/// each lane take moves of its own (`lanes_over_moves` in the kernel,
+/// which the model follows): where there are more moves than lanes.
+#[cfg(test)]
+fn lanes_over_moves(lanes: u64, moves: u64) -> bool {
+    moves > lanes
+}
+
+/// The vertices of `moves` and `predecessors` with more moves or
+/// predecessors than [`HEAVY_DEGREE`], in order; looked for in parallel
+/// from [`PARALLEL_VERTICES`] vertices.
+fn heavy_vertices(moves: &Csr, predecessors: &Csr) -> Vec<u32> {
+    let degree = |offsets: &[u64], v: u32| offsets[v as usize + 1] - offsets[v as usize];
+    let heavy = |&v: &u32| {
+        degree(&moves.offsets, v) > HEAVY_DEGREE || degree(&predecessors.offsets, v) > HEAVY_DEGREE
+    };
+    let vertices = 0..moves.states();
+    match vertices.len() < PARALLEL_VERTICES {
+        true => vertices.filter(heavy).collect(),
+        false => vertices.into_par_iter().filter(heavy).collect(),
+    }
+}
+
+/// Vertices from which [`heavy_vertices`] looks in parallel: on fewer, a
+/// look takes less than starting rayon's threads (`prop50_1k`'s
+/// preparing took 2.0 ms in parallel, 1.4 ms without the look).
+const PARALLEL_VERTICES: usize = 1 << 20;
+
+/// Of a grid-wide launch of `warps` warps, the first warps, which lift
+/// the `heavy` vertices a warp each while the others' tiles lift the
+/// remaining vertices on `light_lanes` lanes in all: a share of the
+/// warps after the lanes that each side would take, and at least one
+/// each where there are heavy vertices.
+fn heavy_warps(warps: u64, heavy: u64, light_lanes: u64) -> u64 {
+    if heavy == 0 {
+        return 0;
+    }
+    let heavy_lanes = heavy * HEAVY_DEGREE;
+    let share = (u128::from(warps) * u128::from(heavy_lanes)
+        / (u128::from(heavy_lanes) + u128::from(light_lanes))) as u64;
+    share.clamp(1, warps - 1)
 }
 
 // The strategy starts as NO_MOVE everywhere by a fill of 0xff bytes.
@@ -169,6 +219,17 @@ param_block! {
         /// Device address of each move's priority in the order of the
         /// predecessor lists (`u32`) with shortcuts; 0 without.
         pub predecessor_priorities: u64,
+        /// Device address of the heavy vertices (`heavy_vertices`,
+        /// `u32`).
+        pub heavy: u64,
+        /// Device address of a bit per vertex, set for the heavy ones
+        /// (`u32` words).
+        pub heavy_bits: u64,
+        /// Heavy vertices.
+        pub heavy_count: u64,
+        /// The first warps of a grid-wide launch, which lift the heavy
+        /// vertices (`heavy_warps`).
+        pub heavy_warps: u64,
     }
 }
 
@@ -247,6 +308,42 @@ struct Shortcuts {
     skipping: u64,
 }
 
+/// The heavy vertices on the device ([`heavy_vertices`]): their list, a
+/// bit per vertex, and the warps of a grid-wide launch that take them.
+struct HeavyOnDevice {
+    list: LargeSlice<u32>,
+    bits: LargeSlice<u32>,
+    count: u64,
+    warps: u64,
+}
+
+impl HeavyOnDevice {
+    /// The heavy vertices `list` of a game of `vertices` vertices
+    /// uploaded, for grid-wide launches in `config` whose other vertices
+    /// take `tile` lanes each.
+    fn new(
+        device: &Device,
+        list: &[u32],
+        vertices: u64,
+        config: &LaunchConfig,
+        tile: u64,
+    ) -> Result<HeavyOnDevice, GpuError> {
+        let mut bits = vec![0u32; vertices.div_ceil(32) as usize];
+        for &v in list {
+            bits[v as usize / 32] |= 1 << (v % 32);
+        }
+        let count = list.len() as u64;
+        let warps = u64::from(config.grid_dim.0) * u64::from(config.block_dim.0) / 32;
+        Ok(HeavyOnDevice {
+            warps: heavy_warps(warps, count, (vertices - count) * tile),
+            count,
+            // No allocation is empty.
+            list: device.upload_large(if list.is_empty() { &[0] } else { list })?,
+            bits: device.upload_large(&bits)?,
+        })
+    }
+}
+
 /// What both players' lifting shares on the device: the game, the
 /// counts, the strategy, the one block's lists, and the set `W` of the
 /// certainly won vertices with its flags.
@@ -262,6 +359,7 @@ struct OnDevice<'a> {
     priorities: Vec<u32>,
     highest: u32,
     game: GameOnDevice,
+    heavy: HeavyOnDevice,
     raised: CudaSlice<u64>,
     strategy: LargeSlice<u32>,
     lists: CudaSlice<u32>,
@@ -381,6 +479,7 @@ impl<'a> OnDevice<'a> {
         };
         let owners: Vec<u8> = game.owners.iter().map(|&o| o as u8).collect();
         let queue_capacity = vertices.min(QUEUE_CAPACITY);
+        let heavy = heavy_vertices(&moves, &predecessors);
         let preparing = started.elapsed().as_secs_f64();
         let kernels = Kernels::load(device)?;
         let loading = started.elapsed().as_secs_f64() - preparing;
@@ -390,12 +489,20 @@ impl<'a> OnDevice<'a> {
             "the game for the GPU's progress measures, the kernels"
         );
         let priorities_on_device = device.upload_large(&priorities)?;
+        let tile = tile_lanes(widest);
+        // A tile's lanes for every vertex, and a warp for every heavy one,
+        // so that no tile lifts two in a round (`for_flagged_vertices`).
+        let light = (vertices - heavy.len()) as u64;
+        let config = device.grid_stride_launch(
+            light * tile + heavy.len() as u64 * HEAVY_DEGREE,
+            THREADS,
+            16,
+        );
         Ok(OnDevice {
             device,
             kernels,
-            // A tile's lanes for every vertex, so that no tile lifts two
-            // in a round (`for_flagged_vertices`).
-            config: device.grid_stride_launch(vertices as u64 * tile_lanes(widest), THREADS, 16),
+            heavy: HeavyOnDevice::new(device, &heavy, vertices as u64, &config, tile)?,
+            config,
             queue_config: LaunchConfig {
                 grid_dim: (1, 1, 1),
                 block_dim: (QUEUE_THREADS, 1, 1),
@@ -522,6 +629,10 @@ impl<'a> OnDevice<'a> {
             predecessor_priorities: game.shortcuts.as_ref().map_or(0, |shortcuts| {
                 device.address(&shortcuts.predecessor_priorities)
             }),
+            heavy: device.address(&self.heavy.list),
+            heavy_bits: device.address(&self.heavy.bits),
+            heavy_count: self.heavy.count,
+            heavy_warps: self.heavy.warps,
         }
     }
 
@@ -868,6 +979,30 @@ mod tests {
             .map(tile_lanes)
             .collect();
         assert_eq!(tiles, [1, 1, 2, 4, 8, 16, 32, 32, 32, 32]);
+    }
+
+    #[test]
+    fn heavy_vertices_have_more_moves_or_predecessors_than_a_warp_has_lanes() {
+        let degree = HEAVY_DEGREE as u32;
+        // Vertex 0 moves to 1..=degree + 1 (one move too many), vertex 1
+        // to 2..=degree + 1 (as many as a warp has lanes); each of those
+        // moves to vertex 2 as well, whose predecessors are then too many.
+        let mut edges: Vec<(u32, u32)> = (1..=degree + 1).map(|w| (0, w)).collect();
+        edges.extend((2..=degree + 1).map(|w| (1, w)));
+        edges.extend((3..=degree + 1).map(|v| (v, 2)));
+        let moves = Csr::from_edges(degree + 2, edges).unwrap();
+        assert_eq!(heavy_vertices(&moves, &moves.transpose()), [0, 2]);
+    }
+
+    #[test]
+    fn heavy_vertices_get_warps_after_the_lanes_they_take() {
+        assert_eq!(heavy_warps(3128, 0, 100_006), 0);
+        // One heavy vertex among 50,000 others of 2 lanes: one warp.
+        assert_eq!(heavy_warps(3128, 1, 100_000), 1);
+        // Lanes shared alike: half the warps.
+        assert_eq!(heavy_warps(1000, 100, 3200), 500);
+        // Every vertex heavy: all warps but one.
+        assert_eq!(heavy_warps(1000, 5000, 0), 999);
     }
 
     #[test]

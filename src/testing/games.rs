@@ -32,6 +32,50 @@ pub fn small_games(max_vertices: u32, max_priority: u32) -> impl Strategy<Value 
     })
 }
 
+/// Games of [`small_games`] with heavy vertices added: a vertex that
+/// about three vertices in four move to (a predecessor list longer than a
+/// warp has lanes, from 33 vertices), and two hubs of 33 to 80 more
+/// moves, a third of them into that vertex; moves repeat and measures
+/// tie, which is where the GPU's lanes, each choosing among moves of its
+/// own, must still break ties as the CPU does.
+pub fn games_with_hubs(max_vertices: u32, max_priority: u32) -> impl Strategy<Value = ParityGame> {
+    small_games(max_vertices, max_priority).prop_flat_map(|game| {
+        let vertices = game.vertices();
+        let hub = (
+            0..vertices,
+            proptest::collection::vec((0..3u8, 0..vertices), 33..=80),
+        );
+        (
+            Just(game),
+            0..vertices,
+            proptest::collection::vec(0..4u8, vertices as usize),
+            proptest::collection::vec(hub, 2),
+        )
+            .prop_map(|(game, sink, into_sink, hubs)| {
+                let mut edges: Vec<(u32, u32)> = (0..game.vertices())
+                    .flat_map(|v| game.edges.successors(v).iter().map(move |&w| (v, w)))
+                    .collect();
+                edges.extend(
+                    (0..game.vertices())
+                        .filter(|&v| into_sink[v as usize] != 0)
+                        .map(|v| (v, sink)),
+                );
+                for (hub, moves) in hubs {
+                    edges.extend(
+                        moves
+                            .into_iter()
+                            .map(|(kind, w)| (hub, if kind == 0 { sink } else { w })),
+                    );
+                }
+                ParityGame {
+                    edges: Csr::from_edges(game.vertices(), edges)
+                        .expect("moves between the game's vertices"),
+                    ..game
+                }
+            })
+    })
+}
+
 /// Owner and priority of every vertex, and the moves, as a game whose
 /// successor lists are sorted (as the PGSolver reader keeps them).
 fn game_of(rows: Vec<(Player, u32)>, mut moves: Vec<(u32, u32)>) -> ParityGame {

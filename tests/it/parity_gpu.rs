@@ -33,7 +33,9 @@ use warpcheck::parity::{self, Finisher, Solution, SolveError, SolveOptions, Solv
 use crate::explicit_inputs::{oracle_rows, shared};
 use crate::gpu::{binary, with_gpu};
 use crate::parity::file_in;
-use warpcheck::testing::games::{propagation_paths, propagation_tree, small_games};
+use warpcheck::testing::games::{
+    games_with_hubs, propagation_paths, propagation_tree, small_games,
+};
 
 /// The folder of games with an `oracles.tsv`: `$WARPCHECK_PARITY`, else
 /// `../shared/parity` when present, else the bundled `tests/data/parity`
@@ -316,20 +318,20 @@ fn compare_runs(
     Ok(usize::from(gpu.is_none() && cpu.is_some()))
 }
 
-/// Runs `cases` random games of [`small_games`] through `check` on the GPU
-/// and prints how many GPU runs ran out where the CPU's finished: at most
-/// [`MAY_RUN_OUT`] of the [`GPU_RUNS_PER_GAME`] runs a game makes.
+/// Runs `cases` random games of `games` (e.g. [`small_games`]) through
+/// `check` on the GPU and prints how many GPU runs ran out where the CPU's
+/// finished: at most [`MAY_RUN_OUT`] of the [`GPU_RUNS_PER_GAME`] runs a
+/// game makes.
 fn on_random_games(
     cases: u32,
-    max_vertices: u32,
-    max_priority: u32,
+    games: impl Strategy<Value = ParityGame>,
     check: impl Fn(&Device, &ParityGame) -> Result<usize, TestCaseError>,
 ) {
     with_gpu(|device| {
         let ran_out = std::cell::Cell::new(0);
         let started = Instant::now();
         TestRunner::new(ProptestConfig::with_cases(cases))
-            .run(&small_games(max_vertices, max_priority), |game| {
+            .run(&games, |game| {
                 ran_out.set(ran_out.get() + check(device, &game)?);
                 Ok(())
             })
@@ -350,7 +352,7 @@ fn on_random_games(
 
 #[test]
 fn gpu_spm_equals_the_cpus_on_small_random_games() {
-    on_random_games(400, 40, 9, |device, game| {
+    on_random_games(400, small_games(40, 9), |device, game| {
         agrees_with_the_cpu(device, game, Duration::from_secs(10))
     });
 }
@@ -358,9 +360,22 @@ fn gpu_spm_equals_the_cpus_on_small_random_games() {
 /// Many priorities: wide measures, carries across components.
 #[test]
 fn gpu_spm_equals_the_cpus_on_random_games_with_many_priorities() {
-    on_random_games(150, 60, 40, |device, game| {
+    on_random_games(150, small_games(60, 40), |device, game| {
         agrees_with_the_cpu(device, game, Duration::from_secs(10))
     });
+}
+
+/// Vertices with more moves or predecessors than a warp has lanes, which
+/// a whole warp lifts in the grid-wide launches, its lanes choosing among
+/// moves of their own (as the tiles of the one block do), with measures
+/// of a few components, more, and more than a tile holds.
+#[test]
+fn gpu_spm_equals_the_cpus_on_games_with_heavy_vertices() {
+    for max_priority in [3, 12, 80] {
+        on_random_games(60, games_with_hubs(60, max_priority), |device, game| {
+            agrees_with_the_cpu(device, game, Duration::from_secs(10))
+        });
+    }
 }
 
 /// Thousands of vertices: grid-wide launches and the one block's lists,
@@ -368,7 +383,7 @@ fn gpu_spm_equals_the_cpus_on_random_games_with_many_priorities() {
 /// progress measures tens of seconds: each run has a second.
 #[test]
 fn gpu_spm_equals_the_cpus_on_larger_random_games() {
-    on_random_games(30, 5000, 12, |device, game| {
+    on_random_games(30, small_games(5000, 12), |device, game| {
         agrees_with_the_cpu(device, game, Duration::from_secs(1))
     });
 }
@@ -414,7 +429,7 @@ fn gpu_spm_equals_the_cpus_on_propagation_games() {
 /// the reference's winners, and strategies that verify.
 #[test]
 fn the_gpus_preprocessing_with_any_rest_solver_gets_the_references_winners() {
-    on_random_games(200, 60, 12, |device, game| {
+    on_random_games(200, small_games(60, 12), |device, game| {
         let options = within(Duration::from_secs(10));
         let reference = parity::solve(game, Solver::Zielonka, &options).unwrap();
         let rests = [Solver::Pp, Solver::Tangle, Solver::Fpi, Solver::Zielonka];
@@ -504,7 +519,7 @@ fn the_gpus_preprocessing_solves_large_random_games() {
 
 #[test]
 fn a_race_of_cpu_and_gpu_gives_the_references_winners_and_a_winning_strategy() {
-    on_random_games(100, 40, 9, |device, game| {
+    on_random_games(100, small_games(40, 9), |device, game| {
         let options = within(Duration::from_secs(10));
         let reference = parity::solve(game, Solver::Zielonka, &options).unwrap();
         let shared = Arc::new(game.clone());

@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 use super::super::shortcuts::Moves;
 use super::super::spm::{Alternation, alternate, grows_first, measure_bounds, moves_of};
 use super::super::{Solution, SolveError, compress_priorities};
-use super::{Mode, QUEUE_THREADS};
+use super::{Mode, QUEUE_THREADS, heavy_vertices, lanes_over_moves, tile_lanes};
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::offsets::row_range;
 use crate::explicit::{Csr, ParityGame, Player};
@@ -93,6 +93,8 @@ struct Model {
     predecessor_priorities: Vec<u32>,
     priorities: Vec<u32>,
     owners: Vec<Player>,
+    /// The heavy vertices (`heavy_vertices`), which a warp lifts.
+    heavy: Vec<bool>,
     run: ModelRun,
     parked: ModelRun,
     /// Slots of each list (`queue_capacity`).
@@ -249,7 +251,7 @@ impl Model {
         (a, a_shape): (u32, (usize, usize)),
         (b, b_shape): (u32, (usize, usize)),
     ) -> Ordering {
-        (0..self.width())
+        (a_shape.0.min(b_shape.0)..self.width())
             .rev()
             .map(|c| {
                 self.needed(buffer, a, a_shape, c)
@@ -259,59 +261,136 @@ impl Model {
             .unwrap_or(Ordering::Equal)
     }
 
-    /// `extreme_progress`: the move's position (`None` without moves)
-    /// and its progress.
-    fn extreme_progress(&self, buffer: usize, v: u32, least: bool) -> (Option<usize>, Progress) {
-        let mut best: (Option<usize>, Progress) = (None, None);
-        for e in self.moves.of_vertex(v) {
-            if best.0.is_some() && best.1.is_none() && !least {
-                break;
-            }
-            let progress = self.progress_along(
-                buffer,
-                self.moves.priorities[e],
-                self.moves.edges.targets[e],
-            );
-            let better = match (best, progress) {
-                ((None, _), _) => true,
-                _ if least => progress.is_some_and(|g| {
-                    best.1
-                        .is_none_or(|chosen| self.compare_progress(buffer, g, chosen).is_lt())
-                }),
-                ((_, Some(chosen)), Some(g)) => self.compare_progress(buffer, g, chosen).is_gt(),
-                _ => progress.is_none(),
-            };
-            if better {
-                best = (Some(e), progress);
-            }
+    /// `favoured`: whether the measures favour progress `g` along move
+    /// `e` over `h` along move `f`.
+    fn favoured(
+        &self,
+        buffer: usize,
+        least: bool,
+        (e, g): (usize, Progress),
+        (f, h): (usize, Progress),
+    ) -> bool {
+        match (g, h) {
+            (Some(g), Some(h)) => match self.compare_progress(buffer, g, h) {
+                Ordering::Equal => e < f,
+                order => order.is_lt() == least,
+            },
+            (None, None) => e < f,
+            (g, _) => g.is_none() != least,
         }
-        best
     }
 
-    /// `chosen_move`: the move's position (`None` without moves) and its
-    /// progress.
-    fn chosen_move(&self, buffer: usize, v: u32, least: bool) -> (Option<usize>, Progress) {
+    /// `extreme`: the move of `v` (`None` without moves) whose progress,
+    /// `along` it, the measures favour most, and that progress; a tile of
+    /// `lanes` lanes chooses, each lane taking moves of its own where the
+    /// kernel's do ([`lanes_over_moves`]), its lanes then pairing off.
+    /// Every lane must end with the same choice.
+    fn extreme(
+        &self,
+        buffer: usize,
+        v: u32,
+        least: bool,
+        lanes: u64,
+        along: impl Fn(usize) -> Progress,
+    ) -> (Option<usize>, Progress) {
+        let moves = self.moves.of_vertex(v);
+        // Nothing comes before the first ⊤ in the opponent's choice.
+        let settled =
+            |best: &(Option<usize>, Progress)| best.0.is_some() && best.1.is_none() && !least;
+        let consider = |best: &mut (Option<usize>, Progress), e: usize, g: Progress| {
+            if best
+                .0
+                .is_none_or(|f| self.favoured(buffer, least, (e, g), (f, best.1)))
+            {
+                *best = (Some(e), g);
+            }
+        };
+        let lanes = match lanes_over_moves(lanes, moves.len() as u64) {
+            true => lanes as usize,
+            false => 1,
+        };
+        let mut favourites: Vec<(Option<usize>, Progress)> = (0..lanes)
+            .map(|lane| {
+                let mut best = (None, None);
+                for e in moves.clone().skip(lane).step_by(lanes) {
+                    if settled(&best) {
+                        break;
+                    }
+                    consider(&mut best, e, along(e));
+                }
+                best
+            })
+            .collect();
+        let mut bits = 1;
+        while bits < lanes {
+            favourites = (0..lanes)
+                .map(|lane| {
+                    let mut best = favourites[lane];
+                    if let (Some(e), g) = favourites[lane ^ bits] {
+                        consider(&mut best, e, g);
+                    }
+                    best
+                })
+                .collect();
+            bits *= 2;
+        }
+        assert!(
+            favourites
+                .iter()
+                .all(|&favourite| favourite == favourites[0]),
+            "the lanes choosing for {v} disagree: {favourites:?}"
+        );
+        favourites[0]
+    }
+
+    /// The lanes that choose a move of `v` in a grid-wide launch: a warp
+    /// for a heavy vertex, else a tile (`for_flagged_in_grid`); the one
+    /// block's tiles lift heavy vertices too.
+    fn lanes_in_grid(&self, v: u32) -> u64 {
+        match self.heavy[v as usize] {
+            true => 32,
+            false => tile_lanes(self.width()),
+        }
+    }
+
+    /// `chosen_move` by a tile of `lanes` lanes: the move's position
+    /// (`None` without moves) and its progress.
+    fn chosen_move(
+        &self,
+        buffer: usize,
+        v: u32,
+        least: bool,
+        lanes: u64,
+    ) -> (Option<usize>, Progress) {
+        let targets = &self.moves.edges.targets;
         if self.shortcuts {
-            return self.extreme_progress(buffer, v, least);
+            return self.extreme(buffer, v, least, lanes, |e| {
+                self.progress_along(buffer, self.moves.priorities[e], targets[e])
+            });
         }
         let priority = self.priorities[v as usize];
         let cut = self.first_component(priority);
-        let (e, w_top) = self.extreme_move(buffer, v, cut, least);
-        let progress = match (e, w_top) {
-            (Some(e), false) => {
-                let w = self.moves.edges.targets[e];
-                self.progress_shape(buffer, priority, w, cut)
-                    .map(|shape| (w, shape))
-            }
-            _ => None,
+        let (e, chosen) = match lanes_over_moves(lanes, self.moves.of_vertex(v).len() as u64) {
+            true => self.extreme(buffer, v, least, lanes, |e| {
+                let w = targets[e];
+                (!self.run.top[w as usize]).then_some((w, (cut, self.width())))
+            }),
+            false => match self.extreme_move(buffer, v, cut, least) {
+                (Some(e), false) => (Some(e), Some((targets[e], (cut, self.width())))),
+                (e, _) => (e, None),
+            },
         };
+        let progress = chosen.and_then(|(w, _)| {
+            self.progress_shape(buffer, priority, w, cut)
+                .map(|shape| (w, shape))
+        });
         (e, progress)
     }
 
     /// `lift` from `buffer`; sets ⊤ in place, as the kernel does.
-    fn lift(&mut self, buffer: usize, v: u32) -> Lift {
+    fn lift(&mut self, buffer: usize, v: u32, lanes: u64) -> Lift {
         let own = self.owners[v as usize] == self.run.player;
-        let Some((w, shape)) = self.chosen_move(buffer, v, own).1 else {
+        let Some((w, shape)) = self.chosen_move(buffer, v, own, lanes).1 else {
             self.run.top[v as usize] = true;
             return Lift::RaisedToTop;
         };
@@ -358,7 +437,7 @@ impl Model {
                 continue;
             }
             let changed = match if was_dirty {
-                self.lift(read, v)
+                self.lift(read, v, self.lanes_in_grid(v))
             } else {
                 Lift::Unchanged
             } {
@@ -418,7 +497,7 @@ impl Model {
                     self.run.queues[queue][v as usize] = false;
                     match self.run.top[v as usize] {
                         true => Lift::Unchanged,
-                        false => self.lift(read, v),
+                        false => self.lift(read, v, tile_lanes(self.width())),
                     }
                 })
                 .collect();
@@ -566,7 +645,8 @@ impl Model {
         for v in 0..vertices as u32 {
             if self.owners[v as usize] == self.run.player
                 && !self.run.top[v as usize]
-                && let (Some(e), Some(_)) = self.chosen_move(self.run.current_measures, v, true)
+                && let (Some(e), Some(_)) =
+                    self.chosen_move(self.run.current_measures, v, true, self.lanes_in_grid(v))
             {
                 strategy[v as usize] = self.moves.first_step(e);
             }
@@ -623,7 +703,12 @@ fn solve_on_model(
     let start = |player| ModelRun::start(player, (&priorities, highest), &game.owners, &moves);
     let (run, parked) = (start(Player::Even), start(Player::Odd));
     let (predecessors, predecessor_priorities) = moves.incoming();
+    let mut heavy = vec![false; vertices];
+    for v in heavy_vertices(&moves.edges, &predecessors) {
+        heavy[v as usize] = true;
+    }
     let mut model = Model {
+        heavy,
         predecessors,
         predecessor_priorities,
         moves,
@@ -656,6 +741,9 @@ mod tests {
     use super::*;
     use crate::parity::SolveOptions;
     use crate::parity::spm;
+    use crate::testing::games::games_with_hubs;
+    use proptest::prelude::*;
+    use proptest::test_runner::TestRunner;
 
     /// A random game of up to `max_vertices` vertices (1 to 3 moves each,
     /// priorities up to `max_priority`) from `seed`, by xorshift.
@@ -718,6 +806,20 @@ mod tests {
     fn the_model_of_the_gpu_gets_the_cpus_solution_on_random_games() {
         for seed in 0..300 {
             check(&random_game(seed, 40, 9), &format!("seed {seed}"));
+        }
+    }
+
+    #[test]
+    fn the_model_of_the_gpu_gets_the_cpus_solution_on_games_with_heavy_vertices() {
+        // Measures of a few components (tiles of 2 lanes, fewer than a
+        // vertex's moves), more, and more than a tile of 32 lanes holds.
+        for max_priority in [3, 12, 80] {
+            TestRunner::new(ProptestConfig::with_cases(40))
+                .run(&games_with_hubs(60, max_priority), |game| {
+                    check(&game, &format!("priorities up to {max_priority}"));
+                    Ok(())
+                })
+                .unwrap();
         }
     }
 
