@@ -90,11 +90,11 @@ fn tile_lanes(width: usize) -> u64 {
     width.clamp(1, 32).next_power_of_two() as u64
 }
 
-/// Moves or predecessors above which a vertex is heavy: a whole warp
-/// lifts it, each lane taking moves of its own (`is_heavy` in the
-/// kernel), instead of a tile of a few lanes taking them a few at a time.
-/// A warp's lanes.
-pub const HEAVY_DEGREE: u64 = 32;
+/// Moves or predecessors above which a vertex is heavy (a warp's lanes):
+/// in the grid-wide launches a whole warp lifts it, each lane taking moves
+/// and predecessors of its own (`is_heavy` in the kernel), instead of a
+/// tile of a few lanes taking them a few at a time.
+const HEAVY_DEGREE: u64 = 32;
 
 /// Whether a tile of `lanes` lanes choosing among `moves` moves lets
 /// each lane take moves of its own (`lanes_over_moves` in the kernel,
@@ -128,7 +128,8 @@ const PARALLEL_VERTICES: usize = 1 << 20;
 /// the `heavy` vertices a warp each while the others' tiles lift the
 /// remaining vertices on `light_lanes` lanes in all: a share of the
 /// warps after the lanes that each side would take, and at least one
-/// each where there are heavy vertices.
+/// each where there are heavy vertices (a launch has a block of
+/// [`THREADS`] at least, so 8 warps).
 fn heavy_warps(warps: u64, heavy: u64, light_lanes: u64) -> u64 {
     if heavy == 0 {
         return 0;
