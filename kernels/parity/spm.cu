@@ -12,7 +12,9 @@
 // moves or predecessors than a warp has lanes is lifted by a whole warp
 // (is_heavy): prop50_1k's source, with a move into each of 50 paths, is
 // lifted in each of its 1,000 rounds, and a tile of 2 lanes comparing one
-// move after another held every round for 40 us.
+// move after another held every round for about 40 us (on an H200 its
+// rounds took 41 us before, 19.5 us since:
+// benches/results/2026-12-04a-h200-spm-heavy/).
 //
 // Measures of one player P: a u32 component per priority that favours the
 // opponent, stored row by row (component c of vertex v at v * width + c,
@@ -208,6 +210,48 @@ __device__ __forceinline__ unsigned move_priority(const SpmParams& p, unsigned v
     return p.move_priorities ? ((const unsigned*)p.move_priorities)[e] : ((const unsigned*)p.priorities)[v];
 }
 
+// The move of v that P's progress measures favour when v's moves share
+// its priority, the tile's lanes taking the moves in turn together: the
+// successor whose measure, from `cut` up, is least when `least` (P's
+// choice), else the greatest (the opponent's); ⊤ is the greatest of all.
+// The first one on a tie, as the CPU solver (crate::parity::spm) chooses.
+// Progress adds the same increment to every move's measure, which keeps
+// their order, so the successors' measures are compared as they are.
+// Gives the move's position in `targets` (NO_EDGE for a vertex without
+// moves: its self-loops favoured the opponent and were all it had) and
+// sets `chosen_top` to whether the successor chosen was ⊤ when compared
+// (a bit set since then must not count, as the other moves were compared
+// with its measure), true without moves: the owner loses such a vertex,
+// as on the CPU. The same choice as `extreme` makes of progress without
+// increments, but cheaper: choosing through `extreme` here took tc-10
+// from 2.94 to 3.51 s and pgrand-200k-s11 from 0.107-0.115 to
+// 0.125-0.136 s, most of it in the one-block launches
+// (benches/results/2026-12-04a-h200-spm-heavy/, call C, v6 against v7).
+// Called by the whole tile.
+__device__ unsigned long long extreme_move(const SpmParams& p, const unsigned* measures, unsigned v, unsigned cut,
+                                           bool least, bool& chosen_top) {
+    const unsigned long long* offsets = (const unsigned long long*)p.offsets;
+    const unsigned* targets = (const unsigned*)p.targets;
+    if (offsets[v] == offsets[v + 1]) {
+        chosen_top = true;
+        return NO_EDGE;
+    }
+    unsigned long long best = offsets[v];
+    bool best_top = tile_is_top(p, targets[best]);
+    for (unsigned long long e = offsets[v] + 1; e < offsets[v + 1] && !(best_top && !least); ++e) {
+        const unsigned w = targets[e];
+        const bool w_top = tile_is_top(p, w);
+        const bool better = least ? best_top ? !w_top : !w_top && compare_from(p, measures, w, targets[best], cut) < 0
+                                  : w_top || compare_from(p, measures, w, targets[best], cut) > 0;
+        if (better) {
+            best = e;
+            best_top = w_top;
+        }
+    }
+    chosen_top = best_top;
+    return best;
+}
+
 // The highest component of a measure that changed when it became ⊤: a
 // change every move sees.
 #define ALL_COMPONENTS 0xffffffffu
@@ -384,47 +428,6 @@ __device__ unsigned long long extreme(const SpmParams& p, const unsigned* read, 
                             tile_shuffle_xor(p, (unsigned)chosen.top, bits) != 0};
         if (e != NO_EDGE) consider(alone, g, e);
     }
-    return best;
-}
-
-// The move of v that P's progress measures favour when v's moves share
-// its priority, the tile's lanes taking the moves in turn together: the
-// successor whose measure, from `cut` up, is least when `least` (P's
-// choice), else the greatest (the opponent's); ⊤ is the greatest of all.
-// The first one on a tie, as the CPU solver (crate::parity::spm) chooses.
-// Progress adds the same increment to every move's measure, which keeps
-// their order, so the successors' measures are compared as they are.
-// Gives the move's position in `targets` (NO_EDGE for a vertex without
-// moves: its self-loops favoured the opponent and were all it had) and
-// sets `chosen_top` to whether the successor chosen was ⊤ when compared
-// (a bit set since then must not count, as the other moves were compared
-// with its measure), true without moves: the owner loses such a vertex,
-// as on the CPU. The same choice as `extreme` makes of progress without
-// increments, but cheaper: with it instead, the one-block launches took
-// tc-10 from 2.94 to 3.51 s and pgrand-200k-s11 from 0.107-0.115 to
-// 0.125-0.136 s (benches/results/2026-12-04a-h200-spm-heavy/, call C).
-// Called by the whole tile.
-__device__ unsigned long long extreme_move(const SpmParams& p, const unsigned* measures, unsigned v, unsigned cut,
-                                           bool least, bool& chosen_top) {
-    const unsigned long long* offsets = (const unsigned long long*)p.offsets;
-    const unsigned* targets = (const unsigned*)p.targets;
-    if (offsets[v] == offsets[v + 1]) {
-        chosen_top = true;
-        return NO_EDGE;
-    }
-    unsigned long long best = offsets[v];
-    bool best_top = tile_is_top(p, targets[best]);
-    for (unsigned long long e = offsets[v] + 1; e < offsets[v + 1] && !(best_top && !least); ++e) {
-        const unsigned w = targets[e];
-        const bool w_top = tile_is_top(p, w);
-        const bool better = least ? best_top ? !w_top : !w_top && compare_from(p, measures, w, targets[best], cut) < 0
-                                  : w_top || compare_from(p, measures, w, targets[best], cut) > 0;
-        if (better) {
-            best = e;
-            best_top = w_top;
-        }
-    }
-    chosen_top = best_top;
     return best;
 }
 

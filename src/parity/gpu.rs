@@ -105,24 +105,17 @@ fn lanes_over_moves(lanes: u64, moves: u64) -> bool {
 }
 
 /// The vertices of `moves` and `predecessors` with more moves or
-/// predecessors than [`HEAVY_DEGREE`], in order; looked for in parallel
-/// from [`PARALLEL_VERTICES`] vertices.
+/// predecessors than [`HEAVY_DEGREE`], in order.
 fn heavy_vertices(moves: &Csr, predecessors: &Csr) -> Vec<u32> {
     let degree = |offsets: &[u64], v: u32| offsets[v as usize + 1] - offsets[v as usize];
-    let heavy = |&v: &u32| {
-        degree(&moves.offsets, v) > HEAVY_DEGREE || degree(&predecessors.offsets, v) > HEAVY_DEGREE
-    };
-    let vertices = 0..moves.states();
-    match vertices.len() < PARALLEL_VERTICES {
-        true => vertices.filter(heavy).collect(),
-        false => vertices.into_par_iter().filter(heavy).collect(),
-    }
+    (0..moves.states())
+        .into_par_iter()
+        .filter(|&v| {
+            degree(&moves.offsets, v) > HEAVY_DEGREE
+                || degree(&predecessors.offsets, v) > HEAVY_DEGREE
+        })
+        .collect()
 }
-
-/// Vertices from which [`heavy_vertices`] looks in parallel: on fewer, a
-/// look takes less than starting rayon's threads (`prop50_1k`'s
-/// preparing took 2.0 ms in parallel, 1.4 ms without the look).
-const PARALLEL_VERTICES: usize = 1 << 20;
 
 /// Of a grid-wide launch of `warps` warps, the first warps, which lift
 /// the `heavy` vertices a warp each while the others' tiles lift the
