@@ -113,9 +113,11 @@ pub struct ParityArgs {
     /// (default 0).
     #[arg(long, value_name = "N")]
     pub device: Option<usize>,
-    /// Worker threads of the multi-threaded solver (fpi; default: all
-    /// cores); from 2 on, `auto` races two solvers (three from 4), a
-    /// thread each, and on 1 runs priority promotion alone.
+    /// Worker threads of the multi-threaded solvers (default: all cores):
+    /// fpi's, and pp's for the large levels of a dominion's attractor;
+    /// from 2 on, `auto` races two solvers (three from 4), a thread each
+    /// and pp the threads the others leave, and on 1 runs priority
+    /// promotion alone.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
     pub threads: Option<u16>,
     /// Write the solution in PGSolver's format: `paritysol N;`, then
@@ -233,9 +235,9 @@ fn solve_and_report(cli: &Cli, args: &ParityArgs) -> Result<i32, Error> {
     }
     if args.engine == ParityEngine::Gpu && args.threads.is_some() && chosen == Some(Solver::Spm) {
         warnings.push("--threads only affects the CPU solvers, which do not run here".into());
-    } else if let Some(solver) = chosen.filter(|&s| args.threads.is_some() && s != Solver::Fpi) {
+    } else if let Some(solver) = chosen.filter(|&s| args.threads.is_some() && !s.multi_threaded()) {
         warnings.push(format!(
-            "--threads only affects the fpi and auto solvers; {} runs on one thread",
+            "--threads only affects the fpi, pp and auto solvers; {} runs on one thread",
             solver.name()
         ));
     }
@@ -432,7 +434,9 @@ impl Ran {
                     solver.name()
                 )
             }
-            (_, Solver::Fpi) => format!("cpu ({threads} threads)"),
+            (_, solver) if solver.multi_threaded() && threads > 1 => {
+                format!("cpu ({threads} threads)")
+            }
             _ => "cpu (1 thread)".to_string(),
         };
         let gpu = || {

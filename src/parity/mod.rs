@@ -92,6 +92,13 @@ pub enum Solver {
 }
 
 impl Solver {
+    /// Whether the solver uses more than one thread
+    /// ([`SolveOptions::threads`]): fixpoint iteration, and priority
+    /// promotion for the large levels of its dominions' attractors.
+    pub fn multi_threaded(self) -> bool {
+        matches!(self, Solver::Fpi | Solver::Pp)
+    }
+
     /// The solver's name as the command line spells it.
     pub fn name(self) -> &'static str {
         match self {
@@ -164,6 +171,16 @@ pub struct SolveOptions {
     /// would solve whole (the propagation games of Bootsma's thesis,
     /// `testing::games`).
     pub skip_preprocessing: bool,
+}
+
+impl SolveOptions {
+    /// The threads [`SolveOptions::threads`] asks for: every core for 0.
+    pub fn thread_count(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
 }
 
 impl std::fmt::Debug for SolveOptions {
@@ -483,10 +500,7 @@ fn solve_auto_valid(
     predecessors: &Arc<Predecessors>,
     options: &SolveOptions,
 ) -> Result<(Solution, Solver), SolveError> {
-    let threads = match options.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
+    let threads = options.thread_count();
     if threads < 2 {
         let solution = solve_valid(game, Solver::Pp, predecessors, options)?;
         return Ok((solution, Solver::Pp));
@@ -546,16 +560,23 @@ fn race_valid(
     delay: Duration,
     options: &SolveOptions,
 ) -> Result<(Solution, Solver), SolveError> {
+    let threads = options.thread_count();
     let contestants = solvers
         .iter()
         .map(|&solver| -> Contestant<Solver> {
             let (game, predecessors) = (Arc::clone(game), Arc::clone(predecessors));
+            // Priority promotion draws the large levels of its dominions'
+            // attractors on the threads that the others leave.
+            let own_threads = match solver {
+                Solver::Pp => threads.saturating_sub(solvers.len() - 1).max(1),
+                _ => 1,
+            };
             Box::new(move |contestant: SolveOptions| {
-                let one_thread = SolveOptions {
-                    threads: 1,
+                let own = SolveOptions {
+                    threads: own_threads,
                     ..contestant
                 };
-                solve_valid(&game, solver, &predecessors, &one_thread).map(|s| (s, solver))
+                solve_valid(&game, solver, &predecessors, &own).map(|s| (s, solver))
             })
         })
         .collect();

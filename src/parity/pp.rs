@@ -57,9 +57,14 @@
 //! draw in among those that it freed, the only ones that can have become
 //! attracted: the others were free when both regions were built.
 
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
 use super::{Solution, SolveError, SolveOptions, Watch, compress_priorities};
 use crate::explicit::game::NO_MOVE;
 use crate::explicit::{Csr, ParityGame, Player};
+use crate::scc::cpu::{atomics32, into_atomics, into_plain};
+
+mod levels;
 
 /// Region of a vertex in no region.
 const FREE: u32 = u32::MAX;
@@ -75,7 +80,20 @@ pub fn solve(
     predecessors: &Csr,
     options: &SolveOptions,
 ) -> Result<Solution, SolveError> {
+    solve_drawing_levels_from(game, predecessors, options, PARALLEL_LEVEL)
+}
+
+/// [`solve`], drawing the levels of `parallel_level` vertices or more of
+/// the dominions' attractors on `options.threads` threads.
+fn solve_drawing_levels_from(
+    game: &ParityGame,
+    predecessors: &Csr,
+    options: &SolveOptions,
+    parallel_level: usize,
+) -> Result<Solution, SolveError> {
     let mut run = Promotion::new(game, predecessors);
+    run.threads = options.thread_count();
+    run.parallel_level = parallel_level;
     let mut watch = Watch::new(options, "queries");
     run.search(&mut watch)?;
     Ok(Solution {
@@ -163,10 +181,25 @@ struct Promotion<'a> {
     /// The vertices with a move to themselves, until
     /// [`Promotion::solve_won_self_loops`] has used them.
     self_loops: Vec<u32>,
+    /// Threads that may draw a level of a dominion's attractor.
+    threads: usize,
+    /// Their pool, once a level was large enough ([`Promotion::pool`]).
+    pool: Option<Option<rayon::ThreadPool>>,
+    /// Fewest vertices of a level that the pool draws
+    /// ([`PARALLEL_LEVEL`] when [`solve`] runs).
+    parallel_level: usize,
+    /// Scratch of [`levels::Level::draw`]: `u32::MAX` for each vertex
+    /// between levels; empty until the first level drawn in parallel.
+    first_move: Vec<AtomicU32>,
 }
 
+/// Fewest vertices of a level of a dominion's attractor that threads
+/// draw together ([`levels`]).
+const PARALLEL_LEVEL: usize = 1 << 10;
+
 /// What the search keeps of one vertex.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
 struct Slot {
     /// The vertex's region: a priority, [`FREE`], [`SOLVED`] or
     /// [`DOMINION`].
@@ -249,6 +282,10 @@ impl<'a> Promotion<'a> {
             unsolved: vertices,
             freed: Vec::new(),
             self_loops,
+            threads: 1,
+            pool: None,
+            parallel_level: usize::MAX,
+            first_move: Vec::new(),
         }
     }
 
@@ -610,7 +647,36 @@ impl<'a> Promotion<'a> {
                 .collect();
         }
         let mut highest = None;
+        // Level by level: the vertices queued when a level starts are
+        // drawn from the queue before any that they draw in.
         while next < self.zone.len() {
+            let end = self.zone.len();
+            let level = if end - next >= self.parallel_level && self.pool().is_some() {
+                watch.stopped()?;
+                self.draw_level_in_parallel(player, next, count_open)
+            } else {
+                self.draw_level(player, next, count_open, watch)?
+            };
+            highest = highest.max(level);
+            next = end;
+        }
+        Ok(highest)
+    }
+
+    /// [`Promotion::attract_to_dominion`]'s level `zone[next..]` drawn
+    /// from the queue on this thread, vertex after vertex; gives the
+    /// highest region that lost a vertex.
+    fn draw_level(
+        &mut self,
+        player: Player,
+        mut next: usize,
+        count_open: bool,
+        watch: &Watch<'_>,
+    ) -> Result<Option<u32>, SolveError> {
+        let game = self.game;
+        let end = self.zone.len();
+        let mut highest = None;
+        while next < end {
             watch.poll(next)?;
             let u = self.zone[next];
             next += 1;
@@ -642,6 +708,62 @@ impl<'a> Promotion<'a> {
             }
         }
         Ok(highest)
+    }
+
+    /// [`Promotion::draw_level`] on the threads of [`Promotion::pool`]
+    /// ([`levels`]): the same vertices drawn and the same counts, the
+    /// level's vertices in ascending order.
+    fn draw_level_in_parallel(
+        &mut self,
+        player: Player,
+        next: usize,
+        count_open: bool,
+    ) -> Option<u32> {
+        let game = self.game;
+        let pool = self.pool.as_ref().and_then(Option::as_ref).expect("a pool");
+        if self.first_move.is_empty() {
+            self.first_move = pool.install(|| atomics32(game.vertices() as usize, u32::MAX));
+        }
+        let level = levels::Level {
+            owners: &game.owners,
+            predecessor_offsets: self.predecessor_offsets,
+            predecessor_targets: self.predecessor_targets,
+            player,
+            count_open,
+        };
+        let slots = into_atomics::<levels::AtomicSlot>(std::mem::take(&mut self.slots));
+        let live = into_atomics::<AtomicU32>(std::mem::take(&mut self.live));
+        let (drawn, highest) =
+            pool.install(|| level.draw(&self.zone[next..], next, &slots, &live, &self.first_move));
+        self.slots = into_plain(slots);
+        self.live = into_plain(live);
+        for &v in &drawn {
+            if game.owners[v as usize] == player {
+                let first = self.first_move[v as usize].swap(u32::MAX, Relaxed);
+                self.strategy[v as usize] = self.zone[first as usize];
+            }
+        }
+        self.zone.extend(drawn);
+        highest
+    }
+
+    /// The threads that draw large levels of a dominion's attractor, made
+    /// at the first such level; `None` with one thread, or where the
+    /// system would not start them.
+    fn pool(&mut self) -> Option<&rayon::ThreadPool> {
+        let threads = self.threads;
+        self.pool
+            .get_or_insert_with(|| {
+                (threads > 1)
+                    .then(|| {
+                        rayon::ThreadPoolBuilder::new()
+                            .num_threads(threads)
+                            .build()
+                            .ok()
+                    })
+                    .flatten()
+            })
+            .as_ref()
     }
 
     /// Marks the vertices of `zone[start..]` solved, won by `player`.
@@ -706,9 +828,68 @@ impl<'a> Promotion<'a> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
     use crate::explore::StopSignal;
     use crate::parity::{reference, verify::verify};
+    use crate::testing::games::{games_with_hubs, random_game};
+
+    /// `game` solved with every level of a dominion's attractor drawn in
+    /// parallel, on `threads` threads.
+    fn drawn_in_parallel(game: &ParityGame, predecessors: &Csr, threads: usize) -> Solution {
+        let options = SolveOptions {
+            threads,
+            ..SolveOptions::default()
+        };
+        solve_drawing_levels_from(game, predecessors, &options, 1).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+        /// Levels drawn by threads: the reference's winners, strategies
+        /// that win, and one solution on 2 threads and on 4.
+        #[test]
+        fn levels_drawn_in_parallel_give_one_winning_solution(game in games_with_hubs(40, 9)) {
+            let predecessors = game.edges.transpose();
+            let options = SolveOptions::default();
+            let reference = reference::solve(&game, &predecessors, &options).unwrap();
+            let solution = drawn_in_parallel(&game, &predecessors, 4);
+            prop_assert_eq!(&solution.winners, &reference.winners);
+            prop_assert_eq!(verify(&game, &solution), Ok(()));
+            prop_assert_eq!(drawn_in_parallel(&game, &predecessors, 2), solution);
+        }
+    }
+
+    /// On a random game of 20,000 vertices, whose self-loops and their
+    /// attractors solve it whole in levels of thousands of vertices, the
+    /// threads race for the same vertices: the solution is the same in
+    /// every run and on any number of threads, and has the winners of the
+    /// sequential run.
+    #[test]
+    fn levels_drawn_in_parallel_do_not_hang_on_how_the_threads_ran() {
+        let game = random_game(20_000, 1000, 5, 15, 7);
+        let predecessors = game.edges.transpose();
+        let sequential = solve(
+            &game,
+            &predecessors,
+            &SolveOptions {
+                threads: 1,
+                ..SolveOptions::default()
+            },
+        )
+        .unwrap();
+        let solution = drawn_in_parallel(&game, &predecessors, 4);
+        assert_eq!(solution.winners, sequential.winners);
+        assert_eq!(verify(&game, &solution), Ok(()));
+        for threads in [2, 3, 4, 4, 8] {
+            assert_eq!(
+                drawn_in_parallel(&game, &predecessors, threads),
+                solution,
+                "{threads} threads"
+            );
+        }
+    }
 
     #[test]
     fn a_region_of_every_unsolved_vertex_is_solved_without_a_search_for_escapes() {

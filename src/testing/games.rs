@@ -4,6 +4,7 @@
 use proptest::prelude::*;
 
 use crate::explicit::{Csr, ParityGame, Player};
+use crate::testing::graphs::SplitMix;
 
 /// Random games of up to `max_vertices` vertices, every vertex with one
 /// to three moves, priorities up to `max_priority`.
@@ -85,6 +86,53 @@ fn game_of(rows: Vec<(Player, u32)>, mut moves: Vec<(u32, u32)>) -> ParityGame {
         owners: rows.iter().map(|&(owner, _)| owner).collect(),
         priorities: rows.iter().map(|&(_, priority)| priority).collect(),
         edges: Csr::from_edges(vertices, moves).expect("moves between the game's vertices"),
+        names: Vec::new(),
+    }
+}
+
+/// A random game, reproducibly from `seed`: each vertex in turn draws
+/// between `min_degree` and `max_degree` distinct successors uniformly
+/// (itself included), in the order drawn, then a priority in
+/// `0..=max_priority` and an owner. `examples/parity_random.rs` writes
+/// these games, so that a command names one game everywhere.
+pub fn random_game(
+    vertices: u32,
+    max_priority: u32,
+    min_degree: u32,
+    max_degree: u32,
+    seed: u64,
+) -> ParityGame {
+    assert!(
+        vertices > 0 && 1 <= min_degree && min_degree <= max_degree && max_degree <= vertices,
+        "need 1 <= min_degree <= max_degree <= vertices"
+    );
+    let mut random = SplitMix::new(seed);
+    let mut offsets = Vec::with_capacity(vertices as usize + 1);
+    offsets.push(0u64);
+    let mut targets = Vec::new();
+    let (mut priorities, mut owners) = (Vec::new(), Vec::new());
+    for _ in 0..vertices {
+        let degree =
+            min_degree as usize + random.below(u64::from(max_degree - min_degree) + 1) as usize;
+        let row = targets.len();
+        while targets.len() - row < degree {
+            let w = random.below(u64::from(vertices)) as u32;
+            if !targets[row..].contains(&w) {
+                targets.push(w);
+            }
+        }
+        offsets.push(targets.len() as u64);
+        priorities.push(random.below(u64::from(max_priority) + 1) as u32);
+        owners.push(if random.below(2) == 0 {
+            Player::Even
+        } else {
+            Player::Odd
+        });
+    }
+    ParityGame {
+        priorities,
+        owners,
+        edges: Csr { offsets, targets },
         names: Vec::new(),
     }
 }
