@@ -37,9 +37,10 @@ Exit codes:
 /// The solvers, as the command line names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SolverChoice {
-    /// Priority promotion and tangle learning at once, a thread each, the
-    /// first to finish wins (priority promotion alone on one thread; from 4
-    /// threads Zielonka's algorithm races on a third).
+    /// Priority promotion and tangle learning at once, the first to
+    /// finish wins (priority promotion alone on one thread; from 4
+    /// threads Zielonka's algorithm races on a third; priority promotion
+    /// takes the threads the others leave).
     Auto,
     /// Zielonka's recursive algorithm (the reference).
     Zielonka,
@@ -54,7 +55,8 @@ pub enum SolverChoice {
     /// games built against it).
     Tangle,
     /// Priority promotion: regions of one player's attractors, promoted
-    /// to higher priorities while the opponent can only escape upwards.
+    /// to higher priorities while the opponent can only escape upwards
+    /// (the large attractors of the regions it solves on `--threads`).
     Pp,
 }
 

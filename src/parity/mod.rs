@@ -478,7 +478,8 @@ pub fn auto_race(threads: usize) -> &'static [Solver] {
 /// does not start the second thread early); from [`AT_ONCE_THREADS`]
 /// threads both start at once, and Zielonka's algorithm on a third
 /// ([`AUTO_RACE_AT_ONCE`]); the first to finish wins and
-/// stops the others. On one
+/// stops the others. Priority promotion draws the large levels of its
+/// attractors on the threads that the others leave. On one
 /// thread, priority promotion alone: of the solvers, the one whose
 /// slowest game measured is the fastest. Priority promotion is the
 /// fastest solver on most games measured, the two-counter families

@@ -46,6 +46,11 @@
 //! the game in one pass (`rngame 1000000 100 1 3`: 494,195 of 10^6
 //! vertices; `benches/results/2026-12-03k-2core-pp-self-loops/`).
 //!
+//! The attractors of dominions, these included, go level by level, and
+//! threads ([`SolveOptions::threads`]) draw the levels of 1,024 vertices
+//! or more together (`pp/levels.rs`); the solution is the same on any number
+//! of threads.
+//!
 //! A query looks at the region's *seeds* only (its vertices of its
 //! priority, with which it was built), not at the whole region: a vertex
 //! of the opponent drawn in by the attractor can move only into the
@@ -632,7 +637,9 @@ impl<'a> Promotion<'a> {
     /// from the queue) its attractor in the whole unsolved game, and gives
     /// the highest region that lost a vertex to it, if any did. With
     /// `count_open`, the predecessors of each free vertex drawn in lose a
-    /// move to a free vertex; without, the caller counts again.
+    /// move to a free vertex; without, the caller counts again. Levels of
+    /// [`Promotion::parallel_level`] vertices or more are drawn by the
+    /// pool's threads.
     fn attract_to_dominion(
         &mut self,
         player: Player,
