@@ -56,7 +56,7 @@ pub enum SolverChoice {
     Tangle,
     /// Priority promotion: regions of one player's attractors, promoted
     /// to higher priorities while the opponent can only escape upwards
-    /// (the large levels of its attractors on `--threads` threads).
+    /// (the large attractors of the regions it solves on `--threads`).
     Pp,
 }
 
@@ -116,7 +116,7 @@ pub struct ParityArgs {
     #[arg(long, value_name = "N")]
     pub device: Option<usize>,
     /// Worker threads of the multi-threaded solvers (default: all cores):
-    /// fpi's, and pp's for the large levels of its attractors;
+    /// fpi's, and pp's for the large levels of a dominion's attractor;
     /// from 2 on, `auto` races two solvers (three from 4), a thread each
     /// and pp the threads the others leave, and on 1 runs priority
     /// promotion alone.

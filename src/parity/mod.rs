@@ -94,7 +94,7 @@ pub enum Solver {
 impl Solver {
     /// Whether the solver uses more than one thread
     /// ([`SolveOptions::threads`]): fixpoint iteration, and priority
-    /// promotion for the large levels of its attractors.
+    /// promotion for the large levels of its dominions' attractors.
     pub fn multi_threaded(self) -> bool {
         matches!(self, Solver::Fpi | Solver::Pp)
     }

@@ -46,10 +46,10 @@
 //! the game in one pass (`rngame 1000000 100 1 3`: 494,195 of 10^6
 //! vertices; `benches/results/2026-12-03k-2core-pp-self-loops/`).
 //!
-//! The attractors, of regions and of dominions (these included), go
-//! level by level, and threads ([`SolveOptions::threads`]) draw the
-//! levels of 1,024 vertices or more together (`pp/levels.rs`); the
-//! solution is the same on any number of threads.
+//! The attractors of dominions, these included, go level by level, and
+//! threads ([`SolveOptions::threads`]) draw the levels of 1,024 vertices
+//! or more together (`pp/levels.rs`); the solution is the same on any number
+//! of threads.
 //!
 //! A query looks at the region's *seeds* only (its vertices of its
 //! priority, with which it was built), not at the whole region: a vertex
@@ -89,7 +89,7 @@ pub fn solve(
 }
 
 /// [`solve`], drawing the levels of `parallel_level` vertices or more of
-/// the attractors on `options.threads` threads.
+/// the dominions' attractors on `options.threads` threads.
 fn solve_drawing_levels_from(
     game: &ParityGame,
     predecessors: &Csr,
@@ -186,7 +186,7 @@ struct Promotion<'a> {
     /// The vertices with a move to themselves, until
     /// [`Promotion::solve_won_self_loops`] has used them.
     self_loops: Vec<u32>,
-    /// Threads that may draw a level of an attractor.
+    /// Threads that may draw a level of a dominion's attractor.
     threads: usize,
     /// Their pool, once a level was large enough ([`Promotion::pool`]).
     pool: Option<Option<rayon::ThreadPool>>,
@@ -198,8 +198,8 @@ struct Promotion<'a> {
     first_move: Vec<AtomicU32>,
 }
 
-/// Fewest vertices of a level of an attractor that threads draw
-/// together ([`levels`]).
+/// Fewest vertices of a level of a dominion's attractor that threads
+/// draw together ([`levels`]).
 const PARALLEL_LEVEL: usize = 1 << 10;
 
 /// What the search keeps of one vertex.
@@ -392,8 +392,6 @@ impl<'a> Promotion<'a> {
     /// the free vertices; its vertices from `queue` on are not yet drawn
     /// from the queue. Looks at the stop signal as it draws them
     /// ([`Watch::poll`]): one attractor can take most of a large game.
-    /// Levels of [`Promotion::parallel_level`] vertices or more are drawn
-    /// by the pool's threads.
     fn attract(
         &mut self,
         player: Player,
@@ -402,24 +400,14 @@ impl<'a> Promotion<'a> {
         watch: &Watch<'_>,
     ) -> Result<(), SolveError> {
         let mut next = queue;
-        // Level by level, as a dominion's attractor.
         while next < self.zone.len() {
-            let end = self.zone.len();
-            if end - next >= self.parallel_level && self.pool().is_some() {
-                watch.stopped()?;
-                self.draw_level_in_parallel(player, next, levels::Kind::Region(region));
-                next = end;
-                continue;
-            }
-            while next < end {
-                watch.poll(next)?;
-                let u = self.zone[next];
-                next += 1;
-                for edge in self.predecessor_range(u) {
-                    let v = self.predecessor_targets[edge];
-                    self.slots[v as usize].open -= 1;
-                    self.offer(player, region, u, v);
-                }
+            watch.poll(next)?;
+            let u = self.zone[next];
+            next += 1;
+            for edge in self.predecessor_range(u) {
+                let v = self.predecessor_targets[edge];
+                self.slots[v as usize].open -= 1;
+                self.offer(player, region, u, v);
             }
         }
         Ok(())
@@ -672,7 +660,7 @@ impl<'a> Promotion<'a> {
             let end = self.zone.len();
             let level = if end - next >= self.parallel_level && self.pool().is_some() {
                 watch.stopped()?;
-                self.draw_level_in_parallel(player, next, levels::Kind::Dominion { count_open })
+                self.draw_level_in_parallel(player, next, count_open)
             } else {
                 self.draw_level(player, next, count_open, watch)?
             };
@@ -729,35 +717,31 @@ impl<'a> Promotion<'a> {
         Ok(highest)
     }
 
-    /// The level `zone[next..]` of `player`'s attractor of `kind` drawn
-    /// on the threads of [`Promotion::pool`] ([`levels`]): the vertices
-    /// and counts of a sequential loop ([`Promotion::draw_level`] for a
-    /// dominion's, [`Promotion::attract`] for a region's), the level's
-    /// vertices in ascending order; gives the highest region that lost a
-    /// vertex.
+    /// [`Promotion::draw_level`] on the threads of [`Promotion::pool`]
+    /// ([`levels`]): the same vertices drawn and the same counts, the
+    /// level's vertices in ascending order.
     fn draw_level_in_parallel(
         &mut self,
         player: Player,
         next: usize,
-        kind: levels::Kind,
+        count_open: bool,
     ) -> Option<u32> {
         let game = self.game;
         let pool = self.pool.as_ref().and_then(Option::as_ref).expect("a pool");
         if self.first_move.is_empty() {
             self.first_move = pool.install(|| atomics32(game.vertices() as usize, u32::MAX));
         }
-        let slots = into_atomics::<levels::AtomicSlot>(std::mem::take(&mut self.slots));
-        let live = into_atomics::<AtomicU32>(std::mem::take(&mut self.live));
         let level = levels::Level {
             owners: &game.owners,
             predecessor_offsets: self.predecessor_offsets,
             predecessor_targets: self.predecessor_targets,
             player,
-            kind,
-            live: &live,
+            count_open,
         };
+        let slots = into_atomics::<levels::AtomicSlot>(std::mem::take(&mut self.slots));
+        let live = into_atomics::<AtomicU32>(std::mem::take(&mut self.live));
         let (drawn, highest) =
-            pool.install(|| level.draw(&self.zone[next..], next, &slots, &self.first_move));
+            pool.install(|| level.draw(&self.zone[next..], next, &slots, &live, &self.first_move));
         self.slots = into_plain(slots);
         self.live = into_plain(live);
         for &v in &drawn {
@@ -770,8 +754,8 @@ impl<'a> Promotion<'a> {
         highest
     }
 
-    /// The threads that draw large levels of an attractor, made at the
-    /// first such level; `None` with one thread, or where the
+    /// The threads that draw large levels of a dominion's attractor, made
+    /// at the first such level; `None` with one thread, or where the
     /// system would not start them.
     fn pool(&mut self) -> Option<&rayon::ThreadPool> {
         let threads = self.threads;
@@ -858,19 +842,14 @@ mod tests {
     use crate::parity::{reference, verify::verify};
     use crate::testing::games::{games_with_hubs, random_game};
 
-    /// `game` solved with every level of `level` vertices or more of an
-    /// attractor drawn in parallel, on `threads` threads.
-    fn drawn_in_parallel(
-        game: &ParityGame,
-        predecessors: &Csr,
-        threads: usize,
-        level: usize,
-    ) -> Solution {
+    /// `game` solved with every level of a dominion's attractor drawn in
+    /// parallel, on `threads` threads.
+    fn drawn_in_parallel(game: &ParityGame, predecessors: &Csr, threads: usize) -> Solution {
         let options = SolveOptions {
             threads,
             ..SolveOptions::default()
         };
-        solve_drawing_levels_from(game, predecessors, &options, level).unwrap()
+        solve_drawing_levels_from(game, predecessors, &options, 1).unwrap()
     }
 
     proptest! {
@@ -882,40 +861,40 @@ mod tests {
             let predecessors = game.edges.transpose();
             let options = SolveOptions::default();
             let reference = reference::solve(&game, &predecessors, &options).unwrap();
-            let solution = drawn_in_parallel(&game, &predecessors, 4, 1);
+            let solution = drawn_in_parallel(&game, &predecessors, 4);
             prop_assert_eq!(&solution.winners, &reference.winners);
             prop_assert_eq!(verify(&game, &solution), Ok(()));
-            prop_assert_eq!(drawn_in_parallel(&game, &predecessors, 2, 1), solution);
+            prop_assert_eq!(drawn_in_parallel(&game, &predecessors, 2), solution);
         }
     }
 
-    /// On random games of 20,000 vertices, one that the self-loops and
-    /// their attractors solve whole in levels of thousands of vertices (5
-    /// to 15 moves a vertex), one of regions and dominions (1 to 3 moves),
-    /// levels of 64 vertices or more drawn in parallel: the threads race
-    /// for the same vertices, and the solution is the same in every run
-    /// and on any number of threads, with the winners of the sequential
-    /// run.
+    /// On a random game of 20,000 vertices, whose self-loops and their
+    /// attractors solve it whole in levels of thousands of vertices, the
+    /// threads race for the same vertices: the solution is the same in
+    /// every run and on any number of threads, and has the winners of the
+    /// sequential run.
     #[test]
     fn levels_drawn_in_parallel_do_not_hang_on_how_the_threads_ran() {
-        for (moves, seed) in [(5..=15, 7), (1..=3, 7)] {
-            let game = random_game(20_000, 1000, *moves.start(), *moves.end(), seed);
-            let predecessors = game.edges.transpose();
-            let one_thread = SolveOptions {
+        let game = random_game(20_000, 1000, 5, 15, 7);
+        let predecessors = game.edges.transpose();
+        let sequential = solve(
+            &game,
+            &predecessors,
+            &SolveOptions {
                 threads: 1,
                 ..SolveOptions::default()
-            };
-            let sequential = solve(&game, &predecessors, &one_thread).unwrap();
-            let solution = drawn_in_parallel(&game, &predecessors, 4, 64);
-            assert_eq!(solution.winners, sequential.winners);
-            assert_eq!(verify(&game, &solution), Ok(()));
-            for threads in [2, 3, 4, 4, 8] {
-                assert_eq!(
-                    drawn_in_parallel(&game, &predecessors, threads, 64),
-                    solution,
-                    "{moves:?} moves, {threads} threads"
-                );
-            }
+            },
+        )
+        .unwrap();
+        let solution = drawn_in_parallel(&game, &predecessors, 4);
+        assert_eq!(solution.winners, sequential.winners);
+        assert_eq!(verify(&game, &solution), Ok(()));
+        for threads in [2, 3, 4, 4, 8] {
+            assert_eq!(
+                drawn_in_parallel(&game, &predecessors, threads),
+                solution,
+                "{threads} threads"
+            );
         }
     }
 

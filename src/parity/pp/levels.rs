@@ -1,13 +1,12 @@
-//! A level of an attractor drawn on several threads.
+//! A level of a dominion's attractor drawn on several threads.
 //!
-//! Priority promotion's attractors, a region's among the free vertices
-//! and a dominion's in the unsolved game, are breadth-first searches
-//! backwards over the moves: the vertices drawn while the queue holds one
-//! level are the next level. A level of many vertices is cut into chunks
-//! that threads take; each move into the level counts off its start's
-//! moves left with an atomic subtraction, so that a vertex of the
-//! opponent is drawn by the one thread that takes its count to 0, and a
-//! vertex of the attractor's player by the thread whose exchange of its
+//! The attractor of a dominion in the unsolved game is a breadth-first
+//! search backwards over the moves: the vertices drawn while the queue
+//! holds one level are the next level. A level of many vertices is cut
+//! into chunks that threads take; each move into the level counts off
+//! its start's moves left with an atomic subtraction, so that a vertex of
+//! the opponent is drawn by the one thread that takes its count to 0, and
+//! a vertex of the dominion's player by the thread whose exchange of its
 //! region succeeds. The result does not hang on how the threads ran: the
 //! level's vertices are drawn in ascending order rather than in the order
 //! found, and a vertex of the player keeps the move to the vertex of the
@@ -55,22 +54,6 @@ const DRAWN: u32 = DOMINION - 1;
 /// Vertices of the queue a thread takes at a time.
 const CHUNK: usize = 256;
 
-/// Which attractor a level belongs to.
-#[derive(Clone, Copy)]
-pub(super) enum Kind {
-    /// A dominion's, in the whole unsolved game: each move into the
-    /// attractor counts off its start's moves to unsolved vertices
-    /// ([`Level::live`]), and vertices in regions may be drawn (the
-    /// highest such region is given back). With `count_open`, each free
-    /// vertex drawn takes a move off its predecessors' moves to free
-    /// vertices.
-    Dominion { count_open: bool },
-    /// The region's of this priority, among the free vertices: each move
-    /// into it counts off its start's moves to free vertices or to
-    /// vertices not yet drawn from the queue (`Slot::open`).
-    Region(u32),
-}
-
 /// What every thread of a level reads.
 pub(super) struct Level<'a> {
     /// The game's owners.
@@ -78,12 +61,11 @@ pub(super) struct Level<'a> {
     /// The predecessor lists.
     pub predecessor_offsets: &'a [u64],
     pub predecessor_targets: &'a [u32],
-    /// The attractor's player.
+    /// The dominion's player.
     pub player: Player,
-    pub kind: Kind,
-    /// Each vertex's moves to unsolved vertices not yet drawn (a
-    /// dominion's attractor only).
-    pub live: &'a [AtomicU32],
+    /// Whether each free vertex drawn takes a move off its predecessors'
+    /// moves to free vertices (`Slot::open`).
+    pub count_open: bool,
 }
 
 impl Level<'_> {
@@ -95,9 +77,8 @@ impl Level<'_> {
 
     /// Draws the vertices that the attractor takes for the moves into
     /// `queued`, the level standing in the zone from position `first`:
-    /// gives them in ascending order, marked with the attractor's region
-    /// ([`DOMINION`] for a dominion's), and the highest region that lost
-    /// one. Each vertex of the player drawn holds in `first_move` (all
+    /// gives them in ascending order, marked [`DOMINION`], and the highest
+    /// region that lost one. Each vertex of the player drawn holds in `first_move` (all
     /// `u32::MAX` before) the least zone position of the vertices of
     /// `queued` it moves to; the caller turns that into its move and sets
     /// `first_move` back.
@@ -106,6 +87,7 @@ impl Level<'_> {
         queued: &[u32],
         first: usize,
         slots: &[AtomicSlot],
+        live: &[AtomicU32],
         first_move: &[AtomicU32],
     ) -> (Vec<u32>, Option<u32>) {
         let parts: Vec<(Vec<u32>, Option<u32>)> = queued
@@ -117,12 +99,41 @@ impl Level<'_> {
                 for (i, &u) in vertices.iter().enumerate() {
                     let position = (first + chunk * CHUNK + i) as u32;
                     for &v in self.predecessors(u) {
-                        let Some(region) = self.claim(v, position, slots, first_move) else {
+                        let slot = &slots[v as usize];
+                        let region = slot.region.load(Relaxed);
+                        if region == DOMINION || region == SOLVED {
                             continue;
-                        };
+                        }
+                        let players = self.owners[v as usize] == self.player;
+                        if players {
+                            // Every move in from this level counts, also
+                            // those looked at after another thread drew it.
+                            first_move[v as usize].fetch_min(position, Relaxed);
+                            if region == DRAWN {
+                                continue;
+                            }
+                        }
+                        // A vertex of the opponent's count is exact: each
+                        // of its moves into the attractor is counted off
+                        // once, so only the last reaches 0. A vertex of the
+                        // player is drawn at its first move in, and its
+                        // count no longer matters.
+                        let left = live[v as usize].fetch_sub(1, Relaxed).wrapping_sub(1);
+                        if players {
+                            if (slot.region)
+                                .compare_exchange(region, DRAWN, Relaxed, Relaxed)
+                                .is_err()
+                            {
+                                continue;
+                            }
+                        } else if left > 0 {
+                            continue;
+                        } else {
+                            slot.region.store(DRAWN, Relaxed);
+                        }
                         if region != FREE {
                             highest = highest.max(Some(region));
-                        } else if let Kind::Dominion { count_open: true } = self.kind {
+                        } else if self.count_open {
                             for &w in self.predecessors(v) {
                                 slots[w as usize].open.fetch_sub(1, Relaxed);
                             }
@@ -136,74 +147,9 @@ impl Level<'_> {
         let highest = parts.iter().filter_map(|&(_, highest)| highest).max();
         let mut drawn: Vec<u32> = parts.into_iter().flat_map(|(drawn, _)| drawn).collect();
         drawn.par_sort_unstable();
-        let mark = match self.kind {
-            Kind::Dominion { .. } => DOMINION,
-            Kind::Region(region) => region,
-        };
         for &v in &drawn {
-            slots[v as usize].region.store(mark, Relaxed);
+            slots[v as usize].region.store(DOMINION, Relaxed);
         }
         (drawn, highest)
     }
-
-    /// Counts off `v`'s move into the vertex at zone position `position`
-    /// and gives `v`'s region if this thread draws `v` in (marking it
-    /// [`DRAWN`]). A vertex of the opponent's count is exact: each of its
-    /// moves into the attractor is counted off once, so only the last
-    /// reaches 0.
-    fn claim(
-        &self,
-        v: u32,
-        position: u32,
-        slots: &[AtomicSlot],
-        first_move: &[AtomicU32],
-    ) -> Option<u32> {
-        let slot = &slots[v as usize];
-        let players = self.owners[v as usize] == self.player;
-        match self.kind {
-            Kind::Dominion { .. } => {
-                let region = slot.region.load(Relaxed);
-                if region == DOMINION || region == SOLVED {
-                    return None;
-                }
-                if players {
-                    // Drawn and solved: its count no longer matters.
-                    return bid(slot, &first_move[v as usize], region, position);
-                }
-                let left = self.live[v as usize].fetch_sub(1, Relaxed) - 1;
-                (left == 0).then(|| {
-                    slot.region.store(DRAWN, Relaxed);
-                    region
-                })
-            }
-            Kind::Region(_) => {
-                // Every move into the zone counts, whatever the region.
-                let left = slot.open.fetch_sub(1, Relaxed) - 1;
-                let region = slot.region.load(Relaxed);
-                if players && (region == FREE || region == DRAWN) {
-                    return bid(slot, &first_move[v as usize], region, position);
-                }
-                (!players && left == 0 && region == FREE).then(|| {
-                    slot.region.store(DRAWN, Relaxed);
-                    FREE
-                })
-            }
-        }
-    }
-}
-
-/// A move in, from the vertex at zone position `position`, of a vertex of
-/// the attractor's player in `region` (as read), whose slot is `slot`:
-/// the move bids for its strategy (`first_move`), also after another
-/// thread drew it in this level; the vertex is drawn by the first bid, and
-/// its region before is given then.
-fn bid(slot: &AtomicSlot, first_move: &AtomicU32, region: u32, position: u32) -> Option<u32> {
-    first_move.fetch_min(position, Relaxed);
-    if region == DRAWN {
-        return None;
-    }
-    (slot.region)
-        .compare_exchange(region, DRAWN, Relaxed, Relaxed)
-        .is_ok()
-        .then_some(region)
 }
