@@ -311,7 +311,9 @@ impl<'a> Promotion<'a> {
             if cursor == self.order.len() {
                 // Only after a dominion that kept regions: one of them is
                 // open, but every vertex it can move to is in one of them.
-                // Start again from the top, every region freed.
+                // Start again from the top, every region freed (a loop
+                // that a stop also ends, should a bug keep it going).
+                watch.stopped()?;
                 restarts += 1;
                 self.free(0..self.zone.len());
                 self.zone.clear();
@@ -843,10 +845,13 @@ mod tests {
     use crate::testing::games::{games_with_hubs, random_game};
 
     /// `game` solved with every level of a dominion's attractor drawn in
-    /// parallel, on `threads` threads.
+    /// parallel, on `threads` threads; a search that runs for 60 s (a
+    /// vertex never drawn makes it restart for ever) fails.
     fn drawn_in_parallel(game: &ParityGame, predecessors: &Csr, threads: usize) -> Solution {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         let options = SolveOptions {
             threads,
+            stop: StopSignal::new().with_deadline(deadline),
             ..SolveOptions::default()
         };
         solve_drawing_levels_from(game, predecessors, &options, 1).unwrap()
