@@ -56,7 +56,8 @@ pub enum SolverChoice {
     Tangle,
     /// Priority promotion: regions of one player's attractors, promoted
     /// to higher priorities while the opponent can only escape upwards
-    /// (the large attractors of the regions it solves on `--threads`).
+    /// (the large levels of its dominions' attractors on `--threads`
+    /// threads).
     Pp,
 }
 

@@ -444,8 +444,9 @@ impl<'a> OnDevice<'a> {
         std::thread::scope(|scope| {
             let started = Instant::now();
             // The kernels load on a thread of their own while this one
-            // prepares the game (1.5 and 1.8 ms for prop50_1k on an H200 host,
-            // one after the other).
+            // prepares the game: 1.5 and 1.7 ms one after the other for
+            // prop50_1k on an H200 host, set-up 4.39 -> 3.14 ms
+            // (benches/results/2026-12-04b-h200-pp-parallel-levels/, call E).
             let loading = scope.spawn(|| Kernels::load(device));
             let vertices = game.vertices() as usize;
             let (priorities, highest) = compress_priorities(&game.priorities);

@@ -122,6 +122,11 @@ fn has_move_to(targets: &[u32], start: usize, moves: usize, v: u32) -> bool {
     found || (moves > UNROLLED_MOVES && targets[start + UNROLLED_MOVES..start + moves].contains(&v))
 }
 
+/// The positions of row `u` of a CSR array whose rows start at `offsets`.
+fn row(offsets: &[u64], u: u32) -> std::ops::Range<usize> {
+    offsets[u as usize] as usize..offsets[u as usize + 1] as usize
+}
+
 /// Moves of a row that [`has_move_to`] compares without a branch.
 const UNROLLED_MOVES: usize = 4;
 
@@ -417,8 +422,7 @@ impl<'a> Promotion<'a> {
 
     /// The positions of `u`'s predecessors in `predecessor_targets`.
     fn predecessor_range(&self, u: u32) -> std::ops::Range<usize> {
-        let offsets = self.predecessor_offsets;
-        offsets[u as usize] as usize..offsets[u as usize + 1] as usize
+        row(self.predecessor_offsets, u)
     }
 
     /// The predecessors of `u`.
@@ -720,8 +724,8 @@ impl<'a> Promotion<'a> {
     }
 
     /// [`Promotion::draw_level`] on the threads of [`Promotion::pool`]
-    /// ([`levels`]): the same vertices drawn and the same counts, the
-    /// level's vertices in ascending order.
+    /// ([`levels`]): the same vertices drawn, the same counts of the
+    /// vertices left undrawn, the level's vertices in ascending order.
     fn draw_level_in_parallel(
         &mut self,
         player: Player,

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::{DOMINION, FREE, SOLVED, Slot};
+use super::{DOMINION, FREE, SOLVED, Slot, row};
 use crate::explicit::Player;
 use crate::scc::cpu::AtomicOf;
 
@@ -71,8 +71,7 @@ pub(super) struct Level<'a> {
 impl Level<'_> {
     /// The predecessors of `u`.
     fn predecessors(&self, u: u32) -> &[u32] {
-        let offsets = self.predecessor_offsets;
-        &self.predecessor_targets[offsets[u as usize] as usize..offsets[u as usize + 1] as usize]
+        &self.predecessor_targets[row(self.predecessor_offsets, u)]
     }
 
     /// Draws the vertices that the attractor takes for the moves into
