@@ -181,7 +181,7 @@ __device__ int compact_insert(unsigned* table, unsigned long long buckets, unsig
         for (;;) {
             const uint4 line = __ldcg(reinterpret_cast<const uint4*>(bucket) + gl);
             const unsigned words[4] = {line.x, line.y, line.z, line.w};
-            unsigned empty = 0, busy = 0, same_head = 0, same_side = 0, blank = 0;
+            unsigned empty = 0, busy = 0, same_head = 0;
             for (int j = 0; j < 4; ++j) {
                 const unsigned w = 4 * gl + j, word = words[j];
                 if (w < SLOTS_PER_BUCKET) {
@@ -189,30 +189,31 @@ __device__ int compact_insert(unsigned* table, unsigned long long buckets, unsig
                     if (word == EMPTY_WORD) empty |= bit;
                     else if ((word & BUSY_BIT) && (word & TAG_MASK) == (head & TAG_MASK)) busy |= bit;
                     if (word == head) same_head |= bit;
-                } else if (w < SIDE_AT / 2 + (SLOTS_PER_BUCKET + 1) / 2) {
-                    for (unsigned half = 0; half < 2; ++half) {
-                        const unsigned s = 2 * (w - SIDE_AT / 2) + half;
-                        const unsigned stored = (word >> (16 * half)) & 0xffff;
-                        if (s >= SLOTS_PER_BUCKET) continue;
-                        if (stored == side) same_side |= 1u << s;
-                        if (stored == 0xffff) blank |= 1u << s;
-                    }
                 }
             }
             empty = group_or(empty, gmask);
             busy = group_or(busy, gmask);
             same_head = group_or(same_head, gmask);
-            same_side = group_or(same_side, gmask);
-            blank = group_or(blank, gmask);
+            // Only the slots whose head equals ours need their side: the
+            // lane that read its word hands it over (same_head is the same
+            // on every lane of the group, so the loop is too).
+            unsigned same = 0, blank = 0;
+            for (unsigned m = same_head; m; m &= m - 1) {
+                const unsigned s = __ffs(m) - 1, w = SIDE_AT / 2 + s / 2, j = w % 4;
+                const unsigned held = j == 0 ? line.x : j == 1 ? line.y : j == 2 ? line.z : line.w;
+                const unsigned stored = (__shfl_sync(gmask, held, first_lane + w / 4) >> (16 * (s & 1))) & 0xffff;
+                if (stored == side) same |= 1u << s;
+                if (stored == 0xffff) blank |= 1u << s;
+            }
             // A side goes from all ones to its value once, before its head
             // is published: a published head equal to ours beside a blank
             // side may have been read before that write.
-            if (same_head & blank & ~trusted) {
+            if (blank & ~trusted) {
                 trusted |= same_head;
                 FENCE();
                 continue;
             }
-            if (same_head & same_side) return INS_KNOWN;
+            if (same) return INS_KNOWN;
             if (busy) {
                 __nanosleep(20);
                 continue;
