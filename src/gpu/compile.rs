@@ -174,7 +174,7 @@ impl Build {
     /// Compiles the variant to PTX for `arch` (e.g. `sm_90`). Needs the
     /// NVRTC library only, no GPU.
     pub fn compile(&self, arch: &str) -> Result<String, GpuError> {
-        let program = self.run_nvrtc(arch, false)?;
+        let program = self.run_nvrtc(arch, Pass::Code)?;
         program.ptx().map_err(|log| self.failed(arch, log))
     }
 
@@ -183,15 +183,24 @@ impl Build {
     /// the driver's PTX compiler, whose work a module of PTX would repeat
     /// at its first launches.
     pub fn compile_binary(&self, arch: &str) -> Result<Vec<u8>, GpuError> {
-        let program = self.run_nvrtc(arch, false)?;
+        let program = self.run_nvrtc(arch, Pass::Code)?;
         program.cubin().map_err(|log| self.failed(arch, log))
+    }
+
+    /// Compiles the variant for the real architecture `arch` and gives
+    /// ptxas's report (NVRTC's log): each kernel's registers, stack frame
+    /// and spilled bytes. Kernels capped at a register count spill what
+    /// does not fit, and the spills cost time, so the report compares
+    /// variants without a GPU.
+    pub fn resource_report(&self, arch: &str) -> Result<String, GpuError> {
+        Ok(self.run_nvrtc(arch, Pass::CodeWithReport)?.log())
     }
 
     /// Checks the variant with NVRTC's front end only (syntax, types,
     /// templates, the parameter-block assertions), without code
     /// generation: for checks of many variants.
     pub fn check(&self, arch: &str) -> Result<(), GpuError> {
-        self.run_nvrtc(arch, true).map(drop)
+        self.run_nvrtc(arch, Pass::Syntax).map(drop)
     }
 
     /// The compilation error of the variant for `arch` with `log`.
@@ -203,8 +212,8 @@ impl Build {
         }
     }
 
-    /// Runs NVRTC on the variant, with `syntax_only` only its front end.
-    fn run_nvrtc(&self, arch: &str, syntax_only: bool) -> Result<Program, GpuError> {
+    /// Runs NVRTC on the variant, as far as `pass` says.
+    fn run_nvrtc(&self, arch: &str, pass: Pass) -> Result<Program, GpuError> {
         if !nvrtc_available() {
             return Err(GpuError::Unavailable(
                 "the NVRTC library (libnvrtc) cannot be loaded".into(),
@@ -235,7 +244,11 @@ impl Build {
                 "--std=c++17".into(),
                 "--generate-line-info".into(),
             ])
-            .chain(syntax_only.then(|| "--fdevice-syntax-only".to_string()))
+            .chain(match pass {
+                Pass::Syntax => Some("--fdevice-syntax-only".to_string()),
+                Pass::Code => None,
+                Pass::CodeWithReport => Some("--ptxas-options=-v".to_string()),
+            })
             .map(c_string)
             .collect::<Result<_, _>>()?;
         let pointers = |strings: &[CString]| -> Vec<*const c_char> {
@@ -279,6 +292,18 @@ impl Build {
         }
         Ok(program)
     }
+}
+
+/// How far NVRTC goes with a variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// The front end only.
+    Syntax,
+    /// Code generation.
+    Code,
+    /// Code generation, with ptxas's report of each kernel's resources in
+    /// the log.
+    CodeWithReport,
 }
 
 /// An NVRTC program, destroyed on drop.

@@ -801,6 +801,31 @@ mod tests {
         );
     }
 
+    /// ptxas's report through NVRTC gives the search kernel's registers
+    /// (at most the 64 its launch bounds allow) and its stack frame: what
+    /// `examples/search_registers` compares between kernel changes.
+    #[test]
+    fn the_resource_report_gives_the_search_kernels_registers_and_stack() {
+        if !nvrtc_available() {
+            let _ = writeln!(std::io::stderr(), "SKIPPED: NVRTC cannot be loaded");
+            return;
+        }
+        let report = SearchKernel::variants()[0]
+            .build()
+            .resource_report(ARCH)
+            .unwrap();
+        let figures = regex::Regex::new(
+            r"Function properties for explore_levels\n.*?(\d+) bytes stack frame.*\n.*?Used (\d+) registers",
+        )
+        .unwrap();
+        let captures = figures
+            .captures(&report)
+            .unwrap_or_else(|| panic!("{report}"));
+        let registers: u32 = captures[2].parse().unwrap();
+        assert!((1..=64).contains(&registers), "{report}");
+        assert!(captures[1].parse::<u32>().is_ok(), "{report}");
+    }
+
     /// A parameter block whose C mirror differs from the host's layout
     /// does not compile: the check the other builds rely on works.
     #[test]
