@@ -12,7 +12,7 @@
 //! WARPCHECK_KERNEL_DIR=/another/kernels ./target/release/examples/search_registers
 //! ```
 
-use warpcheck::explore::gpu::kernel::{NetworkKernel, SearchKernel};
+use warpcheck::explore::gpu::kernel::{NetworkKernel, SearchKernel, warp_cache_entries};
 use warpcheck::explore::gpu::{Frontier, ReadOnlyPath, SyncCombination};
 
 fn main() {
@@ -49,8 +49,7 @@ fn main() {
                 },
                 trace: false,
                 tree,
-                // As the launcher sizes the warp's cache.
-                cache_entries: (4096 / words).clamp(8, 128),
+                cache_entries: warp_cache_entries(words),
                 work_claiming: true,
                 frontier,
                 sync: SyncCombination::Lookup,
@@ -58,34 +57,17 @@ fn main() {
                 warps: 8,
                 partitioned: false,
             };
-            let report = match kernel.build().resource_report("sm_90") {
-                Ok(report) => report,
+            match kernel.build().kernel_resources("sm_90", "explore_levels") {
+                Ok(r) => println!(
+                    "{storage}, {frontier:?}: {} registers; {} bytes stack frame, \
+                     {} bytes spill stores, {} bytes spill loads",
+                    r.registers, r.stack_frame, r.spill_stores, r.spill_loads
+                ),
                 Err(e) => {
                     eprintln!("{e}");
                     std::process::exit(1);
                 }
-            };
-            println!("{storage}, {frontier:?}: {}", explore_levels_line(&report));
+            }
         }
     }
-}
-
-/// The figures ptxas gives for `explore_levels`: its stack frame and
-/// spills, then its registers.
-fn explore_levels_line(report: &str) -> String {
-    let mut lines = report
-        .lines()
-        .skip_while(|line| !line.contains("Function properties for explore_levels"))
-        .skip(1)
-        .take(2)
-        // "ptxas . 240 bytes stack frame, ..." and "ptxas info : Used ...".
-        .map(|line| {
-            let figures = line
-                .find("Used")
-                .or_else(|| line.find(|c: char| c.is_ascii_digit()));
-            figures.map_or(line, |at| &line[at..]).trim().to_string()
-        });
-    let frame = lines.next().unwrap_or_default();
-    let used = lines.next().unwrap_or_default();
-    format!("{used}; {frame}")
 }

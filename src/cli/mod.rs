@@ -389,7 +389,7 @@ pub struct GpuArgs {
     /// GPU, with tree storage: how the table keeps a state's root,
     /// `compact` (the default: 47 bits by quotienting, 6.1 bytes a slot,
     /// 11.6 with traces; a table of at least 256 MiB) or `pairs` (two
-    /// 32-bit words, 8 bytes a slot, 16 with traces; measured up to 9%
+    /// 32-bit words, 8 bytes a slot, 16 with traces; measured 0-9%
     /// faster on contest nets of 10^9 states).
     #[arg(long, value_name = "KIND", value_enum)]
     pub tree_roots: Option<TreeRoots>,

@@ -188,12 +188,29 @@ impl Build {
     }
 
     /// Compiles the variant for the real architecture `arch` and gives
-    /// ptxas's report (NVRTC's log): each kernel's registers, stack frame
-    /// and spilled bytes. Kernels capped at a register count spill what
-    /// does not fit, and the spills cost time, so the report compares
-    /// variants without a GPU.
-    pub fn resource_report(&self, arch: &str) -> Result<String, GpuError> {
-        Ok(self.run_nvrtc(arch, Pass::CodeWithReport)?.log())
+    /// what ptxas reports (in NVRTC's log) of kernel `kernel`: registers,
+    /// stack frame and spilled bytes. A kernel capped at a register count
+    /// spills what does not fit, and the spills cost time, so the figures
+    /// compare variants without a GPU.
+    pub fn kernel_resources(&self, arch: &str, kernel: &str) -> Result<KernelResources, GpuError> {
+        let log = self.run_nvrtc(arch, Pass::CodeWithReport)?.log();
+        let figures = regex::Regex::new(&format!(
+            r"Function properties for {}\n.*?(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads\n.*?Used (\d+) registers",
+            regex::escape(kernel)
+        ))
+        .expect("a valid pattern");
+        let captures = figures.captures(&log).ok_or_else(|| {
+            GpuError::Invalid(format!(
+                "ptxas reported no resources of kernel {kernel}:\n{log}"
+            ))
+        })?;
+        let figure = |k: usize| captures[k].parse().expect("digits that fit 32 bits");
+        Ok(KernelResources {
+            stack_frame: figure(1),
+            spill_stores: figure(2),
+            spill_loads: figure(3),
+            registers: figure(4),
+        })
     }
 
     /// Checks the variant with NVRTC's front end only (syntax, types,
@@ -292,6 +309,19 @@ impl Build {
         }
         Ok(program)
     }
+}
+
+/// A compiled kernel's resources, as ptxas reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelResources {
+    /// Registers a thread.
+    pub registers: u32,
+    /// Bytes of a thread's stack frame (local arrays and spills).
+    pub stack_frame: u32,
+    /// Bytes of spill stores in the code.
+    pub spill_stores: u32,
+    /// Bytes of spill loads in the code.
+    pub spill_loads: u32,
 }
 
 /// How far NVRTC goes with a variant.

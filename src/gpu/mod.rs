@@ -25,7 +25,8 @@ pub use abi::ParamBlock;
 #[cfg(test)]
 pub use compile::assert_kernels_compile;
 pub use compile::{
-    Build, COMMON_HEADERS, KERNEL_DIR_VARIABLE, KernelFile, KernelSource, nvrtc_available,
+    Build, COMMON_HEADERS, KERNEL_DIR_VARIABLE, KernelFile, KernelResources, KernelSource,
+    nvrtc_available,
 };
 pub use error::GpuError;
 

@@ -9,7 +9,9 @@ use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::compact;
 use super::device_net::DeviceNet;
-use super::kernel::{GrowParams, NetworkKernel, SearchKernel, SearchParams, found, stat, stop};
+use super::kernel::{
+    GrowParams, NetworkKernel, SearchKernel, SearchParams, found, stat, stop, warp_cache_entries,
+};
 use super::tree::{self, NODE_BUCKET};
 use super::{Frontier, GpuExploration, GpuOptions, ReadOnlyPath, SlotNumbers, SyncCombination};
 use crate::encode::{EncodedNetwork, hash_words};
@@ -387,7 +389,7 @@ impl Launcher {
 
         // Per-warp shared memory: vectors being expanded, staged successors, cache.
         let cache_entries = if options.cache {
-            (4096 / words).clamp(8, 128)
+            warp_cache_entries(words)
         } else {
             0
         };
