@@ -32,7 +32,7 @@ fn main() {
         ("tree, compact roots", true, true, 2, 21),
     ];
     for (storage, tree, compact, key_words, slots_per_bucket) in storages {
-        for frontier in [Frontier::Queue, Frontier::NewMarks] {
+        for frontier in [Frontier::Queue, Frontier::NewMarks, Frontier::SpillingQueue] {
             let kernel = SearchKernel {
                 network: NetworkKernel {
                     vec_words: words,

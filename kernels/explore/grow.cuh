@@ -123,11 +123,15 @@ extern "C" __global__ void renumber_links(const GrowParams p) {
 #endif
 }
 
-// to[k] = the new number of from[k], for the numbers the chunk holds.
+// to[k] = the new number of from[k], for the numbers the chunk holds; the
+// numbers beyond to_capacity are marked in new_marks instead (a frontier
+// that spills in the new table).
 extern "C" __global__ void renumber_slots(const GrowParams p) {
     for (unsigned long long k = grid_thread(); k < p.count; k += grid_threads()) {
         slot_t to;
-        if (renumbered(p, p.from[k], to)) p.to[k] = to;
+        if (!renumbered(p, p.from[k], to)) continue;
+        if (k < p.to_capacity) p.to[k] = to;
+        else atomicOr(p.new_marks + (unsigned long long)to / 32, 1u << ((unsigned long long)to % 32));
     }
 }
 

@@ -17,6 +17,7 @@ struct GrowParams {
     const slot_t* from;               // slot numbers to renumber (frontier queue, host's slots)
     slot_t* to;                       // their new numbers
     unsigned long long count;         // entries of `from` and `to`
+    unsigned long long to_capacity;   // entries `to` holds; those beyond are marked in new_marks (SPILL)
     const unsigned* old_marks;        // new marks by old slot (FRONTIER_BITS)
     unsigned* new_marks;              // new marks by new slot
     unsigned long long* failed;       // vectors not placed or not found (stays 0)

@@ -20,6 +20,15 @@
 //                  one, marks the next, and clears the third (read by the
 //                  level before), so that a level's input stays intact and
 //                  the level can run again after the table grows
+//   SPILL          1 (with FRONTIER_BITS 0, not PARTITIONED): a queue that
+//                  overflows spills into a bitmap: a new state that finds
+//                  the queue full is marked in the spill bitmap of its
+//                  level (two, by level parity, at queue2), and a level
+//                  whose queue spilled expands its queue, then the marked
+//                  slots, clearing the bitmap as it reads it. Only a table
+//                  that never grows (whose levels never run again) has
+//                  spill bitmaps; without them (queue2 null) a full queue
+//                  stops the search, as with SPILL 0
 //   PARTITIONED    1: one partition of a search split over several GPUs (or
 //                  partitions of one): successors that others own go to
 //                  their outboxes, and `absorb` stores those received
@@ -53,7 +62,8 @@
 // per lane, the cache, with new marks the slots taken from the bitmap, with
 // sync buffers each lane's offer list, and with tree storage the expanded
 // states' tree values and each lane's root pair.
-#define WARP_OFFERS_AT (GROUPS_PER_WARP * VEC_WORDS + 32 * VEC_WORDS + CACHE_ENTRIES * VEC_WORDS + 32 * SLOT_NUMBER_WORDS * FRONTIER_BITS)
+#define LISTS_MARKS (FRONTIER_BITS || SPILL)
+#define WARP_OFFERS_AT (GROUPS_PER_WARP * VEC_WORDS + 32 * VEC_WORDS + CACHE_ENTRIES * VEC_WORDS + 32 * SLOT_NUMBER_WORDS * LISTS_MARKS)
 #define WARP_TREE_AT (WARP_OFFERS_AT + 32 * OFFER_WORDS * SYNC_BUFFERS)
 #define WARP_SHARED_WORDS (WARP_TREE_AT + TREE * (GROUPS_PER_WARP * TREE_REFS + 32 * 2))
 // A warp's tallies of a level, flushed once per level by lane 0: new
@@ -61,6 +71,7 @@
 // They live in shared memory (statically, beside the dynamic words), not
 // in registers: the successor loop needs all 64, and 64-bit tallies held
 // there made the compiler spill the generator instead.
+static_assert(!(SPILL && (FRONTIER_BITS || PARTITIONED)), "a spilling queue is a queue of a search in one piece");
 #define TALLIES 4
 #define TALLY_NEW 0
 #define TALLY_TRANSITIONS 1
@@ -200,14 +211,34 @@ __device__ __forceinline__ void insert_lanes(unsigned* table, unsigned long long
     }
 }
 
+// Frontier queue or bitmap k of the launch (params.queue0 .. queue2),
+// chosen by selects: an array indexed by the level takes stack.
+__device__ __forceinline__ unsigned* frontier_buffer(const SearchParams& params, unsigned k) {
+    return k == 0 ? params.queue0 : k == 1 ? params.queue1 : params.queue2;
+}
+
+#if SPILL
+// Words of each spill bitmap (queue2 holds that of even levels, then that
+// of odd ones): a bit a slot.
+__device__ __forceinline__ unsigned long long spill_words(const SearchParams& params) {
+    return (params.buckets * SLOTS_PER_BUCKET + 31) / 32;
+}
+
+// The spill bitmap of the frontier that level `level` expands.
+__device__ __forceinline__ unsigned* spill_bitmap(const SearchParams& params, unsigned level) {
+    return params.queue2 + (level & 1) * spill_words(params);
+}
+#endif
+
 // Hands on each lane's new state (`is_new`; `vec` its vector, stored at
-// `slot`): an error state (`error`) is counted and recorded as a finding,
-// any other joins the frontier of level `next` (modulo 3): appended to the
-// queue `queue_out`, or marked in the bitmap `queue_out`. Called by the
-// whole warp.
-__device__ __forceinline__ void publish_new(unsigned long long* stats, bool keep_going, const Net& net,
-                                            const unsigned* vec, bool is_new, bool error, slot_t slot,
-                                            unsigned* queue_out, unsigned long long queue_capacity, unsigned next) {
+// `slot`), found by level `level`: an error state (`error`) is counted and
+// recorded as a finding, any other joins the next level's frontier:
+// appended to its queue (with SPILL, marked in its spill bitmap when the
+// queue is full), or marked in its bitmap. The buffers come from `params`
+// at each use, so that they hold no registers. Called by the whole warp.
+__device__ __forceinline__ void publish_new(const SearchParams& params, bool keep_going, const Net& net,
+                                            const unsigned* vec, bool is_new, bool error, slot_t slot, unsigned level) {
+    unsigned long long* const stats = params.stats;
     const unsigned lane = threadIdx.x & 31;
     if (is_new && error) {
         atomicAdd(&stats[ST_ERRORS], 1ull);
@@ -215,16 +246,21 @@ __device__ __forceinline__ void publish_new(unsigned long long* stats, bool keep
     }
     const unsigned enqueue = __ballot_sync(FULL_MASK, is_new && !error);
     if (!enqueue) return;
+    const unsigned next = (level + 1) % 3;
 #if FRONTIER_BITS
     if (lane == 0) atomicAdd(&stats[ST_LEN + next], (unsigned long long)__popc(enqueue));
-    if ((enqueue >> lane) & 1) atomicOr(queue_out + (slot >> 5), 1u << (slot & 31));
+    if ((enqueue >> lane) & 1) atomicOr(frontier_buffer(params, next) + (slot >> 5), 1u << (slot & 31));
 #else
     unsigned long long at = 0;
     if (lane == 0) at = atomicAdd(&stats[ST_LEN + next], (unsigned long long)__popc(enqueue));
     at = __shfl_sync(FULL_MASK, at, 0);
     if ((enqueue >> lane) & 1) {
         at += __popc(enqueue & ((1u << lane) - 1));
-        if (at < queue_capacity) reinterpret_cast<slot_t*>(queue_out)[at] = slot;
+        if (at < params.queue_capacity) reinterpret_cast<slot_t*>(frontier_buffer(params, (level + 1) & 1))[at] = slot;
+#if SPILL
+        // Only a table that never grows has spill bitmaps.
+        else if (params.queue2 != nullptr) atomicOr(spill_bitmap(params, level + 1) + (slot >> 5), 1u << (slot & 31));
+#endif
         else atomicMax(&stats[ST_STOP], STOP_QUEUE_FULL);
     }
 #endif
@@ -239,7 +275,7 @@ struct Chunks {
     unsigned long long next, stride;
 };
 
-#if FRONTIER_BITS
+#if LISTS_MARKS
 // Bitmap words a warp claims at a time in a level of `marks` new marks
 // over `words` words (MARKS_PER_CLAIM).
 __device__ __forceinline__ unsigned long long mark_claim_words(unsigned long long words, unsigned long long marks) {
@@ -262,6 +298,131 @@ __device__ __forceinline__ unsigned long long next_chunk(Chunks& c, unsigned lon
     return base;
 #endif
 }
+
+#if LISTS_MARKS
+// A warp's walk over a bitmap of marked slots (FRONTIER_BITS: the level's
+// new marks; SPILL: the states its queue had no room for). The warp claims
+// bitmap words `claim_words` at a time and reads them 32 at a time, a word
+// a lane: `marks` holds each lane's marks not yet listed. Marked slots are
+// listed in shared memory (`claimed`) until it holds 32 (a frontier is
+// sparse in the table: a window of 1024 slots often has none or one), then
+// expanded GROUPS_PER_WARP at a time. The walk lives in shared memory, not
+// in registers: it is read once a list, and registers held across the
+// expansion made the compiler spill there.
+struct MarkWalk {
+    const unsigned* bitmap;  // its first `words` words
+    unsigned* cleared;       // where each word read is cleared
+    unsigned long long words, claim_words;
+    unsigned long long next_word, chunk_end;
+    unsigned long long read_word; // the word lane 0 read last (lane l read read_word + l)
+    unsigned marks[32];
+    unsigned listed, taken; // slots in `claimed`, and those expanded
+    bool drained;
+};
+
+// Starts `w` over `bitmap`. Each word read is cleared in `cleared`: the
+// same word of the bitmap the next level marks (FRONTIER_BITS), or of
+// `bitmap` itself (SPILL). Called by the whole warp.
+__device__ __forceinline__ void start_walk(MarkWalk& w, const unsigned* bitmap, unsigned* cleared, unsigned long long words,
+                                           unsigned long long claim_words) {
+    const unsigned lane = threadIdx.x & 31;
+    __syncwarp();
+    w.marks[lane] = 0;
+    if (lane == 0) {
+        w.bitmap = bitmap;
+        w.cleared = cleared;
+        w.words = words;
+        w.claim_words = claim_words;
+        w.next_word = w.chunk_end = w.read_word = 0;
+        w.listed = w.taken = 0;
+        w.drained = false;
+    }
+    __syncwarp();
+}
+
+// Lists the next marked slots of the walk into `claimed`, claiming chunks
+// through `chunks`: 32, or fewer when the bitmap is drained (none: the walk
+// is over). Gives how many. Called by the whole warp.
+__device__ __forceinline__ unsigned list_marks(MarkWalk& w, Chunks& chunks, const SearchParams& params, unsigned* claimed) {
+    const unsigned lane = threadIdx.x & 31;
+    unsigned marks = w.marks[lane];
+    unsigned long long mark_word = w.read_word + lane, next_word = w.next_word, chunk_end = w.chunk_end;
+    bool drained = w.drained;
+    unsigned listed = 0;
+    while (listed < 32 && !drained) {
+        if (!__any_sync(FULL_MASK, marks != 0)) {
+            if (next_word >= chunk_end) {
+                if (__any_sync(FULL_MASK, must_yield(params))) {
+                    drained = true;
+                    break;
+                }
+                const unsigned long long claim_words = w.claim_words, words = w.words;
+                const unsigned long long base = next_chunk(chunks, claim_words, lane);
+                if (base >= words) {
+                    drained = true;
+                    break;
+                }
+                next_word = base;
+                chunk_end = base + claim_words < words ? base + claim_words : words;
+            }
+            // L1 is not coherent: the marks were set by atomics in L2.
+            mark_word = next_word + lane;
+            next_word += 32;
+            marks = mark_word < chunk_end ? __ldcg(w.bitmap + mark_word) : 0;
+            if (mark_word < chunk_end) __stcg(w.cleared + mark_word, 0u);
+            continue;
+        }
+        // Append marked slots, lowest lanes first, while there is room; the
+        // rest stay in `marks` for the next list.
+        const unsigned count = __popc(marks);
+        unsigned before = count;
+        for (unsigned o = 1; o < 32; o <<= 1) {
+            const unsigned up = __shfl_up_sync(FULL_MASK, before, o);
+            if (lane >= o) before += up;
+        }
+        const unsigned total = __shfl_sync(FULL_MASK, before, 31);
+        before -= count;
+        for (unsigned at = listed + before; marks && at < 32; ++at) {
+            const slot_t marked = (slot_t)(mark_word * 32 + __ffs(marks) - 1);
+            for (unsigned k = 0; k < SLOT_NUMBER_WORDS; ++k) claimed[at * SLOT_NUMBER_WORDS + k] = slot_word(marked, k);
+            marks &= marks - 1;
+        }
+        listed = listed + total < 32 ? listed + total : 32;
+    }
+    __syncwarp();
+    w.marks[lane] = marks;
+    if (lane == 0) {
+        w.read_word = mark_word;
+        w.next_word = next_word;
+        w.chunk_end = chunk_end;
+        w.drained = drained;
+        w.listed = listed;
+        w.taken = 0;
+    }
+    __syncwarp();
+    return listed;
+}
+
+// The slot that group `group` expands next from the walk's list, if any
+// (`active`); NO_SLOT and the walk's end (`over`) when its bitmap is drained.
+// Called by the whole warp.
+__device__ __forceinline__ slot_t take_listed(MarkWalk& w, Chunks& chunks, const SearchParams& params, unsigned* claimed,
+                                              bool& active, bool& over) {
+    const unsigned lane = threadIdx.x & 31;
+    unsigned taken = w.taken, listed = w.listed;
+    if (taken >= listed) {
+        listed = list_marks(w, chunks, params, claimed);
+        taken = 0;
+    }
+    over = listed == 0;
+    const unsigned index = taken + lane / GROUP_THREADS;
+    __syncwarp();
+    if (lane == 0) w.taken = taken + GROUPS_PER_WARP;
+    __syncwarp();
+    active = index < listed;
+    return active ? read_slot_number(claimed + index * SLOT_NUMBER_WORDS) : NO_SLOT;
+}
+#endif
 
 // Arrive at a grid-wide barrier (all blocks are resident: cooperative
 // launch). The last block to arrive decides whether the search goes on:
@@ -308,7 +469,6 @@ __device__ void grid_barrier(unsigned long long* stats, unsigned next, unsigned 
 extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_levels(const SearchParams params) {
     unsigned* const table = params.table;
     const unsigned long long buckets = params.buckets;
-    unsigned* const queues[3] = {params.queue0, params.queue1, params.queue2};
     const unsigned long long queue_capacity = params.queue_capacity;
     unsigned long long* const stats = params.stats;
     const unsigned first_level = params.first_level, levels = params.levels;
@@ -336,10 +496,12 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
     for (unsigned i = lane; i < CACHE_ENTRIES * VEC_WORDS; i += 32) cache[i] = EMPTY_WORD;
     __syncwarp();
 #endif
-#if FRONTIER_BITS
-    // Slot numbers listed from the bitmap, as SLOT_NUMBER_WORDS words each
+#if LISTS_MARKS
+    // Slot numbers listed from a bitmap, as SLOT_NUMBER_WORDS words each
     // (shared memory gives no 8-byte alignment here).
     unsigned* claimed = stage + 32 * VEC_WORDS + CACHE_ENTRIES * VEC_WORDS;
+    __shared__ MarkWalk walks[WARPS];
+    MarkWalk& walk = walks[warp];
 #endif
     volatile unsigned long long* vstats = stats;
     const unsigned long long total_warps = (unsigned long long)gridDim.x * WARPS;
@@ -351,17 +513,17 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
         if (blockIdx.x == 0 && threadIdx.x == 0) {
             stats[ST_LEN + spare] = 0;
             stats[ST_CURSOR + spare] = 0;
+#if SPILL
+            stats[ST_SPILL_CURSOR + ((level + 1) & 1)] = 0;
+#endif
         }
         // Queue entries, or bitmap words with new marks.
         const unsigned long long length = FRONTIER_BITS ? queue_capacity : vstats[ST_LEN + cur];
-#if FRONTIER_BITS
-        unsigned* const queue_in = queues[cur];
-        unsigned* const queue_out = queues[next];
-        unsigned* const cleared = queues[spare];
-#else
-        unsigned* const queue_in = queues[level & 1];
-        unsigned* const queue_out = queues[(level + 1) & 1];
-        const slot_t* const slots_in = reinterpret_cast<const slot_t*>(queue_in);
+#if !FRONTIER_BITS
+        const slot_t* const slots_in = reinterpret_cast<const slot_t*>(frontier_buffer(params, level & 1));
+        // The entries in the queue: with SPILL, the level's other states
+        // are marked in its spill bitmap.
+        const unsigned long long queued = SPILL && length > queue_capacity ? queue_capacity : length;
 #endif
         if (lane < TALLIES) tallies[lane] = 0;
         __syncwarp();
@@ -369,81 +531,10 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
         unsigned new_nodes = 0; // stored by this lane
 #endif
         Chunks chunks = {&stats[ST_CURSOR + cur], global_warp, total_warps};
-#if FRONTIER_BITS
-        // The warp claims claim_words bitmap words at a time and reads them
-        // 32 at a time, a word a lane: `marks` holds this lane's marks not
-        // yet listed. Marked slots are listed in `claimed` until it holds
-        // 32 (a frontier is sparse in the table: a window of 1024 slots
-        // often has none or one), then expanded GROUPS_PER_WARP at a time.
-        unsigned marks = 0;
-        unsigned long long mark_word = 0, next_word = 0, chunk_end = 0;
-        unsigned listed = 0, taken = 0;
-        bool drained = false;
-        const unsigned long long claim_words = mark_claim_words(length, vstats[ST_LEN + cur]);
-#endif
-        for (;;) {
-            // Warp-uniform, so that the whole warp leaves together.
-            // A partitioned search also leaves when it must exchange (the
-            // bitmap frontier where its claimed chunk is done, below).
-            if (__any_sync(FULL_MASK, vstats[ST_STOP] != 0 || (!FRONTIER_BITS && must_yield(params)))) break;
-#if FRONTIER_BITS
-            if (taken >= listed) {
-                listed = taken = 0;
-                while (listed < 32 && !drained) {
-                    if (!__any_sync(FULL_MASK, marks != 0)) {
-                        if (next_word >= chunk_end) {
-                            if (__any_sync(FULL_MASK, must_yield(params))) {
-                                drained = true;
-                                break;
-                            }
-                            const unsigned long long base = next_chunk(chunks, claim_words, lane);
-                            if (base >= length) {
-                                drained = true;
-                                break;
-                            }
-                            next_word = base;
-                            chunk_end = base + claim_words < length ? base + claim_words : length;
-                        }
-                        // L1 is not coherent: the marks were set by atomics in L2.
-                        mark_word = next_word + lane;
-                        next_word += 32;
-                        marks = mark_word < chunk_end ? __ldcg(queue_in + mark_word) : 0;
-                        // The same word of the third bitmap, which the next level marks.
-                        if (mark_word < chunk_end) __stcg(cleared + mark_word, 0u);
-                        continue;
-                    }
-                    // Append marked slots, lowest lanes first, while there is
-                    // room; the rest stay in `marks` for the next list.
-                    const unsigned count = __popc(marks);
-                    unsigned before = count;
-                    for (unsigned o = 1; o < 32; o <<= 1) {
-                        const unsigned up = __shfl_up_sync(FULL_MASK, before, o);
-                        if (lane >= o) before += up;
-                    }
-                    const unsigned total = __shfl_sync(FULL_MASK, before, 31);
-                    before -= count;
-                    for (unsigned at = listed + before; marks && at < 32; ++at) {
-                        const slot_t marked = (slot_t)(mark_word * 32 + __ffs(marks) - 1);
-                        for (unsigned k = 0; k < SLOT_NUMBER_WORDS; ++k) claimed[at * SLOT_NUMBER_WORDS + k] = slot_word(marked, k);
-                        marks &= marks - 1;
-                    }
-                    listed = listed + total < 32 ? listed + total : 32;
-                }
-                __syncwarp();
-                if (listed == 0) break;
-            }
-            const unsigned index = taken + group;
-            const bool active = index < listed;
-            const slot_t my_slot = active ? read_slot_number(claimed + index * SLOT_NUMBER_WORDS) : NO_SLOT;
-            taken += GROUPS_PER_WARP;
-#else
-            const unsigned long long base = next_chunk(chunks, GROUPS_PER_WARP, lane);
-            if (base >= length) break;
-            const unsigned long long index = base + group;
-            const bool active = index < length;
-            // L1 is not coherent: this buffer was read two levels ago on this SM.
-            const slot_t my_slot = active ? __ldcg(slots_in + index) : NO_SLOT;
-#endif
+        // Expands the state at `my_slot` (group `group`'s, when `active`),
+        // inserting its successors into the table and the next frontier.
+        // Called by the whole warp.
+        auto expand = [&](const bool active, const slot_t my_slot) {
             unsigned* vec = current + group * VEC_WORDS;
 #if TREE
             unsigned* const refs = tree_refs + group * TREE_REFS;
@@ -537,8 +628,8 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                     for (int i = 0; i < VEC_WORDS; ++i) cached[i] = stage[lane * VEC_WORDS + i];
                 __syncwarp();
 #endif
-                publish_new(stats, keep_going, net, stage + lane * VEC_WORDS, (inserted >> lane) & 1, error,
-                            my_inserted_slot, queue_out, queue_capacity, next);
+                publish_new(params, keep_going, net, stage + lane * VEC_WORDS, (inserted >> lane) & 1, error,
+                            my_inserted_slot, level);
                 __syncwarp();
             }
             // Per-state successor count over the group: zero means deadlock.
@@ -560,6 +651,55 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                 tallies[TALLY_EXPANDED] += expanded;
             }
             __syncwarp();
+        };
+#if FRONTIER_BITS
+        // Each word read is cleared in the third bitmap, which the next
+        // level marks.
+        start_walk(walk, frontier_buffer(params, cur), frontier_buffer(params, spare), length,
+                   mark_claim_words(length, vstats[ST_LEN + cur]));
+        const bool walking = true;
+#elif SPILL
+        // After its queue, the level walks the states the queue had no
+        // room for, marked in the level's spill bitmap (warp-uniform).
+        bool walking = false;
+#endif
+        for (;;) {
+            // Warp-uniform, so that the whole warp leaves together.
+            // A partitioned search also leaves when it must exchange (the
+            // bitmap frontier where its claimed chunk is done, below).
+            if (__any_sync(FULL_MASK, vstats[ST_STOP] != 0 || (!FRONTIER_BITS && must_yield(params)))) break;
+            bool active;
+            slot_t my_slot;
+#if LISTS_MARKS
+            if (walking) {
+                bool over;
+                my_slot = take_listed(walk, chunks, params, claimed, active, over);
+                if (over) break;
+            } else
+#endif
+            {
+#if !FRONTIER_BITS
+                const unsigned long long base = next_chunk(chunks, GROUPS_PER_WARP, lane);
+                if (base >= queued) {
+#if SPILL
+                    if (length > queued) {
+                        unsigned* const spill_in = spill_bitmap(params, level);
+                        const unsigned long long words = spill_words(params);
+                        start_walk(walk, spill_in, spill_in, words, mark_claim_words(words, length - queued));
+                        chunks = {&stats[ST_SPILL_CURSOR + (level & 1)], global_warp, total_warps};
+                        walking = true;
+                        continue;
+                    }
+#endif
+                    break;
+                }
+                const unsigned long long index = base + group;
+                active = index < queued;
+                // L1 is not coherent: this buffer was read two levels ago on this SM.
+                my_slot = active ? __ldcg(slots_in + index) : NO_SLOT;
+#endif
+            }
+            expand(active, my_slot);
         }
 #if TREE
         for (unsigned o = 16; o > 0; o >>= 1) new_nodes += __shfl_xor_sync(FULL_MASK, new_nodes, o);
@@ -597,12 +737,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
     unsigned* const my_key = keys + 2 * lane;
     unsigned new_nodes = 0; // stored by this lane
 #endif
-    const unsigned level = params.first_level, next = (level + 1) % 3;
-#if FRONTIER_BITS
-    unsigned* const queue_out = next == 0 ? params.queue0 : next == 1 ? params.queue1 : params.queue2;
-#else
-    unsigned* const queue_out = ((level + 1) & 1) ? params.queue1 : params.queue0;
-#endif
+    const unsigned level = params.first_level;
     unsigned long long* const stats = params.stats;
     volatile unsigned long long* vstats = stats;
     unsigned long long new_states = 0;
@@ -647,8 +782,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
         if (__any_sync(FULL_MASK, has && my_outcome == INS_FULL) && lane == 0)
             atomicMax(&stats[ST_STOP], STOP_TABLE_FULL);
         new_states += __popc(inserted);
-        publish_new(stats, params.keep_going != 0, net, mine, (inserted >> lane) & 1, error, my_slot, queue_out,
-                    params.queue_capacity, next);
+        publish_new(params, params.keep_going != 0, net, mine, (inserted >> lane) & 1, error, my_slot, level);
         __syncwarp();
     }
 #if TREE

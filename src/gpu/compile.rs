@@ -189,13 +189,13 @@ impl Build {
 
     /// Compiles the variant for the real architecture `arch` and gives
     /// what ptxas reports (in NVRTC's log) of kernel `kernel`: registers,
-    /// stack frame and spilled bytes. A kernel capped at a register count
+    /// stack frame, spilled bytes and static shared memory. A kernel capped at a register count
     /// spills what does not fit, and the spills cost time, so the figures
     /// compare variants without a GPU.
     pub fn kernel_resources(&self, arch: &str, kernel: &str) -> Result<KernelResources, GpuError> {
         let log = self.run_nvrtc(arch, Pass::CodeWithReport)?.log();
         let figures = regex::Regex::new(&format!(
-            r"Function properties for {}\n.*?(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads\n.*?Used (\d+) registers",
+            r"Function properties for {}\n.*?(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads\n.*?Used (\d+) registers([^\n]*)",
             regex::escape(kernel)
         ))
         .expect("a valid pattern");
@@ -205,11 +205,16 @@ impl Build {
             ))
         })?;
         let figure = |k: usize| captures[k].parse().expect("digits that fit 32 bits");
+        // The rest of the line names static shared memory when there is any.
+        let shared = regex::Regex::new(r"(\d+) bytes smem").expect("a valid pattern");
         Ok(KernelResources {
             stack_frame: figure(1),
             spill_stores: figure(2),
             spill_loads: figure(3),
             registers: figure(4),
+            static_shared: shared
+                .captures(&captures[5])
+                .map_or(0, |c| c[1].parse().expect("digits that fit 32 bits")),
         })
     }
 
@@ -322,6 +327,9 @@ pub struct KernelResources {
     pub spill_stores: u32,
     /// Bytes of spill loads in the code.
     pub spill_loads: u32,
+    /// Bytes of static shared memory of a block (`__shared__` arrays; the
+    /// dynamic share a launch asks for comes on top).
+    pub static_shared: u32,
 }
 
 /// How far NVRTC goes with a variant.

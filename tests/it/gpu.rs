@@ -197,11 +197,13 @@ pub(crate) fn options_for(seed: u64, processes: usize) -> GpuOptions {
         } else {
             OwnerChoice::MostSelective
         },
-        frontier: if seed % 4 == 1 {
-            Frontier::NewMarks
-        } else {
-            Frontier::Queue
+        frontier: match seed % 4 {
+            1 => Frontier::NewMarks,
+            3 => Frontier::SpillingQueue,
+            _ => Frontier::Queue,
         },
+        // Some spilling queues (trees' too) hold 3 states: levels spill.
+        queue_entries: (seed % 5 == 2).then_some(3),
         sync: if buffers {
             SyncCombination::SharedBuffers
         } else {
@@ -426,6 +428,22 @@ fn tables_that_grow_stay_exact() {
                 SlotNumbers::Wide,
                 true,
             ),
+            (
+                &philosophers,
+                64 << 10,
+                48 << 20,
+                Frontier::SpillingQueue,
+                SlotNumbers::Auto,
+                false,
+            ),
+            (
+                &philosophers,
+                4 << 10,
+                256 << 20,
+                Frontier::SpillingQueue,
+                SlotNumbers::Wide,
+                false,
+            ),
         ];
         let mut staged = 0;
         let mut rerun = 0;
@@ -436,6 +454,9 @@ fn tables_that_grow_stay_exact() {
                 frontier,
                 slot_numbers: numbers,
                 staged_growth,
+                // A spilling queue of 100 entries where it spills (in a
+                // table that never grows).
+                queue_entries: (frontier == Frontier::SpillingQueue).then_some(100),
                 ..GpuOptions::default()
             };
             let what = format!(
@@ -608,12 +629,57 @@ fn compact_roots_match_the_reference() {
     });
 }
 
+/// A spilling queue (trees' frontier) that holds 5 states: every level
+/// beyond them is marked in its spill bitmap and walked after the queue.
+/// The table starts at its largest, where queues spill; compact roots and
+/// root pairs, against the reference (traces replay), on a long chain,
+/// the specs and the small MCC models.
+#[test]
+fn spilling_queues_match_the_reference() {
+    with_gpu(|device| {
+        let mut cases = vec![(
+            EncodedNetwork::new(&testing::chain(700)).unwrap(),
+            "chain 700".to_string(),
+        )];
+        cases.extend(
+            testing::spec_checks()
+                .into_iter()
+                .map(|(what, net)| (net, what)),
+        );
+        for model in testing::mcc_models(Path::new("tests/data/mcc")) {
+            cases.push((testing::load_mcc_model(&model), model.display().to_string()));
+        }
+        let mut failures = Vec::new();
+        for (memory, compact) in [(COMPACT_MEMORY, true), (TEST_MEMORY, false)] {
+            let options = GpuOptions {
+                initial_table_bytes: Some(memory),
+                queue_entries: Some(5),
+                compact_roots: compact,
+                ..GpuOptions::default()
+            };
+            for (net, what) in &cases {
+                let what = format!("{what} (spilling queue, compact roots {compact})");
+                let explore = |search: SearchOptions| {
+                    let search = SearchOptions {
+                        memory_bytes: Some(memory),
+                        ..search
+                    };
+                    gpu::explore(device, net, &search, &options)
+                };
+                failures.extend(compare_with(net, Storage::Tree, &what, explore).err());
+            }
+        }
+        assert_none_failed(&failures);
+    });
+}
+
 /// A compact table that grows (beside the old one, or staged through the
 /// host) keeps every state and renumbers every link: 45,239,074
 /// philosophers' states fill the least compact table (2^21 buckets) beyond
 /// half, with and without links; counts equal the closed form, the
 /// deadlock's trace replays, and a state takes about 6.1 bytes (11.6 with
-/// links) besides its nodes.
+/// links) besides its nodes. In less memory the growth goes in place into
+/// a table whose spilling queue spills.
 #[test]
 fn compact_tables_that_grow_stay_exact() {
     with_gpu(|device| {
@@ -625,19 +691,29 @@ fn compact_tables_that_grow_stay_exact() {
         .unwrap();
         let net = EncodedNetwork::new(&network).unwrap();
         let expected = generate::philosophers_expected(n);
-        for staged_growth in [false, true] {
+        // In 1,280 MiB the table that never grows has a spilling queue of
+        // 1,000 entries, which cannot hold the frontier: the growth marks
+        // the rest.
+        for (staged_growth, queue_entries, memory) in [
+            (false, None, 4 << 30),
+            (true, None, 4 << 30),
+            (false, Some(1000), 1280 << 20),
+        ] {
             let options = GpuOptions {
                 staged_growth,
+                queue_entries,
                 ..GpuOptions::default()
             };
             for no_trace in [true, false] {
-                let what = format!("philosophers {n}, staged {staged_growth}, no trace {no_trace}");
+                let what = format!(
+                    "philosophers {n}, staged {staged_growth}, queue {queue_entries:?}, no trace {no_trace}"
+                );
                 let all = SearchOptions {
                     no_trace,
                     storage: Storage::Tree,
                     ..search(true)
                 };
-                let found = explore_compact(device, &net, all, &options, 4 << 30)
+                let found = explore_compact(device, &net, all, &options, memory)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 let e = &found.exploration;
                 assert_eq!(
@@ -650,7 +726,8 @@ fn compact_tables_that_grow_stay_exact() {
                     "{what}"
                 );
                 assert!(found.growths > 0, "{what}: the table never grew");
-                assert_eq!(found.staged_growths > 0, staged_growth, "{what}");
+                // A spilling queue's last roomy table grows in place.
+                assert!(found.staged_growths > 0, "{what}");
                 let slot_bytes = if no_trace { 128.0 / 21.0 } else { 128.0 / 11.0 };
                 let table_bytes = e.state_bytes - 8 * found.nodes;
                 assert_eq!(
@@ -667,7 +744,7 @@ fn compact_tables_that_grow_stay_exact() {
                     storage: Storage::Tree,
                     ..search(false)
                 };
-                let found = explore_compact(device, &net, first, &options, 4 << 30)
+                let found = explore_compact(device, &net, first, &options, memory)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 let finding = found.exploration.first.as_ref().expect("the deadlock");
                 assert_eq!(finding.trace.is_some(), !no_trace, "{what}");

@@ -125,8 +125,11 @@ kernel_constants! {
         START_MONITOR_BLOCKED = 27;
         /// Tree nodes stored (tree storage).
         NODES = 28;
+        /// Two work-claiming cursors over the spill bitmaps of a spilling
+        /// queue, by level parity.
+        SPILL_CURSOR = 29;
         /// Length of the array.
-        WORDS = 29;
+        WORDS = 31;
     }
 }
 
@@ -269,6 +272,9 @@ param_block! {
         pub to: u64,
         /// Entries of `from` and `to`.
         pub count: u64,
+        /// Entries `to` holds: the new numbers of those beyond are marked
+        /// in `new_marks` instead (a spilling queue's new table).
+        pub to_capacity: u64,
         /// New marks by old slot.
         pub old_marks: u64,
         /// New marks by new slot.
@@ -470,6 +476,7 @@ impl SearchKernel {
                     "FRONTIER_BITS",
                     i64::from(self.frontier == Frontier::NewMarks),
                 ),
+                ("SPILL", i64::from(self.frontier == Frontier::SpillingQueue)),
                 ("SYNC_BUFFERS", i64::from(buffers)),
                 ("MAX_OFFERS", self.max_offers as i64),
                 ("WARPS", self.warps as i64),
@@ -561,8 +568,8 @@ impl SearchKernel {
         });
         // Tree storage: every tree shape the kernel special-cases (no node,
         // none above one word, one level, odd levels, many levels), with
-        // and without traces and 64-bit slot numbers, both frontiers, and
-        // with compact roots (which keep their frontier in new marks).
+        // and without traces and 64-bit slot numbers, every frontier, and
+        // with compact roots (new marks and spilling queues).
         let mut tree = narrow;
         for (vec_words, trace, wide_slots, group_threads) in [
             (1, false, false, 1),
@@ -589,6 +596,15 @@ impl SearchKernel {
                 },
                 ..narrow
             };
+            let compact = NetworkKernel {
+                compact: true,
+                slots_per_bucket: if trace {
+                    super::compact::SLOTS_WITH_LINKS
+                } else {
+                    super::compact::SLOTS
+                },
+                ..base.network
+            };
             variants.extend([
                 base,
                 SearchKernel {
@@ -596,16 +612,17 @@ impl SearchKernel {
                     ..base
                 },
                 SearchKernel {
+                    frontier: Frontier::SpillingQueue,
+                    ..base
+                },
+                SearchKernel {
                     frontier: Frontier::NewMarks,
-                    network: NetworkKernel {
-                        compact: true,
-                        slots_per_bucket: if trace {
-                            super::compact::SLOTS_WITH_LINKS
-                        } else {
-                            super::compact::SLOTS
-                        },
-                        ..base.network
-                    },
+                    network: compact,
+                    ..base
+                },
+                SearchKernel {
+                    frontier: Frontier::SpillingQueue,
+                    network: compact,
                     ..base
                 },
             ]);
@@ -652,7 +669,7 @@ fn switch_combinations(base: SearchKernel) -> Vec<SearchKernel> {
     let mut variants = Vec::new();
     for cache_entries in [0, 32] {
         for work_claiming in [false, true] {
-            for frontier in [Frontier::Queue, Frontier::NewMarks] {
+            for frontier in [Frontier::Queue, Frontier::NewMarks, Frontier::SpillingQueue] {
                 variants.push(SearchKernel {
                     cache_entries,
                     work_claiming,
@@ -689,6 +706,7 @@ mod tests {
     use std::io::Write as _;
 
     use super::*;
+    use crate::explore::gpu::search;
     use crate::gpu::{ParamBlock, nvrtc_available, scan};
 
     /// The architecture of the GPU machines (H100, H200).
@@ -821,6 +839,27 @@ mod tests {
         let build = SearchKernel::variants()[0].build();
         let resources = build.kernel_resources(ARCH, "explore_levels").unwrap();
         assert!((1..=64).contains(&resources.registers), "{resources:?}");
+        // The launcher's figures of static shared memory a warp are the
+        // kernel's: tallies, and the walk of a bitmap frontier.
+        for frontier in [Frontier::Queue, Frontier::NewMarks, Frontier::SpillingQueue] {
+            let variant = SearchKernel {
+                frontier,
+                ..SearchKernel::variants()[0]
+            };
+            let shared = variant
+                .build()
+                .kernel_resources(ARCH, "explore_levels")
+                .unwrap()
+                .static_shared as usize;
+            let walks = frontier != Frontier::Queue;
+            assert_eq!(
+                shared,
+                variant.warps
+                    * (search::WARP_TALLY_BYTES
+                        + search::WARP_MARK_WALK_BYTES * usize::from(walks)),
+                "{frontier:?}"
+            );
+        }
         let error = build
             .kernel_resources(ARCH, "no_such_kernel")
             .unwrap_err()

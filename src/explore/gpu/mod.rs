@@ -64,6 +64,14 @@ pub enum Frontier {
     /// for them. Three bitmaps rotate: a level reads one, marks the next
     /// and clears the third.
     NewMarks,
+    /// A queue that spills: in a table that never grows (the largest, or
+    /// the one the last roomy table moves into through host memory) it
+    /// holds 1/32 of the slots, and a level's states beyond that are
+    /// marked in a bitmap (two, by level parity, 2 bits a slot in all),
+    /// which the next level walks after its queue; in a table that may
+    /// still grow it is a queue as `Queue`'s. Tree storage's frontier in a
+    /// search of one piece: faster than bitmaps, in 0.75 byte a slot.
+    SpillingQueue,
 }
 
 /// How many bits number the table's slots.
@@ -145,6 +153,9 @@ pub struct GpuOptions {
     /// between 2^16 and 2^28 messages a region). Small ones make levels
     /// run in several rounds (to test that path).
     pub outbox_messages: Option<u64>,
+    /// Entries of each spilling queue of the largest table (default: 1/32
+    /// of its slots). Small ones make levels spill (to test that path).
+    pub queue_entries: Option<u64>,
 }
 
 impl Default for GpuOptions {
@@ -166,6 +177,7 @@ impl Default for GpuOptions {
             staged_growth: false,
             compact_roots: true,
             outbox_messages: None,
+            queue_entries: None,
         }
     }
 }
@@ -501,7 +513,7 @@ fn start(
                     device,
                     net,
                     &first_search,
-                    &for_storage(options, tree),
+                    &for_storage(options, tree, false),
                     wide_allowed,
                     tree,
                 )?;
@@ -514,7 +526,7 @@ fn start(
                         crate::report::human_bytes(result.exploration.memory_bytes)
                     );
                     drop(table);
-                    let options = for_storage(options, true);
+                    let options = for_storage(options, true, false);
                     let (mut again, table) =
                         search::run(device, net, search, &options, true, true)?;
                     let plain = &result.exploration;
@@ -530,20 +542,21 @@ fn start(
 }
 
 /// `options` for a search that stores its states as trees (`tree`) or
-/// not: tree storage keeps its frontier in bitmaps of new marks (3 bits a
-/// slot) rather than queues (2 x 2 bytes a slot with 64-bit slot
-/// numbers). Queues overflowed on Parking-PT-208 with traces before the
-/// table filled, and without traces they cost half as much again as an
-/// 8-byte root, so that trees held no more 3-word states than a plain
-/// table (docs/GPU.md, "Tree storage").
-pub(super) fn for_storage(options: &GpuOptions, tree: bool) -> GpuOptions {
-    let marks = tree && options.frontier == Frontier::Queue;
+/// not, in one piece or split into partitions (`split`). Tree storage
+/// does not keep plain queues (a quarter of the slots each, 4 bytes a
+/// slot with 64-bit slot numbers against 6.1 for a compact root): a
+/// search in one piece keeps a spilling queue (0.75 byte a slot), a split
+/// one bitmaps of new marks (3 bits a slot), as trees did before
+/// (docs/GPU.md, "Tree storage"). A split search has no spilling queue.
+pub(super) fn for_storage(options: &GpuOptions, tree: bool, split: bool) -> GpuOptions {
+    let frontier = match (options.frontier, tree, split) {
+        (Frontier::Queue | Frontier::SpillingQueue, true, true) => Frontier::NewMarks,
+        (Frontier::Queue, true, false) => Frontier::SpillingQueue,
+        (Frontier::SpillingQueue, false, true) => Frontier::Queue,
+        (frontier, _, _) => frontier,
+    };
     GpuOptions {
-        frontier: if marks {
-            Frontier::NewMarks
-        } else {
-            options.frontier
-        },
+        frontier,
         ..options.clone()
     }
 }

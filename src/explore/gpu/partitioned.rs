@@ -486,7 +486,7 @@ pub fn explore_partitioned(
         Storage::Plain => false,
         Storage::Auto => net.words() >= super::AUTO_TREE_WORDS,
     };
-    let options = &super::for_storage(options, tree);
+    let options = &super::for_storage(options, tree, true);
     let mut exchange: Box<dyn Exchange> = if devices.len() == 1 {
         Box::new(DeviceCopies)
     } else {

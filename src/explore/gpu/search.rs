@@ -25,7 +25,10 @@ const SHARED_LIMIT: usize = 48 * 1024;
 /// Static shared memory of the search kernel per warp: its tallies of a
 /// level (`TALLIES` words of 64 bits in `search.cu`), beside the dynamic
 /// words that the launch asks for.
-const WARP_TALLY_BYTES: usize = 4 * 8;
+pub(super) const WARP_TALLY_BYTES: usize = 4 * 8;
+/// Static shared memory of the search kernel per warp that walks bitmaps
+/// (new marks, spilled states): its walk (`MarkWalk` in `search.cu`).
+pub(super) const WARP_MARK_WALK_BYTES: usize = 200;
 /// Default breadth-first levels per launch.
 const DEFAULT_ITERATIONS: u32 = 32;
 /// Default threads per block.
@@ -55,6 +58,10 @@ const GROWTH_CHUNK_SHARE: u64 = 32;
 /// proportion to its states, so the last move is made early (a search of
 /// more than about 1/256 of the budget's states then holds most of it).
 const LAST_STEP_SHARE: u64 = 32;
+
+/// A spilling queue of the largest table holds this share of its slots
+/// (the rest of a level goes to the spill bitmap).
+const SPILLING_QUEUE_SHARE: u64 = 32;
 
 /// With tree storage, the node table takes this share of the memory (and
 /// the table of roots the rest) ...
@@ -104,6 +111,14 @@ pub(super) struct Geometry {
     /// table that will grow: a level never overflows them) or for a
     /// quarter of them (the largest table).
     roomy_queues: bool,
+    /// Entries of each spilling queue, where not the default share of the
+    /// slots ([`GpuOptions::queue_entries`]).
+    queue_entries: Option<u64>,
+    /// Whether a spilling queue spills in this table: only in one that
+    /// never grows, since a level that walked its spill bitmap cannot run
+    /// again and a spilled frontier cannot move. In a table that may
+    /// grow, a spilling queue is a queue as [`Frontier::Queue`]'s.
+    spills: bool,
 }
 
 impl Geometry {
@@ -122,7 +137,11 @@ impl Geometry {
         numbers: SlotNumbers,
         compact: bool,
     ) -> Result<Geometry, GpuError> {
-        let narrow = Geometry::shaped(words, trace, frontier, false, compact);
+        // The largest table never grows: a spilling queue spills there.
+        let narrow = Geometry {
+            spills: true,
+            ..Geometry::shaped(words, trace, frontier, false, compact)
+        };
         let narrow_cap = (u32::MAX as u64 - 1) / narrow.slots_per_bucket as u64;
         let fitting = budget / narrow.bytes_per_bucket();
         let wide = match numbers {
@@ -133,7 +152,10 @@ impl Geometry {
         let geometry = if !wide {
             narrow.with_buckets(fitting.min(narrow_cap))
         } else {
-            let wide = Geometry::shaped(words, trace, frontier, true, compact);
+            let wide = Geometry {
+                spills: true,
+                ..Geometry::shaped(words, trace, frontier, true, compact)
+            };
             wide.with_buckets(budget / wide.bytes_per_bucket())
         };
         if compact && geometry.buckets < compact::MIN_BUCKETS {
@@ -184,6 +206,8 @@ impl Geometry {
             compact,
             frontier,
             roomy_queues: false,
+            queue_entries: None,
+            spills: false,
         }
     }
 
@@ -193,6 +217,7 @@ impl Geometry {
         Geometry {
             buckets: buckets.max(2),
             roomy_queues: true,
+            spills: false,
             ..*self
         }
     }
@@ -215,7 +240,13 @@ impl Geometry {
         let spb = self.slots_per_bucket as u64;
         128 * self.lines as u64
             + match self.frontier {
-                Frontier::Queue => 2 * spb.div_ceil(4) * self.slot_number_bytes(),
+                Frontier::SpillingQueue if self.spills => {
+                    (2 * spb * self.slot_number_bytes()).div_ceil(SPILLING_QUEUE_SHARE)
+                        + (2 * spb).div_ceil(8)
+                }
+                Frontier::Queue | Frontier::SpillingQueue => {
+                    2 * spb.div_ceil(4) * self.slot_number_bytes()
+                }
                 Frontier::NewMarks => (3 * spb).div_ceil(8),
             }
     }
@@ -224,7 +255,7 @@ impl Geometry {
     /// level modulo 3).
     fn queue_count(&self) -> usize {
         match self.frontier {
-            Frontier::Queue => 2,
+            Frontier::Queue | Frontier::SpillingQueue => 2,
             Frontier::NewMarks => 3,
         }
     }
@@ -245,16 +276,29 @@ impl Geometry {
     pub(super) fn queue_capacity(&self) -> u64 {
         let slots = self.slots();
         match (self.frontier, self.roomy_queues) {
-            (Frontier::Queue, true) => slots,
-            (Frontier::Queue, false) => slots.div_ceil(4).max(64),
+            (Frontier::Queue | Frontier::SpillingQueue, true) => slots,
+            (Frontier::SpillingQueue, false) if self.spills => match self.queue_entries {
+                Some(entries) => entries.clamp(1, slots),
+                None => slots.div_ceil(SPILLING_QUEUE_SHARE).max(64),
+            },
+            (Frontier::Queue | Frontier::SpillingQueue, false) => slots.div_ceil(4).max(64),
             (Frontier::NewMarks, _) => slots.div_ceil(32).max(64),
+        }
+    }
+
+    /// 32-bit words of a spilling queue's two spill bitmaps (a bit a slot
+    /// each), one after the other; none for other frontiers.
+    pub(super) fn spill_words(&self) -> usize {
+        match self.frontier {
+            Frontier::SpillingQueue if self.spills => 2 * self.slots().div_ceil(32) as usize,
+            Frontier::Queue | Frontier::SpillingQueue | Frontier::NewMarks => 0,
         }
     }
 
     /// 32-bit words of each frontier queue (or bitmap).
     fn queue_words(&self) -> usize {
         let entry_words = match self.frontier {
-            Frontier::Queue if self.wide => 2,
+            Frontier::Queue | Frontier::SpillingQueue if self.wide => 2,
             _ => 1,
         };
         self.queue_capacity() as usize * entry_words
@@ -268,9 +312,10 @@ impl Geometry {
         self.table_words() as u64 * 4
     }
 
-    /// Bytes of the table and the queues.
+    /// Bytes of the table, the queues and the spill bitmaps.
     pub(super) fn bytes(&self) -> u64 {
-        self.table_bytes() + (self.queue_count() * self.queue_words()) as u64 * 4
+        self.table_bytes()
+            + (self.queue_count() * self.queue_words() + self.spill_words()) as u64 * 4
     }
 
     /// Word offset of slot `slot` in the table.
@@ -393,9 +438,10 @@ impl Launcher {
         } else {
             0
         };
-        let marks = options.frontier == Frontier::NewMarks;
+        // Bitmaps of new marks, or spilled states, are walked through a list
+        // of 32 slot numbers a warp.
+        let lists_marks = options.frontier != Frontier::Queue;
         let slot_number_words = 1 + usize::from(largest.wide);
-        // The marked slots' list takes 32 slot numbers a warp.
         // With tree storage, each group's tree values and each lane's root pair.
         let tree_words = if tree {
             tree::refs(words) * (32 / group) + 32 * 2
@@ -404,7 +450,7 @@ impl Launcher {
         };
         let warp_shared = 4
             * (words * (32 / group + 32 + cache_entries)
-                + 32 * slot_number_words * usize::from(marks)
+                + 32 * slot_number_words * usize::from(lists_marks)
                 + 32 * offer_words
                 + tree_words);
         let requested_threads = options.threads_per_block.unwrap_or(DEFAULT_THREADS);
@@ -416,13 +462,14 @@ impl Launcher {
                 "threads per block must be a multiple of 32 between 32 and 1024, not {requested_threads}"
             )));
         }
+        let warp_static = WARP_TALLY_BYTES + WARP_MARK_WALK_BYTES * usize::from(lists_marks);
         let warps =
-            (requested_threads as usize / 32).min(SHARED_LIMIT / (warp_shared + WARP_TALLY_BYTES));
+            (requested_threads as usize / 32).min(SHARED_LIMIT / (warp_shared + warp_static));
         if warps == 0 {
             return Err(GpuError::Invalid(format!(
                 "state vectors of {words} words need more shared memory per warp \
                  ({} bytes) than a block has",
-                warp_shared + WARP_TALLY_BYTES
+                warp_shared + warp_static
             )));
         }
         let threads = 32 * warps as u32;
@@ -573,6 +620,8 @@ pub(super) struct Buffers {
     pub(super) table: LargeSlice<u32>,
     /// By level parity, or bitmaps by level modulo 3.
     pub(super) queues: Vec<LargeSlice<u32>>,
+    /// A spilling queue's spill bitmaps ([`Geometry::spill_words`]).
+    pub(super) spill: Option<LargeSlice<u32>>,
     pub(super) geometry: Geometry,
 }
 
@@ -585,12 +634,20 @@ impl Buffers {
             Frontier::NewMarks => device.alloc_large_filled::<u32>(geometry.queue_words(), 0),
             // SAFETY: a queue is only read below the length the kernels
             // (or the host) wrote into it.
-            Frontier::Queue => unsafe { device.alloc_large::<u32>(geometry.queue_words()) },
+            Frontier::Queue | Frontier::SpillingQueue => unsafe {
+                device.alloc_large::<u32>(geometry.queue_words())
+            },
+        };
+        // Spill bitmaps start cleared, and the level that reads one clears it.
+        let spill = match geometry.spill_words() {
+            0 => None,
+            words => Some(device.alloc_large_filled::<u32>(words, 0)?),
         };
         Ok(Buffers {
             queues: (0..geometry.queue_count())
                 .map(|_| queue())
                 .collect::<Result<_, _>>()?,
+            spill,
             table,
             geometry,
         })
@@ -652,14 +709,17 @@ pub(super) fn run(
     let table_budget = budget - node_bytes;
     let key_words = if tree { 2 } else { words };
     let compact = tree && options.compact_roots;
-    let largest = Geometry::largest(
-        key_words,
-        trace,
-        options.frontier,
-        table_budget,
-        numbers,
-        compact,
-    )?;
+    let largest = Geometry {
+        queue_entries: options.queue_entries,
+        ..Geometry::largest(
+            key_words,
+            trace,
+            options.frontier,
+            table_budget,
+            numbers,
+            compact,
+        )?
+    };
     let device_net = DeviceNet::upload(device, net, options.readonly_path, options.owners)?;
     let Launcher {
         kernel,
@@ -766,9 +826,9 @@ pub(super) fn run(
         params.buckets = geometry.buckets;
         params.queue0 = device.address_mut(&mut buffers.queues[0]);
         params.queue1 = device.address_mut(&mut buffers.queues[1]);
-        params.queue2 = match buffers.queues.get_mut(2) {
-            Some(bitmap) => device.address_mut(bitmap),
-            None => 0,
+        params.queue2 = match (buffers.queues.get_mut(2), buffers.spill.as_mut()) {
+            (Some(bitmap), _) | (None, Some(bitmap)) => device.address_mut(bitmap),
+            (None, None) => 0,
         };
         params.queue_capacity = geometry.queue_capacity();
         params.grow_at = if growth.can_grow {
@@ -834,6 +894,7 @@ pub(super) fn run(
             }
             counters[stat::STOP] = 0;
             counters[stat::CURSOR + rerun_level % 3] = 0;
+            counters[stat::SPILL_CURSOR + rerun_level % 2] = 0;
         }
         let grow_start = Instant::now();
         let mut host_slots = [initial_slot, no_slot, no_slot];
@@ -1043,6 +1104,26 @@ enum OldTable {
 }
 
 impl Growth {
+    /// The largest table of the largest's layout in `room` bytes (with
+    /// `extra_per_bucket` more a bucket): the largest of all when it fits,
+    /// else, when it `may_grow` again, one whose queue does not spill.
+    fn last_of(&self, room: u64, extra_per_bucket: u64, may_grow: bool) -> Geometry {
+        let sized = |geometry: Geometry| {
+            geometry.with_buckets(
+                (room / (geometry.bytes_per_bucket() + extra_per_bucket)).min(self.largest.buckets),
+            )
+        };
+        let last = sized(self.largest);
+        if last.buckets < self.largest.buckets && may_grow {
+            sized(Geometry {
+                spills: false,
+                ..self.largest
+            })
+        } else {
+            last
+        }
+    }
+
     /// The next table for a search in `current` whose queues hold
     /// `lengths` entries (words of bitmaps with new marks); `None` when no
     /// larger table fits.
@@ -1067,8 +1148,12 @@ impl Growth {
         };
         // Every queued entry must fit the new queues.
         let queued = lengths.iter().copied().max().unwrap_or(0);
-        let holds_frontier = |next: &Geometry| {
-            current.frontier == Frontier::NewMarks || queued <= next.queue_capacity()
+        // (Bitmaps hold any frontier, and so does a spilling queue in a
+        // table where it spills.)
+        let holds_frontier = |next: &Geometry| match current.frontier {
+            Frontier::NewMarks => true,
+            Frontier::SpillingQueue if next.spills => true,
+            Frontier::Queue | Frontier::SpillingQueue => queued <= next.queue_capacity(),
         };
         if current.roomy_queues && !self.always_staged {
             let wanted = current.growing(current.buckets * GROWTH_FACTOR);
@@ -1078,17 +1163,25 @@ impl Growth {
             {
                 wanted
             } else {
-                // The largest table that fits beside the current one.
+                // The largest table that fits beside the current one: the
+                // largest of all, or one that may grow again.
                 let room = self
                     .budget
                     .saturating_sub(current.bytes() + scratch(&self.largest));
-                self.largest.with_buckets(
-                    (room / self.largest.bytes_per_bucket()).min(self.largest.buckets),
-                )
+                self.last_of(room, 0, true)
             };
+            // A spilling queue's table grows beside itself only into a roomy
+            // table or the largest, else in place into one that spills: a
+            // table that may grow keeps a quarter of its slots in a queue
+            // (as `Frontier::Queue`), and a level larger than that would
+            // stop the search.
+            let spilling_allowed = current.frontier != Frontier::SpillingQueue
+                || beside.roomy_queues
+                || beside.buckets == self.largest.buckets;
             if beside.buckets > current.buckets
                 && current.bytes() + beside.bytes() + scratch(&beside) <= self.budget
                 && holds_frontier(&beside)
+                && spilling_allowed
             {
                 return Some((beside, OldTable::OnDevice));
             }
@@ -1096,7 +1189,9 @@ impl Growth {
         // In place: the frontier waits on the device (as the queues or
         // bitmaps it came in), next to a staging buffer of one chunk.
         let frontier_bytes = match current.frontier {
-            Frontier::Queue => lengths.iter().sum::<u64>() * current.slot_number_bytes(),
+            Frontier::Queue | Frontier::SpillingQueue => {
+                lengths.iter().sum::<u64>() * current.slot_number_bytes()
+            }
             Frontier::NewMarks => {
                 lengths.iter().filter(|&&l| l > 0).count() as u64 * current.queue_words() as u64 * 4
             }
@@ -1105,12 +1200,11 @@ impl Growth {
         let room = self
             .budget
             .checked_sub(frontier_bytes + staging + 8 * chunk_slots + 64)?;
-        let per_bucket = self.largest.bytes_per_bucket()
-            + if trace {
-                (current.slots_per_bucket as u64).div_ceil(8)
-            } else {
-                0
-            };
+        let link_bytes = if trace {
+            (current.slots_per_bucket as u64).div_ceil(8)
+        } else {
+            0
+        };
         let fourfold = current.growing(current.buckets * GROWTH_FACTOR);
         let in_place = if self.always_staged
             && current.roomy_queues
@@ -1118,8 +1212,9 @@ impl Growth {
         {
             fourfold
         } else {
-            self.largest
-                .with_buckets(self.largest.buckets.min(room / per_bucket))
+            // Only with `always_staged` does a table grown in place grow
+            // again.
+            self.last_of(room, link_bytes, self.always_staged)
         };
         (in_place.buckets > current.buckets && holds_frontier(&in_place))
             .then_some((in_place, OldTable::Staged))
@@ -1152,7 +1247,9 @@ fn grow(
     // copies of their entries when the old buffers leave the device.
     let frontier_words = |q: usize| match from.frontier {
         _ if lengths[q] == 0 => 0,
-        Frontier::Queue => lengths[q] as usize * (1 + usize::from(from.wide)),
+        Frontier::Queue | Frontier::SpillingQueue => {
+            lengths[q] as usize * (1 + usize::from(from.wide))
+        }
         Frontier::NewMarks => from.queue_words(),
     };
     let (old_on_device, old_host, old_frontier) = match placement {
@@ -1268,12 +1365,22 @@ fn grow(
                 params.from = source;
                 params.to = device.address_mut(&mut new.queues[q]);
                 params.count = lengths[q];
+                // Into a spilling queue, what the queue cannot hold goes to
+                // the spill bitmap of the queue's level parity.
+                (params.to_capacity, params.new_marks) = match new.spill.as_mut() {
+                    Some(spill) => (
+                        geometry.queue_capacity(),
+                        device.address_mut(spill) + (q * geometry.spill_words() / 2 * 4) as u64,
+                    ),
+                    None => (u64::MAX, 0),
+                };
                 launch_grow(device, &build, "renumber_slots", &params, config)?;
             }
         }
         params.from = device.address(&host_from);
         params.to = device.address_mut(&mut host_to);
         params.count = host_slots.len() as u64;
+        params.to_capacity = u64::MAX;
         launch_grow(device, &build, "renumber_slots", &params, config)?;
     }
     let failures = device.download(&failed)?[0];
@@ -1600,6 +1707,75 @@ mod tests {
         assert_eq!((pairs.slots_per_bucket, pairs.state_bytes(3)), (16, 24));
     }
 
+    /// The largest table of compact roots (2-word keys, no links, 64-bit
+    /// slot numbers) with a spilling queue in `budget` bytes.
+    fn compact_spilling(budget: u64) -> Geometry {
+        Geometry::largest(
+            2,
+            false,
+            Frontier::SpillingQueue,
+            budget,
+            SlotNumbers::Wide,
+            true,
+        )
+        .unwrap()
+    }
+
+    /// A search's growth from its first table, up to `largest` in `budget`.
+    fn growth_within(budget: u64, largest: Geometry) -> Growth {
+        Growth {
+            budget,
+            largest,
+            can_grow: true,
+            growths: 0,
+            staged: 0,
+            rerun_levels: 0,
+            always_staged: false,
+            peak_bytes: 0,
+            time: std::time::Duration::ZERO,
+        }
+    }
+
+    /// A spilling queue of the largest table holds 1/32 of its slots (or
+    /// the entries asked), beside two spill bitmaps of a bit a slot; the
+    /// whole fits the budget, at 0.75 byte a slot beyond the compact line
+    /// (7 % fewer slots than bitmaps of new marks), and a growing table's
+    /// queues hold a slot each.
+    #[test]
+    fn spilling_queues_take_a_share_of_the_slots_and_two_bitmaps() {
+        let budget = 1 << 34;
+        let spilling = compact_spilling(budget);
+        let slots = spilling.slots();
+        assert_eq!(spilling.queue_count(), 2);
+        assert_eq!(spilling.queue_capacity(), slots.div_ceil(32));
+        assert_eq!(spilling.spill_words() as u64, 2 * slots.div_ceil(32));
+        assert!(spilling.bytes() <= budget);
+        let frontier_bytes = spilling.bytes() - spilling.table_bytes();
+        assert!(
+            frontier_bytes * 100 <= slots * 76,
+            "{frontier_bytes} bytes for {slots} slots"
+        );
+        let marks = Geometry::largest(
+            2,
+            false,
+            Frontier::NewMarks,
+            budget,
+            SlotNumbers::Wide,
+            true,
+        )
+        .unwrap();
+        assert!(spilling.slots() * 100 >= marks.slots() * 93);
+        let asked = Geometry {
+            queue_entries: Some(5),
+            ..spilling
+        };
+        assert_eq!(asked.queue_capacity(), 5);
+        assert_eq!(
+            asked.growing(1 << 21).queue_capacity(),
+            (1 << 21) * compact::SLOTS as u64
+        );
+    }
+
     #[test]
     fn geometry_rejects_tiny_budgets() {
         assert!(matches!(
@@ -1616,17 +1792,7 @@ mod tests {
         let budget = 1 << 30;
         let largest =
             Geometry::largest(3, true, Frontier::Queue, budget, SlotNumbers::Auto, false).unwrap();
-        let growth = Growth {
-            budget,
-            largest,
-            can_grow: true,
-            growths: 0,
-            staged: 0,
-            rerun_levels: 0,
-            always_staged: false,
-            peak_bytes: 0,
-            time: std::time::Duration::ZERO,
-        };
+        let growth = growth_within(budget, largest);
         let small = largest.growing(1 << 10);
         let (next, placement) = growth.target(&small, true, &[100, 0, 0]).unwrap();
         assert_eq!((next.buckets, placement), (4 << 10, OldTable::OnDevice));
@@ -1646,6 +1812,36 @@ mod tests {
         assert!(growth.target(&largest, true, &[100, 0, 0]).is_none());
         // A frontier that the new queues could not hold stops growth.
         assert!(growth.target(&jump, true, &[jump.slots(), 0, 0]).is_none());
+    }
+
+    /// With a spilling queue, only a table that never grows spills. The
+    /// last roomy table grows in place into one (holding any frontier),
+    /// not beside itself into a jump that may grow again; such a table
+    /// (grown in place with `always_staged`) keeps a quarter of its slots
+    /// in its queues and no spill bitmap.
+    #[test]
+    fn spilling_queues_spill_only_in_a_table_that_never_grows() {
+        let budget = 1 << 32;
+        let largest = compact_spilling(budget);
+        let mut growth = growth_within(budget, largest);
+        let big = largest.growing(largest.buckets / 8);
+        assert_eq!((big.spill_words(), big.queue_capacity()), (0, big.slots()));
+        let frontier = big.slots() / 2;
+        let (last, placement) = growth.target(&big, false, &[frontier, 0, 0]).unwrap();
+        assert_eq!(placement, OldTable::Staged);
+        assert!(last.buckets > big.buckets && last.bytes() <= budget);
+        assert!(last.queue_capacity() < frontier);
+        assert_eq!(last.queue_capacity(), last.slots().div_ceil(32));
+        assert_eq!(last.spill_words() as u64, 2 * last.slots().div_ceil(32));
+        assert_eq!(
+            largest.spill_words() as u64,
+            2 * largest.slots().div_ceil(32)
+        );
+        growth.always_staged = true;
+        let again = growth.last_of(budget / 2, 0, true);
+        assert!(again.buckets < largest.buckets);
+        assert_eq!(again.queue_capacity(), again.slots().div_ceil(4));
+        assert_eq!(again.spill_words(), 0);
     }
 
     #[test]
