@@ -59,8 +59,8 @@ const GROWTH_CHUNK_SHARE: u64 = 32;
 /// more than about 1/256 of the budget's states then holds most of it).
 const LAST_STEP_SHARE: u64 = 32;
 
-/// A spilling queue of the largest table holds this share of its slots
-/// (the rest of a level goes to the spill bitmap).
+/// A spilling queue holds this share of the slots of a table where it
+/// spills (the rest of a level goes to the spill bitmap).
 const SPILLING_QUEUE_SHARE: u64 = 32;
 
 /// With tree storage, the node table takes this share of the memory (and
