@@ -204,7 +204,8 @@ param_block! {
         pub queue0: u64,
         /// Frontier queue of odd levels (or new-mark bitmap 1 modulo 3).
         pub queue1: u64,
-        /// New-mark bitmap of levels 2 modulo 3 (unused with queues).
+        /// New-mark bitmap of levels 2 modulo 3, or a spilling queue's two
+        /// spill bitmaps (null where there are none; unused with queues).
         pub queue2: u64,
         /// Entries of each queue, or words of each bitmap.
         pub queue_capacity: u64,
