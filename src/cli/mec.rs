@@ -13,7 +13,7 @@ use super::output::{check_output_path, warn};
 use super::{Cli, EngineChoice, cpu_threads, emit_report};
 use crate::error::{Error, exit};
 use crate::explicit::{ExplicitModel, Mdp, ModelType, ProbModel};
-use crate::frontend::{prism, umb};
+use crate::frontend::{ExplicitFormat, prism, umb};
 use crate::mec::{self, MecSummary, Mecs};
 use crate::scc::cpu::Method;
 
@@ -167,22 +167,16 @@ pub(super) fn load_explicit(
     kind: Option<ModelType>,
     command: &str,
 ) -> Result<ProbModel, Error> {
-    let name = path.to_string_lossy();
-    let plain = name.strip_suffix(".gz").unwrap_or(&name);
-    if name.ends_with(".umb") {
-        if lab.is_some() {
-            return Err(Error::Usage(
-                "--lab only applies to a .tra model; a UMB archive holds its labels".into(),
-            ));
-        }
-        Ok(umb::load(path)?)
-    } else if plain.ends_with(".tra") {
-        Ok(prism::load(path, lab, kind)?)
-    } else {
-        Err(Error::Usage(format!(
+    match ExplicitFormat::from_path(path) {
+        Some(ExplicitFormat::Umb) if lab.is_some() => Err(Error::Usage(
+            "--lab only applies to a .tra model; a UMB archive holds its labels".into(),
+        )),
+        Some(ExplicitFormat::Umb) => Ok(umb::load(path)?),
+        Some(ExplicitFormat::Tra) => Ok(prism::load(path, lab, kind)?),
+        None => Err(Error::Usage(format!(
             "{}: {command} reads PRISM explicit transitions (.tra, .tra.gz) or UMB archives (.umb)",
             path.display()
-        )))
+        ))),
     }
 }
 

@@ -169,6 +169,28 @@ fn the_command_reports_values_bounds_and_writes_them() {
     assert!(blocks[1].contains("\n12 1e0\n") && blocks[1].contains("\n7 0e0\n"));
 }
 
+/// File names are read in any case: `DIE.TRA` is a PRISM model whose
+/// labels are in `DIE.LAB` beside it.
+#[test]
+fn file_names_in_upper_case_are_recognised() {
+    let dir = tempfile::tempdir().unwrap();
+    for (from, to) in [("die.tra", "DIE.TRA"), ("die.lab", "DIE.LAB")] {
+        std::fs::copy(Path::new("specs").join(from), dir.path().join(to)).unwrap();
+    }
+    let model = dir.path().join("DIE.TRA");
+    let output = warpcheck(&[
+        "--format",
+        "json",
+        "prob",
+        model.to_str().unwrap(),
+        "--property",
+        "P=? [ F<=3 \"six\" ]",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["results"][0]["value"].as_f64(), Some(0.125));
+}
+
 /// Errors: exit 2 with the property's column, the model's type, the file
 /// and line of a properties file; exit 3 with the bound reached when the
 /// precision is not.
