@@ -694,6 +694,7 @@ pub fn bounded_until(
             let ones = vec![1.0; states];
             return Outcome::from_bounds(values, ones, done, false);
         }
+        let mut changed = false;
         for state in 0..states {
             if right[state] || !left[state] {
                 continue;
@@ -714,8 +715,15 @@ pub fn bounded_until(
                 // No choice: the state stays where it is.
                 next[state] = 0.0;
             }
+            changed |= next[state] != values[state];
         }
         std::mem::swap(&mut values, &mut next);
+        if !changed {
+            // A step that changes no value is a fixpoint of the step: every
+            // later step gives the same values, so they are the answer for
+            // any bound from here on, however large.
+            return Outcome::exact(values, done + 1);
+        }
     }
     Outcome::exact(values, steps)
 }
@@ -1288,6 +1296,19 @@ mod tests {
             (0.75, false, 1)
         );
         assert_eq!(cut.error_bounds.unwrap()[3], 0.25);
+        // Two steps reach the unbounded maximum, and the third changes
+        // nothing: any larger bound stops there, exact, within a limit of
+        // iterations far below the bound.
+        let few = SolveOptions {
+            max_iterations: 10,
+            ..options(true)
+        };
+        let far = bounded(u64::MAX, Optimum::Max, &few);
+        assert_eq!(
+            (far.values, far.converged, far.iterations),
+            (max.values, true, 3)
+        );
+        assert_eq!(far.error_bounds.unwrap(), [0.0; 4]);
     }
 
     /// Time-bounded reachability against closed forms: 0 → 1 → 2 with
