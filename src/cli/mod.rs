@@ -1140,6 +1140,58 @@ fn check_report(
     }
 }
 
+/// A live line on stderr, while stderr is a terminal and `--quiet` is not
+/// given, that says what a command is doing and for how long, so that a
+/// long load or computation shows that it is alive. Cleared before
+/// anything else is written to stderr ([`PhaseLine::clear`]) and when
+/// dropped.
+struct PhaseLine {
+    shown: bool,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl PhaseLine {
+    /// A line for `cli`'s command, not drawn yet.
+    fn new(cli: &Cli) -> PhaseLine {
+        PhaseLine {
+            shown: !cli.quiet && std::io::stderr().is_terminal(),
+            bar: None,
+        }
+    }
+
+    /// Says that the command is now doing `what`, timed from now.
+    fn show(&mut self, what: String) {
+        if !self.shown {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let bar = spinner();
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                    .expect("a valid template"),
+            );
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        bar.reset_elapsed();
+        bar.set_message(what);
+    }
+
+    /// Takes the line off the terminal (a later [`PhaseLine::show`] draws
+    /// it again).
+    fn clear(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for PhaseLine {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
 /// A live line on stderr, whose message the caller sets.
 fn spinner() -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new_spinner();
