@@ -125,7 +125,8 @@ Exit codes:
   2    bad input or usage (messages say file:line:column; a property's errors
        say its column)
   3    a property did not reach the precision within --max-iterations or
-       --timeout: its value is printed with the bound actually reached
+       --timeout, or Ctrl-C ended it: its value is printed with the bound
+       actually reached
   141  standard output was closed by its reader (as a tool killed by SIGPIPE)";
 
 /// The model a command reads.

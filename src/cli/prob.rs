@@ -11,7 +11,7 @@ use clap::Args;
 use super::engines::ExplicitEngineArgs;
 use super::mec::{TypeChoice, load_explicit};
 use super::output::{check_output_path, warn};
-use super::{Cli, EngineChoice, PhaseLine, cpu_threads, emit_report};
+use super::{Cli, EngineChoice, Interruption, PhaseLine, cpu_threads, emit_report};
 use crate::error::{Error, exit};
 use crate::explicit::{ExplicitModel, ModelType, RewardStructure};
 use crate::frontend::{self, LoadError, prism};
@@ -203,6 +203,10 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
         (None, EngineChoice::Reference) => (Engine::Reference, "reference".to_string()),
         (None, _) => (Engine::Cpu(threads), format!("cpu ({threads} threads)")),
     };
+    // Ctrl-C ends the property being checked with its bounds so far, and
+    // the later ones with the bounds they start from (a second one quits
+    // at once).
+    let interruption = Interruption::arm(None, cli.quiet);
     let mut results = Vec::new();
     let mut all_values = Vec::new();
     for (number, property) in properties.iter().enumerate() {
@@ -220,7 +224,13 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
             },
             sound: !args.unsound,
             max_iterations: args.max_iterations,
-            deadline: timeout.map(|timeout| Instant::now() + timeout),
+            stop: match timeout {
+                Some(timeout) => interruption
+                    .stop
+                    .child()
+                    .with_deadline(Instant::now() + timeout),
+                None => interruption.stop.clone(),
+            },
         };
         let initial = model.model.initial() as usize;
         let result = match numeric::check(&model, property, &options, engine) {

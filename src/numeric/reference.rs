@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use super::qualitative::{self, MaximalReach, Predecessors};
 use super::{Optimum, Outcome, Precision, SolveOptions, Spare, rows_in_parallel, timed};
 use crate::explicit::{MarkovChain, Mdp};
+use crate::explore::StopSignal;
 use crate::{mec, scc};
 
 /// The undecided part of a property once the precomputations have settled
@@ -128,7 +129,7 @@ pub struct Schedule {
     rule: SweepRule,
     sound: bool,
     max_iterations: u64,
-    deadline: Option<std::time::Instant>,
+    stop: StopSignal,
     /// Sweeps done.
     iterations: u64,
     /// Sweeps done in the current phase, and in the last lower phase.
@@ -202,7 +203,7 @@ impl Schedule {
             },
             sound: options.sound,
             max_iterations: options.max_iterations,
-            deadline: options.deadline,
+            stop: options.stop.clone(),
             iterations: 0,
             in_phase: 0,
             last_lower: 0,
@@ -280,9 +281,7 @@ impl Schedule {
             Phase::Verifying => Step::Sweep,
             Phase::Verified => self.finished(tally),
         };
-        let out_of_time = self
-            .deadline
-            .is_some_and(|deadline| std::time::Instant::now() >= deadline);
+        let out_of_time = self.stop.is_set();
         if next != Step::Stop && (self.iterations >= self.max_iterations || out_of_time) {
             Step::Stop
         } else {
@@ -687,9 +686,7 @@ pub fn bounded_until(
     let mut values: Vec<f64> = right.iter().map(|&r| if r { 1.0 } else { 0.0 }).collect();
     let mut next = values.clone();
     for done in 0..steps {
-        let out_of_time = options
-            .deadline
-            .is_some_and(|deadline| std::time::Instant::now() >= deadline);
+        let out_of_time = options.stop.is_set();
         if done >= options.max_iterations || out_of_time {
             let ones = vec![1.0; states];
             return Outcome::from_bounds(values, ones, done, false);
@@ -1041,9 +1038,7 @@ pub fn time_bounded_until(
         if step == weights.last {
             break;
         }
-        let out_of_time = options
-            .deadline
-            .is_some_and(|deadline| std::time::Instant::now() >= deadline);
+        let out_of_time = options.stop.is_set();
         if step >= options.max_iterations || out_of_time {
             // Each missing weighted value lies in [0, 1].
             let missing = weights.mass_after(step) + weights.tails;
@@ -1170,7 +1165,7 @@ mod tests {
             },
             sound,
             max_iterations: 10_000,
-            deadline: None,
+            stop: StopSignal::new(),
         }
     }
 
