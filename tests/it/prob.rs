@@ -176,7 +176,6 @@ fn the_command_reports_values_bounds_and_writes_them() {
 /// too slowly for 10^-12.
 #[test]
 fn ctrl_c_ends_an_iteration_with_its_bounds_so_far() {
-    use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("slow.tra");
     std::fs::write(
@@ -189,21 +188,20 @@ fn ctrl_c_ends_an_iteration_with_its_bounds_so_far() {
         "0=\"init\" 1=\"goal\"\n0: 0\n1: 1\n",
     )
     .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_warpcheck"))
-        .args(["--format", "json", "prob", model.to_str().unwrap()])
-        .args(["--property", "P=? [ F \"goal\" ]", "--precision", "1e-12"])
-        .args(["--max-iterations", "1000000000000", "--engine", "cpu"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(800));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let output = child.wait_with_output().unwrap();
+    let output = crate::cli::interrupted(&[
+        "--format",
+        "json",
+        "prob",
+        model.to_str().unwrap(),
+        "--property",
+        "P=? [ F \"goal\" ]",
+        "--precision",
+        "1e-12",
+        "--max-iterations",
+        "1000000000000",
+        "--engine",
+        "cpu",
+    ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(3), "{stderr}");
     assert!(

@@ -2,8 +2,14 @@
 # 2026-12-05a-prepared/run-h.sh: unpacks the carried binaries (every
 # NAME.xz into /tmp/bin/NAME) and nets, and defines `run` (one check, a line of
 # its JSON's figures) and `gpu_tests` (the GPU tests of every storage and
-# frontier). Set `out`, `d` (the carried folder) and `start` first.
+# frontier). Source it from the repository root with `log` set to the name
+# of the calling script's log ($OUT/$log.txt); D names the carried folder.
+set -u
+out=${OUT:-/tmp/out}
+d=${D:?set D to the carried folder}
 mkdir -p "$out/json" /tmp/bin /tmp/shared
+exec > >(tee "$out/$log.txt") 2>&1
+start=$(date +%s)
 nvidia-smi -L; date -u; cat $d/BUILD
 for f in $d/*.xz; do b=$(basename $f .xz); [[ $b == *.tar ]] || xz -dc $f > /tmp/bin/$b; done
 chmod +x /tmp/bin/*

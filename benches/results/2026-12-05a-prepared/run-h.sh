@@ -14,14 +14,9 @@
 # AutoFlight-PT-06a plain, branch against dp (dp changes plain storage's
 # claims too). No GPU tests: a variant that wins by 1 % or more is verified
 # in a call of its own before it lands.
-set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../../.."
-out=${OUT:-/tmp/out}
-d=${D:?set D to the carried folder}
-mkdir -p "$out"
-exec > >(tee "$out/run-h.txt") 2>&1
-start=$(date +%s)
+log=run-h
 source "$here/../2026-12-04g-h200-verify-and-jump/common.sh"
 variants=(branch dp jump8 jump16)
 for round in 1 2; do
