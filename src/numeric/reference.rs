@@ -1045,6 +1045,7 @@ pub fn time_bounded_until(
             let upper = sum.iter().map(|v| v + missing).collect();
             return Outcome::from_bounds(sum, upper, step, false);
         }
+        let mut changed = false;
         for s in 0..states {
             if !moving(s) {
                 continue;
@@ -1059,9 +1060,20 @@ pub fn time_bounded_until(
                 }
             }
             next[s] = value + stay * values[s];
+            changed |= next[s] != values[s];
         }
         std::mem::swap(&mut values, &mut next);
         step += 1;
+        if !changed {
+            // A fixpoint of the step (as in `bounded_until`): every later
+            // step's values are these, so the window's weight from here on
+            // falls on them at once.
+            let rest = weights.mass_after(step - 1);
+            for (total, value) in sum.iter_mut().zip(&values) {
+                *total += rest * value;
+            }
+            break;
+        }
     }
     let upper = sum.iter().map(|v| v + weights.tails).collect();
     let mut outcome = Outcome::from_bounds(sum, upper, step, true);
@@ -1341,6 +1353,17 @@ mod tests {
             let from_one = 1.0 - (-b * time).exp();
             assert!((found.values[1] - from_one).abs() <= bound + 1e-13);
         }
+        // A long time (about 30,600 uniformised steps): the steps reach a
+        // fixpoint (both states' values round to 1) after a few hundred,
+        // and the rest of the window's weight falls on it.
+        let roomy = SolveOptions {
+            max_iterations: 100_000,
+            ..options(true)
+        };
+        let long = time_bounded_until(&chain, &all, &goal, 1e4, &roomy);
+        let bound = long.error_bounds.as_ref().unwrap()[0];
+        assert!(long.converged && long.iterations < 1000, "{}", long.iterations);
+        assert!((long.values[0] - 1.0).abs() <= bound + 1e-13);
         // A time needing more steps than allowed: nothing computed, said so.
         let far = time_bounded_until(&chain, &all, &goal, 1e300, &options(true));
         assert!(!far.converged && far.iterations == 0);
