@@ -409,9 +409,18 @@ impl ExplicitFormat {
 /// The extension of `path`'s file name in lower case, after a `.gz`
 /// suffix (in any case) is taken off.
 fn extension_without_gz(path: &Path) -> Option<String> {
-    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
-    let name = name.strip_suffix(".gz").unwrap_or(&name);
-    Some(Path::new(name).extension()?.to_str()?.to_owned())
+    let name = without_suffix(path.file_name()?.to_str()?, ".gz");
+    Some(Path::new(name).extension()?.to_str()?.to_ascii_lowercase())
+}
+
+/// `name` without `suffix` at its end, in any case (`M.TRA` without
+/// `.tra` is `M`); `name` itself where it does not end so.
+pub(crate) fn without_suffix<'a>(name: &'a str, suffix: &str) -> &'a str {
+    let cut = name.len().saturating_sub(suffix.len());
+    match name.get(cut..) {
+        Some(tail) if tail.eq_ignore_ascii_case(suffix) => &name[..cut],
+        _ => name,
+    }
 }
 
 /// Loads a model file in the format its extension names

@@ -32,7 +32,7 @@ use hashbrown::HashMap;
 use rayon::prelude::*;
 
 use super::aut::{next_nonblank_line, split_at_lines};
-use super::{LoadError, read_explicit};
+use super::{LoadError, read_explicit, without_suffix};
 use crate::explicit::{
     ExplicitModel, MAX_STATES, MarkovChain, Mdp, ModelType, PROBABILITY_TOLERANCE, ProbModel,
     RewardStructure, StateLabels,
@@ -125,15 +125,8 @@ pub fn load(
 /// it exists: `m.tra.gz` and `m.tra` both have the sibling `m.lab`, and
 /// `M.TRA` has `M.LAB` where there is no `M.lab`.
 fn sibling(tra: &Path, extension: &str) -> Option<PathBuf> {
-    fn without<'a>(name: &'a str, suffix: &str) -> &'a str {
-        let cut = name.len().saturating_sub(suffix.len());
-        match name.get(cut..) {
-            Some(tail) if tail.eq_ignore_ascii_case(suffix) => &name[..cut],
-            _ => name,
-        }
-    }
     let name = tra.file_name()?.to_str()?;
-    let stem = without(without(name, ".gz"), ".tra");
+    let stem = without_suffix(without_suffix(name, ".gz"), ".tra");
     let upper = extension.to_ascii_uppercase();
     [extension, upper.as_str()]
         .into_iter()
