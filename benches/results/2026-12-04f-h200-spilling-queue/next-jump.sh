@@ -2,7 +2,7 @@
 # Prepared in session 39 on branch jump-grows-at-spill, NOT YET RUN: the
 # device call for the jump table that grows at its first spill. Also carry
 # main's CLI as `main` to compare (the three nets, trees, no traces).
-# Build on main: strip and xz the CLI (`final`) and the integration test
+# Build on this branch: strip and xz the CLI (`final`) and the test
 # binary (`tests`) into .device/sNN, with shared/mcc's three large nets
 # (mcc3.tar.xz, as run-a.sh); carry .device/sNN and set D=.device/sNN.
 # (1) GPU tests of every storage and frontier, as call C; (2)
