@@ -181,6 +181,10 @@ __device__ __forceinline__ void insert_lanes(unsigned* table, unsigned long long
     const unsigned group_mask = (INSERT_GROUP == 32 ? FULL_MASK : ((1u << INSERT_GROUP) - 1)) << (lane / INSERT_GROUP * INSERT_GROUP);
     my_outcome = INS_KNOWN;
     my_slot = NO_SLOT;
+    // The groups insert the keys in turn, each reading its home bucket
+    // first: every pending lane asks for its own bucket now, so that the
+    // warp's reads overlap instead of following one another.
+    if ((pending >> lane) & 1) prefetch_home(table, buckets, my_hash);
     while (pending) {
         unsigned rest = pending;
         for (unsigned g = 0; g < lane / INSERT_GROUP; ++g) rest &= rest - 1;

@@ -1167,14 +1167,17 @@ impl Growth {
             8 * chunk_slots + if trace { next.slots().div_ceil(8) } else { 0 } + 64
         };
         // Every queued entry must fit the new queues. Bitmaps hold any
-        // frontier, and so does a table with spill bitmaps; a frontier that
-        // spilled moves only into one whose queue holds no more (it then
-        // holds the first entries, the rest are marked).
+        // frontier, and so does a table that never grows with spill
+        // bitmaps; a frontier that spilled moves only into one whose queue
+        // holds no more (it then holds the first entries, the rest are
+        // marked). A table that may grow must hold the whole frontier in
+        // its queue: it walks no spill bitmap, since a walked level cannot
+        // run again.
         let queued = lengths.iter().copied().max().unwrap_or(0);
         let spilled = queued > current.queued(queued);
         let holds_frontier = |next: &Geometry| match current.frontier {
             Frontier::NewMarks => true,
-            Frontier::SpillingQueue if next.spill_words() > 0 => {
+            Frontier::SpillingQueue if next.spill_words() > 0 && !next.spill_grows() => {
                 !spilled || next.queue_capacity() <= current.queue_capacity()
             }
             Frontier::Queue | Frontier::SpillingQueue => {
@@ -1236,8 +1239,13 @@ impl Growth {
             fourfold
         } else {
             // Only with `always_staged` does a table grown in place grow
-            // again.
-            self.last_of(room, link_bytes, self.always_staged)
+            // again, and only when it holds the frontier in its queues.
+            let last = self.last_of(room, link_bytes, self.always_staged);
+            if holds_frontier(&last) {
+                last
+            } else {
+                self.last_of(room, link_bytes, false)
+            }
         };
         (in_place.buckets > current.buckets && holds_frontier(&in_place))
             .then_some((in_place, OldTable::Staged))
@@ -1889,6 +1897,35 @@ mod tests {
         assert!(last.queue_capacity() <= jump.queue_capacity());
         assert_eq!(last.spill_words() as u64, 2 * last.slots().div_ceil(32));
         assert!(!last.spill_grows() && !largest.spill_grows());
+    }
+
+    /// A table that may grow walks no spill bitmap, so a frontier longer
+    /// than its queue never moves into it: growth takes a table that never
+    /// grows instead, in place (session 40's call E lost expansions of
+    /// entries moved past a jump's queue of 1,000, which its next level
+    /// walked and then ran again).
+    #[test]
+    fn a_frontier_longer_than_a_growing_tables_queue_moves_where_spills_are_walked() {
+        let budget = 1 << 32;
+        let largest = Geometry {
+            queue_entries: Some(1000),
+            ..compact_spilling(budget)
+        };
+        let mut growth = growth_within(budget, largest);
+        let big = largest.growing(largest.buckets / 8);
+        let (jump, _) = growth.target(&big, false, &[1000, 0, 0]).unwrap();
+        assert!(jump.spill_grows() && jump.queue_capacity() == 1000);
+        let (past, placement) = growth.target(&big, false, &[1001, 0, 0]).unwrap();
+        assert_eq!(placement, OldTable::Staged);
+        assert!(past.spill_words() > 0 && !past.spill_grows());
+        // Growing in place always: a spilled frontier skips the tables
+        // that may grow again.
+        growth.always_staged = true;
+        let (again, placement) = growth.target(&jump, false, &[1001, 0, 0]).unwrap();
+        assert_eq!(placement, OldTable::Staged);
+        assert!(again.buckets > jump.buckets && again.spill_words() > 0 && !again.spill_grows());
+        let (unspilled, _) = growth.target(&jump, false, &[1000, 0, 0]).unwrap();
+        assert!(unspilled.spill_grows());
     }
 
     #[test]
