@@ -1153,8 +1153,9 @@ impl Growth {
     /// 1/`LAST_STEP_SHARE` of the budget, or the step after it would not
     /// fit beside it, the next is the largest that fits beside the old one
     /// (at least 4/5 of the budget) and grows no more at half fill. Only a
-    /// table that fills up then moves, staged through host memory, into
-    /// one of the whole budget.
+    /// table that fills up (or, with a spilling queue, spills) then
+    /// moves, staged through host memory, into one of the whole budget.
+    /// A frontier longer than a queue that may grow skips that table.
     fn target(
         &self,
         current: &Geometry,
