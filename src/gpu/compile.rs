@@ -189,9 +189,9 @@ impl Build {
 
     /// Compiles the variant for the real architecture `arch` and gives
     /// what ptxas reports (in NVRTC's log) of kernel `kernel`: registers,
-    /// stack frame, spilled bytes and static shared memory. A kernel capped at a register count
-    /// spills what does not fit, and the spills cost time, so the figures
-    /// compare variants without a GPU.
+    /// stack frame, spilled bytes and static shared memory. A kernel
+    /// capped at a register count spills what does not fit, and the spills
+    /// cost time, so the figures compare variants without a GPU.
     pub fn kernel_resources(&self, arch: &str, kernel: &str) -> Result<KernelResources, GpuError> {
         let log = self.run_nvrtc(arch, Pass::CodeWithReport)?.log();
         let figures = regex::Regex::new(&format!(
