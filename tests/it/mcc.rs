@@ -212,6 +212,20 @@ fn two_initial_tokens_in_a_place_make_a_place_transition_net() {
     assert_eq!(network.processes[0].lts.initial, 2);
 }
 
+/// Found by fuzzing (`fuzz/regressions/pnml/`): a net without places read
+/// as a network of no process, which `.net` cannot write.
+#[test]
+fn net_without_places_is_rejected() {
+    for body in ["", "<pl id=\"p\"/>\n", "<transition id=\"t\"/>\n"] {
+        assert_eq!(
+            load_error(&document(body)),
+            "tiny.pnml:3:1: the net has no <place>: a place/transition net needs at least one \
+             place",
+            "{body}"
+        );
+    }
+}
+
 #[test]
 fn transition_without_arcs_is_rejected() {
     let text = document(TWO_PLACES);

@@ -354,6 +354,15 @@ impl Source<'_> {
         };
         let mut arcs = Vec::new();
         self.collect(net_node, &mut net, &mut arcs)?;
+        if net.places.is_empty() {
+            // Nothing to explore: most likely the places are misspelt or
+            // in another namespace, and a verdict on an empty net would
+            // hide that.
+            return Err(self.error(
+                net_node,
+                "the net has no <place>: a place/transition net needs at least one place",
+            ));
+        }
         let wanted: Vec<(&str, String)> = net
             .places
             .iter()
