@@ -63,6 +63,11 @@ const LAST_STEP_SHARE: u64 = 32;
 /// spills (the rest of a level goes to the spill bitmap).
 const SPILLING_QUEUE_SHARE: u64 = 32;
 
+/// A spilling queue of a table that may grow (and is not roomy) holds this
+/// share of its slots: a level longer than that stops at its first spill,
+/// and the table grows.
+const GROWING_QUEUE_SHARE: u64 = 4;
+
 /// With tree storage, the node table takes this share of the memory (and
 /// the table of roots the rest) ...
 pub(super) const NODE_SHARE: u64 = 3;
@@ -117,7 +122,7 @@ pub(super) struct Geometry {
     /// Whether this table never grows (the largest, or one grown in
     /// place). A spilling queue holds the spilling share of its slots
     /// there, and spilled levels are walked; in a table that may grow
-    /// (and is not roomy) it holds a quarter of them, and the first spill
+    /// (and is not roomy) it holds [`GROWING_QUEUE_SHARE`] of them, and the first spill
     /// stops the level so that the table grows before any spill bitmap is
     /// walked: a walked level cannot run again.
     never_grows: bool,
@@ -247,7 +252,8 @@ impl Geometry {
                         + (2 * spb).div_ceil(8)
                 }
                 Frontier::SpillingQueue => {
-                    2 * spb.div_ceil(4) * self.slot_number_bytes() + (2 * spb).div_ceil(8)
+                    2 * spb.div_ceil(GROWING_QUEUE_SHARE) * self.slot_number_bytes()
+                        + (2 * spb).div_ceil(8)
                 }
                 Frontier::Queue => 2 * spb.div_ceil(4) * self.slot_number_bytes(),
                 Frontier::NewMarks => (3 * spb).div_ceil(8),
@@ -283,7 +289,7 @@ impl Geometry {
             (Frontier::SpillingQueue, false) => match (self.queue_entries, self.never_grows) {
                 (Some(entries), _) => entries.clamp(1, slots),
                 (None, true) => slots.div_ceil(SPILLING_QUEUE_SHARE).max(64),
-                (None, false) => slots.div_ceil(4).max(64),
+                (None, false) => slots.div_ceil(GROWING_QUEUE_SHARE).max(64),
             },
             (Frontier::Queue, false) => slots.div_ceil(4).max(64),
             (Frontier::NewMarks, _) => slots.div_ceil(32).max(64),
@@ -1871,7 +1877,7 @@ mod tests {
     }
 
     /// With a spilling queue, a roomy table has no spill bitmaps; the jump
-    /// beside it (which may grow again) keeps a quarter of its slots in
+    /// beside it (which may grow again) keeps its share of its slots in
     /// its queues, and its first spill stops the level; a frontier that
     /// spilled there moves in place into a table that never grows, whose
     /// queue holds the spilling share and no more than the jump's.
@@ -1887,7 +1893,10 @@ mod tests {
         assert_eq!(placement, OldTable::OnDevice);
         assert!(jump.buckets < largest.buckets);
         assert!(jump.bytes() + big.bytes() <= budget);
-        assert_eq!(jump.queue_capacity(), jump.slots().div_ceil(4));
+        assert_eq!(
+            jump.queue_capacity(),
+            jump.slots().div_ceil(GROWING_QUEUE_SHARE)
+        );
         assert_eq!(jump.spill_words() as u64, 2 * jump.slots().div_ceil(32));
         assert!(jump.spill_grows());
         let spilled = jump.queue_capacity() + 1;
