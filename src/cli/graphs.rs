@@ -10,14 +10,14 @@ use clap::{Args, ValueEnum};
 use super::engines::{CPU_ENGINE, preferred_device, required_device};
 use super::output::{check_output_path, warn};
 use super::{
-    Cli, EngineChoice, InputArgs, Interruption, SearchLimits, cpu_options, cpu_threads,
+    Cli, EngineChoice, InputArgs, Interruption, PhaseLine, SearchLimits, cpu_options, cpu_threads,
     emit_report, load_and_search, progress_line, search_options, spinner,
 };
 use crate::error::{Error, exit};
 use crate::explicit::{Csr, LabelledGraphBuilder};
 use crate::explore::gpu::{self as gpu_explore, GpuOptions};
 use crate::explore::{Completion, Exploration, SearchOptions, cpu as cpu_explore, reference};
-use crate::frontend;
+use crate::frontend::{self, ExplicitFormat, Format};
 use crate::gpu::Device;
 use crate::scc::cpu::{Finisher, Method};
 use crate::scc::gpu::GeneratedGraph;
@@ -185,35 +185,42 @@ enum Graph {
     },
 }
 
-/// The kinds of graph file, by the name's ending (before any `.gz`).
+/// The kinds of graph file, by the name's ending (in any case, before any
+/// `.gz`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum GraphFile {
     Aut,
-    Prism,
-    Umb,
+    /// The graph of a Markov model's moves.
+    Explicit(ExplicitFormat),
 }
 
 /// The graph file `input` names, if it names one (and no --input-format
-/// asks to read it as a model).
-fn graph_file(input: &InputArgs) -> Option<GraphFile> {
-    let name = input.model.to_string_lossy();
-    let name = name.strip_suffix(".gz").unwrap_or(&name);
-    if input.input_format.is_some() {
-        return None;
+/// asks to read it as a model); an error if it names neither a graph file
+/// nor a model.
+fn graph_file(input: &InputArgs) -> Result<Option<GraphFile>, Error> {
+    if input.input_format.is_some() || input.model == Path::new("-") {
+        return Ok(None);
     }
-    [
-        (".aut", GraphFile::Aut),
-        (".tra", GraphFile::Prism),
-        (".umb", GraphFile::Umb),
-    ]
-    .into_iter()
-    .find(|(ending, _)| name.ends_with(ending))
-    .map(|(_, kind)| kind)
+    match (
+        Format::from_path(&input.model),
+        ExplicitFormat::from_path(&input.model),
+    ) {
+        (Some(Format::Aut), _) => Ok(Some(GraphFile::Aut)),
+        (Some(_), _) => Ok(None),
+        (None, Some(explicit)) => Ok(Some(GraphFile::Explicit(explicit))),
+        (None, None) => Err(Error::Usage(format!(
+            "{}: unknown input format: scc reads graph files (.aut, .tra or .umb; text files \
+             may end in .gz) and models to explore (.net, .exp or .pnml; or give \
+             --input-format)",
+            input.model.display()
+        ))),
+    }
 }
 
 /// Runs `scc`.
 pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     let started = Instant::now();
+    let graph_file = graph_file(&args.input)?;
     if let Some(path) = &args.write_components {
         check_output_path(path, &args.input.model, "--write-components")?;
     }
@@ -242,9 +249,7 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
         warnings.push("--threads has no effect on the GPU engine".into());
     }
     if args.edges != EdgesChoice::Auto
-        && (device.is_none()
-            || args.engine == EngineChoice::Reference
-            || graph_file(&args.input).is_some())
+        && (device.is_none() || args.engine == EngineChoice::Reference || graph_file.is_some())
     {
         warnings.push(
             "--edges only affects a model explored on the GPU; a graph file or a CPU \
@@ -261,7 +266,7 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     .into_iter()
     .filter_map(|(given, name)| given.then_some(name))
     .collect();
-    if graph_file(&args.input).is_some() && !exploring_limits.is_empty() {
+    if graph_file.is_some() && !exploring_limits.is_empty() {
         warnings.push(format!(
             "{} only limit{} the exploration of a model; a graph file is decomposed whole",
             exploring_limits.join(", "),
@@ -270,7 +275,9 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     }
     // Live progress lines on stderr (a terminal, not --quiet).
     let progress = !cli.quiet && std::io::stderr().is_terminal();
-    let (graph, load_seconds, explore_seconds) = if let Some(kind) = graph_file(&args.input) {
+    let (graph, load_seconds, explore_seconds) = if let Some(kind) = graph_file {
+        let mut phase = PhaseLine::new(cli);
+        phase.show(format!("loading {}", args.input.model.display()));
         let loading = Instant::now();
         let graph = load_graph(&args.input.model, kind)?;
         (Graph::Host(graph), loading.elapsed(), None)
@@ -568,10 +575,12 @@ fn explore(
 fn load_graph(path: &Path, kind: GraphFile) -> Result<Csr, Error> {
     Ok(match kind {
         GraphFile::Aut => frontend::aut::load_graph(path)?.edges,
-        GraphFile::Prism => frontend::prism::load(path, None, None)?
+        GraphFile::Explicit(ExplicitFormat::Tra) => frontend::prism::load(path, None, None)?
             .model
             .underlying_graph(),
-        GraphFile::Umb => frontend::umb::load(path)?.model.underlying_graph(),
+        GraphFile::Explicit(ExplicitFormat::Umb) => {
+            frontend::umb::load(path)?.model.underlying_graph()
+        }
     })
 }
 

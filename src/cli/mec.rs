@@ -10,10 +10,10 @@ use clap::{Args, ValueEnum};
 use super::engines::ExplicitEngineArgs;
 use super::graphs::MethodChoice;
 use super::output::{check_output_path, warn};
-use super::{Cli, EngineChoice, cpu_threads, emit_report};
+use super::{Cli, EngineChoice, PhaseLine, cpu_threads, emit_report};
 use crate::error::{Error, exit};
 use crate::explicit::{ExplicitModel, Mdp, ModelType, ProbModel};
-use crate::frontend::{prism, umb};
+use crate::frontend::{ExplicitFormat, prism, umb};
 use crate::mec::{self, MecSummary, Mecs};
 use crate::scc::cpu::Method;
 
@@ -95,10 +95,13 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
     }
     // The model first: its faults are reported before any note about
     // the engine.
+    let mut phase = PhaseLine::new(cli);
+    phase.show(format!("loading {}", args.model.display()));
     let loading = Instant::now();
     let kind = args.model_type.map(|_| ModelType::Mdp);
     let mdp = load_mdp(&args.model, kind)?;
     let load_seconds = loading.elapsed().as_secs_f64();
+    phase.clear();
     let mut warnings: Vec<String> = Vec::new();
     let device = args.engines.device(args.engine, cli.quiet, &mut warnings)?;
     if args.engine == EngineChoice::Reference && args.method != MethodChoice::Auto {
@@ -116,6 +119,7 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
         }
         None => None,
     };
+    phase.show("decomposing".into());
     let decomposing = Instant::now();
     let (mecs, engine, method) = match (&device, args.engine) {
         (_, EngineChoice::Reference) => (mec::reference(&mdp), "reference".to_string(), None),
@@ -134,6 +138,7 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
         }
     };
     let decompose_seconds = decomposing.elapsed().as_secs_f64();
+    phase.clear();
     if let Some(path) = &args.write_mecs {
         write_mecs(path, &mecs)?;
     }
@@ -167,22 +172,16 @@ pub(super) fn load_explicit(
     kind: Option<ModelType>,
     command: &str,
 ) -> Result<ProbModel, Error> {
-    let name = path.to_string_lossy();
-    let plain = name.strip_suffix(".gz").unwrap_or(&name);
-    if name.ends_with(".umb") {
-        if lab.is_some() {
-            return Err(Error::Usage(
-                "--lab only applies to a .tra model; a UMB archive holds its labels".into(),
-            ));
-        }
-        Ok(umb::load(path)?)
-    } else if plain.ends_with(".tra") {
-        Ok(prism::load(path, lab, kind)?)
-    } else {
-        Err(Error::Usage(format!(
+    match ExplicitFormat::from_path(path) {
+        Some(ExplicitFormat::Umb) if lab.is_some() => Err(Error::Usage(
+            "--lab only applies to a .tra model; a UMB archive holds its labels".into(),
+        )),
+        Some(ExplicitFormat::Umb) => Ok(umb::load(path)?),
+        Some(ExplicitFormat::Tra) => Ok(prism::load(path, lab, kind)?),
+        None => Err(Error::Usage(format!(
             "{}: {command} reads PRISM explicit transitions (.tra, .tra.gz) or UMB archives (.umb)",
             path.display()
-        )))
+        ))),
     }
 }
 

@@ -371,12 +371,10 @@ impl Format {
         }
     }
 
-    /// The format a file name's extension names, after a `.gz` suffix is
-    /// taken off (`model.aut.gz` is an `.aut` file).
+    /// The format a file name's extension names, in any case, after a
+    /// `.gz` suffix is taken off (`model.aut.gz` is an `.aut` file).
     pub fn from_path(path: &Path) -> Option<Format> {
-        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
-        let name = name.strip_suffix(".gz").unwrap_or(&name);
-        match Path::new(name).extension()?.to_str()? {
+        match extension_without_gz(path)?.as_str() {
             "net" => Some(Format::Net),
             "aut" => Some(Format::Aut),
             "exp" => Some(Format::Exp),
@@ -384,6 +382,36 @@ impl Format {
             _ => None,
         }
     }
+}
+
+/// The files of explicit Markov models, read whole rather than explored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExplicitFormat {
+    /// PRISM explicit transitions (`.tra`), with `.lab`, `.srew` and
+    /// `.trew` files beside them.
+    Tra,
+    /// A UMB archive (`.umb`), which holds its labels and rewards.
+    Umb,
+}
+
+impl ExplicitFormat {
+    /// The format a file name's extension names, in any case, after a
+    /// `.gz` suffix is taken off (as [`Format::from_path`]).
+    pub fn from_path(path: &Path) -> Option<ExplicitFormat> {
+        match extension_without_gz(path)?.as_str() {
+            "tra" => Some(ExplicitFormat::Tra),
+            "umb" => Some(ExplicitFormat::Umb),
+            _ => None,
+        }
+    }
+}
+
+/// The extension of `path`'s file name in lower case, after a `.gz`
+/// suffix (in any case) is taken off.
+fn extension_without_gz(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    Some(Path::new(name).extension()?.to_str()?.to_owned())
 }
 
 /// Loads a model file in the format its extension names
@@ -506,6 +534,17 @@ mod tests {
         assert_eq!(Format::from_path(Path::new("b.net.gz")), Some(Format::Net));
         assert_eq!(Format::from_path(Path::new("b.gz")), None);
         assert_eq!(Format::from_path(Path::new("b.pnml")), Some(Format::Pnml));
+        assert_eq!(Format::from_path(Path::new("b.tra")), None);
+        assert_eq!(
+            ExplicitFormat::from_path(Path::new("a/B.TRA.GZ")),
+            Some(ExplicitFormat::Tra)
+        );
+        assert_eq!(
+            ExplicitFormat::from_path(Path::new("b.umb.gz")),
+            Some(ExplicitFormat::Umb)
+        );
+        assert_eq!(ExplicitFormat::from_path(Path::new("umb")), None);
+        assert_eq!(ExplicitFormat::from_path(Path::new("b.aut")), None);
     }
 
     #[test]

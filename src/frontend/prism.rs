@@ -121,19 +121,30 @@ pub fn load(
 }
 
 /// The file beside `tra` with the same name but the extension `extension`
-/// (plain, or else with `.gz`), when it exists: `m.tra.gz` and `m.tra`
-/// both have the sibling `m.lab`.
-pub fn sibling(tra: &Path, extension: &str) -> Option<PathBuf> {
+/// (plain, or else with `.gz`; in lower case, or else in upper case), when
+/// it exists: `m.tra.gz` and `m.tra` both have the sibling `m.lab`, and
+/// `M.TRA` has `M.LAB` where there is no `M.lab`.
+fn sibling(tra: &Path, extension: &str) -> Option<PathBuf> {
+    fn without<'a>(name: &'a str, suffix: &str) -> &'a str {
+        let cut = name.len().saturating_sub(suffix.len());
+        match name.get(cut..) {
+            Some(tail) if tail.eq_ignore_ascii_case(suffix) => &name[..cut],
+            _ => name,
+        }
+    }
     let name = tra.file_name()?.to_str()?;
-    let name = name.strip_suffix(".gz").unwrap_or(name);
-    let stem = name.strip_suffix(".tra").unwrap_or(name);
-    [
-        format!("{stem}.{extension}"),
-        format!("{stem}.{extension}.gz"),
-    ]
-    .into_iter()
-    .map(|name| tra.with_file_name(name))
-    .find(|path| path.is_file())
+    let stem = without(without(name, ".gz"), ".tra");
+    let upper = extension.to_ascii_uppercase();
+    [extension, upper.as_str()]
+        .into_iter()
+        .flat_map(|extension| {
+            [
+                format!("{stem}.{extension}"),
+                format!("{stem}.{extension}.gz"),
+            ]
+        })
+        .map(|name| tra.with_file_name(name))
+        .find(|path| path.is_file())
 }
 
 /// Most fields on a line of a `.tra`, `.srew` or `.trew` file, plus one

@@ -522,6 +522,23 @@ fn the_command_reports_figures_and_writes_components() {
         stderr.starts_with(&format!("error: {}:2:", bad.display())),
         "{stderr}"
     );
+    // A name that is neither a graph file nor a model is refused before
+    // any engine starts.
+    fails(
+        &["scc", "Cargo.toml"],
+        2,
+        "error: Cargo.toml: unknown input format: scc reads graph files (.aut, .tra or .umb; \
+         text files may end in .gz) and models to explore (.net, .exp or .pnml; or give \
+         --input-format)\n",
+    );
+    // Graph files are named in any case.
+    let upper = dir.path().join("DIE.TRA");
+    std::fs::copy("specs/die.tra", &upper).unwrap();
+    let report = json_report(&["scc", upper.to_str().unwrap(), "--engine", "cpu"]);
+    assert_eq!(
+        (report["states"].as_u64(), report["components"].as_u64()),
+        (Some(13), Some(11))
+    );
     // Forward-backward needs stored edges.
     fails(
         &[

@@ -1,0 +1,45 @@
+# Sourced by next-g.sh and run-f.sh (session 40's prepared calls) and
+# 2026-12-05a-prepared/run-h.sh: unpacks the carried binaries (every
+# NAME.xz into /tmp/bin/NAME) and nets, and defines `run` (one check, a line of
+# its JSON's figures) and `gpu_tests` (the GPU tests of every storage and
+# frontier). Source it from the repository root with `log` set to the name
+# of the calling script's log ($OUT/$log.txt); D names the carried folder.
+set -u
+out=${OUT:-/tmp/out}
+d=${D:?set D to the carried folder}
+mkdir -p "$out/json" /tmp/bin /tmp/shared
+exec > >(tee "$out/$log.txt") 2>&1
+start=$(date +%s)
+nvidia-smi -L; date -u; cat $d/BUILD
+for f in $d/*.xz; do b=$(basename $f .xz); [[ $b == *.tar ]] || xz -dc $f > /tmp/bin/$b; done
+chmod +x /tmp/bin/*
+tar -C /tmp/shared --strip-components=1 -xJf $d/mcc3.tar.xz
+export WARPCHECK_KERNEL_CACHE=/tmp/kc NCCL_NVLS_ENABLE=0
+field() { python3 -c "import json,sys; r=json.load(sys.stdin); print('\t'.join(str(r.get(k)) for k in sys.argv[1:]))" "$@"; }
+# run NAME STORAGE traces|no-trace MODEL: NAME `main` is main's CLI, a
+# kernel tree of $d/kv/ the branch's CLI with it, a carried binary (such as
+# jump8) that binary, anything else the branch's CLI with its own kernels.
+run() {
+  local name="$1-$2-$3-$4" bin=jump kernels=()
+  if [[ $1 == main ]]; then bin=final; elif [[ -d $d/kv/$1 ]]; then kernels=(WARPCHECK_KERNEL_DIR=$d/kv/$1)
+  elif [[ -x /tmp/bin/$1 ]]; then bin=$1; fi
+  printf '%s\t%s\t%s\t%s\t' "$1" "$2" "$3" "$4"
+  env "${kernels[@]}" timeout 120 /tmp/bin/$bin check -v --engine gpu --gpus 1 \
+    $([[ $3 == no-trace ]] && echo --no-trace) --deadlock --all --format json --storage $2 \
+    /tmp/shared/mcc/$4/model.pnml > "$out/json/$name.json" 2> "$out/json/$name.err"
+  field states search_seconds states_per_second bytes_per_state memory_bytes exit_code < "$out/json/$name.json"
+}
+# gpu_tests NAME: the branch's test binary (with kernel tree NAME of
+# $d/kv/ if there is one) in the time left of 570 s, into $out/tests-NAME.txt.
+gpu_tests() {
+  local kernels=() left=$(( 570 - ($(date +%s) - start) ))
+  [[ -d $d/kv/$1 ]] && kernels=(WARPCHECK_KERNEL_DIR=$d/kv/$1)
+  echo "at $(( $(date +%s) - start )) s; tests ($1) get $left s"
+  env "${kernels[@]}" WARPCHECK_BIN=/tmp/bin/jump timeout $left /tmp/bin/jtests --include-ignored --test-threads=1 \
+    gpu::compact_tables_that_grow gpu::spilling gpu::tables_that_grow gpu::compact_roots gpu_partitioned::compact \
+    gpu::auto_storage gpu::small_mcc gpu::specs_match > /tmp/tests.txt 2>&1
+  echo "tests rc $?"
+  grep -E "^test |test result" /tmp/tests.txt
+  grep -E -A12 "^---- |panicked" /tmp/tests.txt | head -60
+  cp /tmp/tests.txt "$out/tests-$1.txt"
+}
