@@ -36,6 +36,7 @@ struct SearchParams {
     unsigned long long node_buckets;
     unsigned long long max_states;
     unsigned long long grow_at;        // stop before a level that might take the states beyond this
+    unsigned long long spill_grows;    // 1: a spill stops the level as a full table does (the table may grow)
     unsigned first_level;
     unsigned levels;                   // levels this launch may run
     unsigned check_deadlock;           // 1: count states without successors as deadlocks

@@ -25,9 +25,11 @@
 //                  the queue full is marked in the spill bitmap of its
 //                  level (two, by level parity, at queue2), and a level
 //                  whose queue spilled expands its queue, then the marked
-//                  slots, clearing the bitmap as it reads it. Only a table
-//                  that never grows (whose levels never run again) has
-//                  spill bitmaps; without them (queue2 null) a full queue
+//                  slots, clearing the bitmap as it reads it. In a table
+//                  that may still grow (params.spill_grows) the first
+//                  spill stops the level as a full table does, so that
+//                  no walked level has to run again; a roomy table has
+//                  no spill bitmaps (queue2 null), and a full queue there
 //                  stops the search, as with SPILL 0
 //   PARTITIONED    1: one partition of a search split over several GPUs (or
 //                  partitions of one): successors that others own go to
@@ -179,6 +181,10 @@ __device__ __forceinline__ void insert_lanes(unsigned* table, unsigned long long
     const unsigned group_mask = (INSERT_GROUP == 32 ? FULL_MASK : ((1u << INSERT_GROUP) - 1)) << (lane / INSERT_GROUP * INSERT_GROUP);
     my_outcome = INS_KNOWN;
     my_slot = NO_SLOT;
+    // The groups insert the keys in turn, each reading its home bucket
+    // first: every pending lane asks for its own bucket now, so that the
+    // warp's reads overlap instead of following one another.
+    if ((pending >> lane) & 1) prefetch_home(table, buckets, my_hash);
     while (pending) {
         unsigned rest = pending;
         for (unsigned g = 0; g < lane / INSERT_GROUP; ++g) rest &= rest - 1;
@@ -258,8 +264,12 @@ __device__ __forceinline__ void publish_new(const SearchParams& params, bool kee
         at += __popc(enqueue & ((1u << lane) - 1));
         if (at < params.queue_capacity) reinterpret_cast<slot_t*>(frontier_buffer(params, (level + 1) & 1))[at] = slot;
 #if SPILL
-        // Only a table that never grows has spill bitmaps.
-        else if (params.queue2 != nullptr) atomicOr(spill_bitmap(params, level + 1) + (slot >> 5), 1u << (slot & 31));
+        else if (params.queue2 != nullptr) {
+            atomicOr(spill_bitmap(params, level + 1) + (slot >> 5), 1u << (slot & 31));
+            // In a table that may grow, the level stops and runs again in a
+            // larger one, before any spill bitmap is walked.
+            if (params.spill_grows) atomicMax(&stats[ST_STOP], STOP_TABLE_FULL);
+        }
 #endif
         else atomicMax(&stats[ST_STOP], STOP_QUEUE_FULL);
     }

@@ -68,6 +68,20 @@ __device__ __forceinline__ void probe_next(unsigned long long& b, unsigned long 
 #include "explore/compact.cuh"
 #endif
 
+// Asks L2 for the home bucket of a key with hash `h` (with COMPACT, its
+// spread value), where its insertion will read first.
+__device__ __forceinline__ void prefetch_home(const unsigned* table, unsigned long long buckets, unsigned long long h) {
+#if COMPACT
+    unsigned long long remainder, b, step;
+    compact_address(h, buckets, remainder, b, step);
+#else
+    unsigned long long b, step;
+    probe_start(h, buckets, b, step);
+#endif
+    for (unsigned l = 0; l < BUCKET_LINES; ++l)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(table + b * BUCKET_WORDS + 32 * l));
+}
+
 // Find-or-insert of `vec` (in shared memory, the same for all lanes of the
 // insertion group `gmask`; `h` its hash) into the global table. Returns
 // INS_NEW with slot_out set when this group stored it. Must be called by

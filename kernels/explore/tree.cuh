@@ -104,6 +104,11 @@ __device__ __noinline__ bool tree_root(const Nodes& nodes, const unsigned* vec, 
     key[1] = 0;
 #elif TREE_WORDS == 1
     key[1] = vec[1];
+#elif TREE_WORDS == 2
+    // One node over words 1 and 2 (3-word vectors, common): no arrays,
+    // which would take local memory.
+    if (parent != nullptr && vec[1] == parent[1] && vec[2] == parent[2]) key[1] = parent_refs[1];
+    else if (!node_index(nodes, vec[1], vec[2], key[1], stored)) return false;
 #else
     // Each node's value and whether it differs from the parent's, by heap
     // index (leaves from TREE_LEAVES on).
@@ -138,7 +143,13 @@ __device__ __noinline__ void tree_decode(const Nodes& nodes, const unsigned* key
     vec[0] = key[0];
 #if TREE_WORDS == 1
     vec[1] = key[1];
-#elif TREE_WORDS >= 2
+#elif TREE_WORDS == 2
+    refs[1] = key[1];
+    // Published by a compare-and-swap before the root that led here.
+    const unsigned long long pair = key[1] == ALL_ONES_NODE ? NODE_EMPTY : __ldcg(nodes.entries + key[1]);
+    vec[1] = (unsigned)pair;
+    vec[2] = (unsigned)(pair >> 32);
+#elif TREE_WORDS > 2
     refs[1] = key[1];
 #pragma unroll 1
     for (unsigned k = 1; k < TREE_LEAVES; ++k) {

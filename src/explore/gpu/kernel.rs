@@ -220,6 +220,9 @@ param_block! {
         /// Stop before a level that might take the states beyond this
         /// (the host then grows the table).
         pub grow_at: u64,
+        /// 1: a spill into `queue2` stops the level as a full table does
+        /// (a table that may still grow; [`super::search`]'s `spill_grows`).
+        pub spill_grows: u64,
         /// The level the launch starts at.
         pub first_level: u32,
         /// Levels the launch may run.

@@ -153,9 +153,9 @@ pub struct GpuOptions {
     /// between 2^16 and 2^28 messages a region). Small ones make levels
     /// run in several rounds (to test that path).
     pub outbox_messages: Option<u64>,
-    /// Entries of each spilling queue in a table where it spills, one
-    /// that never grows (default: 1/32 of its slots). Small ones make
-    /// levels spill (to test that path).
+    /// Entries of each spilling queue of a table that is not roomy
+    /// (default: 1/32 of the slots of a table that never grows, a quarter
+    /// in one that may). Small ones make levels spill (to test that path).
     pub queue_entries: Option<u64>,
 }
 

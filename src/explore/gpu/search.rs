@@ -63,6 +63,11 @@ const LAST_STEP_SHARE: u64 = 32;
 /// spills (the rest of a level goes to the spill bitmap).
 const SPILLING_QUEUE_SHARE: u64 = 32;
 
+/// A spilling queue of a table that may grow (and is not roomy) holds this
+/// share of its slots: a level longer than that stops at its first spill,
+/// and the table grows.
+const GROWING_QUEUE_SHARE: u64 = 4;
+
 /// With tree storage, the node table takes this share of the memory (and
 /// the table of roots the rest) ...
 pub(super) const NODE_SHARE: u64 = 3;
@@ -114,11 +119,13 @@ pub(super) struct Geometry {
     /// Entries of each spilling queue, where not the default share of the
     /// slots ([`GpuOptions::queue_entries`]).
     queue_entries: Option<u64>,
-    /// Whether a spilling queue spills in this table: only in one that
-    /// never grows, since a level that walked its spill bitmap cannot run
-    /// again and a spilled frontier cannot move. In a table that may
-    /// grow, a spilling queue is a queue as [`Frontier::Queue`]'s.
-    spills: bool,
+    /// Whether this table never grows (the largest, or one grown in
+    /// place). A spilling queue holds the spilling share of its slots
+    /// there, and spilled levels are walked; in a table that may grow
+    /// (and is not roomy) it holds [`GROWING_QUEUE_SHARE`] of them, and the first spill
+    /// stops the level so that the table grows before any spill bitmap is
+    /// walked: a walked level cannot run again.
+    never_grows: bool,
 }
 
 impl Geometry {
@@ -139,7 +146,7 @@ impl Geometry {
     ) -> Result<Geometry, GpuError> {
         // The largest table never grows: a spilling queue spills there.
         let narrow = Geometry {
-            spills: true,
+            never_grows: true,
             ..Geometry::shaped(words, trace, frontier, false, compact)
         };
         let narrow_cap = (u32::MAX as u64 - 1) / narrow.slots_per_bucket as u64;
@@ -153,7 +160,7 @@ impl Geometry {
             narrow.with_buckets(fitting.min(narrow_cap))
         } else {
             let wide = Geometry {
-                spills: true,
+                never_grows: true,
                 ..Geometry::shaped(words, trace, frontier, true, compact)
             };
             wide.with_buckets(budget / wide.bytes_per_bucket())
@@ -207,7 +214,7 @@ impl Geometry {
             frontier,
             roomy_queues: false,
             queue_entries: None,
-            spills: false,
+            never_grows: false,
         }
     }
 
@@ -217,7 +224,7 @@ impl Geometry {
         Geometry {
             buckets: buckets.max(2),
             roomy_queues: true,
-            spills: false,
+            never_grows: false,
             ..*self
         }
     }
@@ -240,13 +247,15 @@ impl Geometry {
         let spb = self.slots_per_bucket as u64;
         128 * self.lines as u64
             + match self.frontier {
-                Frontier::SpillingQueue if self.spills => {
+                Frontier::SpillingQueue if self.never_grows => {
                     (2 * spb * self.slot_number_bytes()).div_ceil(SPILLING_QUEUE_SHARE)
                         + (2 * spb).div_ceil(8)
                 }
-                Frontier::Queue | Frontier::SpillingQueue => {
-                    2 * spb.div_ceil(4) * self.slot_number_bytes()
+                Frontier::SpillingQueue => {
+                    2 * spb.div_ceil(GROWING_QUEUE_SHARE) * self.slot_number_bytes()
+                        + (2 * spb).div_ceil(8)
                 }
+                Frontier::Queue => 2 * spb.div_ceil(4) * self.slot_number_bytes(),
                 Frontier::NewMarks => (3 * spb).div_ceil(8),
             }
     }
@@ -277,21 +286,37 @@ impl Geometry {
         let slots = self.slots();
         match (self.frontier, self.roomy_queues) {
             (Frontier::Queue | Frontier::SpillingQueue, true) => slots,
-            (Frontier::SpillingQueue, false) if self.spills => match self.queue_entries {
-                Some(entries) => entries.clamp(1, slots),
-                None => slots.div_ceil(SPILLING_QUEUE_SHARE).max(64),
+            (Frontier::SpillingQueue, false) => match (self.queue_entries, self.never_grows) {
+                (Some(entries), _) => entries.clamp(1, slots),
+                (None, true) => slots.div_ceil(SPILLING_QUEUE_SHARE).max(64),
+                (None, false) => slots.div_ceil(GROWING_QUEUE_SHARE).max(64),
             },
-            (Frontier::Queue | Frontier::SpillingQueue, false) => slots.div_ceil(4).max(64),
+            (Frontier::Queue, false) => slots.div_ceil(4).max(64),
             (Frontier::NewMarks, _) => slots.div_ceil(32).max(64),
         }
     }
 
     /// 32-bit words of a spilling queue's two spill bitmaps (a bit a slot
-    /// each), one after the other; none for other frontiers.
+    /// each), one after the other; none for other frontiers, nor in a
+    /// roomy table, whose queues hold a slot each.
     pub(super) fn spill_words(&self) -> usize {
         match self.frontier {
-            Frontier::SpillingQueue if self.spills => 2 * self.slots().div_ceil(32) as usize,
+            Frontier::SpillingQueue if !self.roomy_queues => 2 * self.slots().div_ceil(32) as usize,
             Frontier::Queue | Frontier::SpillingQueue | Frontier::NewMarks => 0,
+        }
+    }
+
+    /// Whether the first spill of a level stops it (so that the table
+    /// grows before the spill bitmap is walked).
+    pub(super) fn spill_grows(&self) -> bool {
+        self.spill_words() > 0 && !self.never_grows
+    }
+
+    /// Entries of a queue that holds `length` states (the rest spilled).
+    fn queued(&self, length: u64) -> u64 {
+        match self.frontier {
+            Frontier::SpillingQueue => length.min(self.queue_capacity()),
+            Frontier::Queue | Frontier::NewMarks => length,
         }
     }
 
@@ -836,6 +861,7 @@ pub(super) fn run(
         } else {
             u64::MAX
         };
+        params.spill_grows = u64::from(growth.can_grow && geometry.spill_grows());
         let mut launch = device.stream().launch_builder(&function);
         launch.arg(&params);
         // SAFETY: the block matches the kernel's (checked at compile time),
@@ -1116,7 +1142,7 @@ impl Growth {
         let last = sized(self.largest);
         if last.buckets < self.largest.buckets && may_grow {
             sized(Geometry {
-                spills: false,
+                never_grows: false,
                 ..self.largest
             })
         } else {
@@ -1133,8 +1159,9 @@ impl Growth {
     /// 1/`LAST_STEP_SHARE` of the budget, or the step after it would not
     /// fit beside it, the next is the largest that fits beside the old one
     /// (at least 4/5 of the budget) and grows no more at half fill. Only a
-    /// table that fills up then moves, staged through host memory, into
-    /// one of the whole budget.
+    /// table that fills up (or, with a spilling queue, spills) then
+    /// moves, staged through host memory, into one of the whole budget.
+    /// A frontier longer than a queue that may grow skips that table.
     fn target(
         &self,
         current: &Geometry,
@@ -1146,14 +1173,23 @@ impl Growth {
         let scratch = |next: &Geometry| {
             8 * chunk_slots + if trace { next.slots().div_ceil(8) } else { 0 } + 64
         };
-        // Every queued entry must fit the new queues.
+        // Every queued entry must fit the new queues. Bitmaps hold any
+        // frontier, and so does a table that never grows with spill
+        // bitmaps; a frontier that spilled moves only into one whose queue
+        // holds no more (it then holds the first entries, the rest are
+        // marked). A table that may grow must hold the whole frontier in
+        // its queue: it walks no spill bitmap, since a walked level cannot
+        // run again.
         let queued = lengths.iter().copied().max().unwrap_or(0);
-        // (Bitmaps hold any frontier, and so does a spilling queue in a
-        // table where it spills.)
+        let spilled = queued > current.queued(queued);
         let holds_frontier = |next: &Geometry| match current.frontier {
             Frontier::NewMarks => true,
-            Frontier::SpillingQueue if next.spills => true,
-            Frontier::Queue | Frontier::SpillingQueue => queued <= next.queue_capacity(),
+            Frontier::SpillingQueue if next.spill_words() > 0 && !next.spill_grows() => {
+                !spilled || next.queue_capacity() <= current.queue_capacity()
+            }
+            Frontier::Queue | Frontier::SpillingQueue => {
+                !spilled && queued <= next.queue_capacity()
+            }
         };
         if current.roomy_queues && !self.always_staged {
             let wanted = current.growing(current.buckets * GROWTH_FACTOR);
@@ -1170,18 +1206,9 @@ impl Growth {
                     .saturating_sub(current.bytes() + scratch(&self.largest));
                 self.last_of(room, 0, true)
             };
-            // A spilling queue's table grows beside itself only into a roomy
-            // table or the largest, else in place into one that spills: a
-            // table that may grow keeps a quarter of its slots in a queue
-            // (as `Frontier::Queue`), and a level larger than that would
-            // stop the search.
-            let spilling_allowed = current.frontier != Frontier::SpillingQueue
-                || beside.roomy_queues
-                || beside.buckets == self.largest.buckets;
             if beside.buckets > current.buckets
                 && current.bytes() + beside.bytes() + scratch(&beside) <= self.budget
                 && holds_frontier(&beside)
-                && spilling_allowed
             {
                 return Some((beside, OldTable::OnDevice));
             }
@@ -1190,7 +1217,13 @@ impl Growth {
         // bitmaps it came in), next to a staging buffer of one chunk.
         let frontier_bytes = match current.frontier {
             Frontier::Queue | Frontier::SpillingQueue => {
-                lengths.iter().sum::<u64>() * current.slot_number_bytes()
+                let entries: u64 = lengths.iter().map(|&l| current.queued(l)).sum();
+                entries * current.slot_number_bytes()
+                    + if spilled {
+                        current.spill_words() as u64 * 4
+                    } else {
+                        0
+                    }
             }
             Frontier::NewMarks => {
                 lengths.iter().filter(|&&l| l > 0).count() as u64 * current.queue_words() as u64 * 4
@@ -1213,8 +1246,13 @@ impl Growth {
             fourfold
         } else {
             // Only with `always_staged` does a table grown in place grow
-            // again.
-            self.last_of(room, link_bytes, self.always_staged)
+            // again, and only when it holds the frontier in its queues.
+            let last = self.last_of(room, link_bytes, self.always_staged);
+            if holds_frontier(&last) {
+                last
+            } else {
+                self.last_of(room, link_bytes, false)
+            }
         };
         (in_place.buckets > current.buckets && holds_frontier(&in_place))
             .then_some((in_place, OldTable::Staged))
@@ -1243,29 +1281,36 @@ fn grow(
     let chunk_slots = chunk_buckets * from.slots_per_bucket as u64;
     let chunk_words = chunk_buckets as usize * from.bucket_words();
 
-    // The frontier, where the renumbering reads it: the old queues, or
-    // copies of their entries when the old buffers leave the device.
+    // The frontier, where the renumbering reads it: the old queues (and
+    // the spill bitmaps of a frontier that spilled), or copies of them
+    // when the old buffers leave the device.
     let frontier_words = |q: usize| match from.frontier {
         _ if lengths[q] == 0 => 0,
         Frontier::Queue | Frontier::SpillingQueue => {
-            lengths[q] as usize * (1 + usize::from(from.wide))
+            from.queued(lengths[q]) as usize * (1 + usize::from(from.wide))
         }
         Frontier::NewMarks => from.queue_words(),
     };
-    let (old_on_device, old_host, old_frontier) = match placement {
-        OldTable::OnDevice => (Some(old), None, None),
+    let spilled = (0..from.queue_count()).any(|q| from.queued(lengths[q]) < lengths[q]);
+    let (old_on_device, old_host, old_frontier, old_spill) = match placement {
+        OldTable::OnDevice => (Some(old), None, None, None),
         OldTable::Staged => {
             let table = device.download(&old.table)?;
             let mut frontier = Vec::new();
             for (q, queue) in old.queues.iter().enumerate() {
                 frontier.push(device.download(&queue.slice(0..frontier_words(q).max(1)))?);
             }
+            let spill = match (&old.spill, spilled) {
+                (Some(spill), true) => Some(device.download(spill)?),
+                _ => None,
+            };
             drop(old);
             device.synchronize()?;
-            (None, Some(table), Some(frontier))
+            (None, Some(table), Some(frontier), spill)
         }
     };
     let mut new = Buffers::allocate(device, geometry)?;
+    let staged_spill = old_spill.map(|words| device.upload(&words)).transpose()?;
     let staged_frontier = match &old_frontier {
         Some(frontier) => Some(
             frontier
@@ -1364,17 +1409,34 @@ fn grow(
             } else {
                 params.from = source;
                 params.to = device.address_mut(&mut new.queues[q]);
-                params.count = lengths[q];
+                params.count = from.queued(lengths[q]);
                 // Into a spilling queue, what the queue cannot hold goes to
                 // the spill bitmap of the queue's level parity.
-                (params.to_capacity, params.new_marks) = match new.spill.as_mut() {
-                    Some(spill) => (
-                        geometry.queue_capacity(),
-                        device.address_mut(spill) + (q * geometry.spill_words() / 2 * 4) as u64,
-                    ),
+                let new_spill = new.spill.as_mut().map(|spill| {
+                    device.address_mut(spill) + (q * geometry.spill_words() / 2 * 4) as u64
+                });
+                (params.to_capacity, params.new_marks) = match new_spill {
+                    Some(bitmap) => (geometry.queue_capacity(), bitmap),
                     None => (u64::MAX, 0),
                 };
                 launch_grow(device, &build, "renumber_slots", &params, config)?;
+                // What spilled before moves from bitmap to bitmap (the
+                // target's queue holds no more than the old one).
+                if params.count < lengths[q] {
+                    let old_spill = match (&old_on_device, &staged_spill) {
+                        (Some(old), _) => old.spill.as_ref().map(|spill| device.address(spill)),
+                        (None, Some(staged)) => Some(device.address(staged)),
+                        _ => None,
+                    };
+                    let (Some(old_spill), Some(new_spill)) = (old_spill, new_spill) else {
+                        unreachable!(
+                            "a frontier that spilled moves from spill bitmaps into spill bitmaps"
+                        )
+                    };
+                    params.old_marks = old_spill + (q * from.spill_words() / 2 * 4) as u64;
+                    params.new_marks = new_spill;
+                    launch_grow(device, &build, "renumber_marks", &params, config)?;
+                }
             }
         }
         params.from = device.address(&host_from);
@@ -1814,34 +1876,66 @@ mod tests {
         assert!(growth.target(&jump, true, &[jump.slots(), 0, 0]).is_none());
     }
 
-    /// With a spilling queue, only a table that never grows spills. The
-    /// last roomy table grows in place into one (holding any frontier),
-    /// not beside itself into a jump that may grow again; such a table
-    /// (grown in place with `always_staged`) keeps a quarter of its slots
-    /// in its queues and no spill bitmap.
+    /// With a spilling queue, a roomy table has no spill bitmaps; the jump
+    /// beside it (which may grow again) keeps its share of its slots in
+    /// its queues, and its first spill stops the level; a frontier that
+    /// spilled there moves in place into a table that never grows, whose
+    /// queue holds the spilling share and no more than the jump's.
     #[test]
-    fn spilling_queues_spill_only_in_a_table_that_never_grows() {
+    fn spilling_queues_walk_spills_only_in_a_table_that_never_grows() {
         let budget = 1 << 32;
         let largest = compact_spilling(budget);
-        let mut growth = growth_within(budget, largest);
+        let growth = growth_within(budget, largest);
         let big = largest.growing(largest.buckets / 8);
         assert_eq!((big.spill_words(), big.queue_capacity()), (0, big.slots()));
-        let frontier = big.slots() / 2;
-        let (last, placement) = growth.target(&big, false, &[frontier, 0, 0]).unwrap();
-        assert_eq!(placement, OldTable::Staged);
-        assert!(last.buckets > big.buckets && last.bytes() <= budget);
-        assert!(last.queue_capacity() < frontier);
-        assert_eq!(last.queue_capacity(), last.slots().div_ceil(32));
-        assert_eq!(last.spill_words() as u64, 2 * last.slots().div_ceil(32));
+        assert!(!big.spill_grows());
+        let (jump, placement) = growth.target(&big, false, &[100, 0, 0]).unwrap();
+        assert_eq!(placement, OldTable::OnDevice);
+        assert!(jump.buckets < largest.buckets);
+        assert!(jump.bytes() + big.bytes() <= budget);
         assert_eq!(
-            largest.spill_words() as u64,
-            2 * largest.slots().div_ceil(32)
+            jump.queue_capacity(),
+            jump.slots().div_ceil(GROWING_QUEUE_SHARE)
         );
+        assert_eq!(jump.spill_words() as u64, 2 * jump.slots().div_ceil(32));
+        assert!(jump.spill_grows());
+        let spilled = jump.queue_capacity() + 1;
+        let (last, placement) = growth.target(&jump, false, &[spilled, 0, 0]).unwrap();
+        assert_eq!(placement, OldTable::Staged);
+        assert!(last.buckets > jump.buckets && last.bytes() <= budget);
+        assert_eq!(last.queue_capacity(), last.slots().div_ceil(32));
+        assert!(last.queue_capacity() <= jump.queue_capacity());
+        assert_eq!(last.spill_words() as u64, 2 * last.slots().div_ceil(32));
+        assert!(!last.spill_grows() && !largest.spill_grows());
+    }
+
+    /// A table that may grow walks no spill bitmap, so a frontier longer
+    /// than its queue never moves into it: growth takes a table that never
+    /// grows instead, in place (session 40's call E lost expansions of
+    /// entries moved past a jump's queue of 1,000, which its next level
+    /// walked and then ran again).
+    #[test]
+    fn a_frontier_longer_than_a_growing_tables_queue_moves_where_spills_are_walked() {
+        let budget = 1 << 32;
+        let largest = Geometry {
+            queue_entries: Some(1000),
+            ..compact_spilling(budget)
+        };
+        let mut growth = growth_within(budget, largest);
+        let big = largest.growing(largest.buckets / 8);
+        let (jump, _) = growth.target(&big, false, &[1000, 0, 0]).unwrap();
+        assert!(jump.spill_grows() && jump.queue_capacity() == 1000);
+        let (past, placement) = growth.target(&big, false, &[1001, 0, 0]).unwrap();
+        assert_eq!(placement, OldTable::Staged);
+        assert!(past.spill_words() > 0 && !past.spill_grows());
+        // Growing in place always: a spilled frontier skips the tables
+        // that may grow again.
         growth.always_staged = true;
-        let again = growth.last_of(budget / 2, 0, true);
-        assert!(again.buckets < largest.buckets);
-        assert_eq!(again.queue_capacity(), again.slots().div_ceil(4));
-        assert_eq!(again.spill_words(), 0);
+        let (again, placement) = growth.target(&jump, false, &[1001, 0, 0]).unwrap();
+        assert_eq!(placement, OldTable::Staged);
+        assert!(again.buckets > jump.buckets && again.spill_words() > 0 && !again.spill_grows());
+        let (unspilled, _) = growth.target(&jump, false, &[1000, 0, 0]).unwrap();
+        assert!(unspilled.spill_grows());
     }
 
     #[test]
