@@ -48,11 +48,14 @@ if (( gpus >= 2 )); then
     field < "$out/json/${split// /}.json"
   done
   rm -f /tmp/job.id
+  pids=()
   for rank in 0 1; do
     timeout 120 /tmp/bin/ranks "${common[@]}" --ranks 2 --rank $rank --rendezvous /tmp/job.id \
       > "$out/json/ranks2-$rank.json" 2> "$out/json/ranks2-$rank.err" &
+    pids+=($!)
   done
-  wait
+  # The two ranks only: a bare `wait` would wait for the tee of the log too.
+  for pid in "${pids[@]}"; do wait "$pid"; echo "rank exit $?"; done
   printf '%s\t' "--ranks 2"; field < "$out/json/ranks2-0.json"
   echo "rank 1 stdout bytes: $(wc -c < "$out/json/ranks2-1.json"); job.id left: $(ls /tmp/job.id 2>/dev/null)"
   echo "published: $(grep AutoFlight-PT-06a /tmp/shared/mcc/oracles.tsv)"
