@@ -4,7 +4,7 @@
 # wheels ship (nvidia-nccl) is libnccl.so.2. Links it under /tmp when only
 # that one is found. Fails (exit 1) without any NCCL.
 set -euo pipefail
-for dir in ${LD_LIBRARY_PATH//:/ } /usr/lib/x86_64-linux-gnu /usr/local/cuda/lib64; do
+for dir in ${LD_LIBRARY_PATH:+${LD_LIBRARY_PATH//:/ }} /usr/lib/x86_64-linux-gnu /usr/local/cuda/lib64; do
     [[ -e "$dir/libnccl.so" ]] && { echo "$dir"; exit 0; }
 done
 found=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(nvidia.nccl.__path__[0], "lib", "libnccl.so.2"))' 2>/dev/null || true)
