@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use super::engines::{CPU_ENGINE, preferred_device, required_device};
 use super::output::{check_output_path, warn};
 use super::{
-    Cli, EngineChoice, InputArgs, Interruption, SearchLimits, cpu_options, cpu_threads,
+    Cli, EngineChoice, InputArgs, Interruption, PhaseLine, SearchLimits, cpu_options, cpu_threads,
     emit_report, load_and_search, progress_line, search_options, spinner,
 };
 use crate::error::{Error, exit};
@@ -276,6 +276,8 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     // Live progress lines on stderr (a terminal, not --quiet).
     let progress = !cli.quiet && std::io::stderr().is_terminal();
     let (graph, load_seconds, explore_seconds) = if let Some(kind) = graph_file {
+        let mut phase = PhaseLine::new(cli);
+        phase.show(format!("loading {}", args.input.model.display()));
         let loading = Instant::now();
         let graph = load_graph(&args.input.model, kind)?;
         (Graph::Host(graph), loading.elapsed(), None)

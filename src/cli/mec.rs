@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use super::engines::ExplicitEngineArgs;
 use super::graphs::MethodChoice;
 use super::output::{check_output_path, warn};
-use super::{Cli, EngineChoice, cpu_threads, emit_report};
+use super::{Cli, EngineChoice, PhaseLine, cpu_threads, emit_report};
 use crate::error::{Error, exit};
 use crate::explicit::{ExplicitModel, Mdp, ModelType, ProbModel};
 use crate::frontend::{ExplicitFormat, prism, umb};
@@ -95,10 +95,13 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
     }
     // The model first: its faults are reported before any note about
     // the engine.
+    let mut phase = PhaseLine::new(cli);
+    phase.show(format!("loading {}", args.model.display()));
     let loading = Instant::now();
     let kind = args.model_type.map(|_| ModelType::Mdp);
     let mdp = load_mdp(&args.model, kind)?;
     let load_seconds = loading.elapsed().as_secs_f64();
+    phase.clear();
     let mut warnings: Vec<String> = Vec::new();
     let device = args.engines.device(args.engine, cli.quiet, &mut warnings)?;
     if args.engine == EngineChoice::Reference && args.method != MethodChoice::Auto {
@@ -116,6 +119,7 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
         }
         None => None,
     };
+    phase.show("decomposing".into());
     let decomposing = Instant::now();
     let (mecs, engine, method) = match (&device, args.engine) {
         (_, EngineChoice::Reference) => (mec::reference(&mdp), "reference".to_string(), None),
@@ -134,6 +138,7 @@ pub fn mec(cli: &Cli, args: &MecArgs) -> Result<i32, Error> {
         }
     };
     let decompose_seconds = decomposing.elapsed().as_secs_f64();
+    phase.clear();
     if let Some(path) = &args.write_mecs {
         write_mecs(path, &mecs)?;
     }

@@ -125,7 +125,8 @@ Exit codes:
   2    bad input or usage (messages say file:line:column; a property's errors
        say its column)
   3    a property did not reach the precision within --max-iterations or
-       --timeout: its value is printed with the bound actually reached
+       --timeout, or Ctrl-C ended it: its value is printed with the bound
+       actually reached
   141  standard output was closed by its reader (as a tool killed by SIGPIPE)";
 
 /// The model a command reads.
@@ -1167,6 +1168,58 @@ fn check_report(
         lasso,
         found,
         partitions: None,
+    }
+}
+
+/// A live line on stderr, while stderr is a terminal and `--quiet` is not
+/// given, that says what a command is doing and for how long, so that a
+/// long load or computation shows that it is alive. Cleared before
+/// anything else is written to stderr ([`PhaseLine::clear`]) and when
+/// dropped.
+struct PhaseLine {
+    shown: bool,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl PhaseLine {
+    /// A line for `cli`'s command, not drawn yet.
+    fn new(cli: &Cli) -> PhaseLine {
+        PhaseLine {
+            shown: !cli.quiet && std::io::stderr().is_terminal(),
+            bar: None,
+        }
+    }
+
+    /// Says that the command is now doing `what`, timed from now.
+    fn show(&mut self, what: String) {
+        if !self.shown {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let bar = spinner();
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                    .expect("a valid template"),
+            );
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        bar.reset_elapsed();
+        bar.set_message(what);
+    }
+
+    /// Takes the line off the terminal (a later [`PhaseLine::show`] draws
+    /// it again).
+    fn clear(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for PhaseLine {
+    fn drop(&mut self) {
+        self.clear();
     }
 }
 

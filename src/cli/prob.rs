@@ -11,7 +11,7 @@ use clap::Args;
 use super::engines::ExplicitEngineArgs;
 use super::mec::{TypeChoice, load_explicit};
 use super::output::{check_output_path, warn};
-use super::{Cli, EngineChoice, cpu_threads, emit_report};
+use super::{Cli, EngineChoice, Interruption, PhaseLine, cpu_threads, emit_report};
 use crate::error::{Error, exit};
 use crate::explicit::{ExplicitModel, ModelType, RewardStructure};
 use crate::frontend::{self, LoadError, prism};
@@ -172,6 +172,8 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
         check_output_path(path, &args.model, "--write-values")?;
     }
     let properties = properties(args)?;
+    let mut phase = PhaseLine::new(cli);
+    phase.show(format!("loading {}", args.model.display()));
     let loading = Instant::now();
     let kind = args.model_type.map(ModelType::from);
     let mut model = load_explicit(&args.model, args.lab.as_deref(), kind, "prob")?;
@@ -187,6 +189,7 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
                 .to_string(),
         );
     }
+    phase.clear();
     let device = args.engines.device(args.engine, cli.quiet, &mut warnings)?;
     for w in &warnings {
         warn(w);
@@ -200,9 +203,19 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
         (None, EngineChoice::Reference) => (Engine::Reference, "reference".to_string()),
         (None, _) => (Engine::Cpu(threads), format!("cpu ({threads} threads)")),
     };
+    // Ctrl-C ends the property being checked with its bounds so far, and
+    // the later ones with the bounds they start from (a second one quits
+    // at once).
+    let interruption = Interruption::arm(None, cli.quiet);
     let mut results = Vec::new();
     let mut all_values = Vec::new();
-    for property in &properties {
+    for (number, property) in properties.iter().enumerate() {
+        phase.show(format!(
+            "checking {} ({} of {})",
+            property.text,
+            number + 1,
+            properties.len()
+        ));
         let checking = Instant::now();
         let options = SolveOptions {
             precision: Precision {
@@ -211,7 +224,13 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
             },
             sound: !args.unsound,
             max_iterations: args.max_iterations,
-            deadline: timeout.map(|timeout| Instant::now() + timeout),
+            stop: match timeout {
+                Some(timeout) => interruption
+                    .stop
+                    .child()
+                    .with_deadline(Instant::now() + timeout),
+                None => interruption.stop.clone(),
+            },
         };
         let initial = model.model.initial() as usize;
         let result = match numeric::check(&model, property, &options, engine) {
@@ -240,6 +259,7 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
                     CheckError::Gpu(error) => Error::from(error),
                     other => Error::Usage(other.to_string()),
                 };
+                phase.clear();
                 eprintln!("error: property `{}`: {error}", property.text);
                 PropertyResult {
                     property: property.text.clone(),
@@ -255,6 +275,7 @@ pub fn prob(cli: &Cli, args: &ProbArgs) -> Result<i32, Error> {
         };
         results.push(result);
     }
+    phase.clear();
     if let Some(path) = &args.write_values {
         write_values(path, &all_values)?;
     }

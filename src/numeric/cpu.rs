@@ -860,6 +860,7 @@ fn sweep_component(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::StopSignal;
     use crate::numeric::tests::{pool, random_mdp, random_set};
     use crate::numeric::{Optimum, Precision, reference};
     use crate::scc::Components;
@@ -1023,7 +1024,7 @@ mod tests {
             },
             sound: true,
             max_iterations: u64::MAX,
-            deadline: None,
+            stop: StopSignal::new(),
         };
         let values = iterate(&mdp, prepared(), &options, 3).outcome(true).values;
         let expected = chances.iter().copied().chain(
@@ -1081,7 +1082,7 @@ mod tests {
                 precision: Precision { epsilon: 1e-9, relative: false },
                 sound: true,
                 max_iterations: u64::MAX,
-                deadline: None,
+                stop: StopSignal::new(),
             };
             let values = iterate(&mdp, iteration, &options, 3).outcome(true);
             let reference = reference::iterate(&mdp, self::iteration(&mdp, optimum, seed), &options)

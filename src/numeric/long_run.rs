@@ -331,13 +331,14 @@ fn transposed_within(jumps: &MarkovChain, bsccs: &Bsccs) -> Mdp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::StopSignal;
 
     fn options(epsilon: f64, relative: bool) -> SolveOptions {
         SolveOptions {
             precision: Precision { epsilon, relative },
             sound: true,
             max_iterations: 1_000_000,
-            deadline: None,
+            stop: StopSignal::new(),
         }
     }
 

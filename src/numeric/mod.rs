@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use crate::explicit::offsets::first_window;
 use crate::explicit::{ExplicitModel, MarkovChain, Mdp, ModelType, ProbModel};
+use crate::explore::StopSignal;
 use crate::gpu::{Device, GpuError};
 use crate::scc::cpu::prefix_sums;
 pub use property::Optimum;
@@ -149,8 +150,9 @@ pub struct SolveOptions {
     pub sound: bool,
     /// Iterations at most.
     pub max_iterations: u64,
-    /// When to give up, if ever.
-    pub deadline: Option<Instant>,
+    /// When to give up early, if ever: a deadline, or a request (Ctrl-C).
+    /// The bounds reached so far are then the outcome, not converged.
+    pub stop: StopSignal,
 }
 
 /// What an engine computed for one property.

@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use super::qualitative::{self, MaximalReach, Predecessors};
 use super::{Optimum, Outcome, Precision, SolveOptions, Spare, rows_in_parallel, timed};
 use crate::explicit::{MarkovChain, Mdp};
+use crate::explore::StopSignal;
 use crate::{mec, scc};
 
 /// The undecided part of a property once the precomputations have settled
@@ -128,7 +129,7 @@ pub struct Schedule {
     rule: SweepRule,
     sound: bool,
     max_iterations: u64,
-    deadline: Option<std::time::Instant>,
+    stop: StopSignal,
     /// Sweeps done.
     iterations: u64,
     /// Sweeps done in the current phase, and in the last lower phase.
@@ -202,7 +203,7 @@ impl Schedule {
             },
             sound: options.sound,
             max_iterations: options.max_iterations,
-            deadline: options.deadline,
+            stop: options.stop.clone(),
             iterations: 0,
             in_phase: 0,
             last_lower: 0,
@@ -280,9 +281,7 @@ impl Schedule {
             Phase::Verifying => Step::Sweep,
             Phase::Verified => self.finished(tally),
         };
-        let out_of_time = self
-            .deadline
-            .is_some_and(|deadline| std::time::Instant::now() >= deadline);
+        let out_of_time = self.stop.is_set();
         if next != Step::Stop && (self.iterations >= self.max_iterations || out_of_time) {
             Step::Stop
         } else {
@@ -687,13 +686,12 @@ pub fn bounded_until(
     let mut values: Vec<f64> = right.iter().map(|&r| if r { 1.0 } else { 0.0 }).collect();
     let mut next = values.clone();
     for done in 0..steps {
-        let out_of_time = options
-            .deadline
-            .is_some_and(|deadline| std::time::Instant::now() >= deadline);
+        let out_of_time = options.stop.is_set();
         if done >= options.max_iterations || out_of_time {
             let ones = vec![1.0; states];
             return Outcome::from_bounds(values, ones, done, false);
         }
+        let mut changed = false;
         for state in 0..states {
             if right[state] || !left[state] {
                 continue;
@@ -714,8 +712,15 @@ pub fn bounded_until(
                 // No choice: the state stays where it is.
                 next[state] = 0.0;
             }
+            changed |= next[state] != values[state];
         }
         std::mem::swap(&mut values, &mut next);
+        if !changed {
+            // A step that changes no value is a fixpoint of the step: every
+            // later step gives the same values, so they are the answer for
+            // any bound from here on, however large.
+            return Outcome::exact(values, done + 1);
+        }
     }
     Outcome::exact(values, steps)
 }
@@ -1033,15 +1038,14 @@ pub fn time_bounded_until(
         if step == weights.last {
             break;
         }
-        let out_of_time = options
-            .deadline
-            .is_some_and(|deadline| std::time::Instant::now() >= deadline);
+        let out_of_time = options.stop.is_set();
         if step >= options.max_iterations || out_of_time {
             // Each missing weighted value lies in [0, 1].
             let missing = weights.mass_after(step) + weights.tails;
             let upper = sum.iter().map(|v| v + missing).collect();
             return Outcome::from_bounds(sum, upper, step, false);
         }
+        let mut changed = false;
         for s in 0..states {
             if !moving(s) {
                 continue;
@@ -1056,9 +1060,20 @@ pub fn time_bounded_until(
                 }
             }
             next[s] = value + stay * values[s];
+            changed |= next[s] != values[s];
         }
         std::mem::swap(&mut values, &mut next);
         step += 1;
+        if !changed {
+            // A fixpoint of the step (as in `bounded_until`): every later
+            // step's values are these, so the window's weight from here on
+            // falls on them at once.
+            let rest = weights.mass_after(step - 1);
+            for (total, value) in sum.iter_mut().zip(&values) {
+                *total += rest * value;
+            }
+            break;
+        }
     }
     let upper = sum.iter().map(|v| v + weights.tails).collect();
     let mut outcome = Outcome::from_bounds(sum, upper, step, true);
@@ -1162,7 +1177,7 @@ mod tests {
             },
             sound,
             max_iterations: 10_000,
-            deadline: None,
+            stop: StopSignal::new(),
         }
     }
 
@@ -1288,6 +1303,19 @@ mod tests {
             (0.75, false, 1)
         );
         assert_eq!(cut.error_bounds.unwrap()[3], 0.25);
+        // Two steps reach the unbounded maximum, and the third changes
+        // nothing: any larger bound stops there, exact, within a limit of
+        // iterations far below the bound.
+        let few = SolveOptions {
+            max_iterations: 10,
+            ..options(true)
+        };
+        let far = bounded(u64::MAX, Optimum::Max, &few);
+        assert_eq!(
+            (far.values, far.converged, far.iterations),
+            (max.values, true, 3)
+        );
+        assert_eq!(far.error_bounds.unwrap(), [0.0; 4]);
     }
 
     /// Time-bounded reachability against closed forms: 0 → 1 → 2 with
@@ -1325,6 +1353,17 @@ mod tests {
             let from_one = 1.0 - (-b * time).exp();
             assert!((found.values[1] - from_one).abs() <= bound + 1e-13);
         }
+        // A long time (about 30,600 uniformised steps): the steps reach a
+        // fixpoint (both states' values round to 1) after a few hundred,
+        // and the rest of the window's weight falls on it.
+        let roomy = SolveOptions {
+            max_iterations: 100_000,
+            ..options(true)
+        };
+        let long = time_bounded_until(&chain, &all, &goal, 1e4, &roomy);
+        let bound = long.error_bounds.as_ref().unwrap()[0];
+        assert!(long.converged && long.iterations < 1000, "{}", long.iterations);
+        assert!((long.values[0] - 1.0).abs() <= bound + 1e-13);
         // A time needing more steps than allowed: nothing computed, said so.
         let far = time_bounded_until(&chain, &all, &goal, 1e300, &options(true));
         assert!(!far.converged && far.iterations == 0);

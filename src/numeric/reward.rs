@@ -276,6 +276,7 @@ pub fn with_finite(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::StopSignal;
     use crate::numeric::reference::iterate;
     use crate::numeric::{Precision, Spare};
 
@@ -287,7 +288,7 @@ mod tests {
             },
             sound: true,
             max_iterations: 1_000_000,
-            deadline: None,
+            stop: StopSignal::new(),
         }
     }
 

@@ -874,13 +874,11 @@ fn a_timeout_ends_the_search_with_the_figures_so_far() {
     }
 }
 
-#[test]
-fn ctrl_c_ends_the_search_with_the_figures_so_far() {
+/// `warpcheck ARGS`, interrupted as by Ctrl-C (SIGINT) after 0.8 s.
+pub(crate) fn interrupted(args: &[&str]) -> Output {
     use std::process::Stdio;
-    let dir = tempfile::tempdir().unwrap();
-    let model = large_model(dir.path(), 8);
     let child = Command::new(env!("CARGO_BIN_EXE_warpcheck"))
-        .args(["check", &model, "--deadlock", "--engine", "cpu", "-q"])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -891,7 +889,14 @@ fn ctrl_c_ends_the_search_with_the_figures_so_far() {
         .status()
         .unwrap();
     assert!(killed.success());
-    let o = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn ctrl_c_ends_the_search_with_the_figures_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = large_model(dir.path(), 8);
+    let o = interrupted(&["check", &model, "--deadlock", "--engine", "cpu", "-q"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(

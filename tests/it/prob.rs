@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use warpcheck::explicit::ProbModel;
 use warpcheck::explicit::{ExplicitModel, Mdp};
+use warpcheck::explore::StopSignal;
 use warpcheck::frontend::{prism, umb};
 use warpcheck::numeric::{self, Engine, Optimum, Precision, SolveOptions, property};
 
@@ -167,6 +168,58 @@ fn the_command_reports_values_bounds_and_writes_them() {
         blocks[1]
     );
     assert!(blocks[1].contains("\n12 1e0\n") && blocks[1].contains("\n7 0e0\n"));
+}
+
+/// Ctrl-C ends a long iteration with the bounds reached so far (exit 3),
+/// as `--max-iterations` and `--timeout` do: a chain that leaves state 0
+/// with probability 2·10^-9 a step, half of it to the goal, converges far
+/// too slowly for 10^-12.
+#[test]
+fn ctrl_c_ends_an_iteration_with_its_bounds_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("slow.tra");
+    std::fs::write(
+        &model,
+        "3 5\n0 0 0.999999998\n0 1 0.000000001\n0 2 0.000000001\n1 1 1\n2 2 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("slow.lab"),
+        "0=\"init\" 1=\"goal\"\n0: 0\n1: 1\n",
+    )
+    .unwrap();
+    let output = crate::cli::interrupted(&[
+        "--format",
+        "json",
+        "prob",
+        model.to_str().unwrap(),
+        "--property",
+        "P=? [ F \"goal\" ]",
+        "--precision",
+        "1e-12",
+        "--max-iterations",
+        "1000000000000",
+        "--engine",
+        "cpu",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("interrupted: finishing with the figures so far"),
+        "{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let result = &report["results"][0];
+    assert_eq!(result["converged"], false);
+    let (value, bound) = (
+        result["value"].as_f64().unwrap(),
+        result["error_bound"].as_f64().unwrap(),
+    );
+    assert!(
+        (value - 0.5).abs() <= bound && bound < 0.5,
+        "{value} ± {bound}"
+    );
+    assert!(result["iterations"].as_u64().unwrap() > 0);
 }
 
 /// File names are read in any case: `DIE.TRA` is a PRISM model whose
@@ -526,7 +579,7 @@ proptest::proptest! {
             precision: Precision { epsilon: 1e-9, relative: false },
             sound: true,
             max_iterations: 1_000_000,
-            deadline: None,
+            stop: StopSignal::new(),
         };
         for (optimum, maximise) in [(Optimum::Max, true), (Optimum::Min, false)] {
             let expected = brute_force(&mdp, &Objective::Until { left: &left, right: &right }, maximise);
@@ -599,7 +652,7 @@ fn tight_options() -> SolveOptions {
         },
         sound: true,
         max_iterations: 10_000_000,
-        deadline: None,
+        stop: StopSignal::new(),
     }
 }
 
@@ -616,7 +669,7 @@ fn the_gpu_agrees_with_the_reference_on_random_mdps() {
             },
             sound: true,
             max_iterations: 10_000_000,
-            deadline: None,
+            stop: StopSignal::new(),
         };
         for seed in 0..200 {
             let mdp = crate::mec::random_mdp(seed);

@@ -1,20 +1,28 @@
-# Sourced by next-g.sh and run-f.sh (session 40's prepared calls): unpacks
-# the carried binaries and nets, and defines `run` (one check, a line of
+# Sourced by next-g.sh and run-f.sh (session 40's prepared calls) and
+# 2026-12-05a-prepared/run-h.sh: unpacks the carried binaries (every
+# NAME.xz into /tmp/bin/NAME) and nets, and defines `run` (one check, a line of
 # its JSON's figures) and `gpu_tests` (the GPU tests of every storage and
-# frontier). Set `out`, `d` (the carried folder) and `start` first.
+# frontier). Source it from the repository root with `log` set to the name
+# of the calling script's log ($OUT/$log.txt); D names the carried folder.
+set -u
+out=${OUT:-/tmp/out}
+d=${D:?set D to the carried folder}
 mkdir -p "$out/json" /tmp/bin /tmp/shared
+exec > >(tee "$out/$log.txt") 2>&1
+start=$(date +%s)
 nvidia-smi -L; date -u; cat $d/BUILD
-for b in final jump jtests; do xz -dc $d/$b.xz > /tmp/bin/$b; done
+for f in $d/*.xz; do b=$(basename $f .xz); [[ $b == *.tar ]] || xz -dc $f > /tmp/bin/$b; done
 chmod +x /tmp/bin/*
 tar -C /tmp/shared --strip-components=1 -xJf $d/mcc3.tar.xz
 export WARPCHECK_KERNEL_CACHE=/tmp/kc NCCL_NVLS_ENABLE=0
 field() { python3 -c "import json,sys; r=json.load(sys.stdin); print('\t'.join(str(r.get(k)) for k in sys.argv[1:]))" "$@"; }
 # run NAME STORAGE traces|no-trace MODEL: NAME `main` is main's CLI, a
-# kernel tree of $d/kv/ the branch's CLI with it, anything else the
-# branch's CLI with its own kernels.
+# kernel tree of $d/kv/ the branch's CLI with it, a carried binary (such as
+# jump8) that binary, anything else the branch's CLI with its own kernels.
 run() {
   local name="$1-$2-$3-$4" bin=jump kernels=()
-  if [[ $1 == main ]]; then bin=final; elif [[ -d $d/kv/$1 ]]; then kernels=(WARPCHECK_KERNEL_DIR=$d/kv/$1); fi
+  if [[ $1 == main ]]; then bin=final; elif [[ -d $d/kv/$1 ]]; then kernels=(WARPCHECK_KERNEL_DIR=$d/kv/$1)
+  elif [[ -x /tmp/bin/$1 ]]; then bin=$1; fi
   printf '%s\t%s\t%s\t%s\t' "$1" "$2" "$3" "$4"
   env "${kernels[@]}" timeout 120 /tmp/bin/$bin check -v --engine gpu --gpus 1 \
     $([[ $3 == no-trace ]] && echo --no-trace) --deadlock --all --format json --storage $2 \

@@ -11,14 +11,9 @@
 # (2) AutoFlight-PT-06a plain, main then the branch (prefetch_home);
 # (3) Parking-PT-208 with traces on the branch; (4) the branch's GPU tests of
 # every storage and frontier, in the time left (about 315 s).
-set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../../.."
-out=${OUT:-/tmp/out}
-d=${D:?set D to the carried folder}
-mkdir -p "$out"
-exec > >(tee "$out/next-g.txt") 2>&1
-start=$(date +%s)
+log=next-g
 source "$here/common.sh"
 for model in AutoFlight-PT-06a Parking-PT-208 Philosophers-PT-000020; do
   for b in main branch; do run $b tree no-trace $model; done

@@ -12,14 +12,9 @@
 # Parking-PT-208 with traces, then the GPU tests of every storage and
 # frontier on it, in the time left.
 # Carry .device/s40 and set D=.device/s40.
-set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../../.."
-out=${OUT:-/tmp/out}
-d=${D:?set D to the carried folder}
-mkdir -p "$out"
-exec > >(tee "$out/run-f.txt") 2>&1
-start=$(date +%s)
+log=run-f
 source "$here/common.sh"
 for model in AutoFlight-PT-06a Parking-PT-208 Philosophers-PT-000020; do
   for k in main pft2 dp; do run $k tree no-trace $model; done
