@@ -1362,7 +1362,11 @@ mod tests {
         };
         let long = time_bounded_until(&chain, &all, &goal, 1e4, &roomy);
         let bound = long.error_bounds.as_ref().unwrap()[0];
-        assert!(long.converged && long.iterations < 1000, "{}", long.iterations);
+        assert!(
+            long.converged && long.iterations < 1000,
+            "{}",
+            long.iterations
+        );
         assert!((long.values[0] - 1.0).abs() <= bound + 1e-13);
         // A time needing more steps than allowed: nothing computed, said so.
         let far = time_bounded_until(&chain, &all, &goal, 1e300, &options(true));
