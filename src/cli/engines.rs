@@ -1,5 +1,7 @@
 //! Choosing and running the engine the user asked for.
 
+use std::time::Duration;
+
 use clap::Args;
 
 use super::output::note;
@@ -63,6 +65,9 @@ pub fn run(
             (cpu::explore(net, search, &options), None)
         }))
     };
+    if let Some(ranks) = args.gpu.ranks {
+        return run_rank(args, ranks as usize, net, search, keep_space);
+    }
     let ordinal = args.limits.device.unwrap_or(0);
     match args.engine {
         EngineChoice::Reference => Ok(EngineRun::on_cpu(if keep_space {
@@ -77,6 +82,59 @@ pub fn run(
             None => cpu(),
         },
     }
+}
+
+/// How long a rank other than 0 waits for rank 0's rendezvous file.
+const RENDEZVOUS_PATIENCE: Duration = Duration::from_secs(300);
+
+/// Runs this process's rank of a search split over `ranks` processes
+/// (`--ranks`, `--rank`, `--rendezvous`), on the GPU `--device` names, else
+/// its rank modulo the visible GPUs.
+fn run_rank(
+    args: &CheckArgs,
+    ranks: usize,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    keep_space: bool,
+) -> Result<EngineRun, Error> {
+    let usage = |message: String| Err(Error::Usage(message));
+    let (Some(rank), Some(rendezvous)) = (args.gpu.rank, &args.gpu.rendezvous) else {
+        return usage("--ranks needs --rank and --rendezvous".into());
+    };
+    let rank = rank as usize;
+    if rank >= ranks {
+        return usage(format!(
+            "--rank {rank} with --ranks {ranks}: ranks are numbered from 0 to {}",
+            ranks - 1
+        ));
+    }
+    if keep_space {
+        return usage("--ranks: --livelock runs on one GPU".into());
+    }
+    if matches!(args.engine, EngineChoice::Cpu | EngineChoice::Reference) {
+        return usage(format!(
+            "--ranks splits a GPU search; --engine {} runs none",
+            if args.engine == EngineChoice::Cpu {
+                "cpu"
+            } else {
+                "reference"
+            }
+        ));
+    }
+    let ordinal = args
+        .limits
+        .device
+        .unwrap_or_else(|| rank % Device::count().max(1));
+    let device = Device::open(ordinal).map_err(|e| Error::Usage(format!("--ranks: {e}")))?;
+    let job = gpu::RankJob {
+        device: device.clone(),
+        rank,
+        ranks,
+        rendezvous: rendezvous.clone(),
+        patience: RENDEZVOUS_PATIENCE,
+    };
+    let run = gpu::explore_rank(&job, net, search, &gpu_options(&args.gpu))?;
+    Ok(gpu_run(&device, run, None))
 }
 
 /// Opens GPU `ordinal` for `--engine gpu`: without one, a usage error
@@ -169,6 +227,11 @@ fn run_gpu(
     } else {
         (gpu::explore(device, net, search, &options)?, None)
     };
+    Ok(gpu_run(device, run, space))
+}
+
+/// The report's view of a GPU search on `device` (the first of several).
+fn gpu_run(device: &Device, run: gpu::GpuExploration, space: Option<StateSpace>) -> EngineRun {
     let mut details = vec![
         ("device".to_string(), device.description()),
         (
@@ -270,14 +333,14 @@ fn run_gpu(
     if run.exploration.completion == Completion::TableFull {
         notes.push(table_full_note(&run));
     }
-    Ok(EngineRun {
+    EngineRun {
         exploration: run.exploration,
         details,
         on_gpu: true,
         space,
         notes,
         partitioning: run.partitioning.map(|split| *split),
-    })
+    }
 }
 
 /// The devices and partitions a search is split over (`--gpus`,

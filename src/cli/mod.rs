@@ -387,6 +387,29 @@ pub struct GpuArgs {
     /// machine of one GPU.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=127))]
     pub partitions: Option<u32>,
+    /// GPU: split the search over N processes, on one host or several
+    /// (docs/GPU.md shows launches by mpirun and srun), one GPU and one
+    /// partition each, joined by NCCL. Start every rank with the same model
+    /// and options, and --rank and --rendezvous; a rank takes the GPU
+    /// --device names, else its rank modulo the visible GPUs.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(2..=127),
+        requires_all = ["rank", "rendezvous"],
+        conflicts_with_all = ["gpus", "partitions"]
+    )]
+    pub ranks: Option<u32>,
+    /// GPU, with --ranks: this process's rank, from 0. Rank 0 prints the
+    /// report and writes --trace-out; the others print no report.
+    #[arg(long, value_name = "R", requires = "ranks")]
+    pub rank: Option<u32>,
+    /// GPU, with --ranks: a path that every rank can read (on a shared
+    /// file system across hosts) and that does not exist yet. Rank 0
+    /// writes NCCL's id there, the others wait for it (up to 5 minutes),
+    /// and rank 0 removes it once all have joined.
+    #[arg(long, value_name = "FILE", requires = "ranks")]
+    pub rendezvous: Option<PathBuf>,
     /// GPU, with tree storage: how the table keeps a state's root,
     /// `compact` (the default: 47 bits by quotienting, 6.1 bytes a slot,
     /// 11.6 with traces; a table of at least 256 MiB) or `pairs` (two
@@ -438,6 +461,9 @@ impl GpuArgs {
             (self.initial_table.is_some(), "--initial-table"),
             (self.gpus.is_some(), "--gpus"),
             (self.partitions.is_some(), "--partitions"),
+            (self.ranks.is_some(), "--ranks"),
+            (self.rank.is_some(), "--rank"),
+            (self.rendezvous.is_some(), "--rendezvous"),
             (self.tree_roots.is_some(), "--tree-roots"),
         ]
         .into_iter()
@@ -929,7 +955,10 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         Some(path) => check_output_path(path, &args.input.model, "--trace-out")?,
         None => {}
     }
-    let progress = (!cli.quiet && std::io::stderr().is_terminal()).then(progress_line);
+    // The ranks of a search split over processes, but rank 0, print no
+    // progress and no report, and write no trace.
+    let follower = args.gpu.rank.is_some_and(|rank| rank > 0);
+    let progress = (!cli.quiet && !follower && std::io::stderr().is_terminal()).then(progress_line);
     let interruption = Interruption::arm(args.limits.timeout, cli.quiet);
     let search = SearchOptions {
         check_deadlock: args.deadlock,
@@ -985,7 +1014,7 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         (None, Some(l)) => Some(l.to_aut()),
         (None, None) => None,
     };
-    if let (Some(path), Some(aut)) = (&args.trace_out, aut)
+    if let (Some(path), Some(aut), false) = (&args.trace_out, aut, follower)
         && let Err(e) = aut.and_then(|text| std::fs::write(path, text))
     {
         warnings.push(format!(
@@ -1025,6 +1054,7 @@ fn check(cli: &Cli, args: &CheckArgs) -> Result<i32, Error> {
         rounds: split.rounds,
     });
     match cli.format {
+        _ if follower => {}
         OutputFormat::Text => emit(&report.to_text())?,
         OutputFormat::Json => emit(&format!("{}\n", to_json(&report)?))?,
     }

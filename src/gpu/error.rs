@@ -51,6 +51,10 @@ pub enum GpuError {
         /// What did not agree.
         detail: String,
     },
+    /// The processes of a search split over several (`--ranks`) could not
+    /// find each other.
+    #[error("could not join the job's other processes: {0}")]
+    Join(String),
     /// The caller's stop signal was set before the work was done (a race
     /// won by another contestant, a timeout): nothing failed.
     #[error("stopped before the GPU was done")]
@@ -72,7 +76,10 @@ impl GpuError {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            GpuError::Unavailable(_) | GpuError::OutOfMemory { .. } | GpuError::Invalid(_)
+            GpuError::Unavailable(_)
+                | GpuError::OutOfMemory { .. }
+                | GpuError::Invalid(_)
+                | GpuError::Join(_)
         )
     }
 }

@@ -182,6 +182,53 @@ fn usage_errors_exit_2_and_help_exits_0() {
     );
 }
 
+/// A search split over processes (`--ranks`) is checked before any GPU is
+/// asked for: the rank's range, the engine, and --livelock.
+#[test]
+fn ranks_of_a_split_search_are_checked() {
+    let model = "specs/philosophers3.net";
+    let fails = |args: &[&str], expected: &str| {
+        let o = warpcheck(&[&["check", model], args].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&o), expected, "{args:?}");
+    };
+    let split = ["--ranks", "2", "--rendezvous", "job.id"];
+    fails(
+        &[&split[..], &["--rank", "2"]].concat(),
+        "error: --rank 2 with --ranks 2: ranks are numbered from 0 to 1\n",
+    );
+    fails(
+        &[&split[..], &["--rank", "1", "--engine", "cpu"]].concat(),
+        "error: --ranks splits a GPU search; --engine cpu runs none\n",
+    );
+    fails(
+        &[&split[..], &["--rank", "0", "--livelock"]].concat(),
+        "error: --ranks: --livelock runs on one GPU\n",
+    );
+    let o = warpcheck(&["check", model, "--ranks", "2", "--rank", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with(
+            "error: the following required arguments were not provided:\n  --rendezvous <FILE>"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = warpcheck(&[&["check", model, "--gpus", "2", "--rank", "0"], &split[..]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("error: the argument '--gpus <N|all>' cannot be used with '--ranks"),
+        "{}",
+        stderr(&o)
+    );
+    // No file is left where the rendezvous would have been.
+    assert!(
+        !Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("job.id")
+            .exists()
+    );
+}
+
 #[test]
 fn state_limit_gives_exit_3_and_no_verdict() {
     let o = warpcheck(&[

@@ -395,6 +395,101 @@ fn the_cli_splits_the_search() {
     });
 }
 
+/// A search split over processes (`--ranks`), one per visible GPU, each
+/// started as its own `warpcheck check`: rank 0 reports the reference's
+/// counts, verdict and trace length (its trace crosses the processes), the
+/// other ranks print no report and exit alike, and the rendezvous file is
+/// gone. With fewer than two GPUs or without NCCL the test says SKIPPED
+/// (NCCL puts no two ranks on one GPU).
+#[test]
+fn ranks_in_separate_processes_match_the_reference() {
+    with_gpu(|_| {
+        let ranks = Device::count();
+        if ranks < 2 || !gpu::nccl_available() {
+            println!("SKIPPED: a search over processes needs two GPUs and NCCL");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let rendezvous = dir.path().join("job.id");
+        // Ten philosophers deadlock; five barrier subsystems (13^5 states)
+        // do not.
+        for (text, deadlock) in [
+            (generate::philosophers(10).unwrap(), true),
+            (generate::barrier(5).unwrap(), false),
+        ] {
+            let model = dir.path().join(if deadlock {
+                "deadlock.net"
+            } else {
+                "barrier.net"
+            });
+            std::fs::write(&model, text).unwrap();
+            let model = model.to_str().unwrap();
+            let processes: Vec<_> = (0..ranks)
+                .map(|rank| {
+                    Command::new(binary())
+                        .args(["--format", "json", "check", model, "--deadlock"])
+                        .args(["--engine", "gpu", "--memory", "1G"])
+                        .args(["--ranks", &ranks.to_string(), "--rank", &rank.to_string()])
+                        .arg("--rendezvous")
+                        .arg(&rendezvous)
+                        .stdout(std::process::Stdio::piped())
+                        .stderr(std::process::Stdio::piped())
+                        .spawn()
+                        .unwrap()
+                })
+                .collect();
+            let outputs: Vec<_> = processes
+                .into_iter()
+                .map(|process| process.wait_with_output().unwrap())
+                .collect();
+            let network = warpcheck::frontend::load(Path::new(model)).unwrap();
+            let net = EncodedNetwork::new(&network).unwrap();
+            // A search that stops at a deadlock counts what its level
+            // stored: only a complete one's counts are the reference's.
+            let reference = reference::explore(&net, &search(!deadlock));
+            let code = if deadlock { 1 } else { 0 };
+            for (rank, output) in outputs.iter().enumerate() {
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                assert_eq!(
+                    output.status.code(),
+                    Some(code),
+                    "{model} rank {rank}: {stderr}"
+                );
+                if rank > 0 {
+                    assert!(output.stdout.is_empty(), "{model} rank {rank}");
+                }
+            }
+            let report: serde_json::Value = serde_json::from_slice(&outputs[0].stdout).unwrap();
+            if !deadlock {
+                assert_eq!(
+                    (
+                        report["states"].as_u64(),
+                        report["transitions"].as_u64(),
+                        report["depth"].as_u64()
+                    ),
+                    (
+                        Some(reference.states),
+                        Some(reference.transitions),
+                        Some(u64::from(reference.depth))
+                    ),
+                    "{model}"
+                );
+            }
+            assert_eq!(report["partitions"]["gpus"].as_u64(), Some(ranks as u64));
+            assert_eq!(report["partitions"]["exchange"], "NCCL between processes");
+            let steps = reference
+                .first
+                .as_ref()
+                .and_then(|finding| finding.trace.as_ref())
+                .map(|trace| trace.actions.len());
+            let reported = report["trace"]["steps"].as_array().map(Vec::len);
+            assert_eq!(reported, steps, "{model}");
+            assert!(!rendezvous.exists());
+            println!("{model}: {ranks} ranks agree with the reference");
+        }
+    });
+}
+
 /// Every model of `$WARPCHECK_MCC` (a copy of `../shared/mcc`) with at
 /// most `$WARPCHECK_MCC_MAX` states, split over every visible GPU (NCCL),
 /// or in 2 partitions of the one GPU: the published state and transition

@@ -18,6 +18,7 @@ mod device_net;
 mod graph;
 pub mod kernel;
 mod partitioned;
+mod rendezvous;
 mod rules;
 mod search;
 mod tree;
@@ -34,7 +35,7 @@ use crate::explore::livelock::{self, StateSpace, StateVectors};
 use crate::explore::{Completion, Exploration, SearchOptions, Storage, outcome};
 use crate::gpu::{Device, GpuError};
 pub use graph::{DeviceGraph, TableGraph};
-pub use partitioned::{explore_partitioned, nccl_available, partition_of};
+pub use partitioned::{RankJob, explore_partitioned, explore_rank, nccl_available, partition_of};
 
 /// How the kernels read the encoded network. Textures are the default:
 /// they took less search time than `__ldg` on every model measured

@@ -19,14 +19,17 @@
 //! share of the memory holds from the start (a growth renumbers slots, and
 //! every partition holds links into every other one).
 
+use std::ffi::c_char;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use cudarc::nccl::safe::Comm;
+use cudarc::nccl::safe::{Comm, Id};
 
 use super::device_net::DeviceNet;
 use super::kernel::{SearchParams, found, stat, stop};
+use super::rendezvous;
 use super::search::{
     Buffers, Geometry, Launcher, Measured, NODE_SHARE, NodeTable, StateReader, StoredStates,
     ending_of, exploration_of, finding, memory_budget, place_initial,
@@ -165,7 +168,33 @@ impl Partition {
     }
 }
 
-/// Moves each partition's messages to the partitions that own them.
+/// The partitions this process drives: partitions `first..first +
+/// parts.len()` of the search (all of them unless the search is split over
+/// several processes).
+struct Local {
+    first: usize,
+    parts: Vec<Partition>,
+}
+
+impl Local {
+    /// Partition `partition`, if this process drives it.
+    fn get(&self, partition: usize) -> Option<&Partition> {
+        self.parts.get(partition.checked_sub(self.first)?)
+    }
+
+    /// Partition `partition`, if this process drives it.
+    fn get_mut(&mut self, partition: usize) -> Option<&mut Partition> {
+        self.parts.get_mut(partition.checked_sub(self.first)?)
+    }
+
+    /// The partitions this process drives.
+    fn indices(&self) -> std::ops::Range<usize> {
+        self.first..self.first + self.parts.len()
+    }
+}
+
+/// Moves each partition's messages to the partitions that own them, and
+/// tells every process what the partitions of the others counted.
 trait Exchange {
     /// How, in reports.
     fn name(&self) -> &'static str;
@@ -174,18 +203,42 @@ trait Exchange {
     /// from the region for its owner in its source's outbox into the
     /// owner's inbox, where the source's messages follow those of the
     /// partitions below it (`counts[s][d]`: all messages from `s` to `d`
-    /// this round). The copies into a partition's inbox are queued on
-    /// [`Exchange::arrivals`] of that partition.
+    /// this round): the sends of the pieces from partitions of `parts`, the
+    /// receipts of those to them. The copies into a partition's inbox are
+    /// queued on [`Exchange::arrivals`] of that partition.
     fn exchange(
         &mut self,
-        parts: &mut [Partition],
+        parts: &mut Local,
         pieces: &[Piece],
         counts: &[Vec<u64>],
         words: usize,
     ) -> Result<(), GpuError>;
 
-    /// The stream on which messages for partition `owner` arrive.
-    fn arrivals(&self, parts: &[Partition], owner: usize) -> Arc<CudaStream>;
+    /// The stream on which messages for partition `owner` (one of
+    /// `parts`) arrive.
+    fn arrivals(&self, parts: &Local, owner: usize) -> Arc<CudaStream>;
+
+    /// Every partition's row of numbers, given `rows`, those of the
+    /// partitions of `parts` in order; the rows are equally long.
+    fn gather(&self, parts: &Local, rows: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, GpuError>;
+
+    /// The `length` numbers that partition `root` shares, in every
+    /// process; `mine` holds them where `root` is one of `parts`.
+    fn share(
+        &self,
+        parts: &Local,
+        root: usize,
+        mine: Option<Vec<u64>>,
+        length: usize,
+    ) -> Result<Vec<u64>, GpuError>;
+}
+
+/// [`Exchange::share`] where every partition is driven here: `mine`.
+fn shared_here(root: usize, mine: Option<Vec<u64>>) -> Result<Vec<u64>, GpuError> {
+    mine.ok_or_else(|| GpuError::Inconsistent {
+        during: EXCHANGING,
+        detail: format!("partition {root} is not driven by this process"),
+    })
 }
 
 /// Messages moved at a time between two partitions: the owner stores a
@@ -257,17 +310,18 @@ impl Exchange for DeviceCopies {
         "device copies"
     }
 
-    fn arrivals(&self, parts: &[Partition], _owner: usize) -> Arc<CudaStream> {
-        parts[0].device.stream().clone()
+    fn arrivals(&self, parts: &Local, _owner: usize) -> Arc<CudaStream> {
+        parts.parts[0].device.stream().clone()
     }
 
     fn exchange(
         &mut self,
-        parts: &mut [Partition],
+        parts: &mut Local,
         pieces: &[Piece],
         counts: &[Vec<u64>],
         words: usize,
     ) -> Result<(), GpuError> {
+        let parts = &mut parts.parts;
         let bytes = 4 * words as u64;
         let outboxes: Vec<u64> = parts
             .iter()
@@ -301,15 +355,35 @@ impl Exchange for DeviceCopies {
         }
         Ok(())
     }
+
+    fn gather(&self, _parts: &Local, rows: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, GpuError> {
+        Ok(rows)
+    }
+
+    fn share(
+        &self,
+        _parts: &Local,
+        root: usize,
+        mine: Option<Vec<u64>>,
+        _length: usize,
+    ) -> Result<Vec<u64>, GpuError> {
+        shared_here(root, mine)
+    }
 }
 
 /// One partition per GPU: grouped NCCL sends and receives, on a stream of
 /// the highest priority on each GPU, so that the next chunk's copies get
 /// room on the device before the blocks storing the last one. (Measured
-/// only together with the chunking, not apart from it.)
+/// only together with the chunking, not apart from it.) One process holds
+/// the communicators of all GPUs, or each process of a job (`--ranks`) the
+/// one of its GPU.
 struct Nccl {
+    /// The communicators of the ranks driven here, from rank `first` on.
     comms: Vec<Comm>,
     streams: Vec<Arc<CudaStream>>,
+    first: usize,
+    /// Ranks in all.
+    ranks: usize,
 }
 
 /// Whether the NCCL library (`libnccl.so`) can be loaded: what a search
@@ -319,40 +393,104 @@ pub fn nccl_available() -> bool {
     unsafe { cudarc::nccl::sys::is_culib_present() }
 }
 
+/// Fails unless NCCL can be loaded.
+fn require_nccl() -> Result<(), GpuError> {
+    if nccl_available() {
+        Ok(())
+    } else {
+        Err(GpuError::Unavailable(
+            "the NCCL library (libnccl.so) cannot be loaded; put the directory of \
+             libnccl.so (a link to libnccl.so.2 will do) on LD_LIBRARY_PATH"
+                .into(),
+        ))
+    }
+}
+
+/// A stream of the highest priority on `device`, for NCCL.
+fn nccl_stream(device: &Device) -> Result<Arc<CudaStream>, GpuError> {
+    let (_, greatest) = cudarc::driver::result::stream::get_priority_range()
+        .map_err(GpuError::driver("creating a stream"))?;
+    device
+        .context()
+        .new_stream_with_priority(greatest)
+        .map_err(GpuError::driver("creating a stream"))
+}
+
 impl Nccl {
     /// A communicator over `devices`' streams, rank `i` on device `i`.
     fn new(devices: &[Device]) -> Result<Nccl, GpuError> {
-        if !nccl_available() {
-            return Err(GpuError::Unavailable(
-                "the NCCL library (libnccl.so) cannot be loaded; put the directory of \
-                 libnccl.so (a link to libnccl.so.2 will do) on LD_LIBRARY_PATH"
-                    .into(),
-            ));
-        }
-        let (_, greatest) = cudarc::driver::result::stream::get_priority_range()
-            .map_err(GpuError::driver("creating a stream"))?;
+        require_nccl()?;
         let streams = devices
             .iter()
-            .map(|device| {
-                device
-                    .context()
-                    .new_stream_with_priority(greatest)
-                    .map_err(GpuError::driver("creating a stream"))
-            })
+            .map(nccl_stream)
             .collect::<Result<Vec<_>, _>>()?;
         let comms = Comm::from_devices(streams.clone()).map_err(nccl_error)?;
-        let nccl = Nccl { comms, streams };
+        let nccl = Nccl {
+            comms,
+            streams,
+            first: 0,
+            ranks: devices.len(),
+        };
         nccl.connect(devices)?;
         Ok(nccl)
+    }
+
+    /// Rank `job.rank` of a job's communicator, on `job.device`, found
+    /// through the job's rendezvous file (`model`: the fingerprint that
+    /// the ranks compare).
+    fn join(job: &RankJob, model: u64) -> Result<Nccl, GpuError> {
+        require_nccl()?;
+        let stream = nccl_stream(&job.device)?;
+        let id = if job.rank == 0 {
+            let id = Id::new().map_err(nccl_error)?;
+            let invitation = rendezvous::Invitation {
+                ranks: job.ranks,
+                model,
+                id: id.internal().map(|byte| byte as u8),
+            };
+            rendezvous::publish(&job.rendezvous, &invitation)?;
+            id
+        } else {
+            let invitation =
+                rendezvous::await_invitation(&job.rendezvous, job.ranks, model, job.patience)?;
+            Id::uninit(invitation.id.map(|byte| byte as c_char))
+        };
+        job.device
+            .context()
+            .bind_to_thread()
+            .map_err(GpuError::driver("joining the other ranks"))?;
+        // Returns once every rank has joined, so that the file has served.
+        let joined = Comm::from_rank(stream.clone(), job.rank, job.ranks, id).map_err(nccl_error);
+        if job.rank == 0 {
+            // The job goes on without it: the next job that is given this
+            // path says that it exists.
+            if let Err(error) = rendezvous::withdraw(&job.rendezvous) {
+                tracing::warn!("{error}");
+            }
+        }
+        let nccl = Nccl {
+            comms: vec![joined?],
+            streams: vec![stream],
+            first: job.rank,
+            ranks: job.ranks,
+        };
+        nccl.connect(std::slice::from_ref(&job.device))?;
+        Ok(nccl)
+    }
+
+    /// Whether every rank is driven here.
+    fn holds_all(&self) -> bool {
+        self.comms.len() == self.ranks
     }
 
     /// Sends a word between every pair of GPUs and waits for it: NCCL
     /// connects a pair at its first send and receive, which took 54 ms on
     /// two H200s (the first level's exchange,
     /// `benches/results/2026-11-29l-h200x2-nccl/autoflight-vv.txt`), so
-    /// that it counts as set-up, not search.
+    /// that it counts as set-up, not search. `devices` are those of the
+    /// ranks driven here.
     fn connect(&self, devices: &[Device]) -> Result<(), GpuError> {
-        let ranks = devices.len();
+        let ranks = self.ranks;
         // Word `r` of rank `r`'s buffer is sent; word `p` receives peer `p`'s.
         let mut words = devices
             .iter()
@@ -360,12 +498,13 @@ impl Nccl {
             .collect::<Result<Vec<_>, _>>()?;
         cudarc::nccl::result::group_start().map_err(nccl_error)?;
         let mut queued = Ok(());
-        for (rank, buffer) in words.iter_mut().enumerate() {
+        for (here, buffer) in words.iter_mut().enumerate() {
+            let rank = self.first + here;
             for peer in (0..ranks).filter(|&peer| peer != rank) {
                 queued =
-                    queued.and(self.comms[rank].send(&buffer.slice(rank..rank + 1), peer as i32));
+                    queued.and(self.comms[here].send(&buffer.slice(rank..rank + 1), peer as i32));
                 queued = queued.and(
-                    self.comms[rank]
+                    self.comms[here]
                         .recv(&mut buffer.slice_mut(peer..peer + 1), peer as i32)
                         .map(drop),
                 );
@@ -392,23 +531,27 @@ fn nccl_error(error: cudarc::nccl::result::NcclError) -> GpuError {
 
 impl Exchange for Nccl {
     fn name(&self) -> &'static str {
-        "NCCL"
+        if self.holds_all() {
+            "NCCL"
+        } else {
+            "NCCL between processes"
+        }
     }
 
-    fn arrivals(&self, _parts: &[Partition], owner: usize) -> Arc<CudaStream> {
-        self.streams[owner].clone()
+    fn arrivals(&self, _parts: &Local, owner: usize) -> Arc<CudaStream> {
+        self.streams[owner - self.first].clone()
     }
 
     fn exchange(
         &mut self,
-        parts: &mut [Partition],
+        parts: &mut Local,
         pieces: &[Piece],
         counts: &[Vec<u64>],
         words: usize,
     ) -> Result<(), GpuError> {
         let words = words as u64;
         // The copies follow the kernels that filled the outboxes.
-        for (stream, part) in self.streams.iter().zip(parts.iter()) {
+        for (stream, part) in self.streams.iter().zip(parts.parts.iter()) {
             stream
                 .join(part.device.stream())
                 .map_err(GpuError::driver(EXCHANGING))?;
@@ -418,30 +561,79 @@ impl Exchange for Nccl {
         for piece in pieces {
             let (source, owner) = (piece.source, piece.owner);
             let length = piece.messages * words;
-            let sender = &parts[source];
-            let at =
-                (region(source, owner) as u64 * sender.params.out_capacity + piece.first) * words;
-            queued = queued.and(self.comms[source].send(
-                &sender.outbox.slice(at as usize..(at + length) as usize),
-                owner as i32,
-            ));
-            let at = piece.inbox_at(counts) * words;
-            queued = queued.and(
-                self.comms[owner]
-                    .recv(
-                        &mut parts[owner]
-                            .inbox
-                            .slice_mut(at as usize..(at + length) as usize),
-                        source as i32,
-                    )
-                    .map(drop),
-            );
+            if let Some(sender) = parts.get(source) {
+                let at = (region(source, owner) as u64 * sender.params.out_capacity + piece.first)
+                    * words;
+                queued = queued.and(self.comms[source - self.first].send(
+                    &sender.outbox.slice(at as usize..(at + length) as usize),
+                    owner as i32,
+                ));
+            }
+            if let Some(receiver) = parts.get_mut(owner) {
+                let at = piece.inbox_at(counts) * words;
+                queued = queued.and(
+                    self.comms[owner - self.first]
+                        .recv(
+                            &mut receiver
+                                .inbox
+                                .slice_mut(at as usize..(at + length) as usize),
+                            source as i32,
+                        )
+                        .map(drop),
+                );
+            }
         }
         // The group ends whatever failed inside it.
         let ended = cudarc::nccl::result::group_end();
         queued.map_err(nccl_error)?;
         ended.map_err(nccl_error)?;
         Ok(())
+    }
+
+    fn gather(&self, parts: &Local, rows: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, GpuError> {
+        if self.holds_all() {
+            return Ok(rows);
+        }
+        // One rank here: its row, gathered from every rank by NCCL.
+        let (stream, mine) = (&self.streams[0], &rows[0]);
+        let sent = stream
+            .clone_htod(mine)
+            .map_err(GpuError::driver(EXCHANGING))?;
+        let mut all = stream
+            .alloc_zeros::<u64>(mine.len() * self.ranks)
+            .map_err(GpuError::driver(EXCHANGING))?;
+        self.comms[0]
+            .all_gather(&sent, &mut all)
+            .map_err(nccl_error)?;
+        let all = stream
+            .clone_dtoh(&all)
+            .map_err(GpuError::driver(EXCHANGING))?;
+        debug_assert_eq!(parts.parts.len(), 1);
+        Ok(all.chunks(mine.len().max(1)).map(<[u64]>::to_vec).collect())
+    }
+
+    fn share(
+        &self,
+        _parts: &Local,
+        root: usize,
+        mine: Option<Vec<u64>>,
+        length: usize,
+    ) -> Result<Vec<u64>, GpuError> {
+        if self.holds_all() {
+            return shared_here(root, mine);
+        }
+        let stream = &self.streams[0];
+        let mut numbers = match &mine {
+            Some(mine) => stream.clone_htod(mine),
+            None => stream.alloc_zeros::<u64>(length),
+        }
+        .map_err(GpuError::driver(EXCHANGING))?;
+        self.comms[0]
+            .broadcast_in_place(&mut numbers, root as i32)
+            .map_err(nccl_error)?;
+        stream
+            .clone_dtoh(&numbers)
+            .map_err(GpuError::driver(EXCHANGING))
     }
 }
 
@@ -457,15 +649,148 @@ pub fn explore_partitioned(
     search: &SearchOptions,
     options: &GpuOptions,
 ) -> Result<GpuExploration, GpuError> {
-    if !(2..=MAX_PARTITIONS).contains(&partitions) {
-        return Err(GpuError::Invalid(format!(
-            "a partitioned search takes 2 to {MAX_PARTITIONS} partitions, not {partitions}"
-        )));
-    }
     if devices.len() != 1 && devices.len() != partitions {
         return Err(GpuError::Invalid(format!(
             "{partitions} partitions need one device or {partitions}, not {}",
             devices.len()
+        )));
+    }
+    split_search(
+        Placement::Here {
+            devices,
+            partitions,
+        },
+        net,
+        search,
+        options,
+    )
+}
+
+/// One process of a search split over several processes (a job of
+/// `ranks` ranks, on one host or several): rank `rank` drives partition
+/// `rank` on `device`. Every rank is started with the same model and
+/// options; they find each other through the file `rendezvous` (see
+/// `rendezvous.rs`) and exchange successors, counts and trace states
+/// through NCCL.
+#[derive(Debug, Clone)]
+pub struct RankJob {
+    /// The GPU of this rank.
+    pub device: Device,
+    /// This process's rank, below `ranks`.
+    pub rank: usize,
+    /// Processes in the job, one partition each.
+    pub ranks: usize,
+    /// A path that every rank can read and rank 0 can create (on a shared
+    /// file system where the ranks run on several hosts), which does not
+    /// exist when the job starts.
+    pub rendezvous: PathBuf,
+    /// How long a rank other than 0 waits for rank 0's file.
+    pub patience: Duration,
+}
+
+/// Runs rank `job.rank`'s share of a search split over `job.ranks`
+/// processes ([`RankJob`]). Every rank returns the whole search's counts,
+/// verdict and trace, those of [`super::explore`]; `--memory`
+/// (`search.memory_bytes`) is this rank's. A rank that fails leaves the
+/// others waiting in NCCL: the launcher (`mpirun`, `srun`) ends them.
+pub fn explore_rank(
+    job: &RankJob,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    options: &GpuOptions,
+) -> Result<GpuExploration, GpuError> {
+    if job.rank >= job.ranks {
+        return Err(GpuError::Invalid(format!(
+            "rank {} of a job of {} ranks: ranks are numbered from 0",
+            job.rank, job.ranks
+        )));
+    }
+    split_search(Placement::Rank(job), net, search, options)
+}
+
+/// Where the partitions of a split search run.
+enum Placement<'a> {
+    /// Every partition in this process.
+    Here {
+        devices: &'a [Device],
+        partitions: usize,
+    },
+    /// One partition in each process of a job.
+    Rank(&'a RankJob),
+}
+
+impl Placement<'_> {
+    /// Partitions in all.
+    fn partitions(&self) -> usize {
+        match self {
+            Placement::Here { partitions, .. } => *partitions,
+            Placement::Rank(job) => job.ranks,
+        }
+    }
+
+    /// The devices of this process.
+    fn devices(&self) -> &[Device] {
+        match self {
+            Placement::Here { devices, .. } => devices,
+            Placement::Rank(job) => std::slice::from_ref(&job.device),
+        }
+    }
+
+    /// The first partition this process drives, and how many.
+    fn local(&self) -> (usize, usize) {
+        match self {
+            Placement::Here { partitions, .. } => (0, *partitions),
+            Placement::Rank(job) => (job.rank, 1),
+        }
+    }
+
+    /// GPUs the search runs on, all processes together.
+    fn gpus(&self) -> usize {
+        match self {
+            Placement::Here { devices, .. } => devices.len(),
+            Placement::Rank(job) => job.ranks,
+        }
+    }
+}
+
+/// A fingerprint of the search every rank of a job must run alike: the
+/// network's arrays and the options that decide when levels stop.
+fn job_fingerprint(net: &EncodedNetwork, search: &SearchOptions) -> u64 {
+    let max_states = search.max_states.unwrap_or(u64::MAX);
+    let mut words = vec![
+        net.words() as u32,
+        u32::from(search.no_trace),
+        u32::from(search.check_deadlock),
+        u32::from(search.keep_going),
+        max_states as u32,
+        (max_states >> 32) as u32,
+    ];
+    for array in [
+        &net.proc_offsets,
+        &net.state_offsets,
+        &net.transitions,
+        &net.rule_participant_offsets,
+        &net.rule_participants,
+        &net.rule_actions,
+        &net.initial,
+    ] {
+        words.push(array.len() as u32);
+        words.extend_from_slice(array);
+    }
+    hash_words(&words)
+}
+
+/// The search of [`explore_partitioned`] and [`explore_rank`].
+fn split_search(
+    placement: Placement,
+    net: &EncodedNetwork,
+    search: &SearchOptions,
+    options: &GpuOptions,
+) -> Result<GpuExploration, GpuError> {
+    let partitions = placement.partitions();
+    if !(2..=MAX_PARTITIONS).contains(&partitions) {
+        return Err(GpuError::Invalid(format!(
+            "a partitioned search takes 2 to {MAX_PARTITIONS} partitions, not {partitions}"
         )));
     }
     if !options.work_claiming {
@@ -475,6 +800,7 @@ pub fn explore_partitioned(
                 .into(),
         ));
     }
+    let devices = placement.devices();
     let started = Instant::now();
     if let Some(exploration) =
         outcome::initial_error(net, search, super::engine_name(&devices[0]), started)
@@ -487,39 +813,43 @@ pub fn explore_partitioned(
         Storage::Auto => net.words() >= super::AUTO_TREE_WORDS,
     };
     let options = &super::for_storage(options, tree, true);
-    let mut exchange: Box<dyn Exchange> = if devices.len() == 1 {
-        Box::new(DeviceCopies)
-    } else {
-        Box::new(Nccl::new(devices)?)
+    let mut exchange: Box<dyn Exchange> = match placement {
+        Placement::Here { devices, .. } if devices.len() == 1 => Box::new(DeviceCopies),
+        Placement::Here { devices, .. } => Box::new(Nccl::new(devices)?),
+        Placement::Rank(job) => Box::new(Nccl::join(job, job_fingerprint(net, search))?),
     };
     // Each device's memory, split among its partitions before any takes
     // its share.
-    let share = (partitions / devices.len()) as u64;
+    let (first, here) = placement.local();
+    let share = (here / devices.len()) as u64;
     let budgets = devices
         .iter()
         .map(|device| Ok(memory_budget(device, search)? / share))
         .collect::<Result<Vec<u64>, GpuError>>()?;
-    let mut parts = (0..partitions)
+    let parts = (first..first + here)
         .map(|p| {
             let at = p % devices.len();
             let (device, budget) = (&devices[at], budgets[at]);
             Partition::allocate(device, p, partitions, budget, net, search, options, tree)
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let mut local = Local { first, parts };
     let owner = partition_of(hash_words(&net.initial), partitions);
-    let initial_nodes = {
-        let part = &mut parts[owner];
-        let (device, kernel) = (part.device.clone(), part.launcher.kernel);
-        place_initial(
-            &device,
-            &kernel,
-            &mut part.buffers,
-            &part.params,
-            &net.initial,
-        )?
-        .1
+    let initial_nodes = match local.get_mut(owner) {
+        Some(part) => {
+            let (device, kernel) = (part.device.clone(), part.launcher.kernel);
+            place_initial(
+                &device,
+                &kernel,
+                &mut part.buffers,
+                &part.params,
+                &net.initial,
+            )?
+            .1
+        }
+        None => 0,
     };
-    for (p, part) in parts.iter_mut().enumerate() {
+    for (p, part) in local.indices().zip(local.parts.iter_mut()) {
         let mut stats = [0u64; stat::WORDS];
         stats[stat::FOUND] = u64::MAX;
         stats[stat::FOUND_FATAL] = u64::MAX;
@@ -537,7 +867,7 @@ pub fn explore_partitioned(
     let words = message_words(net.words(), !search.no_trace);
     let max_states = search.max_states.unwrap_or(u64::MAX);
     let mut traffic = Partitioning {
-        devices: devices.len(),
+        devices: placement.gpus(),
         exchange: exchange.name(),
         states: Vec::new(),
         messages: 0,
@@ -546,67 +876,95 @@ pub fn explore_partitioned(
         moving: Duration::ZERO,
         storing: Duration::ZERO,
         rounds: 0,
-        outbox_messages: parts[0].params.out_capacity,
+        outbox_messages: local.parts[0].params.out_capacity,
         outbox_full: false,
     };
     let mut launches = 0u64;
     let mut level = 0u32;
     let mut depth = 0u32;
     let mut states_before = 1u64;
-    let mut interrupted = false;
-    let (per_partition, finished) = loop {
+    let (per_partition, finished, interrupted) = loop {
         // Level `level`, in as many rounds as the outboxes need.
         let per_partition = loop {
             let expand_start = Instant::now();
-            for part in parts.iter_mut() {
+            for part in local.parts.iter_mut() {
                 part.expand(level)?;
                 launches += 1;
             }
-            let mut counts = vec![vec![0u64; partitions]; partitions];
-            let mut yielded = false;
-            for (source, part) in parts.iter().enumerate() {
-                let sent = part
-                    .device
-                    .download(&part.out_counts)
-                    .map_err(|e| running(e, "running the search kernel"))?;
-                yielded |= sent[partitions - 1] != 0;
-                for owner in (0..partitions).filter(|&owner| owner != source) {
-                    counts[source][owner] =
-                        sent[region(source, owner)].min(part.params.out_capacity);
-                }
-            }
+            // Each partition's messages for every region (at most a
+            // region's capacity), then its flag that the level goes on.
+            let sent = local
+                .parts
+                .iter()
+                .map(|part| {
+                    let mut sent = part
+                        .device
+                        .download(&part.out_counts)
+                        .map_err(|e| running(e, "running the search kernel"))?;
+                    for count in &mut sent[..partitions - 1] {
+                        *count = (*count).min(part.params.out_capacity);
+                    }
+                    Ok(sent)
+                })
+                .collect::<Result<Vec<_>, GpuError>>()?;
+            let sent = exchange.gather(&local, sent)?;
+            let yielded = sent.iter().any(|row| row[partitions - 1] != 0);
+            let counts: Vec<Vec<u64>> = (0..partitions)
+                .map(|source| {
+                    (0..partitions)
+                        .map(|owner| {
+                            if owner == source {
+                                0
+                            } else {
+                                sent[source][region(source, owner)]
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
             let exchange_start = Instant::now();
             // Chunk by chunk: each owner stores a chunk (on its store
             // stream) while the next one travels (on `arrivals`).
             for pieces in chunks(&counts) {
-                exchange.exchange(&mut parts, &pieces, &counts, words)?;
-                for piece in &pieces {
+                exchange.exchange(&mut local, &pieces, &counts, words)?;
+                let driven = local.indices();
+                for piece in pieces.iter().filter(|p| driven.contains(&p.owner)) {
                     let at = piece.inbox_at(&counts);
-                    let arrivals = exchange.arrivals(&parts, piece.owner);
-                    parts[piece.owner].absorb(at, piece.messages, words, &arrivals)?;
-                    launches += 1;
+                    let arrivals = exchange.arrivals(&local, piece.owner);
+                    if let Some(part) = local.get_mut(piece.owner) {
+                        part.absorb(at, piece.messages, words, &arrivals)?;
+                        launches += 1;
+                    }
                 }
             }
-            for owner in 0..partitions {
+            for owner in local.indices() {
                 exchange
-                    .arrivals(&parts, owner)
+                    .arrivals(&local, owner)
                     .synchronize()
                     .map_err(GpuError::driver(EXCHANGING))?;
             }
             let store_start = Instant::now();
-            for part in &parts {
+            for part in &local.parts {
                 part.store
                     .synchronize()
                     .map_err(GpuError::driver(STORING))?;
             }
-            let per_partition = parts
+            // Each partition's counters, then whether its process was
+            // told to stop (--timeout, Ctrl-C), so that all stop alike.
+            let interrupted = u64::from(search.stop.is_set());
+            let rows = local
+                .parts
                 .iter()
                 .map(|part| {
-                    part.device
+                    let mut row = part
+                        .device
                         .download(&part.stats)
-                        .map_err(|e| running(e, STORING))
+                        .map_err(|e| running(e, STORING))?;
+                    row.push(interrupted);
+                    Ok(row)
                 })
-                .collect::<Result<Vec<_>, _>>()?;
+                .collect::<Result<Vec<_>, GpuError>>()?;
+            let per_partition = exchange.gather(&local, rows)?;
             let messages: u64 = counts.iter().flatten().sum();
             let (expanded, copied, stored) = (
                 exchange_start - expand_start,
@@ -654,16 +1012,41 @@ pub fn explore_partitioned(
         }
         let stopped = per_partition.iter().any(|stats| stats[stat::STOP] != 0);
         if stopped || frontier == 0 || merged[stat::STATES] >= max_states {
-            break (per_partition, frontier == 0);
+            break (per_partition, frontier == 0, false);
         }
-        if search.stop.is_set() {
-            interrupted = true;
-            break (per_partition, false);
+        if per_partition.iter().any(|stats| stats[stat::WORDS] != 0) {
+            break (per_partition, false, true);
         }
     };
     let mut counters = merge(&per_partition);
     counters[stat::DEPTH] = u64::from(depth);
-    let first = first_finding(&parts, &per_partition, net, !search.no_trace)?;
+    // Each partition's slots, bytes allocated, table bytes and node
+    // capacity.
+    let sizes = exchange.gather(
+        &local,
+        local
+            .parts
+            .iter()
+            .map(|part| {
+                vec![
+                    part.buffers.geometry.slots(),
+                    part.bytes,
+                    part.buffers.geometry.table_bytes(),
+                    part.nodes.as_ref().map_or(0, NodeTable::capacity),
+                ]
+            })
+            .collect(),
+    )?;
+    let total = |column: usize| -> u64 { sizes.iter().map(|row| row[column]).sum() };
+    let (slots, bytes, table_bytes, node_capacity) = (total(0), total(1), total(2), total(3));
+    let reader = Partitions {
+        local: &local,
+        exchange: exchange.as_ref(),
+        vector_words: net.words(),
+        partitions,
+        capacity: slots,
+    };
+    let first = first_finding(&reader, &per_partition, net, !search.no_trace)?;
     let stopped: Vec<u64> = per_partition
         .iter()
         .map(|stats| stats[stat::STOP])
@@ -674,8 +1057,7 @@ pub fn explore_partitioned(
         .map(|stats| stats[stat::STATES])
         .collect();
     traffic.outbox_full = stopped.contains(&stop::EXCHANGE_FULL);
-    let geometry = parts[0].buffers.geometry;
-    let slots: u64 = parts.iter().map(|part| part.buffers.geometry.slots()).sum();
+    let geometry = local.parts[0].buffers.geometry;
     let (exploration, redundancy) = exploration_of(
         &counters,
         first,
@@ -684,11 +1066,11 @@ pub fn explore_partitioned(
         &geometry,
         Measured {
             elapsed: search_start.elapsed(),
-            memory_bytes: parts.iter().map(|part| part.bytes).sum(),
+            memory_bytes: bytes,
             engine: format!(
                 "{}; {partitions} partitions on {} GPU(s), exchanging by {}",
-                parts[0].launcher.engine,
-                devices.len(),
+                local.parts[0].launcher.engine,
+                placement.gpus(),
                 exchange.name()
             ),
         },
@@ -696,8 +1078,8 @@ pub fn explore_partitioned(
     let states = exploration.states;
     Ok(GpuExploration {
         exploration,
-        table_bytes: parts.iter().map(|p| p.buffers.geometry.table_bytes()).sum(),
-        budget: parts.iter().map(|part| part.bytes).sum(),
+        table_bytes,
+        budget: bytes,
         slot_bits: if geometry.wide { 64 } else { 32 },
         growths: 0,
         staged_growths: 0,
@@ -707,10 +1089,7 @@ pub fn explore_partitioned(
         capacity: slots,
         capacity_without_traces: slots,
         nodes: counters[stat::NODES],
-        node_capacity: parts
-            .iter()
-            .map(|p| p.nodes.as_ref().map_or(0, NodeTable::capacity))
-            .sum(),
+        node_capacity,
         nodes_full: stopped.contains(&stop::NODES_FULL),
         compact_roots: geometry.compact,
         plain_attempt: None,
@@ -885,7 +1264,7 @@ fn merge(per_partition: &[Vec<u64>]) -> Vec<u64> {
 /// search, else the first partition's first finding; its trace crosses
 /// partitions.
 fn first_finding(
-    parts: &[Partition],
+    reader: &Partitions,
     per_partition: &[Vec<u64>],
     net: &EncodedNetwork,
     trace: bool,
@@ -902,39 +1281,65 @@ fn first_finding(
     };
     let shift = super::search::FOUND_KIND_SHIFT;
     let slot = found & ((1 << shift) - 1);
-    let reader = Partitions {
-        parts,
-        vector_words: net.words(),
-    };
     let link = ((partition as u64) << PARTITION_SHIFT) | slot;
-    finding(&reader, net, link, found >> shift == found::DEADLOCK, trace).map(Some)
+    finding(reader, net, link, found >> shift == found::DEADLOCK, trace).map(Some)
 }
 
-/// Reads states across partitions by links that name their partition.
+/// Reads states across partitions by links that name their partition:
+/// the process that drives a link's partition reads it and shares it with
+/// the others, which all read the same links in the same order.
 struct Partitions<'a> {
-    parts: &'a [Partition],
+    local: &'a Local,
+    exchange: &'a dyn Exchange,
     vector_words: usize,
+    /// Partitions of all processes.
+    partitions: usize,
+    /// Slots of all partitions.
+    capacity: u64,
 }
+
+/// A shared state's first number where it has no predecessor.
+const NO_PREDECESSOR: u64 = u64::MAX;
 
 impl StateReader for Partitions<'_> {
     fn read(&self, link: u64, trace: bool) -> Result<(Vec<u32>, Option<u64>), GpuError> {
         let partition = (link >> PARTITION_SHIFT) as usize;
-        let part = self
-            .parts
-            .get(partition)
-            .ok_or_else(|| GpuError::Inconsistent {
-                during: "rebuilding a trace",
-                detail: format!("a link names partition {partition} of {}", self.parts.len()),
-            })?;
         let slot = link & ((1 << PARTITION_SHIFT) - 1);
-        part.stored(self.vector_words).read(slot, trace)
+        // Every process sees the same links: all stop here alike, rather
+        // than wait for a partition that no process drives.
+        if partition >= self.partitions {
+            return Err(GpuError::Inconsistent {
+                during: "rebuilding a trace",
+                detail: format!("a link names partition {partition} of {}", self.partitions),
+            });
+        }
+        let mine = match self.local.get(partition) {
+            Some(part) => {
+                let (vector, predecessor) = part.stored(self.vector_words).read(slot, trace)?;
+                let mut numbers = vec![predecessor.unwrap_or(NO_PREDECESSOR)];
+                numbers.extend(vector.iter().map(|&word| u64::from(word)));
+                Some(numbers)
+            }
+            None => None,
+        };
+        let inconsistent = |detail: String| GpuError::Inconsistent {
+            during: "rebuilding a trace",
+            detail,
+        };
+        let numbers = self
+            .exchange
+            .share(self.local, partition, mine, 1 + self.vector_words)?;
+        let predecessor = Some(numbers[0]).filter(|&link| link != NO_PREDECESSOR);
+        let vector = numbers[1..]
+            .iter()
+            .map(|&word| u32::try_from(word))
+            .collect::<Result<Vec<u32>, _>>()
+            .map_err(|_| inconsistent("a shared vector word exceeds 32 bits".into()))?;
+        Ok((vector, predecessor))
     }
 
     fn capacity(&self) -> u64 {
-        self.parts
-            .iter()
-            .map(|part| part.buffers.geometry.slots())
-            .sum()
+        self.capacity
     }
 }
 
