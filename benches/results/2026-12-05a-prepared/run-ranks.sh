@@ -22,7 +22,9 @@ mkdir -p "$out/json" /tmp/bin /tmp/shared
 exec > >(tee "$out/run-ranks.txt") 2>&1
 start=$(date +%s)
 nvidia-smi -L; date -u; cat "$d/BUILD"
-for b in ranks rtests; do xz -dc "$d/$b.xz" > /tmp/bin/$b; done
+# CLI and TESTS name the carried binaries (default: ranks.xz, rtests.xz).
+xz -dc "$d/${CLI:-ranks}.xz" > /tmp/bin/ranks
+xz -dc "$d/${TESTS:-rtests}.xz" > /tmp/bin/rtests
 chmod +x /tmp/bin/*
 tar -C /tmp/shared --strip-components=1 -xJf "$d/mcc3.tar.xz"
 nccl=$(scripts/nccl.sh) && export LD_LIBRARY_PATH="$nccl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
