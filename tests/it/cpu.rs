@@ -279,6 +279,40 @@ fn a_full_table_ends_the_search_incomplete() {
 }
 
 #[test]
+fn a_limit_below_one_bucket_holds_the_initial_state_only() {
+    // A one-bucket index (8 entries of 4 bytes) alone exceeds 20 bytes.
+    // Each storage then keeps the initial state, as the reference engine
+    // does, and stops with a full table instead of taking the bucket (or,
+    // for trees, a first node table of half a megabyte) beyond the limit.
+    let encoded = EncodedNetwork::new(&testing::counters(5, 4, true)).unwrap();
+    for storage in [Storage::Plain, Storage::Tree, Storage::Auto] {
+        let search = SearchOptions {
+            memory_bytes: Some(20),
+            storage,
+            ..options(true, true)
+        };
+        let expected = reference::explore(&encoded, &search);
+        assert_eq!(
+            (expected.states, expected.completion),
+            (1, Completion::TableFull)
+        );
+        for threads in THREADS {
+            let r = run_parallel(&encoded, &search, threads);
+            assert_eq!(
+                (r.states, r.transitions, r.completion),
+                (expected.states, expected.transitions, expected.completion),
+                "{storage:?}, {threads} threads"
+            );
+            assert!(
+                r.memory_bytes < 256,
+                "{storage:?}: {} bytes",
+                r.memory_bytes
+            );
+        }
+    }
+}
+
+#[test]
 fn growing_many_times_with_many_threads_keeps_counts_and_traces() {
     // 4^8 = 65536 states, from a table of one bucket: 13 growths, most of
     // them in the middle of a level, with 8 threads racing on the table

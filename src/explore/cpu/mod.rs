@@ -429,12 +429,13 @@ fn search_from(
     };
     let store = match search.storage {
         Storage::Tree => {
-            StateStore::tree(words, Sizing::initial_node_slots(table_start.slots, words))
+            StateStore::tree(words, sizing.initial_node_slots(table_start.slots, words))
         }
         Storage::Plain | Storage::Auto => StateStore::plain(words),
     };
     let slots = sizing.initial_slots(table_start.slots, &store);
-    let table = StateTable::of(store, slots, sizing.ids(slots));
+    let ids = sizing.initial_ids(slots, &store);
+    let table = StateTable::of(store, slots, ids);
     let mut scratch = TreeScratch::new(words);
     let record = table
         .store
@@ -630,9 +631,13 @@ impl Sizing {
     }
 
     /// The first node table's entries for vectors of `words` words:
-    /// `wanted`, and room for a whole tree at least.
-    fn initial_node_slots(wanted: u64, words: usize) -> u64 {
-        wanted.max(4 * words as u64).next_power_of_two()
+    /// `wanted`, at most half the limit's worth (a small limit leaves room
+    /// for the index and records), and room for a whole tree at least.
+    fn initial_node_slots(&self, wanted: u64, words: usize) -> u64 {
+        wanted
+            .min(self.limit / (2 * NODE_BYTES))
+            .max(4 * words as u64)
+            .next_power_of_two()
     }
 
     /// The first index's entries: `wanted` in whole buckets (at most
@@ -646,6 +651,18 @@ impl Sizing {
             slots = (slots / (2 * BUCKET)).max(1) * BUCKET;
         }
         slots
+    }
+
+    /// The ids of the first table, an index of `slots` entries over
+    /// `store`: those of [`Sizing::ids`], fewer where even that table
+    /// would exceed the limit (a limit below one bucket), so that it holds
+    /// only the states that fit, and the initial state at least.
+    fn initial_ids(&self, slots: u64, store: &StateStore) -> Range<StateId> {
+        let ids = self.ids(slots);
+        let fixed = slots * self.entry_bytes(slots) + store.node_table_bytes();
+        let per_state = (store.records().record_bytes() + self.parent_bytes).max(1);
+        let fitting = (self.limit.saturating_sub(fixed) / per_state).max(1);
+        ids.start..ids.end.min(ids.start + fitting)
     }
 
     /// The entries of the index that replaces one of `slots` entries over
