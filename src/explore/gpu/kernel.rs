@@ -221,7 +221,7 @@ param_block! {
         /// (the host then grows the table).
         pub grow_at: u64,
         /// 1: a spill into `queue2` stops the level as a full table does
-        /// (a table that may still grow; [`super::search`]'s `spill_grows`).
+        /// (a table that may still grow; see `spill_grows` in `search.rs`).
         pub spill_grows: u64,
         /// The level the launch starts at.
         pub first_level: u32,
