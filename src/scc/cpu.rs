@@ -600,17 +600,28 @@ impl<'a> Rounds<'a> {
             if self.stop.load(Relaxed) {
                 return;
             }
+            // Each sweep skips its states once `stop` is set, and the
+            // caller then returns without a result.
+            let stopped = || self.stop.load(Relaxed);
             let has_predecessor = &self.forward;
-            self.live
-                .par_iter()
-                .for_each(|&state| has_predecessor[state as usize].store(0, Relaxed));
             self.live.par_iter().for_each(|&state| {
+                if !stopped() {
+                    has_predecessor[state as usize].store(0, Relaxed);
+                }
+            });
+            self.live.par_iter().for_each(|&state| {
+                if stopped() {
+                    return;
+                }
                 let key = self.partition[state as usize].load(Relaxed);
                 for next in self.partners(self.graph, state, key) {
                     has_predecessor[next as usize].store(1, Relaxed);
                 }
             });
             self.live.par_iter().for_each(|&state| {
+                if stopped() {
+                    return;
+                }
                 let key = self.partition[state as usize].load(Relaxed);
                 let alone = has_predecessor[state as usize].load(Relaxed) == 0
                     || self.partners(self.graph, state, key).next().is_none();
@@ -618,6 +629,9 @@ impl<'a> Rounds<'a> {
                     self.assign(state, state);
                 }
             });
+            if stopped() {
+                return;
+            }
             let before = self.live.len();
             self.compact();
             let removed = before - self.live.len();
