@@ -13,7 +13,7 @@ use warpcheck::testing;
 fn warpcheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_warpcheck"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::repo_root())
         .output()
         .expect("the binary runs")
 }
@@ -222,11 +222,7 @@ fn ranks_of_a_split_search_are_checked() {
         stderr(&o)
     );
     // No file is left where the rendezvous would have been.
-    assert!(
-        !Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("job.id")
-            .exists()
-    );
+    assert!(!crate::repo_root().join("job.id").exists());
 }
 
 #[test]
@@ -568,7 +564,7 @@ fn cpu_engine_tells_where_its_time_went_at_debug_level() {
 fn warpcheck_without_gpu(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_warpcheck"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::repo_root())
         .env("CUDA_VISIBLE_DEVICES", "-1")
         .output()
         .expect("the binary runs")
@@ -702,7 +698,7 @@ fn a_closed_pipe_ends_quietly_with_141_and_a_full_disk_is_an_error() {
         .unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_warpcheck"))
         .args(["info", "specs/philosophers3.net"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::repo_root())
         .stdout(full)
         .output()
         .unwrap();
@@ -1028,9 +1024,7 @@ fn the_model_can_come_from_standard_input() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let model =
-            std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/philosophers3.net"))
-                .unwrap();
+        let model = std::fs::read(crate::repo_root().join("specs/philosophers3.net")).unwrap();
         // The command may refuse before reading; a closed pipe is fine then.
         let _ = child.stdin.take().unwrap().write_all(&model);
         child.wait_with_output().unwrap()

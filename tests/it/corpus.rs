@@ -16,7 +16,7 @@ use warpcheck::testing::fuzz;
 /// naming the file that panics; returns how many corpus files there were
 /// and how many of them the harness accepted.
 fn replay(target: &str, harness: fn(&[u8]) -> bool) -> (usize, usize) {
-    let fuzz_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let fuzz_dir = crate::repo_root().join("fuzz");
     let (mut files, mut accepted) = (0, 0);
     for kept in ["corpus", "regressions"] {
         for file in files_in(&fuzz_dir.join(kept).join(target)) {

@@ -494,14 +494,14 @@ fn compare_files(dir: &Path, extensions: &[&str]) -> usize {
 
 #[test]
 fn agrees_with_reference_on_specs() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::repo_root();
     let compared = compare_files(&root.join("specs"), &["net", "aut", "exp", "pnml"]);
     eprintln!("compared {compared} spec variants");
 }
 
 #[test]
 fn agrees_with_reference_on_small_mcc_models() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::repo_root();
     let compared = compare_files(&root.join("tests/data/mcc"), &["pnml"]);
     eprintln!("compared {compared} MCC models");
 }

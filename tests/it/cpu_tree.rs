@@ -4,8 +4,6 @@
 //! from whole vectors to trees under a memory limit, and fewer bytes a
 //! state than whole vectors once they are wide.
 
-use std::path::Path;
-
 use proptest::prelude::*;
 use warpcheck::encode::EncodedNetwork;
 use warpcheck::explore::cpu::{self, CpuOptions};
@@ -125,7 +123,7 @@ fn tree_traces_replay_at_every_width() {
 
 #[test]
 fn trees_count_the_small_mcc_models_as_the_reference() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::repo_root();
     let models = testing::mcc_models(&root.join("tests/data/mcc"));
     assert!(models.len() >= 20, "{} models", models.len());
     for model in models {

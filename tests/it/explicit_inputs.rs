@@ -11,9 +11,7 @@ use warpcheck::frontend::{aut, prism, umb};
 
 /// A folder of `tests/data`.
 pub(crate) fn data(folder: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(folder)
+    crate::repo_root().join("tests/data").join(folder)
 }
 
 /// A folder of the project's shared data, when it is present: in
@@ -22,7 +20,7 @@ pub(crate) fn data(folder: &str) -> PathBuf {
 pub(crate) fn shared(folder: &str) -> Option<PathBuf> {
     let root = match std::env::var_os("WARPCHECK_SHARED") {
         Some(root) => PathBuf::from(root),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"),
+        None => crate::repo_root().join("../shared"),
     };
     let dir = root.join(folder);
     dir.is_dir().then_some(dir)
@@ -634,7 +632,7 @@ proptest! {
 /// The kept inputs of fuzz target `target`: its corpus and its
 /// regressions (`fuzz/corpus/TARGET/`, `fuzz/regressions/TARGET/`).
 fn fuzz_corpus(target: &str) -> Vec<Vec<u8>> {
-    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let fuzz = crate::repo_root().join("fuzz");
     let mut inputs: Vec<Vec<u8>> = std::fs::read_dir(fuzz.join("corpus").join(target))
         .unwrap()
         .chain(

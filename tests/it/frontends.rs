@@ -16,9 +16,7 @@ use warpcheck::model::{
 };
 
 fn spec(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("specs")
-        .join(name)
+    crate::repo_root().join("specs").join(name)
 }
 
 /// States, transitions, deadlocks and error states of a full exploration.

@@ -30,3 +30,15 @@ mod reference;
 mod scale;
 mod scc;
 mod successors;
+
+/// The repository's root: where this binary was built from, or, where
+/// that path is gone (a binary carried to another machine, as the GPU
+/// tests are), the current directory, where `scripts/gpu_test.sh` runs it.
+pub(crate) fn repo_root() -> &'static std::path::Path {
+    let built = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    if built.join("Cargo.toml").is_file() {
+        built
+    } else {
+        std::path::Path::new(".")
+    }
+}

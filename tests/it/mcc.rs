@@ -18,7 +18,7 @@ use warpcheck::model::{ErrorKind, Network};
 const DISPUTED_DEADLOCK_VERDICTS: &[(&str, &str)] = &[("BART-PT-002", "no")];
 
 fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcc")
+    crate::repo_root().join("tests/data/mcc")
 }
 
 /// One row of `oracles.tsv`.

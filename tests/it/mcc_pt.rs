@@ -16,7 +16,7 @@ use warpcheck::frontend::{self, Format, pnml};
 use warpcheck::model::{ErrorKind, Network};
 
 fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcc-pt")
+    crate::repo_root().join("tests/data/mcc-pt")
 }
 
 /// One row of an `oracles.tsv` of place/transition nets.

@@ -20,7 +20,7 @@ const METHODS: [Method; 2] = [Method::Coloring, Method::ForwardBackward];
 
 /// `tests/data/prob`.
 fn bundled() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/prob")
+    crate::repo_root().join("tests/data/prob")
 }
 
 /// `../shared/prob`, when it is present.
@@ -392,7 +392,7 @@ fn the_cpu_engine_gives_the_reference_mecs_on_larger_mdps() {
 fn warpcheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_warpcheck"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::repo_root())
         .env("CUDA_VISIBLE_DEVICES", "-1")
         .output()
         .expect("the binary runs")
@@ -502,7 +502,7 @@ fn write_mecs_gives_storms_file_from_either_format() {
         let expected = Path::new(input).with_extension("mec");
         assert_eq!(
             std::fs::read_to_string(&out).unwrap(),
-            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(expected)).unwrap(),
+            std::fs::read_to_string(crate::repo_root().join(expected)).unwrap(),
             "{input}"
         );
     }
@@ -523,10 +523,7 @@ fn the_bundled_example_reports_its_mecs_in_text() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
-        std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/mec_example.mec")
-        )
-        .unwrap()
+        std::fs::read_to_string(crate::repo_root().join("specs/mec_example.mec")).unwrap()
     );
     let text = stdout(&o);
     let lines: Vec<&str> = text.lines().collect();

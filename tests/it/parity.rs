@@ -291,7 +291,7 @@ fn a_game_with_a_dead_end_is_refused_by_the_solvers() {
 fn warpcheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_warpcheck"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::repo_root())
         .env("CUDA_VISIBLE_DEVICES", "-1")
         .output()
         .expect("the binary runs")
@@ -309,7 +309,7 @@ fn stderr(o: &Output) -> String {
 fn the_json_report_has_every_field_and_the_solution_file_reads_back() {
     let dir = tempfile::tempdir().unwrap();
     let written = dir.path().join("example.sol");
-    let game_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/parity_example.pg");
+    let game_path = crate::repo_root().join("specs/parity_example.pg");
     let game = pgsolver::load(&game_path).unwrap();
     let reference = parity::solve(&game, Solver::Zielonka, &SolveOptions::default()).unwrap();
     let runs = ["auto", "zielonka", "spm", "fpi", "tangle", "pp"].map(|solver| (solver, None));

@@ -175,7 +175,7 @@ fn local_labels_are_numbered_by_rule() {
 }
 
 fn mcc_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcc")
+    crate::repo_root().join("tests/data/mcc")
 }
 
 #[test]

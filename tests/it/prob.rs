@@ -113,7 +113,7 @@ fn die_report(args: &[&str]) -> (Option<i32>, serde_json::Value) {
 fn warpcheck(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_warpcheck"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::repo_root())
         .output()
         .unwrap()
 }
