@@ -7,19 +7,13 @@
 # storing seconds and bytes exchanged a state. Issue 18 asks for 2 GPUs
 # at 1.7x one or more (session 15: AutoFlight-PT-06a 1.66x, plain with
 # traces). About 250 s. Carry the folder and set D to it.
-set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../../.."
-out=${OUT:-/tmp/out}
-d=${D:?set D to the carried folder}
-mkdir -p "$out/json" /tmp/bin /tmp/shared
-exec > >(tee "$out/run-x2.txt") 2>&1
-start=$(date +%s)
-nvidia-smi -L; nvidia-smi topo -m; date -u; cat "$d/BUILD"
-xz -dc "$d/final.xz" > /tmp/bin/final && chmod +x /tmp/bin/final
-tar -C /tmp/shared --strip-components=1 -xJf "$d/mcc3.tar.xz"
+log=run-x2
+# Unpacks the carried binaries (main's CLI as /tmp/bin/final) and the nets.
+source "$here/../2026-12-04g-h200-verify-and-jump/common.sh"
+nvidia-smi topo -m
 nccl=$(scripts/nccl.sh) && export LD_LIBRARY_PATH="$nccl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export WARPCHECK_KERNEL_CACHE=/tmp/kc NCCL_NVLS_ENABLE=0
 fields() {
   python3 -c "import json,sys
 r=json.load(sys.stdin); p=r.get('partitions') or {}

@@ -949,8 +949,9 @@ fn split_search(
                     .synchronize()
                     .map_err(GpuError::driver(STORING))?;
             }
-            // Each partition's counters, then whether its process was
-            // told to stop (--timeout, Ctrl-C), so that all stop alike.
+            // Each partition's counters, then (at [`INTERRUPTED`]) whether
+            // its process was told to stop (--timeout, Ctrl-C), so that all
+            // stop alike.
             let interrupted = u64::from(search.stop.is_set());
             let rows = local
                 .parts
@@ -1014,7 +1015,7 @@ fn split_search(
         if stopped || frontier == 0 || merged[stat::STATES] >= max_states {
             break (per_partition, frontier == 0, false);
         }
-        if per_partition.iter().any(|stats| stats[stat::WORDS] != 0) {
+        if per_partition.iter().any(|stats| stats[INTERRUPTED] != 0) {
             break (per_partition, false, true);
         }
     };
@@ -1297,6 +1298,10 @@ struct Partitions<'a> {
     /// Slots of all partitions.
     capacity: u64,
 }
+
+/// The column of a partition's gathered row, after its counters, that
+/// says whether its process was told to stop.
+const INTERRUPTED: usize = stat::WORDS;
 
 /// A shared state's first number where it has no predecessor.
 const NO_PREDECESSOR: u64 = u64::MAX;

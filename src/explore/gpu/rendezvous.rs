@@ -56,7 +56,7 @@ impl Invitation {
     /// Reads the file's text; `path` names it in errors.
     fn parse(text: &str, path: &Path) -> Result<Invitation, GpuError> {
         let wrong = |line: usize, what: &str| {
-            join_error(format!(
+            GpuError::Join(format!(
                 "{}:{line}: {what} (not a rendezvous file written by warpcheck's rank 0?)",
                 path.display()
             ))
@@ -96,14 +96,14 @@ impl Invitation {
     /// Whether a rank of `ranks` ranks searching `model` may accept it.
     fn check(&self, ranks: usize, model: u64, path: &Path) -> Result<(), GpuError> {
         if self.ranks != ranks {
-            return Err(join_error(format!(
+            return Err(GpuError::Join(format!(
                 "{}: rank 0 started a job of {} ranks, this rank was given --ranks {ranks}",
                 path.display(),
                 self.ranks
             )));
         }
         if self.model != model {
-            return Err(join_error(format!(
+            return Err(GpuError::Join(format!(
                 "{}: rank 0 searches another model (or the same one read with other options)",
                 path.display()
             )));
@@ -112,30 +112,25 @@ impl Invitation {
     }
 }
 
-/// A failure to join the other ranks.
-fn join_error(message: String) -> GpuError {
-    GpuError::Join(message)
-}
-
 /// Rank 0: writes `invitation` to `path`, which must not exist yet.
 pub fn publish(path: &Path, invitation: &Invitation) -> Result<(), GpuError> {
     let io = |what: &str, error: std::io::Error| {
-        join_error(format!("{}: {what}: {error}", path.display()))
+        GpuError::Join(format!("{}: {what}: {error}", path.display()))
     };
-    if path.symlink_metadata().is_ok() {
-        return Err(join_error(format!(
-            "{}: the rendezvous file exists already; remove it, or give each job a new path \
-             (an earlier job's file would send the other ranks to a communicator that is gone)",
-            path.display()
-        )));
-    }
     let draft = draft_path(path);
     std::fs::write(&draft, invitation.text()).map_err(|e| io("cannot write", e))?;
     // A hard link puts the whole file in place at once, and fails rather
-    // than replace a file that appeared meanwhile.
+    // than replace a file that is there.
     let linked = std::fs::hard_link(&draft, path);
     let _ = std::fs::remove_file(&draft);
-    linked.map_err(|e| io("cannot create", e))
+    linked.map_err(|error| match error.kind() {
+        ErrorKind::AlreadyExists => GpuError::Join(format!(
+            "{}: the rendezvous file exists already; remove it, or give each job a new path \
+             (an earlier job's file would send the other ranks to a communicator that is gone)",
+            path.display()
+        )),
+        _ => io("cannot create", error),
+    })
 }
 
 /// The temporary name rank 0 writes the file under, beside it.
@@ -163,7 +158,7 @@ pub fn await_invitation(
             }
             Err(error) if error.kind() == ErrorKind::NotFound => {
                 if started.elapsed() >= patience {
-                    return Err(join_error(format!(
+                    return Err(GpuError::Join(format!(
                         "{}: rank 0 wrote no rendezvous file within {} s (is rank 0 running, \
                          and is the path on a file system that both ranks see?)",
                         path.display(),
@@ -173,7 +168,7 @@ pub fn await_invitation(
                 std::thread::sleep(POLL);
             }
             Err(error) => {
-                return Err(join_error(format!(
+                return Err(GpuError::Join(format!(
                     "{}: cannot read: {error}",
                     path.display()
                 )));
@@ -186,7 +181,7 @@ pub fn await_invitation(
 /// job may use the path.
 pub fn withdraw(path: &Path) -> Result<(), GpuError> {
     std::fs::remove_file(path)
-        .map_err(|e| join_error(format!("{}: cannot remove: {e}", path.display())))
+        .map_err(|e| GpuError::Join(format!("{}: cannot remove: {e}", path.display())))
 }
 
 #[cfg(test)]
@@ -251,6 +246,8 @@ mod tests {
             )
         );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        // The draft is gone too.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]
