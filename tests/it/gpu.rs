@@ -508,6 +508,53 @@ fn tables_that_grow_stay_exact() {
     });
 }
 
+/// A first table of most of `--memory` (`--initial-table` near it, as
+/// a user who wants no growth asks) stays within the memory: its queues
+/// are those of a table that grows when it fills or spills, not a slot
+/// each (in session 43 a 51 GiB first table of 125 GiB asked for about
+/// 200 GiB more of queues and the search failed). Counts equal the
+/// reference's, with both plain frontiers and tree storage's spilling
+/// queue; findings replay.
+#[test]
+fn a_first_table_of_most_of_the_memory_stays_within_it() {
+    with_gpu(|device| {
+        let net = EncodedNetwork::new(
+            &warpcheck::frontend::net::parse(
+                &generate::philosophers(16).unwrap(),
+                Path::new("generated.net"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let memory = 48 << 20;
+        let mut failures = Vec::new();
+        for (frontier, storage) in [
+            (Frontier::Queue, Storage::Plain),
+            (Frontier::NewMarks, Storage::Plain),
+            (Frontier::SpillingQueue, Storage::Tree),
+        ] {
+            let options = GpuOptions {
+                initial_table_bytes: Some(memory / 4 * 3),
+                frontier,
+                ..GpuOptions::default()
+            };
+            let what = format!("{frontier:?}, {storage:?}");
+            let explore = |search: SearchOptions| {
+                let search = SearchOptions {
+                    memory_bytes: Some(memory),
+                    ..search
+                };
+                let found = gpu::explore(device, &net, &search, &options)?;
+                let used = found.exploration.memory_bytes;
+                assert!(used <= memory, "{what}: {used} bytes used of {memory}");
+                Ok(found)
+            };
+            failures.extend(compare_with(&net, storage, &what, explore).err());
+        }
+        assert_none_failed(&failures);
+    });
+}
+
 /// Tree storage against the reference: random networks (every tree shape
 /// from 1 to 36 words, with every design switch of `options_for`), long
 /// chains of wide vectors, the specs and the small MCC models; traces

@@ -233,6 +233,34 @@ impl Geometry {
         Geometry { buckets, ..*self }
     }
 
+    /// The table a search starts in when asked for `buckets` buckets,
+    /// `self` being the largest within `budget`: one with roomy queues
+    /// (it grows at half fill) where that fits the budget; else one of
+    /// that many buckets whose queues hold the share of a table that
+    /// grows only when it fills or spills (growth's last step beside an
+    /// old table) where that fits; else the largest. Roomy queues hold a
+    /// slot each: asked for most of the budget (`--initial-table` near
+    /// `--memory`), they would not fit.
+    fn first_table(&self, buckets: u64, budget: u64) -> Geometry {
+        let buckets = buckets.max(2);
+        if buckets >= self.buckets {
+            return *self;
+        }
+        let roomy = self.growing(buckets);
+        if roomy.bytes() <= budget {
+            return roomy;
+        }
+        let last = Geometry {
+            never_grows: false,
+            ..*self
+        };
+        if buckets <= budget / last.bytes_per_bucket() {
+            last.with_buckets(buckets)
+        } else {
+            *self
+        }
+    }
+
     /// Buckets of this table moved at once when it grows within `budget`:
     /// few enough that the chunk (staged) and its `moved_to` array take a
     /// small share of the budget.
@@ -791,11 +819,7 @@ pub(super) fn run(
     if largest.compact {
         initial_buckets = initial_buckets.max(compact::MIN_BUCKETS);
     }
-    let first = if initial_buckets >= largest.buckets {
-        largest
-    } else {
-        largest.growing(initial_buckets)
-    };
+    let first = largest.first_table(initial_buckets, table_budget);
     let mut growth = Growth {
         budget: table_budget,
         largest,
@@ -1835,6 +1859,42 @@ mod tests {
         assert_eq!(
             asked.growing(1 << 21).queue_capacity(),
             (1 << 21) * compact::SLOTS as u64
+        );
+    }
+
+    /// A first table asked for a small share of the budget has roomy
+    /// queues; asked for most of it (where roomy queues would not fit), it
+    /// keeps the buckets asked with the queues of a table that grows when
+    /// it fills or spills; asked for more than those fit (a spilling
+    /// queue's share of a table that may grow is 8 times that of one that
+    /// never grows), or for the whole budget, it is the largest.
+    #[test]
+    fn first_tables_fit_the_budget() {
+        let budget = 1 << 34;
+        let spilling = compact_spilling(budget);
+        let plain =
+            Geometry::largest(3, false, Frontier::Queue, budget, SlotNumbers::Auto, false).unwrap();
+        for (largest, most) in [
+            (spilling, spilling.buckets / 2),
+            (plain, plain.buckets / 4 * 3),
+        ] {
+            let small = largest.first_table(1 << 10, budget);
+            assert_eq!(
+                (small.buckets, small.queue_capacity()),
+                (1 << 10, small.slots())
+            );
+            assert_eq!(small.grow_at(), small.slots() / 2);
+            assert!(largest.growing(most).bytes() > budget);
+            let first = largest.first_table(most, budget);
+            assert_eq!(first.buckets, most);
+            assert!(first.bytes() <= budget);
+            assert!(!first.never_grows && first.queue_capacity() < first.slots());
+            assert_eq!(first.grow_at(), u64::MAX);
+            assert_eq!(largest.first_table(u64::MAX, budget), largest);
+        }
+        assert_eq!(
+            spilling.first_table(spilling.buckets / 4 * 3, budget),
+            spilling
         );
     }
 
