@@ -370,7 +370,8 @@ pub struct GpuArgs {
     pub group_threads: Option<u32>,
     /// GPU: size the hash table starts at, e.g. 64M (the default); it
     /// grows fourfold whenever a level might fill half of it, up to
-    /// --memory, so a small model takes little of the GPU.
+    /// --memory, so a small model takes little of the GPU. A size near
+    /// --memory starts a table that grows only when it fills.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub initial_table: Option<u64>,
     /// GPU: how many GPUs share the search, `all` (the default: every
