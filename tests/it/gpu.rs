@@ -511,8 +511,9 @@ fn tables_that_grow_stay_exact() {
 /// A first table of most of `--memory` (`--initial-table` near it, as
 /// a user who wants no growth asks) stays within the memory: its queues
 /// are those of a table that grows when it fills or spills, not a slot
-/// each (in session 43 a 51 GiB first table of 125 GiB asked for about
-/// 200 GiB more of queues and the search failed). Counts equal the
+/// each (in session 43, `--initial-table 51G` on Parking-PT-208 ended
+/// with exit 2 in a budget of 125 GiB: queues of a slot each for its
+/// 8.99·10^9 slots take about 144 GB beside the table). Counts equal the
 /// reference's, with both plain frontiers and tree storage's spilling
 /// queue; findings replay.
 #[test]
