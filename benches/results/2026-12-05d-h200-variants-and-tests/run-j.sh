@@ -31,5 +31,5 @@ WARPCHECK_BIN=/tmp/bin/final timeout $left /tmp/bin/tests --include-ignored --te
 echo "tests rc $?"
 grep -E "^test |test result" "$out/tests-j.txt"
 grep -E -A12 "^---- |panicked" "$out/tests-j.txt" | head -60
-tar -C "$out" -cJf "$out/json.tar.xz" json && rm -rf "$out/json"
+tar -C "$out" -cJf "$out/json-$log.tar.xz" json && rm -rf "$out/json"
 echo "took $(( $(date +%s) - start )) s"; date -u

@@ -40,5 +40,5 @@ for f in "$out"/json/*.json; do
   python3 -c "import json,sys; d=dict(json.load(open(sys.argv[1])).get('engine_details') or []); print(d.get('hash table'), '|', d.get('tree nodes'))" $f
 done
 grep -h '"error"' "$out"/json/*.json | head -c 2000
-tar -C "$out" -cJf "$out/json.tar.xz" json && rm -rf "$out/json"
+tar -C "$out" -cJf "$out/json-$log.tar.xz" json && rm -rf "$out/json"
 echo "took $(( $(date +%s) - start )) s"; date -u
