@@ -596,13 +596,14 @@ impl<'a> Rounds<'a> {
     /// state without a live predecessor or successor in its partition,
     /// while a pass removes at least one live state in a hundred.
     fn trim(&mut self) {
+        // Each sweep skips its states once `stop` is set, and the caller
+        // then returns without a result.
+        let stop = self.stop;
+        let stopped = || stop.load(Relaxed);
         for _ in 0..TRIM_PASSES {
-            if self.stop.load(Relaxed) {
+            if stopped() {
                 return;
             }
-            // Each sweep skips its states once `stop` is set, and the
-            // caller then returns without a result.
-            let stopped = || self.stop.load(Relaxed);
             let has_predecessor = &self.forward;
             self.live.par_iter().for_each(|&state| {
                 if !stopped() {

@@ -13,34 +13,7 @@
 # The test binary is built in the repository itself (not a worktree): it
 # keeps its build path for tests/data, and the device copy is at that path.
 # Usage, from the repository root: bash benches/results/2026-12-05c-prepared/prepare.sh [DEST]
-set -euo pipefail
-root=$(git rev-parse --show-toplevel)
-cd "$root"
-dest=$(realpath -m "${1:-.device/next}")
-shared=$(realpath ../shared)
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
-mkdir -p "$dest"
-work=$(mktemp -d)
-trap 'git worktree remove --force "$work/main" 2>/dev/null || true; rm -rf "$work"' EXIT
-
-# pack NAME FILE: strip FILE into DEST/NAME.xz.
-pack() {
-    strip -o "$work/$1" "$2"
-    xz -T0 -c "$work/$1" > "$dest/$1.xz"
-}
-# cli DIR: the CLI (printed) of the tree in DIR.
-cli() {
-    (cd "$1" && cargo build --release --quiet) >&2
-    echo "$CARGO_TARGET_DIR/release/warpcheck"
-}
-# variant NAME FILE SED: main's CLI with SED applied to FILE (which must change).
-variant() {
-    git -C "$work/main" checkout -q -- src
-    sed -i "$3" "$work/main/$2"
-    if git -C "$work/main" diff --quiet -- src; then echo "$1: $3 changed nothing" >&2; exit 1; fi
-    pack "$1" "$(cli "$work/main")"
-}
-
+source "$(dirname "$0")/build.sh" "${1:-.device/next}"
 commit=$(git rev-parse --short HEAD)
 pack final "$(cli "$root")"
 tests=$(cargo test --release --no-run --test it --message-format=json 2>/dev/null |
@@ -50,7 +23,6 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "it" and m.get("executable"):
         print(m["executable"])' | tail -1)
 pack tests "$tests"
-git worktree add -q --detach "$work/main" HEAD
 variant ldg src/explore/gpu/mod.rs 's/readonly_path: ReadOnlyPath::Texture,/readonly_path: ReadOnlyPath::Ldg,/'
 variant cache64 src/explore/gpu/kernel.rs 's/(4096 \/ vec_words).clamp(8, 128)/(4096 \/ vec_words).clamp(8, 64)/'
 variant cache256 src/explore/gpu/kernel.rs 's/(4096 \/ vec_words).clamp(8, 128)/(4096 \/ vec_words).clamp(8, 256)/'
