@@ -4,11 +4,12 @@
 //! checks of one variant. Compiling needs NVRTC only, not a GPU, so every
 //! variant can be compiled in CI.
 
+use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::ffi::{CStr, CString, c_char};
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use cudarc::nvrtc::sys as nvrtc;
 
@@ -48,6 +49,34 @@ pub const COMMON_HEADERS: &[KernelFile] = &[
 ];
 
 impl KernelFile {
+    /// A hash of the file's text, read once per process (as the kernel
+    /// directory is): every module look-up keys on it, and an algorithm
+    /// looks up each of its kernels at every run, so hashing the texts
+    /// again each time cost more than some of its kernels
+    /// (`benches/results/2026-12-05h-2core-kernel-lookups/`).
+    fn text_hash(&self) -> Result<u64, GpuError> {
+        static HASHES: OnceLock<Mutex<HashMap<&'static str, u64>>> = OnceLock::new();
+        let hashes = HASHES.get_or_init(Mutex::default);
+        let known = |hashes: &Mutex<HashMap<&'static str, u64>>| {
+            hashes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(self.path)
+                .copied()
+        };
+        if let Some(hash) = known(hashes) {
+            return Ok(hash);
+        }
+        let mut hasher = DefaultHasher::new();
+        self.text()?.hash(&mut hasher);
+        let hash = hasher.finish();
+        hashes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(self.path, hash);
+        Ok(hash)
+    }
+
     /// The file's text: from `$WARPCHECK_KERNEL_DIR` when set (and not
     /// empty), else the embedded copy.
     pub fn text(&self) -> Result<String, GpuError> {
@@ -149,7 +178,7 @@ impl Build {
         let mut hasher = DefaultHasher::new();
         for file in self.files() {
             file.path.hash(&mut hasher);
-            file.text()?.hash(&mut hasher);
+            file.text_hash()?.hash(&mut hasher);
         }
         self.abi_checks.hash(&mut hasher);
         let defines: String = self

@@ -199,11 +199,18 @@ impl Device {
         self.inner.peak_memory_use.load(Ordering::Relaxed)
     }
 
-    /// Kernel `name` of `build`, compiled for this device (from the
-    /// module cache, the disk cache of [`kernel_cache`], or by NVRTC on
-    /// first use). A module read from the disk that the driver will not
-    /// load is compiled again.
+    /// Kernel `name` of `build`, compiled for this device (as
+    /// [`Device::module`] gives it).
     pub fn function(&self, build: &Build, name: &str) -> Result<CudaFunction, GpuError> {
+        self.module(build)?.function(name)
+    }
+
+    /// The module of `build`, compiled for this device (from the module
+    /// cache, the disk cache of [`kernel_cache`], or by NVRTC on first
+    /// use): an algorithm that launches several kernels of one build looks
+    /// the module up once and takes each kernel from it. A module read
+    /// from the disk that the driver will not load is compiled again.
+    pub fn module(&self, build: &Build) -> Result<KernelModule, GpuError> {
         let arch = self.arch();
         let key = format!("{arch} {}", build.cache_key()?);
         let mut modules = self.inner.modules.lock().unwrap_or_else(|e| e.into_inner());
@@ -231,9 +238,7 @@ impl Device {
                 module
             }
         };
-        module
-            .load_function(name)
-            .map_err(GpuError::driver("loading a compiled kernel"))
+        Ok(KernelModule(module))
     }
 
     /// The error of an allocation of `elements` of `T` that failed with
@@ -465,6 +470,18 @@ impl Device {
     pub fn address_mut<T>(&self, slice: &mut impl DevicePtrMut<T>) -> u64 {
         let (address, _record) = slice.device_ptr_mut(&self.inner.stream);
         address
+    }
+}
+
+/// A compiled module of one [`Build`] on a device ([`Device::module`]).
+pub struct KernelModule(Arc<CudaModule>);
+
+impl KernelModule {
+    /// The module's kernel `name`.
+    pub fn function(&self, name: &str) -> Result<CudaFunction, GpuError> {
+        self.0
+            .load_function(name)
+            .map_err(GpuError::driver("loading a compiled kernel"))
     }
 }
 

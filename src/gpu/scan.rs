@@ -73,8 +73,8 @@ fn scan_at<T: ScanElement>(device: &Device, data: u64, len: usize) -> Result<(),
         len: len as u64,
         tile_sums: device.address_mut(&mut sums),
     };
-    let build = build();
-    let scan = device.function(&build, &format!("scan_tiles_{}", T::KERNEL_SUFFIX))?;
+    let module = device.module(&build())?;
+    let scan = module.function(&format!("scan_tiles_{}", T::KERNEL_SUFFIX))?;
     let config = LaunchConfig {
         grid_dim: (tiles as u32, 1, 1),
         block_dim: (THREADS, 1, 1),
@@ -87,7 +87,7 @@ fn scan_at<T: ScanElement>(device: &Device, data: u64, len: usize) -> Result<(),
     unsafe { launch.launch(config) }.map_err(GpuError::driver("scanning"))?;
     if tiles > 1 {
         scan_at::<T>(device, params.tile_sums, tiles)?;
-        let add = device.function(&build, &format!("add_tile_offsets_{}", T::KERNEL_SUFFIX))?;
+        let add = module.function(&format!("add_tile_offsets_{}", T::KERNEL_SUFFIX))?;
         let config = LaunchConfig {
             grid_dim: (device.multiprocessors() * 8, 1, 1),
             block_dim: (THREADS, 1, 1),

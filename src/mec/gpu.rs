@@ -131,8 +131,8 @@ struct Kernels {
 
 impl Kernels {
     fn load(device: &Device) -> Result<Kernels, GpuError> {
-        let build = build();
-        let get = |name: &str| device.function(&build, name);
+        let module = device.module(&build())?;
+        let get = |name: &str| module.function(name);
         Ok(Kernels {
             start: get("mec_start")?,
             entering: get("mec_entering")?,

@@ -594,8 +594,8 @@ struct QualKernels {
 
 impl QualKernels {
     fn load(device: &Device) -> Result<QualKernels, GpuError> {
-        let build = qualitative_build();
-        let get = |name: &str| device.function(&build, name);
+        let module = device.module(&qualitative_build())?;
+        let get = |name: &str| module.function(name);
         Ok(QualKernels {
             start: get("qual_start")?,
             fill: get("qual_fill")?,
@@ -1313,8 +1313,8 @@ fn peel(
         });
     }
     let started = Instant::now();
-    let build = build();
-    let kernel = |name: &str| device.function(&build, name);
+    let module = device.module(&build())?;
+    let kernel = |name: &str| module.function(name);
     let launch = |name: &str, params: &PeelParams, items: usize| {
         let config = device.grid_stride_launch(items as u64, THREADS, 16);
         // SAFETY: the block matches the kernels' (checked at compile
@@ -1466,13 +1466,13 @@ fn stages(
     options: &SolveOptions,
 ) -> Result<Option<Stages>, GpuError> {
     let n = nodes as usize;
-    let build = build();
+    let module = device.module(&build())?;
     let launch = |name: &str, params: &StageParams| {
         let config = device.grid_stride_launch(nodes, THREADS, 16);
         // SAFETY: the block matches the kernels' (checked at compile
         // time); its addresses point into the allocations below, of the
         // peel and of the sweeps, sized as the classes and the MDP say.
-        unsafe { device.launch_block(&device.function(&build, name)?, params, config, STAGING) }
+        unsafe { device.launch_block(&module.function(name)?, params, config, STAGING) }
     };
     let mut phases = Phases::new();
     let mut offsets = device.alloc_large_filled::<u64>(n + 1, 0)?;

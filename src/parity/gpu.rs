@@ -262,8 +262,8 @@ struct Kernels {
 
 impl Kernels {
     fn load(device: &Device) -> Result<Kernels, GpuError> {
-        let build = build();
-        let get = |name| device.function(&build, name);
+        let module = device.module(&build())?;
+        let get = |name: &str| module.function(name);
         Ok(Kernels {
             start: get("spm_start")?,
             lift: get("spm_lift")?,

@@ -162,8 +162,8 @@ struct Kernels {
 
 impl Kernels {
     fn load(device: &Device) -> Result<Kernels, GpuError> {
-        let build = build();
-        let get = |name: &str| device.function(&build, name);
+        let module = device.module(&build())?;
+        let get = |name: &str| module.function(name);
         Ok(Kernels {
             count_predecessors: get("ctl_count_predecessors")?,
             fill_predecessors: get("ctl_fill_predecessors")?,
