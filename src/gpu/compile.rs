@@ -50,30 +50,22 @@ pub const COMMON_HEADERS: &[KernelFile] = &[
 
 impl KernelFile {
     /// A hash of the file's text, read once per process (as the kernel
-    /// directory is): every module look-up keys on it, and an algorithm
-    /// looks up each of its kernels at every run, so hashing the texts
-    /// again each time cost more than some of its kernels
+    /// directory is): every module look-up keys on it, and hashing the
+    /// texts again at each look-up was the bulk of a key's cost
     /// (`benches/results/2026-12-05h-2core-kernel-lookups/`).
     fn text_hash(&self) -> Result<u64, GpuError> {
         static HASHES: OnceLock<Mutex<HashMap<&'static str, u64>>> = OnceLock::new();
-        let hashes = HASHES.get_or_init(Mutex::default);
-        let known = |hashes: &Mutex<HashMap<&'static str, u64>>| {
-            hashes
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .get(self.path)
-                .copied()
-        };
-        if let Some(hash) = known(hashes) {
+        let mut hashes = HASHES
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(&hash) = hashes.get(self.path) {
             return Ok(hash);
         }
         let mut hasher = DefaultHasher::new();
         self.text()?.hash(&mut hasher);
         let hash = hasher.finish();
-        hashes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(self.path, hash);
+        hashes.insert(self.path, hash);
         Ok(hash)
     }
 
