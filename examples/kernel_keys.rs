@@ -1,7 +1,7 @@
 //! The host's cost of looking up kernel modules, without a GPU: the key
 //! that the module caches (in memory and on disk) compute for a build,
-//! timed for the SCC decomposition's build (31 kernels, each looked up
-//! at every decomposition). Prints the median of 21 samples of 31 keys
+//! timed for the SCC decomposition's build (31 kernels, the look-ups of
+//! one decomposition). Prints the median of 21 samples of 31 keys
 //! of one build, and of 31 builds with their keys, in microseconds:
 //!
 //! ```text
@@ -11,7 +11,7 @@
 use std::time::Instant;
 use warpcheck::gpu::kernel_cache::KernelCache;
 
-/// Kernels of the SCC decomposition's build, which its runs look up.
+/// Kernels of the SCC decomposition's build: the look-ups of one run.
 const LOOKUPS: usize = 31;
 
 fn main() {
