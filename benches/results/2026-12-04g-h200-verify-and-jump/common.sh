@@ -3,7 +3,7 @@
 # run-i.sh and run-x2.sh): unpacks the carried binaries (every
 # NAME.xz into /tmp/bin/NAME) and nets, and defines `run` (one check, a line of
 # its JSON's figures) and `gpu_tests` (the GPU tests of every storage and
-# frontier). Source it from the repository root with `log` set to the name
+# frontier), and `use_nccl` (session 44). Source it from the repository root with `log` set to the name
 # of the calling script's log ($OUT/$log.txt); D names the carried folder.
 set -u
 out=${OUT:-/tmp/out}
@@ -29,6 +29,12 @@ run() {
     $([[ $3 == no-trace ]] && echo --no-trace) --deadlock --all --format json --storage $2 \
     /tmp/shared/mcc/$4/model.pnml > "$out/json/$name.json" 2> "$out/json/$name.err"
   field states search_seconds states_per_second bytes_per_state memory_bytes exit_code < "$out/json/$name.json"
+}
+# use_nccl: prints the GPUs' topology and puts NCCL (scripts/nccl.sh) on
+# LD_LIBRARY_PATH, for the calls of several GPUs.
+use_nccl() {
+  nvidia-smi topo -m
+  nccl=$(scripts/nccl.sh) && export LD_LIBRARY_PATH="$nccl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 }
 # gpu_tests NAME: the branch's test binary (with kernel tree NAME of
 # $d/kv/ if there is one) in the time left of 570 s, into $out/tests-NAME.txt.

@@ -12,8 +12,7 @@ cd "$here/../../.."
 log=run-x2
 # Unpacks the carried binaries (main's CLI as /tmp/bin/final) and the nets.
 source "$here/../2026-12-04g-h200-verify-and-jump/common.sh"
-nvidia-smi topo -m
-nccl=$(scripts/nccl.sh) && export LD_LIBRARY_PATH="$nccl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+use_nccl
 fields() {
   python3 -c "import json,sys
 r=json.load(sys.stdin); p=r.get('partitions') or {}

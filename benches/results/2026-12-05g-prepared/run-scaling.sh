@@ -19,8 +19,7 @@ cd "$here/../../.."
 log=run-scaling
 # Unpacks the carried binaries (main's CLI as /tmp/bin/final) and the nets.
 source "$here/../2026-12-04g-h200-verify-and-jump/common.sh"
-nvidia-smi topo -m
-nccl=$(scripts/nccl.sh) && export LD_LIBRARY_PATH="$nccl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+use_nccl
 limit=${CALL_LIMIT:-585}
 devices=$(nvidia-smi -L | grep -c '^GPU')
 counts=()
