@@ -268,8 +268,8 @@ __device__ slot_t compact_find(const unsigned* table, unsigned long long buckets
 
 // Stores spread value `p` with predecessor `link` in a table that nothing
 // else reads now (a growth's new table): the first empty slot along its
-// probe sequence. False when the sequence has none.
-__device__ bool compact_place(unsigned* table, unsigned long long buckets, unsigned long long p, slot_t link) {
+// probe sequence. Its slot, or NO_SLOT when the sequence has none.
+__device__ slot_t compact_place(unsigned* table, unsigned long long buckets, unsigned long long p, slot_t link) {
     unsigned long long remainder, b, step;
     compact_address(p, buckets, remainder, b, step);
     for (unsigned probe = 0; probe < MAX_PROBES; ++probe) {
@@ -284,9 +284,9 @@ __device__ bool compact_place(unsigned* table, unsigned long long buckets, unsig
 #else
             (void)link;
 #endif
-            return true;
+            return (slot_t)(b * SLOTS_PER_BUCKET + s);
         }
         probe_next(b, step, buckets);
     }
-    return false;
+    return NO_SLOT;
 }

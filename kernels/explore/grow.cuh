@@ -6,11 +6,15 @@
 // new table may take the memory the old one held.
 //
 // Round 1 (`reinsert`, every chunk): copy each vector and its link, as
-// they are, into the new table. Round 2 (every chunk again): `locate`
-// finds where each of the chunk's vectors went (`moved_to`), then
-// `renumber_links`, `renumber_slots` and `renumber_marks` rewrite the
-// numbers that fall in the chunk. A bit per new slot (`done`) keeps a
-// link renumbered by an earlier chunk from being read as an old number.
+// they are, into the new table, and note where each went (`moved_to`);
+// a stored vector never moves, so without traces `renumber_slots` and
+// `renumber_marks` rewrite the numbers that fall in the chunk right
+// then, and one round does it all. With traces, a link may point into a
+// chunk not yet moved, so round 2 (every chunk again) has `locate` find
+// where each of the chunk's vectors went, then `renumber_links` and the
+// others rewrite the numbers that fall in the chunk. A bit per new slot
+// (`done`) keeps a link renumbered by an earlier chunk from being read as
+// an old number.
 //
 // Part of the search's module (search.cu includes it), so that one NVRTC
 // compilation gives both. Macros from the host: those of table.cuh and
@@ -25,8 +29,9 @@
 // Stores the vector of `stored` (a whole slot of the old table, link
 // included) in the new table, which nothing else writes or reads now:
 // the first empty slot along its probe sequence, so that, as insertion
-// does, a bucket fills before the sequence moves on.
-__device__ bool place(unsigned* table, unsigned long long buckets, const unsigned* stored) {
+// does, a bucket fills before the sequence moves on. Its slot, or NO_SLOT
+// when the sequence has no empty one.
+__device__ slot_t place(unsigned* table, unsigned long long buckets, const unsigned* stored) {
     unsigned long long b, step;
     probe_start(hash_words<KEY_WORDS>(stored), buckets, b, step);
     for (int probe = 0; probe < MAX_PROBES; ++probe) {
@@ -35,11 +40,11 @@ __device__ bool place(unsigned* table, unsigned long long buckets, const unsigne
             unsigned* slot = bucket + s * SLOT_WORDS;
             if (slot[0] != EMPTY_WORD || atomicCAS(slot, EMPTY_WORD, stored[0]) != EMPTY_WORD) continue;
             for (unsigned i = 1; i < SLOT_WORDS; ++i) slot[i] = stored[i];
-            return true;
+            return (slot_t)(b * SLOTS_PER_BUCKET + s);
         }
         probe_next(b, step, buckets);
     }
-    return false;
+    return NO_SLOT;
 }
 
 #if COMPACT
@@ -54,26 +59,31 @@ __device__ __forceinline__ unsigned long long chunk_value(const GrowParams& p, u
 }
 #endif
 
+// moved_to[i]: the new slot of the chunk's slot i (NO_SLOT when empty).
 extern "C" __global__ void reinsert(const GrowParams p) {
     for (unsigned long long i = grid_thread(); i < p.source_slots; i += grid_threads()) {
+        slot_t to = NO_SLOT;
 #if COMPACT
         const unsigned* head;
         const unsigned long long value = chunk_value(p, i, head);
-        if (*head == EMPTY_WORD) continue;
+        const bool stored = *head != EMPTY_WORD;
 #if TRACE
         const slot_t link = compact_link(head - i % SLOTS_PER_BUCKET, (unsigned)(i % SLOTS_PER_BUCKET));
 #else
         const slot_t link = NO_SLOT;
 #endif
-        if (!compact_place(p.table, p.buckets, value, link)) atomicAdd(p.failed, 1ull);
+        if (stored) to = compact_place(p.table, p.buckets, value, link);
 #else
-        const unsigned* stored = p.source + slot_offset(i);
-        if (stored[0] != EMPTY_WORD && !place(p.table, p.buckets, stored)) atomicAdd(p.failed, 1ull);
+        const unsigned* key = p.source + slot_offset(i);
+        const bool stored = key[0] != EMPTY_WORD;
+        if (stored) to = place(p.table, p.buckets, key);
 #endif
+        if (stored && to == NO_SLOT) atomicAdd(p.failed, 1ull);
+        p.moved_to[i] = to;
     }
 }
 
-// moved_to[i]: the new slot of the chunk's slot i (NO_SLOT when empty).
+// moved_to[i], found again (round 2).
 extern "C" __global__ void locate(const GrowParams p) {
     for (unsigned long long i = grid_thread(); i < p.source_slots; i += grid_threads()) {
         slot_t to = NO_SLOT;

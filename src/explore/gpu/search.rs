@@ -1316,6 +1316,7 @@ fn grow(
         Frontier::NewMarks => from.queue_words(),
     };
     let spilled = (0..from.queue_count()).any(|q| from.queued(lengths[q]) < lengths[q]);
+    let copy_start = Instant::now();
     let (old_on_device, old_host, old_frontier, old_spill) = match placement {
         OldTable::OnDevice => (Some(old), None, None, None),
         OldTable::Staged => {
@@ -1333,6 +1334,8 @@ fn grow(
             (None, Some(table), Some(frontier), spill)
         }
     };
+    let copied_out = copy_start.elapsed();
+    let move_start = Instant::now();
     let mut new = Buffers::allocate(device, geometry)?;
     let staged_spill = old_spill.map(|words| device.upload(&words)).transpose()?;
     let staged_frontier = match &old_frontier {
@@ -1410,66 +1413,85 @@ fn grow(
             params.source_slots = count * from.slots_per_bucket as u64;
             Ok(())
         };
-    for &chunk in &chunks {
-        load_chunk(&mut params, chunk)?;
-        launch_grow(device, &build, "reinsert", &params, config)?;
-    }
-    for &chunk in &chunks {
-        load_chunk(&mut params, chunk)?;
-        launch_grow(device, &build, "locate", &params, config)?;
-        if trace {
-            launch_grow(device, &build, "renumber_links", &params, config)?;
-        }
-        for q in (0..from.queue_count()).filter(|&q| lengths[q] > 0) {
-            let source = match (&old_on_device, &staged_frontier) {
-                (Some(old), _) => device.address(&old.queues[q]),
-                (None, Some(staged)) => device.address(&staged[q]),
-                _ => unreachable!("the frontier is on the device or staged"),
-            };
-            if marks {
-                params.old_marks = source;
-                params.new_marks = device.address_mut(&mut new.queues[q]);
-                launch_grow(device, &build, "renumber_marks", &params, config)?;
-            } else {
-                params.from = source;
-                params.to = device.address_mut(&mut new.queues[q]);
-                params.count = from.queued(lengths[q]);
-                // Into a spilling queue, what the queue cannot hold goes to
-                // the spill bitmap of the queue's level parity.
-                let new_spill = new.spill.as_mut().map(|spill| {
-                    device.address_mut(spill) + (q * geometry.spill_words() / 2 * 4) as u64
-                });
-                (params.to_capacity, params.new_marks) = match new_spill {
-                    Some(bitmap) => (geometry.queue_capacity(), bitmap),
-                    None => (u64::MAX, 0),
+    // Without traces one round moves the vectors and renumbers the slot
+    // numbers that refer to them (`reinsert` notes where each went); with
+    // traces a link may point into a chunk not yet moved, so a second round
+    // finds the vectors again and renumbers (grow.cuh).
+    let rounds: &[&[&str]] = if trace {
+        &[&["reinsert"], &["locate", "renumber_links"]]
+    } else {
+        &[&["reinsert"]]
+    };
+    for (round, kernels) in rounds.iter().enumerate() {
+        let renumbers = round + 1 == rounds.len();
+        for &chunk in &chunks {
+            load_chunk(&mut params, chunk)?;
+            for kernel in kernels.iter() {
+                launch_grow(device, &build, kernel, &params, config)?;
+            }
+            if !renumbers {
+                continue;
+            }
+            for q in (0..from.queue_count()).filter(|&q| lengths[q] > 0) {
+                let source = match (&old_on_device, &staged_frontier) {
+                    (Some(old), _) => device.address(&old.queues[q]),
+                    (None, Some(staged)) => device.address(&staged[q]),
+                    _ => unreachable!("the frontier is on the device or staged"),
                 };
-                launch_grow(device, &build, "renumber_slots", &params, config)?;
-                // What spilled before moves from bitmap to bitmap (the
-                // target's queue holds no more than the old one).
-                if params.count < lengths[q] {
-                    let old_spill = match (&old_on_device, &staged_spill) {
-                        (Some(old), _) => old.spill.as_ref().map(|spill| device.address(spill)),
-                        (None, Some(staged)) => Some(device.address(staged)),
-                        _ => None,
-                    };
-                    let (Some(old_spill), Some(new_spill)) = (old_spill, new_spill) else {
-                        unreachable!(
-                            "a frontier that spilled moves from spill bitmaps into spill bitmaps"
-                        )
-                    };
-                    params.old_marks = old_spill + (q * from.spill_words() / 2 * 4) as u64;
-                    params.new_marks = new_spill;
+                if marks {
+                    params.old_marks = source;
+                    params.new_marks = device.address_mut(&mut new.queues[q]);
                     launch_grow(device, &build, "renumber_marks", &params, config)?;
+                } else {
+                    params.from = source;
+                    params.to = device.address_mut(&mut new.queues[q]);
+                    params.count = from.queued(lengths[q]);
+                    // Into a spilling queue, what the queue cannot hold goes to
+                    // the spill bitmap of the queue's level parity.
+                    let new_spill = new.spill.as_mut().map(|spill| {
+                        device.address_mut(spill) + (q * geometry.spill_words() / 2 * 4) as u64
+                    });
+                    (params.to_capacity, params.new_marks) = match new_spill {
+                        Some(bitmap) => (geometry.queue_capacity(), bitmap),
+                        None => (u64::MAX, 0),
+                    };
+                    launch_grow(device, &build, "renumber_slots", &params, config)?;
+                    // What spilled before moves from bitmap to bitmap (the
+                    // target's queue holds no more than the old one).
+                    if params.count < lengths[q] {
+                        let old_spill = match (&old_on_device, &staged_spill) {
+                            (Some(old), _) => old.spill.as_ref().map(|spill| device.address(spill)),
+                            (None, Some(staged)) => Some(device.address(staged)),
+                            _ => None,
+                        };
+                        let (Some(old_spill), Some(new_spill)) = (old_spill, new_spill) else {
+                            unreachable!(
+                                "a frontier that spilled moves from spill bitmaps into spill bitmaps"
+                            )
+                        };
+                        params.old_marks = old_spill + (q * from.spill_words() / 2 * 4) as u64;
+                        params.new_marks = new_spill;
+                        launch_grow(device, &build, "renumber_marks", &params, config)?;
+                    }
                 }
             }
+            params.from = device.address(&host_from);
+            params.to = device.address_mut(&mut host_to);
+            params.count = host_slots.len() as u64;
+            params.to_capacity = u64::MAX;
+            launch_grow(device, &build, "renumber_slots", &params, config)?;
         }
-        params.from = device.address(&host_from);
-        params.to = device.address_mut(&mut host_to);
-        params.count = host_slots.len() as u64;
-        params.to_capacity = u64::MAX;
-        launch_grow(device, &build, "renumber_slots", &params, config)?;
     }
     let failures = device.download(&failed)?[0];
+    if placement == OldTable::Staged {
+        tracing::info!(
+            "GPU table staged through host memory: {} copied out in {:.3} s, moved into the \
+             new table in {:.3} s",
+            crate::report::human_bytes(from.table_bytes()),
+            copied_out.as_secs_f64(),
+            move_start.elapsed().as_secs_f64()
+        );
+    }
     if failures > 0 {
         return Err(GpuError::Inconsistent {
             during: "growing the table",
