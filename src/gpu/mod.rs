@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
-    DeviceRepr, DriverError, LaunchConfig, PushKernelArg, ValidAsZeroBits, sys,
+    DeviceRepr, DriverError, LaunchConfig, PinnedHostSlice, PushKernelArg, ValidAsZeroBits, sys,
 };
 
 pub use abi::ParamBlock;
@@ -438,6 +438,51 @@ impl Device {
             .map_err(GpuError::driver("copying from the GPU"))
     }
 
+    /// A host copy of `source` to be written back later in parts (a
+    /// table staged through host memory while a larger one takes its
+    /// place): page-locked where the driver grants that much, since such
+    /// memory crosses the bus without the driver's bounce buffers, else
+    /// pageable.
+    pub fn copy_to_host<T: DeviceRepr + Default + Clone + ValidAsZeroBits>(
+        &self,
+        source: &impl DevicePtr<T>,
+    ) -> Result<HostCopy<T>, GpuError> {
+        let context = self.inner.stream.context();
+        // SAFETY: the copy right below writes every element before any is read.
+        match unsafe { context.alloc_pinned_with_flags::<T>(source.len().max(1), 0) } {
+            Ok(mut locked) => {
+                self.inner
+                    .stream
+                    .memcpy_dtoh(source, &mut locked)
+                    .map_err(GpuError::driver("copying from the GPU"))?;
+                Ok(HostCopy::PageLocked(locked))
+            }
+            Err(refused) => {
+                tracing::debug!(
+                    "{} of page-locked host memory refused ({refused}); a pageable copy instead",
+                    crate::report::human_bytes(source.num_bytes() as u64)
+                );
+                Ok(HostCopy::Pageable(self.download(source)?))
+            }
+        }
+    }
+
+    /// Copies the elements `range` of `copy` into the start of `target`.
+    pub fn write_from<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        copy: &HostCopy<T>,
+        range: std::ops::Range<usize>,
+        target: &mut impl DevicePtrMut<T>,
+    ) -> Result<(), GpuError> {
+        let whole = match copy {
+            HostCopy::PageLocked(locked) => locked
+                .as_slice()
+                .map_err(GpuError::driver("copying to the GPU"))?,
+            HostCopy::Pageable(pageable) => pageable,
+        };
+        self.write(&whole[range], target)
+    }
+
     /// Copies `data` into the start of `target`.
     pub fn write<T: DeviceRepr>(
         &self,
@@ -471,6 +516,14 @@ impl Device {
         let (address, _record) = slice.device_ptr_mut(&self.inner.stream);
         address
     }
+}
+
+/// Device memory copied to the host ([`Device::copy_to_host`]).
+pub enum HostCopy<T> {
+    /// In page-locked memory, which the GPU reads and writes directly.
+    PageLocked(PinnedHostSlice<T>),
+    /// In ordinary memory, when the driver refused to lock that much.
+    Pageable(Vec<T>),
 }
 
 /// A compiled module of one [`Build`] on a device ([`Device::module`]).

@@ -1320,7 +1320,7 @@ fn grow(
     let (old_on_device, old_host, old_frontier, old_spill) = match placement {
         OldTable::OnDevice => (Some(old), None, None, None),
         OldTable::Staged => {
-            let table = device.download(&old.table)?;
+            let table = device.copy_to_host(&old.table)?;
             let mut frontier = Vec::new();
             for (q, queue) in old.queues.iter().enumerate() {
                 frontier.push(device.download(&queue.slice(0..frontier_words(q).max(1)))?);
@@ -1403,7 +1403,7 @@ fn grow(
             params.source = match (&old_on_device, &old_host, staging.as_mut()) {
                 (Some(old), _, _) => device.address(&old.table.slice(start..start + words)),
                 (None, Some(host), Some(staging)) => {
-                    device.write(&host[start..start + words], staging)?;
+                    device.write_from(host, start..start + words, staging)?;
                     device.address(staging)
                 }
                 _ => unreachable!("an old table is on the device or staged"),
