@@ -430,7 +430,7 @@ fn table_full_note(run: &gpu::GpuExploration) -> String {
     } else {
         String::new()
     };
-    if run.slot_bits == 32 && run.capacity >= u64::from(u32::MAX) / 2 {
+    if run.capped_by_numbers {
         return format!(
             "the GPU table filled at {states} states: this command numbers table slots in \
              32 bits (at most 2^32 - 1 slots), whatever the memory; `check` without \

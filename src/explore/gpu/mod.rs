@@ -197,6 +197,9 @@ pub struct GpuExploration {
     /// Bits of a slot number: 32, or 64 when the table may grow beyond
     /// 2^32 - 1 slots.
     pub slot_bits: u32,
+    /// The memory would hold more slots than 32-bit slot numbers reach,
+    /// so the numbers capped the table.
+    pub capped_by_numbers: bool,
     /// Times the table grew.
     pub growths: u32,
     /// Growths that staged the old table through host memory, so that the
@@ -284,6 +287,7 @@ impl GpuExploration {
             table_bytes: 0,
             budget: 0,
             slot_bits: 32,
+            capped_by_numbers: false,
             growths: 0,
             staged_growths: 0,
             rerun_levels: 0,

@@ -1082,6 +1082,7 @@ fn split_search(
         table_bytes,
         budget: bytes,
         slot_bits: if geometry.wide { 64 } else { 32 },
+        capped_by_numbers: geometry.capped_by_numbers,
         growths: 0,
         staged_growths: 0,
         rerun_levels: 0,

@@ -126,6 +126,9 @@ pub(super) struct Geometry {
     /// stops the level so that the table grows before any spill bitmap is
     /// walked: a walked level cannot run again.
     never_grows: bool,
+    /// The budget would hold more slots than 32-bit slot numbers reach,
+    /// so those numbers, not the memory, cap this (largest) table.
+    pub(super) capped_by_numbers: bool,
 }
 
 impl Geometry {
@@ -157,7 +160,10 @@ impl Geometry {
             SlotNumbers::Narrow => false,
         };
         let geometry = if !wide {
-            narrow.with_buckets(fitting.min(narrow_cap))
+            Geometry {
+                capped_by_numbers: fitting > narrow_cap,
+                ..narrow.with_buckets(fitting.min(narrow_cap))
+            }
         } else {
             let wide = Geometry {
                 never_grows: true,
@@ -215,6 +221,7 @@ impl Geometry {
             roomy_queues: false,
             queue_entries: None,
             never_grows: false,
+            capped_by_numbers: false,
         }
     }
 
@@ -1036,6 +1043,7 @@ pub(super) fn run(
         capacity_without_traces,
         table_fill: states as f64 / geometry.slots() as f64,
         slot_bits: if geometry.wide { 64 } else { 32 },
+        capped_by_numbers: growth.largest.capped_by_numbers,
         growths: growth.growths,
         staged_growths: growth.staged,
         rerun_levels: growth.rerun_levels,
@@ -1918,6 +1926,34 @@ mod tests {
             spilling.first_table(spilling.buckets / 4 * 3, budget),
             spilling
         );
+    }
+
+    /// 32-bit slot numbers cap a table only where the memory would hold
+    /// more slots than they reach: a table of 3.7e9 slots with traces in
+    /// 70 GiB filled its memory, not its numbers (session 45's Parking-PT-208
+    /// on an H100 was told otherwise).
+    #[test]
+    fn only_a_budget_beyond_32_bit_numbers_is_capped_by_them() {
+        // (numbers asked, budget, wide numbers, capped by narrow ones); the
+        // last is that run's table budget (70 GiB less the node table).
+        let cases = [
+            (SlotNumbers::Narrow, 1u64 << 40, false, true),
+            (SlotNumbers::Narrow, 1 << 30, false, false),
+            (SlotNumbers::Auto, 1 << 40, true, false),
+            (SlotNumbers::Auto, 46 << 30, false, false),
+        ];
+        for (numbers, budget, wide, capped) in cases {
+            let largest =
+                Geometry::largest(2, true, Frontier::NewMarks, budget, numbers, true).unwrap();
+            let slots = largest.slots();
+            let case = format!("{numbers:?} numbers in {budget} bytes: {slots} slots");
+            assert_eq!(
+                (largest.wide, largest.capped_by_numbers),
+                (wide, capped),
+                "{case}"
+            );
+            assert!(wide || slots < u64::from(u32::MAX), "{case}");
+        }
     }
 
     #[test]
