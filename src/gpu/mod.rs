@@ -442,7 +442,7 @@ impl Device {
     /// table staged through host memory while a larger one takes its
     /// place): page-locked where the driver grants that much, since such
     /// memory crosses the bus without the driver's bounce buffers, else
-    /// pageable.
+    /// pageable (docs/GPU.md, "Growth through host memory").
     pub fn copy_to_host<T: DeviceRepr + Default + Clone + ValidAsZeroBits>(
         &self,
         source: &impl DevicePtr<T>,
