@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds, on the development machine, what run.sh and run2.sh carry into
+# DEST (default .device/growth, git-ignored): the CLIs of main e3343127
+# (final.xz), of d0df0b88 (pinned.xz: the whole staged table page-locked)
+# and of branch bounce-staging (bounce.xz), the integration tests of
+# bounce-staging (btests.xz), the nets (mcc3.tar.xz) and BUILD.
+# Usage, from the repository root:
+#   bash benches/results/2026-12-05k-h100-staged-growth/prepare.sh [DEST]
+source "$(dirname "$0")/../2026-12-05c-prepared/build.sh" "${1:-.device/growth}"
+for build in "final e3343127" "pinned d0df0b88" "bounce bounce-staging"; do
+    set -- $build
+    git -C "$work/main" checkout -q --detach "$2"
+    pack "$1" "$(cli "$work/main")"
+done
+tests=$(cd "$work/main" && cargo test --release --no-run 2>&1 | grep -o "target/release/deps/it-[a-z0-9]*" | head -1)
+pack btests "$CARGO_TARGET_DIR/${tests#target/}"
+tar -C "$shared/.." -cJf "$dest/mcc3.tar.xz" shared/mcc/oracles.tsv \
+    shared/mcc/AutoFlight-PT-05a shared/mcc/AutoFlight-PT-06a \
+    shared/mcc/Parking-PT-208 shared/mcc/Philosophers-PT-000020
+cat > "$dest/BUILD" <<END
+final = main e3343127 (CLI); pinned = d0df0b88 (CLI: whole staged table page-locked); bounce, btests = branch bounce-staging $(git rev-parse --short bounce-staging) (CLI, integration tests: 128 MiB page-locked buffer, threads copy)
+mcc3.tar.xz = ../shared/mcc: oracles.tsv, AutoFlight-PT-05a, AutoFlight-PT-06a, Parking-PT-208, Philosophers-PT-000020
+END
+cat "$dest/BUILD"
+du -sh "$dest"
