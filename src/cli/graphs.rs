@@ -326,6 +326,20 @@ pub fn scc(cli: &Cli, args: &SccArgs) -> Result<i32, Error> {
     for w in &warnings {
         warn(w);
     }
+    if let Graph::Host(graph) = &graph
+        && (device.is_none() || args.engine == EngineChoice::Reference)
+    {
+        let parallel =
+            args.engine != EngineChoice::Reference && cpu_threads(args.limits.threads) > 1;
+        let (states, edges) = (graph.states() as u64, graph.targets.len() as u64);
+        let needed = scc::host_working_bytes(states, edges, parallel);
+        host_memory_suffices(
+            &args.input.model,
+            (states, edges),
+            needed,
+            crate::frontend::available_memory(),
+        )?;
+    }
     let decomposing = Instant::now();
     let mut finished_by = None;
     let mut edges_kept = None;
@@ -584,6 +598,28 @@ fn load_graph(path: &Path, kind: GraphFile) -> Result<Csr, Error> {
     })
 }
 
+/// An error, instead of a process the system kills, where decomposing a
+/// graph of `(states, edges)` on the host needs more (`needed` bytes)
+/// than the memory `available`.
+fn host_memory_suffices(
+    path: &Path,
+    (states, edges): (u64, u64),
+    needed: u64,
+    available: Option<u64>,
+) -> Result<(), Error> {
+    match available {
+        Some(available) if needed > available => Err(Error::Model(format!(
+            "{}: decomposing {states} states and {edges} edges on the host needs at least {} \
+             beyond the loaded graph, and {} is available; free memory, use a machine with \
+             more, or a GPU (--engine gpu)",
+            path.display(),
+            crate::report::human_bytes(needed),
+            crate::report::human_bytes(available)
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Writes `state component` lines for every state.
 fn write_components(path: &Path, components: &Components) -> Result<(), Error> {
     let write_error = |source| Error::Write {
@@ -596,4 +632,38 @@ fn write_components(path: &Path, components: &Components) -> Result<(), Error> {
         writeln!(out, "{state} {component}").map_err(write_error)?;
     }
     out.flush().map_err(write_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 10^9 isolated states that the system killed at 23.8 GB in
+    /// session 44 (about 8 GB loaded, then 16 GB for the race) now give
+    /// an error that names the need and what is available.
+    #[test]
+    fn a_decomposition_beyond_the_available_memory_is_refused_with_its_figures() {
+        let needed = scc::host_working_bytes(1_000_000_000, 0, true);
+        assert_eq!(needed, 16_000_000_000);
+        let refused = host_memory_suffices(
+            Path::new("big.aut"),
+            (1_000_000_000, 0),
+            needed,
+            Some(14 << 30),
+        )
+        .unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "big.aut: decomposing 1000000000 states and 0 edges on the host needs at least \
+             14.9 GiB beyond the loaded graph, and 14.0 GiB is available; free memory, use a \
+             machine with more, or a GPU (--engine gpu)"
+        );
+        assert_eq!(refused.exit_code(), exit::BAD_INPUT);
+        for available in [Some(needed), None] {
+            let path = Path::new("big.aut");
+            assert!(host_memory_suffices(path, (1_000_000_000, 0), needed, available).is_ok());
+        }
+        assert!(scc::host_working_bytes(10, 100, true) > scc::host_working_bytes(10, 0, true));
+        assert_eq!(scc::host_working_bytes(10, 100, false), 130);
+    }
 }

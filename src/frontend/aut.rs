@@ -32,7 +32,7 @@ use rayon::prelude::*;
 
 use flate2::read::MultiGzDecoder;
 
-use super::{LoadError, explicit_limit, is_gzip, read_explicit, read_file};
+use super::{LoadError, available_memory, explicit_limit, is_gzip, read_explicit, read_file};
 use crate::explicit::{
     Csr, Edge, GraphSink, LabelledGraph, MAX_STATES as GRAPH_MAX_STATES, SinkError,
 };
@@ -685,13 +685,7 @@ impl<'p> GraphParser<'p> {
                 ),
             ));
         }
-        let grouped = group_by_source(
-            header.states as u32,
-            &self.sources,
-            self.targets,
-            self.labels,
-        );
-        let (edges, labels) = grouped.ok_or_else(|| {
+        let memory_error = || {
             let (line, column) = self.header_at.unwrap_or((1, 1));
             LoadError::At {
                 path: self.path.to_path_buf(),
@@ -699,7 +693,21 @@ impl<'p> GraphParser<'p> {
                 column,
                 message: memory_message(header.states, total),
             }
-        })?;
+        };
+        // Offsets and a cursor a state, targets and labels placed again an
+        // edge (group_by_source); allocations beyond the memory available
+        // would be granted and then killed when filled.
+        let grouping_bytes = header.states.saturating_mul(16).saturating_add(total * 8);
+        if available_memory().is_some_and(|available| grouping_bytes > available) {
+            return Err(memory_error());
+        }
+        let grouped = group_by_source(
+            header.states as u32,
+            &self.sources,
+            self.targets,
+            self.labels,
+        );
+        let (edges, labels) = grouped.ok_or_else(memory_error)?;
         Ok(LabelledGraph {
             edges,
             labels,

@@ -17,6 +17,21 @@ use rayon::prelude::*;
 
 use crate::explicit::Csr;
 
+/// Bytes that a decomposition on the host allocates beyond the graph
+/// itself, at least: 16 a state for the CPU engine's race of Tarjan and a
+/// parallel method (`parallel`), plus the transpose's 4 an edge, else 13 a
+/// state for Tarjan alone (peaks on 2·10^7 isolated states less the
+/// loaded graph; docs/SCC.md, "Memory").
+pub fn host_working_bytes(states: u64, edges: u64, parallel: bool) -> u64 {
+    if parallel {
+        states
+            .saturating_mul(16)
+            .saturating_add(edges.saturating_mul(4))
+    } else {
+        states.saturating_mul(13)
+    }
+}
+
 /// A partition of a graph's states into strongly connected components.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Components {

@@ -216,6 +216,24 @@ fn graph_errors_are_located() {
     );
 }
 
+/// A header whose states would not fit the memory available is an error
+/// at the header, not a process that the system kills while the arrays
+/// fill (Linux grants allocations it cannot back). Skipped where 64 GB or
+/// more are available, as 4·10^9 states then load.
+#[test]
+fn a_graph_beyond_the_available_memory_is_refused_at_its_header() {
+    let states = 4_000_000_000u64;
+    match warpcheck::frontend::available_memory() {
+        Some(available) if available < states * 16 => assert_eq!(
+            graph_error(format!("des (0, 0, {states})\n").as_bytes()),
+            format!(
+                "g.aut:1:1: not enough memory for a graph of {states} states and 0 transitions"
+            )
+        ),
+        available => println!("SKIPPED: {available:?} bytes of memory available"),
+    }
+}
+
 #[test]
 fn gzip_graphs_are_read_by_their_magic_bytes() {
     let text = b"des (0, 2, 3)\n(0, a, 1)\n(1, a, 2)\n";
