@@ -3,15 +3,16 @@
 # `bounce` (the staged table crosses the bus through a 128 MiB page-locked
 # buffer, threads copy it to and from ordinary memory), then Parking-PT-208
 # under tree storage without traces and --memory 70G, as an H100's
-# default, with `bounce`, main (e3343127) and `pinned` (the whole staged
-# table page-locked, call M's best), each while LIMIT (seconds from the
-# start, default 250) leaves a minute for it.
+# default, with `bounce`, main (e3343127), `pinned` (the whole staged
+# table page-locked, call M's best) and `jump16` (bounce whose jump table
+# keeps 1/16 of its slots in each queue, not 1/4), each while LIMIT
+# (seconds from the start, default 320) leaves a minute for it.
 # Carry .device/growth and set D=.device/growth.
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../../.."
 log=run2
 source "$here/../2026-12-04g-h200-verify-and-jump/common.sh"
-for b in final pinned bounce; do
+for b in final pinned bounce jump16; do
   printf '#!/bin/sh\nexec /tmp/bin/%s "$@" --memory 70G\n' $b > /tmp/bin/${b}70
   chmod +x /tmp/bin/${b}70
 done
@@ -24,8 +25,8 @@ grep -E "^test |test result" /tmp/tests.txt
 grep -E -A12 "^---- |panicked" /tmp/tests.txt | head -40
 cp /tmp/tests.txt "$out/tests-bounce.txt"
 printf 'build\tstorage\ttraces\tnet\tstates\tsearch_s\tstates/s\tbytes/state\tmemory\texit\n'
-for b in bounce70 final70 pinned70; do
-  (( $(date +%s) - start + 60 < ${LIMIT:-250} )) || { echo "no time for $b"; continue; }
+for b in bounce70 final70 jump1670 pinned70; do
+  (( $(date +%s) - start + 60 < ${LIMIT:-320} )) || { echo "no time for $b"; continue; }
   run $b tree no-trace Parking-PT-208; growths $b-tree-no-trace-Parking-PT-208
 done
 grep -h "Parking-PT-208" /tmp/shared/mcc/oracles.tsv | cut -f1-4
