@@ -616,7 +616,12 @@ impl<'a> Rounds<'a> {
                 }
                 let key = self.partition[state as usize].load(Relaxed);
                 for next in self.partners(self.graph, state, key) {
-                    has_predecessor[next as usize].store(1, Relaxed);
+                    // Read first: a hub's flag, once set, stays in every
+                    // core's cache instead of moving at each store.
+                    let flag = &has_predecessor[next as usize];
+                    if flag.load(Relaxed) == 0 {
+                        flag.store(1, Relaxed);
+                    }
                 }
             });
             self.live.par_iter().for_each(|&state| {
@@ -660,7 +665,11 @@ impl<'a> Rounds<'a> {
                         let key = run.partition[state as usize].load(Relaxed);
                         let label = run.jump(labels, state);
                         for target in run.partners(graph, state, key) {
-                            if labels[target as usize].fetch_max(label, Relaxed) < label
+                            // Read first, as in trimming: most edges
+                            // bring no larger label.
+                            let held = &labels[target as usize];
+                            if held.load(Relaxed) < label
+                                && held.fetch_max(label, Relaxed) < label
                                 && queued[target as usize].swap(stamp, Relaxed) != stamp
                             {
                                 next.push(target);

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Issue 13's CPU criterion (at least 1.7x from 1 to 2 threads on graphs of
+# 10^6 states or more) on a quiet machine: the device machine's CPUs,
+# which no other session shares, unlike the 2-core development machine
+# (../2026-12-05i-2core-cpu-scc-scaling/: R-MAT 2^20 1.61x, random 1.75x,
+# with a run-to-run spread of up to 20 %). fb_scaling on two cores of one
+# socket (taskset -c 0,1), three rounds a graph, each of 5 repetitions
+# alternating 1 and 2 threads. About 90 s; no GPU needed.
+# Carry .device/fbscaling and set D to it; the log goes to $OUT/run.txt.
+set -u
+out=${OUT:-/tmp/out}
+d=${D:?set D to the carried folder}
+mkdir -p "$out"
+exec > >(tee "$out/run.txt") 2>&1
+lscpu | grep -E "Model name|^CPU\(s\)|Thread|Socket|L2|L3"
+cat "$d/BUILD"; date -u
+xz -dc "$d/fb_scaling.xz" > /tmp/fb_scaling && chmod +x /tmp/fb_scaling
+for graph in rmat random; do
+  for round in 1 2 3; do
+    echo "== $graph, round $round"
+    taskset -c 0,1 /tmp/fb_scaling "$graph"
+  done
+done
+date -u
