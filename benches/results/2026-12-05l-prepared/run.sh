@@ -3,7 +3,8 @@
 # 10^6 states or more) on a quiet machine: the device machine's CPUs,
 # which no other session shares, unlike the 2-core development machine
 # (../2026-12-05i-2core-cpu-scc-scaling/: R-MAT 2^20 1.61x, random 1.75x,
-# with a run-to-run spread of up to 20 %). fb_scaling on two cores of one
+# with a run-to-run spread of up to 20 %; after session 45's reads before
+# writes, ../2026-12-05m-2core-cpu-scc-reads/: 1.73x and 1.78x). fb_scaling on two cores of one
 # socket (taskset -c 0,1), three rounds a graph, each of 5 repetitions
 # alternating 1 and 2 threads. About 90 s; no GPU needed.
 # Carry .device/fbscaling and set D to it; the log goes to $OUT/run.txt.
