@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Session 45's call O (prepared): main's whole GPU test suite, which no
+# device call has run since before eebb9252 (the explorer tests from
+# gpu::compact_roots_match_the_reference on were cut off by time limits in
+# sessions 43 and 45). Every test whose name holds "gpu", one at a time,
+# within LIMIT seconds (default 560). `main.xz` and `mtests.xz` in D are
+# main's CLI and integration tests (see BUILD).
+# Carry .device/growth and set D=.device/growth.
+set -u
+out=${OUT:-/tmp/out}
+d=${D:?set D to the carried folder}
+mkdir -p "$out" /tmp/bin /tmp/shared
+exec > >(tee "$out/run3.txt") 2>&1
+start=$(date +%s)
+nvidia-smi -L; date -u; cat "$d/BUILD"
+for b in main mtests; do xz -dc "$d/$b.xz" > /tmp/bin/$b; done
+chmod +x /tmp/bin/*
+export WARPCHECK_KERNEL_CACHE=/tmp/kc
+left=$(( ${LIMIT:-560} - ($(date +%s) - start) ))
+WARPCHECK_BIN=/tmp/bin/main timeout $left /tmp/bin/mtests --include-ignored --test-threads=1 gpu > /tmp/tests.txt 2>&1
+echo "tests rc $? (124: the time limit)"
+grep -E "^test |test result" /tmp/tests.txt
+grep -E -A12 "^---- |panicked" /tmp/tests.txt | head -60
+cp /tmp/tests.txt "$out/tests-main.txt"
+echo "took $(( $(date +%s) - start )) s"; date -u
