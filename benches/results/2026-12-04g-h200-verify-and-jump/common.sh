@@ -1,6 +1,6 @@
 # Sourced by next-g.sh and run-f.sh (session 40's prepared calls) and
-# 2026-12-05a-prepared/run-h.sh (also 2026-12-05b's run.sh and 2026-12-05c's
-# run-i.sh and run-x2.sh): unpacks the carried binaries (every
+# 2026-12-05a-prepared/run-h.sh (also 2026-12-05b's run.sh, 2026-12-05c's
+# run-i.sh and run-x2.sh, and 2026-12-05k's run.sh, run2.sh and run3.sh): unpacks the carried binaries (every
 # NAME.xz into /tmp/bin/NAME) and nets, and defines `run` (one check, a line of
 # its JSON's figures) and `gpu_tests` (the GPU tests of every storage and
 # frontier), and `use_nccl` (session 44). Source it from the repository root with `log` set to the name

@@ -6,16 +6,10 @@
 # within LIMIT seconds (default 560). `main.xz` and `mtests.xz` in D are
 # main's CLI and integration tests (see BUILD).
 # Carry .device/growth and set D=.device/growth.
-set -u
-out=${OUT:-/tmp/out}
-d=${D:?set D to the carried folder}
-mkdir -p "$out" /tmp/bin /tmp/shared
-exec > >(tee "$out/run3.txt") 2>&1
-start=$(date +%s)
-nvidia-smi -L; date -u; cat "$d/BUILD"
-for b in main mtests; do xz -dc "$d/$b.xz" > /tmp/bin/$b; done
-chmod +x /tmp/bin/*
-export WARPCHECK_KERNEL_CACHE=/tmp/kc
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/../../.."
+log=run3
+source "$here/../2026-12-04g-h200-verify-and-jump/common.sh"
 left=$(( ${LIMIT:-560} - ($(date +%s) - start) ))
 WARPCHECK_BIN=/tmp/bin/main timeout $left /tmp/bin/mtests --include-ignored --test-threads=1 gpu > /tmp/tests.txt 2>&1
 echo "tests rc $? (124: the time limit)"
