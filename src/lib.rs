@@ -20,5 +20,6 @@ pub mod numeric;
 pub mod parity;
 pub mod report;
 pub mod scc;
+pub mod system;
 #[cfg(feature = "testing")]
 pub mod testing;

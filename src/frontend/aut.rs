@@ -32,11 +32,12 @@ use rayon::prelude::*;
 
 use flate2::read::MultiGzDecoder;
 
-use super::{LoadError, available_memory, explicit_limit, is_gzip, read_explicit, read_file};
+use super::{LoadError, explicit_limit, is_gzip, read_explicit, read_file};
 use crate::explicit::{
     Csr, Edge, GraphSink, LabelledGraph, MAX_STATES as GRAPH_MAX_STATES, SinkError,
 };
 use crate::model::{Lts, LtsTransition, Network, Process, UnmatchedLabels};
+use crate::system::available_memory;
 
 /// The one spelling of the internal action: `.aut` labels `i` and `tau`
 /// (quoted or not) are both read as this label.

@@ -319,18 +319,8 @@ pub fn read_raw(path: &Path) -> Result<InputBytes, LoadError> {
 /// [`MAX_EXPLICIT_BYTES`], or the memory the system reports available
 /// (`MemAvailable` in `/proc/meminfo`) when that is less.
 pub fn explicit_limit() -> u64 {
-    available_memory().map_or(MAX_EXPLICIT_BYTES, |bytes| bytes.min(MAX_EXPLICIT_BYTES))
-}
-
-/// The memory the system reports available (`MemAvailable` in
-/// `/proc/meminfo`), where it can be read. Linux grants allocations it
-/// cannot back and kills the process when their pages are touched, so
-/// large arrays are weighed against this before they are filled.
-pub fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
+    crate::system::available_memory()
+        .map_or(MAX_EXPLICIT_BYTES, |bytes| bytes.min(MAX_EXPLICIT_BYTES))
 }
 
 /// `base`, or else the first of `base#2`, `base#3`, ... that is not in

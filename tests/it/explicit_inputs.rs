@@ -223,7 +223,7 @@ fn graph_errors_are_located() {
 #[test]
 fn a_graph_beyond_the_available_memory_is_refused_at_its_header() {
     let states = 4_000_000_000u64;
-    match warpcheck::frontend::available_memory() {
+    match warpcheck::system::available_memory() {
         Some(available) if available < states * 16 => assert_eq!(
             graph_error(format!("des (0, 0, {states})\n").as_bytes()),
             format!(

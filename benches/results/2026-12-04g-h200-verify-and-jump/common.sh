@@ -3,7 +3,7 @@
 # run-i.sh and run-x2.sh, and 2026-12-05k's run.sh, run2.sh and run3.sh): unpacks the carried binaries (every
 # NAME.xz into /tmp/bin/NAME) and nets, and defines `run` (one check, a line of
 # its JSON's figures) and `gpu_tests` (the GPU tests of every storage and
-# frontier), and `use_nccl` (session 44). Source it from the repository root with `log` set to the name
+# frontier), `use_nccl` (session 44) and `show_tests` (session 45). Source it from the repository root with `log` set to the name
 # of the calling script's log ($OUT/$log.txt); D names the carried folder.
 set -u
 out=${OUT:-/tmp/out}
@@ -45,8 +45,13 @@ gpu_tests() {
   env "${kernels[@]}" WARPCHECK_BIN=/tmp/bin/jump timeout $left /tmp/bin/jtests --include-ignored --test-threads=1 \
     gpu::compact_tables_that_grow gpu::spilling gpu::tables_that_grow gpu::compact_roots gpu_partitioned::compact \
     gpu::auto_storage gpu::small_mcc gpu::specs_match > /tmp/tests.txt 2>&1
-  echo "tests rc $?"
+  show_tests $? "$1"
+}
+# show_tests RC NAME: the exit status of a test run (124: the time limit),
+# its test lines and failures from /tmp/tests.txt, kept as $out/tests-NAME.txt.
+show_tests() {
+  echo "tests rc $1 (124: the time limit)"
   grep -E "^test |test result" /tmp/tests.txt
   grep -E -A12 "^---- |panicked" /tmp/tests.txt | head -60
-  cp /tmp/tests.txt "$out/tests-$1.txt"
+  cp /tmp/tests.txt "$out/tests-$2.txt"
 }

@@ -20,10 +20,7 @@ growths() { grep -h "grown to\|staged through" "$out/json/$1.err" | sed 's/^.*se
 echo "growth tests of bounce"
 WARPCHECK_BIN=/tmp/bin/bounce timeout 150 /tmp/bin/btests --include-ignored --test-threads=1 \
   gpu::tables_that_grow gpu::compact_tables_that_grow gpu::spilling > /tmp/tests.txt 2>&1
-echo "tests rc $?"
-grep -E "^test |test result" /tmp/tests.txt
-grep -E -A12 "^---- |panicked" /tmp/tests.txt | head -40
-cp /tmp/tests.txt "$out/tests-bounce.txt"
+show_tests $? bounce
 printf 'build\tstorage\ttraces\tnet\tstates\tsearch_s\tstates/s\tbytes/state\tmemory\texit\n'
 for b in bounce70 final70 jump1670 pinned70; do
   (( $(date +%s) - start + 60 < ${LIMIT:-320} )) || { echo "no time for $b"; continue; }

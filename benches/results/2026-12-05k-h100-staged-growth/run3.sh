@@ -12,8 +12,5 @@ log=run3
 source "$here/../2026-12-04g-h200-verify-and-jump/common.sh"
 left=$(( ${LIMIT:-560} - ($(date +%s) - start) ))
 WARPCHECK_BIN=/tmp/bin/main timeout $left /tmp/bin/mtests --include-ignored --test-threads=1 gpu > /tmp/tests.txt 2>&1
-echo "tests rc $? (124: the time limit)"
-grep -E "^test |test result" /tmp/tests.txt
-grep -E -A12 "^---- |panicked" /tmp/tests.txt | head -60
-cp /tmp/tests.txt "$out/tests-main.txt"
+show_tests $? main
 echo "took $(( $(date +%s) - start )) s"; date -u

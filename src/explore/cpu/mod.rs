@@ -569,19 +569,9 @@ fn search_from(
 /// `/proc/meminfo` less a margin of an eighth of it (at least 256 MiB);
 /// 1 GiB where it cannot be read.
 pub fn default_memory_limit() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|info| mem_available(&info))
-        .map_or(FALLBACK_MEMORY_LIMIT, |available| {
-            available.saturating_sub((available / 8).max(MIN_MEMORY_MARGIN))
-        })
-}
-
-/// The `MemAvailable` line of a `/proc/meminfo` text, in bytes.
-fn mem_available(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    crate::system::available_memory().map_or(FALLBACK_MEMORY_LIMIT, |available| {
+        available.saturating_sub((available / 8).max(MIN_MEMORY_MARGIN))
+    })
 }
 
 /// How large the table may get: index entries, store records and node
