@@ -25,7 +25,7 @@ if nvidia-smi -L | grep -q H100; then
 fi
 details() { python3 -c "import json,sys; r=json.load(sys.stdin); d=dict(r['engine_details']); print('   ', r['engine'].split(';')[1]); print('   ', d.get('hash table')); print('   ', d.get('tree nodes'))" < "$out/json/$1.json" 2>/dev/null; }
 printf 'build\tstorage\ttraces\tnet\tstates\tsearch_s\tstates/s\tbytes/state\tmemory\texit\n'
-for b in main nodes24 min5 nodes27 min6 main nodes24; do
+for b in main min5 min6 nodes24 main min5 min6; do
   (( $(date +%s) - start + 40 < ${LIMIT:-585} )) || { echo "no time for $b"; continue; }
   run $b tree no-trace Parking-PT-208; details $b-tree-no-trace-Parking-PT-208
 done
