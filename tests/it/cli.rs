@@ -11,7 +11,7 @@ use warpcheck::frontend;
 use warpcheck::testing;
 
 fn warpcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+    Command::new(crate::warpcheck_binary())
         .args(args)
         .current_dir(crate::repo_root())
         .output()
@@ -562,7 +562,7 @@ fn cpu_engine_tells_where_its_time_went_at_debug_level() {
 /// Runs warpcheck with no GPU visible, so that what happens without a GPU
 /// is tested on GPU machines too.
 fn warpcheck_without_gpu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+    Command::new(crate::warpcheck_binary())
         .args(args)
         .current_dir(crate::repo_root())
         .env("CUDA_VISIBLE_DEVICES", "-1")
@@ -681,7 +681,7 @@ fn thread_counts_are_validated() {
 #[test]
 fn a_closed_pipe_ends_quietly_with_141_and_a_full_disk_is_an_error() {
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+    let mut child = Command::new(crate::warpcheck_binary())
         .args(["generate", "philosophers", "20000"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -696,7 +696,7 @@ fn a_closed_pipe_ends_quietly_with_141_and_a_full_disk_is_an_error() {
         .write(true)
         .open("/dev/full")
         .unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+    let o = Command::new(crate::warpcheck_binary())
         .args(["info", "specs/philosophers3.net"])
         .current_dir(crate::repo_root())
         .stdout(full)
@@ -873,7 +873,7 @@ fn a_timeout_ends_the_search_with_the_figures_so_far() {
 /// `warpcheck ARGS`, interrupted as by Ctrl-C (SIGINT) after 0.8 s.
 pub(crate) fn interrupted(args: &[&str]) -> Output {
     use std::process::Stdio;
-    let child = Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+    let child = Command::new(crate::warpcheck_binary())
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1011,7 +1011,7 @@ fn the_model_can_come_from_standard_input() {
     use std::io::Write;
     use std::process::Stdio;
     let run = |extra: &[&str]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+        let mut child = Command::new(crate::warpcheck_binary())
             .args(
                 [
                     &["check", "-", "--deadlock", "--engine", "reference"][..],

@@ -1264,14 +1264,6 @@ fn the_graph_left_on_the_device_is_the_exported_one() {
     });
 }
 
-/// The `warpcheck` binary: `$WARPCHECK_BIN` (on the GPU machine, where the
-/// build's path does not exist), else the one cargo built.
-pub(crate) fn binary() -> PathBuf {
-    std::env::var_os("WARPCHECK_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_warpcheck")))
-}
-
 #[test]
 fn a_device_failure_during_the_search_exits_4() {
     with_gpu(|_| {
@@ -1291,7 +1283,7 @@ fn a_device_failure_during_the_search_exits_4() {
             }
             std::fs::write(path, text).unwrap();
         }
-        let output = Command::new(binary())
+        let output = Command::new(crate::warpcheck_binary())
             .args([
                 "check",
                 "specs/philosophers3.net",

@@ -23,7 +23,7 @@ use warpcheck::generate;
 use warpcheck::gpu::{Device, GpuError};
 use warpcheck::testing;
 
-use crate::gpu::{binary, compare_with, figures, on_mcc_models, options_for, search, with_gpu};
+use crate::gpu::{compare_with, figures, on_mcc_models, options_for, search, with_gpu};
 
 /// Device memory of a partitioned test search, split among its partitions.
 const TEST_MEMORY: u64 = 1 << 30;
@@ -358,7 +358,7 @@ fn the_cli_splits_the_search() {
     with_gpu(|_| {
         let model = "specs/philosophers3.net";
         let run = |args: &[&str]| {
-            Command::new(binary())
+            Command::new(crate::warpcheck_binary())
                 .args(["check", model, "--deadlock", "--engine", "gpu"])
                 .args(args)
                 .output()
@@ -426,7 +426,7 @@ fn ranks_in_separate_processes_match_the_reference() {
             let model = model.to_str().unwrap();
             let processes: Vec<_> = (0..ranks)
                 .map(|rank| {
-                    Command::new(binary())
+                    Command::new(crate::warpcheck_binary())
                         .args(["--format", "json", "check", model, "--deadlock"])
                         .args(["--engine", "gpu", "--memory", "1G"])
                         .args(["--ranks", &ranks.to_string(), "--rank", &rank.to_string()])

@@ -569,14 +569,9 @@ fn gpu_cli_reports_the_lasso() {
     });
 }
 
-/// Runs the `warpcheck` binary: `$WARPCHECK_BIN` (on the GPU machine,
-/// where the build's path does not exist), else the one cargo built.
+/// Runs the `warpcheck` binary ([`crate::warpcheck_binary`]).
 fn warpcheck(args: &[&str]) -> Output {
-    let binary = std::env::var_os("WARPCHECK_BIN").map_or_else(
-        || PathBuf::from(env!("CARGO_BIN_EXE_warpcheck")),
-        PathBuf::from,
-    );
-    Command::new(binary)
+    Command::new(crate::warpcheck_binary())
         .args(args)
         .output()
         .expect("the binary runs")

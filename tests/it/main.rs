@@ -42,3 +42,13 @@ pub(crate) fn repo_root() -> &'static std::path::Path {
         std::path::Path::new(".")
     }
 }
+
+/// The `warpcheck` binary: `$WARPCHECK_BIN` where it is set (on the GPU
+/// machine, where the build's path does not exist), else the one cargo
+/// built. Every test that runs the binary finds it here.
+pub(crate) fn warpcheck_binary() -> std::path::PathBuf {
+    std::env::var_os("WARPCHECK_BIN").map_or_else(
+        || std::path::PathBuf::from(env!("CARGO_BIN_EXE_warpcheck")),
+        std::path::PathBuf::from,
+    )
+}

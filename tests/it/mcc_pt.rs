@@ -637,7 +637,7 @@ const READ_AGAIN: &str = "it was read again as a place/transition net, with the 
 #[test]
 fn nets_that_only_look_safe_are_read_again_as_place_transition_nets() {
     let run = |args: &[&str]| {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+        let output = std::process::Command::new(crate::warpcheck_binary())
             .args(["--format", "json"])
             .args(args)
             .output()

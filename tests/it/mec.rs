@@ -390,7 +390,7 @@ fn the_cpu_engine_gives_the_reference_mecs_on_larger_mdps() {
 // The command.
 
 fn warpcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+    Command::new(crate::warpcheck_binary())
         .args(args)
         .current_dir(crate::repo_root())
         .env("CUDA_VISIBLE_DEVICES", "-1")

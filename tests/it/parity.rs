@@ -289,7 +289,7 @@ fn a_game_with_a_dead_end_is_refused_by_the_solvers() {
 
 /// Runs the binary from the repository root, without a GPU.
 fn warpcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+    Command::new(crate::warpcheck_binary())
         .args(args)
         .current_dir(crate::repo_root())
         .env("CUDA_VISIBLE_DEVICES", "-1")

@@ -31,7 +31,7 @@ use warpcheck::parity::verify::verify;
 use warpcheck::parity::{self, Finisher, Solution, SolveError, SolveOptions, Solver};
 
 use crate::explicit_inputs::{oracle_rows, shared};
-use crate::gpu::{binary, with_gpu};
+use crate::gpu::with_gpu;
 use crate::parity::file_in;
 use warpcheck::testing::games::{
     games_with_hubs, propagation_paths, propagation_tree, small_games,
@@ -654,7 +654,7 @@ fn stops_in_time(device: &Device, game: &ParityGame, name: &str) {
 /// `warpcheck --format json parity specs/parity_example.pg ARGS --verify`
 /// with the binary of [`binary`] on the GPU.
 fn json_report(args: &[&str]) -> serde_json::Value {
-    let output = std::process::Command::new(binary())
+    let output = std::process::Command::new(crate::warpcheck_binary())
         .args([
             "--format",
             "json",

@@ -111,7 +111,7 @@ fn die_report(args: &[&str]) -> (Option<i32>, serde_json::Value) {
 
 /// Runs `warpcheck ARGS`.
 fn warpcheck(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+    std::process::Command::new(crate::warpcheck_binary())
         .args(args)
         .current_dir(crate::repo_root())
         .output()

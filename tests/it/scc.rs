@@ -464,7 +464,7 @@ fn the_command_reports_figures_and_writes_components() {
     assert_eq!(std::fs::read_to_string(&components).unwrap(), expected);
 
     let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_warpcheck"))
+        std::process::Command::new(crate::warpcheck_binary())
             .args(args)
             .output()
             .unwrap()
@@ -618,7 +618,7 @@ fn the_command_stores_or_generates_edges_on_the_gpu() {
 /// The JSON report of `warpcheck --format json ARGS` (the binary of
 /// [`crate::gpu::binary`]), which must exit 0.
 fn json_report(args: &[&str]) -> serde_json::Value {
-    let output = std::process::Command::new(crate::gpu::binary())
+    let output = std::process::Command::new(crate::warpcheck_binary())
         .args(["--format", "json"])
         .args(args)
         .output()
