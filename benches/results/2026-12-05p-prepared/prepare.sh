@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds, on the development machine, what run-r.sh carries into DEST
+# (default .device/fill, git-ignored): main's CLI (final.xz) and
+# integration tests (mtests.xz), two CLIs whose table, when it jumps to the
+# largest that fits beside the old one, takes at most 40 GiB or 34 GiB
+# (cap40.xz, cap34.xz), fb_scaling (issue 13's CPU scaling,
+# ../2026-12-05l-prepared/), the nets (mcc3.tar.xz) and BUILD.
+# Usage, from the repository root:
+#   bash benches/results/2026-12-05p-prepared/prepare.sh [DEST]
+source "$(dirname "$0")/../2026-12-05c-prepared/build.sh" "${1:-.device/fill}"
+pack final "$(cli "$work/main")"
+tests=$(cd "$work/main" && cargo test --release --no-run 2>&1 | grep -o "target/release/deps/it-[a-z0-9]*" | head -1)
+pack mtests "$CARGO_TARGET_DIR/${tests#target/}"
+for gib in 40 34; do
+    variant cap$gib src/explore/gpu/search.rs \
+        "s/^                    .saturating_sub(current.bytes() + scratch(&self.largest));/                    .saturating_sub(current.bytes() + scratch(\&self.largest)).min($gib << 30);/"
+done
+bash benches/results/2026-12-05l-prepared/prepare.sh "$dest/fbscaling"
+tar -C "$shared/.." -cJf "$dest/mcc3.tar.xz" shared/mcc/oracles.tsv \
+    shared/mcc/AutoFlight-PT-05a shared/mcc/AutoFlight-PT-06a \
+    shared/mcc/Parking-PT-208 shared/mcc/Philosophers-PT-000020
+cat > "$dest/BUILD" <<END
+final, mtests = main $(git rev-parse --short HEAD) (CLI, integration tests)
+cap40, cap34 = its CLI whose jump to the largest table beside the old one takes at most 40 GiB, 34 GiB
+fbscaling = $(cat "$dest/fbscaling/BUILD")
+mcc3.tar.xz = ../shared/mcc: oracles.tsv, AutoFlight-PT-05a, AutoFlight-PT-06a, Parking-PT-208, Philosophers-PT-000020
+END
+cat "$dest/BUILD"
+du -sh "$dest"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Session 46's prepared call R, one H200 (on an H100 the Parking runs move
+# their table through host memory and say little): issue 13's CPU scaling
+# on two quiet cores (../2026-12-05l-prepared/run.sh, about 90 s, into
+# $OUT/run.txt); Parking-PT-208 under tree storage without traces with
+# main (its last table 51.0 GiB, 50.8 % full) and with the jump capped at
+# 40 and 34 GiB (about 69 % and 76 % full), twice each: in call P a larger,
+# emptier table (66.9 GiB, 38.8 %) was 2.6 % slower; then the GPU tests
+# that calls P and Q did not reach and the four that failed there for want
+# of WARPCHECK_BIN, in the time left of LIMIT (default 585) seconds.
+# Carry .device/fill and set D=.device/fill.
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/../../.."
+call_start=$(date +%s)
+D=$D/fbscaling bash "$here/../2026-12-05l-prepared/run.sh"
+log=run-r
+source "$here/../2026-12-04g-h200-verify-and-jump/common.sh"
+details() { python3 -c "import json,sys; r=json.load(sys.stdin); d=dict(r['engine_details']); print('   ', d.get('hash table'))" < "$out/json/$1.json" 2>/dev/null; }
+printf 'build\tstorage\ttraces\tnet\tstates\tsearch_s\tstates/s\tbytes/state\tmemory\texit\n'
+for b in main cap40 cap34 main cap40 cap34; do
+  (( $(date +%s) - call_start + 40 < ${LIMIT:-585} )) || { echo "no time for $b"; continue; }
+  run $b tree no-trace Parking-PT-208; details $b-tree-no-trace-Parking-PT-208
+done
+grep -h "Parking-PT-208" /tmp/shared/mcc/oracles.tsv | cut -f1-4
+tar -C "$out" -cJf "$out/json-$log.tar.xz" json && rm -rf "$out/json"
+left=$(( ${LIMIT:-585} - ($(date +%s) - call_start) ))
+echo "at $(( $(date +%s) - call_start )) s: tests get $left s"
+WARPCHECK_BIN=/tmp/bin/final timeout $left /tmp/bin/mtests --include-ignored --test-threads=1 \
+  without_a_gpu parity_gpu::gpu_spm_equals_the_cpus_on_larger parity_gpu::gpu_spm_equals_the_cpus_on_propagation \
+  parity_gpu::gpu_spm_equals_the_cpus_on_random parity_gpu::gpu_spm_equals_the_cpus_on_small parity_gpu::gpu_spm_gets \
+  parity_gpu::the_ prob::the_gpu scc::gpu scc::the_gpu scc::the_command_stores > /tmp/tests.txt 2>&1
+show_tests $? rest
+echo "took $(( $(date +%s) - call_start )) s"; date -u
