@@ -471,7 +471,7 @@ pub fn nvrtc_available() -> bool {
 #[cfg(test)]
 pub fn assert_kernels_compile(build: &Build, entries: &[&str]) {
     if !nvrtc_available() {
-        eprintln!("SKIPPED: NVRTC cannot be loaded (set LD_LIBRARY_PATH to its lib directory)");
+        crate::testing::skipped_without_nvrtc();
         return;
     }
     for arch in ["sm_80", "sm_90"] {

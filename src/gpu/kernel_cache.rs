@@ -193,7 +193,7 @@ mod tests {
     fn nvrtc_or_skipped() -> bool {
         let available = nvrtc_available();
         if !available {
-            eprintln!("SKIPPED: NVRTC cannot be loaded (set LD_LIBRARY_PATH to its lib directory)");
+            crate::testing::skipped_without_nvrtc();
         }
         available
     }

@@ -649,7 +649,7 @@ mod tests {
     fn every_oracle_property_parses() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/prob/oracles.tsv");
         let Ok(table) = std::fs::read_to_string(&path) else {
-            println!("SKIPPED: {} is not present", path.display());
+            crate::testing::skipped(format_args!("{} is not present", path.display()));
             return;
         };
         let mut parsed = 0;

@@ -939,7 +939,6 @@ mod model;
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write as _;
 
     use super::*;
     use crate::gpu::nvrtc_available;
@@ -1011,10 +1010,7 @@ mod tests {
     #[test]
     fn the_spm_kernels_compile_with_nvrtc() {
         if !nvrtc_available() {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: NVRTC cannot be loaded (set LD_LIBRARY_PATH to its lib directory)"
-            );
+            crate::testing::skipped_without_nvrtc();
             return;
         }
         for arch in ["sm_80", "sm_90"] {

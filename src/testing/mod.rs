@@ -22,3 +22,19 @@ pub use models::{load_mcc_model, mcc_models, spec_checks};
 pub use networks::{
     chain, counters, networks, random_network, random_wide_network, wide_networks, widened,
 };
+
+/// Says that a test skipped some or all of its work, and why, on standard
+/// error past the test harness's capture of `println!`, so that a test
+/// that passes without doing its work shows it in every log (CI's and the
+/// GPU machine's).
+pub fn skipped(reason: std::fmt::Arguments) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {reason}");
+}
+
+/// [`skipped`] for a test that needs NVRTC where it cannot be loaded.
+pub fn skipped_without_nvrtc() {
+    skipped(format_args!(
+        "NVRTC cannot be loaded (set LD_LIBRARY_PATH to its lib directory)"
+    ));
+}

@@ -105,7 +105,7 @@ fn bundled_graphs_match_their_oracles() {
 #[test]
 fn shared_graphs_match_their_oracles() {
     let Some(dir) = shared("graphs") else {
-        println!("SKIPPED: ../shared/graphs is not present");
+        warpcheck::testing::skipped(format_args!("../shared/graphs is not present"));
         return;
     };
     assert_eq!(check_graphs(&dir), 25);
@@ -230,7 +230,9 @@ fn a_graph_beyond_the_available_memory_is_refused_at_its_header() {
                 "g.aut:1:1: not enough memory for a graph of {states} states and 0 transitions"
             )
         ),
-        available => println!("SKIPPED: {available:?} bytes of memory available"),
+        available => {
+            warpcheck::testing::skipped(format_args!("{available:?} bytes of memory available"))
+        }
     }
 }
 
@@ -409,7 +411,7 @@ fn bundled_prob_models_match_their_oracles_and_umb_twins() {
 #[test]
 fn shared_prob_models_match_their_oracles_and_umb_twins() {
     let Some(dir) = shared("prob") else {
-        println!("SKIPPED: ../shared/prob is not present");
+        warpcheck::testing::skipped(format_args!("../shared/prob is not present"));
         return;
     };
     assert_eq!(check_prob_models(&dir), 18);

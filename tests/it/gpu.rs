@@ -9,7 +9,6 @@
 //! run on the GPU machine by `scripts/gpu_test.sh`; the throughput
 //! benchmark is `benches/gpu_explore.rs` (`scripts/gpu_bench.sh`).
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
@@ -44,7 +43,7 @@ pub(crate) fn with_gpu(run: impl FnOnce(&Device)) {
         Ok(gpu) => run(&gpu.lock().unwrap_or_else(|e| e.into_inner())),
         // Written past the test harness's capture, so that CI logs show it.
         Err(reason) => {
-            let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU available ({reason})");
+            warpcheck::testing::skipped(format_args!("no GPU available ({reason})"));
         }
     }
 }
@@ -1376,7 +1375,7 @@ pub(crate) fn on_mcc_models(
     mut check: impl FnMut(&str, &EncodedNetwork, (u64, u64), &str) -> Option<String>,
 ) {
     let Some(dir) = std::env::var_os("WARPCHECK_MCC").map(PathBuf::from) else {
-        println!("SKIPPED: set WARPCHECK_MCC to a copy of ../shared/mcc");
+        warpcheck::testing::skipped(format_args!("set WARPCHECK_MCC to a copy of ../shared/mcc"));
         return;
     };
     let max: u64 = std::env::var("WARPCHECK_MCC_MAX")

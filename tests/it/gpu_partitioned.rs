@@ -311,7 +311,7 @@ fn nccl_moves_data_between_the_gpus() {
                 std::env::var_os("WARPCHECK_REQUIRE_NCCL").is_none(),
                 "libnccl.so cannot be loaded"
             );
-            println!("SKIPPED: libnccl.so cannot be loaded");
+            warpcheck::testing::skipped(format_args!("libnccl.so cannot be loaded"));
             return;
         }
         let devices: Vec<Device> = (0..Device::count())
@@ -406,7 +406,9 @@ fn ranks_in_separate_processes_match_the_reference() {
     with_gpu(|_| {
         let ranks = Device::count();
         if ranks < 2 || !gpu::nccl_available() {
-            println!("SKIPPED: a search over processes needs two GPUs and NCCL");
+            warpcheck::testing::skipped(format_args!(
+                "a search over processes needs two GPUs and NCCL"
+            ));
             return;
         }
         let dir = tempfile::tempdir().unwrap();

@@ -380,10 +380,10 @@ fn graph_text(dir: &Path, file: &str) -> Option<String> {
 fn test_graphs_match_their_oracle() {
     let dir = graphs_dir();
     let Ok(table) = std::fs::read_to_string(dir.join("oracles.tsv")) else {
-        println!(
-            "SKIPPED: no oracles.tsv in {} (set WARPCHECK_GRAPHS)",
+        warpcheck::testing::skipped(format_args!(
+            "no oracles.tsv in {} (set WARPCHECK_GRAPHS)",
             dir.display()
-        );
+        ));
         return;
     };
     let mut rows = table.lines();
@@ -407,7 +407,7 @@ fn test_graphs_match_their_oracle() {
             continue;
         }
         let Some(text) = graph_text(&dir, fields[file]) else {
-            println!("SKIPPED: {} cannot be read", fields[file]);
+            warpcheck::testing::skipped(format_args!("{} cannot be read", fields[file]));
             continue;
         };
         let name = fields[file].trim_end_matches(".gz");
@@ -510,7 +510,9 @@ fn gpu_engine_agrees_on_hand_written_models_and_test_graphs() {
             "starsinks-5000.aut",
         ] {
             let Some(text) = graph_text(&graphs_dir(), file) else {
-                println!("SKIPPED: {file} cannot be read (set WARPCHECK_GRAPHS)");
+                warpcheck::testing::skipped(format_args!(
+                    "{file} cannot be read (set WARPCHECK_GRAPHS)"
+                ));
                 continue;
             };
             let net = encoded(&aut::parse_network(&text, Path::new(file)).unwrap());
@@ -788,7 +790,7 @@ fn cli_help_names_the_internal_actions() {
 #[test]
 fn mcc_models_with_internal_actions() {
     let Some(dir) = std::env::var_os("WARPCHECK_MCC").map(PathBuf::from) else {
-        println!("SKIPPED: set WARPCHECK_MCC to a copy of ../shared/mcc");
+        warpcheck::testing::skipped(format_args!("set WARPCHECK_MCC to a copy of ../shared/mcc"));
         return;
     };
     let mut checked = 0;

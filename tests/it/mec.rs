@@ -129,7 +129,7 @@ fn bundled_mdps_have_storms_mecs() {
 #[test]
 fn shared_mdps_have_storms_mecs() {
     let Some(dir) = shared() else {
-        println!("SKIPPED: ../shared/prob is not present");
+        warpcheck::testing::skipped(format_args!("../shared/prob is not present"));
         return;
     };
     assert_eq!(check_against_storm(&dir), 7);

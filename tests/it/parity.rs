@@ -171,7 +171,7 @@ fn bundled_games_get_oinks_winners_and_verified_strategies() {
 #[test]
 fn shared_games_get_oinks_winners_and_verified_strategies() {
     let Some(dir) = shared("parity") else {
-        println!("SKIPPED: ../shared/parity is not present");
+        warpcheck::testing::skipped(format_args!("../shared/parity is not present"));
         return;
     };
     assert_eq!(check_oracles(&[dir], Duration::from_secs(5)), 67);

@@ -73,7 +73,7 @@ fn bundled_models_give_the_oracles_values() {
 #[test]
 fn shared_models_give_the_oracles_values() {
     let Some(dir) = shared("prob") else {
-        println!("SKIPPED: ../shared/prob is not present");
+        warpcheck::testing::skipped(format_args!("../shared/prob is not present"));
         return;
     };
     for engine in [Engine::Reference, Engine::Cpu(3)] {

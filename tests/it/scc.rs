@@ -376,7 +376,7 @@ fn all_oracle_graphs() -> Vec<(String, Csr, Summary)> {
     assert!(!graphs.is_empty(), "no graphs under tests/data/graphs");
     let more = oracle_graphs(&shared);
     if more.is_empty() {
-        println!("SKIPPED: no oracles.tsv in {}", shared.display());
+        warpcheck::testing::skipped(format_args!("no oracles.tsv in {}", shared.display()));
     }
     graphs.extend(more);
     graphs

@@ -707,7 +707,6 @@ pub fn hash_check_build(vec_words: usize) -> Build {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write as _;
 
     use super::*;
     use crate::explore::gpu::search;
@@ -765,10 +764,7 @@ mod tests {
     #[test]
     fn every_kernel_variant_compiles_with_nvrtc() {
         if !nvrtc_available() {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: NVRTC cannot be loaded (set LD_LIBRARY_PATH to its lib directory)"
-            );
+            crate::testing::skipped_without_nvrtc();
             return;
         }
         let mut variants = SearchKernel::variants();
@@ -837,7 +833,7 @@ mod tests {
     #[test]
     fn the_resource_report_gives_the_search_kernels_registers() {
         if !nvrtc_available() {
-            let _ = writeln!(std::io::stderr(), "SKIPPED: NVRTC cannot be loaded");
+            crate::testing::skipped_without_nvrtc();
             return;
         }
         let build = SearchKernel::variants()[0].build();
@@ -879,7 +875,7 @@ mod tests {
     #[test]
     fn a_layout_mismatch_fails_to_compile() {
         if !nvrtc_available() {
-            let _ = writeln!(std::io::stderr(), "SKIPPED: NVRTC cannot be loaded");
+            crate::testing::skipped_without_nvrtc();
             return;
         }
         crate::param_block! {
