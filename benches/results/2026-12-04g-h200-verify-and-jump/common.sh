@@ -1,7 +1,8 @@
 # Sourced by next-g.sh and run-f.sh (session 40's prepared calls) and
 # 2026-12-05a-prepared/run-h.sh (also 2026-12-05b's run.sh, 2026-12-05c's
 # run-i.sh and run-x2.sh, and 2026-12-05k's run.sh, run2.sh and run3.sh): unpacks the carried binaries (every
-# NAME.xz into /tmp/bin/NAME) and nets, and defines `run` (one check, a line of
+# NAME.xz into /tmp/bin/NAME) and every archive of shared data (NAME.tar.xz,
+# into /tmp/shared), and defines `run` (one check, a line of
 # its JSON's figures) and `gpu_tests` (the GPU tests of every storage and
 # frontier), `use_nccl` (session 44) and `show_tests` (session 45). Source it from the repository root with `log` set to the name
 # of the calling script's log ($OUT/$log.txt); D names the carried folder.
@@ -14,7 +15,7 @@ start=$(date +%s)
 nvidia-smi -L; date -u; cat $d/BUILD
 for f in $d/*.xz; do b=$(basename $f .xz); [[ $b == *.tar ]] || xz -dc $f > /tmp/bin/$b; done
 chmod +x /tmp/bin/*
-tar -C /tmp/shared --strip-components=1 -xJf $d/mcc3.tar.xz
+for f in $d/*.tar.xz; do tar -C /tmp/shared --strip-components=1 -xJf $f; done
 export WARPCHECK_KERNEL_CACHE=/tmp/kc NCCL_NVLS_ENABLE=0
 field() { python3 -c "import json,sys; r=json.load(sys.stdin); print('\t'.join(str(r.get(k)) for k in sys.argv[1:]))" "$@"; }
 # run NAME STORAGE traces|no-trace MODEL: NAME `main` is main's CLI, a
