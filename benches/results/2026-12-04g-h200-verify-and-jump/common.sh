@@ -4,7 +4,7 @@
 # NAME.xz into /tmp/bin/NAME) and every archive of shared data (NAME.tar.xz,
 # into /tmp/shared), and defines `run` (one check, a line of
 # its JSON's figures) and `gpu_tests` (the GPU tests of every storage and
-# frontier), `use_nccl` (session 44) and `show_tests` (session 45). Source it from the repository root with `log` set to the name
+# frontier), `use_nccl` (session 44), `show_tests` (session 45) and `timed_tests` (session 46). Source it from the repository root with `log` set to the name
 # of the calling script's log ($OUT/$log.txt); D names the carried folder.
 set -u
 out=${OUT:-/tmp/out}
@@ -55,4 +55,23 @@ show_tests() {
   grep -E "^test |test result" /tmp/tests.txt
   grep -E -A12 "^---- |panicked" /tmp/tests.txt | head -60
   cp /tmp/tests.txt "$out/tests-$2.txt"
+}
+# timed_tests UNTIL FILTER...: every test of /tmp/bin/mtests that the
+# filters select, one process a test, each with its seconds, while the
+# clock (date +%s) is below UNTIL; the tests' output goes to /tmp/tests.txt
+# for show_tests. Returns 124 where time ran out, else 1 where a test
+# failed, else 0. WARPCHECK_BIN and the data variables come from the caller.
+timed_tests() {
+  local until=$1 rc=0 t begin left
+  shift
+  /tmp/bin/mtests --list --include-ignored "$@" 2>/dev/null | sed -n 's/: test$//p' > /tmp/list.txt
+  : > /tmp/tests.txt
+  while read -r t; do
+    left=$(( until - $(date +%s) ))
+    (( left > 0 )) || { echo "no time for $t"; rc=124; continue; }
+    begin=$EPOCHREALTIME
+    timeout $left /tmp/bin/mtests --include-ignored --exact --test-threads=1 "$t" >> /tmp/tests.txt 2>&1 || rc=$(( $? == 124 ? 124 : (rc == 124 ? 124 : 1) ))
+    awk -v t="$t" -v a="$begin" -v b="$EPOCHREALTIME" 'BEGIN { printf "%7.1f s  %s\n", b - a, t }'
+  done < /tmp/list.txt
+  return $rc
 }
