@@ -21,7 +21,9 @@ use crate::explicit::Csr;
 /// itself, at least: 16 a state for the CPU engine's race of Tarjan and a
 /// parallel method (`parallel`), plus the transpose's 4 an edge, else 13 a
 /// state for Tarjan alone (peaks on 2·10^7 isolated states less the
-/// loaded graph; docs/SCC.md, "Memory").
+/// loaded graph; docs/SCC.md, "Memory"). While the transpose is built by
+/// parts, each thread's counts take 4 bytes a state more (at most 4 an
+/// edge in all), which this lower bound leaves out.
 pub fn host_working_bytes(states: u64, edges: u64, parallel: bool) -> u64 {
     if parallel {
         states
