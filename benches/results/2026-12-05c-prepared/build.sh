@@ -6,6 +6,8 @@
 #   cli DIR             builds the tree in DIR, prints its CLI's path
 #   variant NAME FILE SED   the worktree's CLI with SED applied to FILE
 #                       (which must change it), packed as NAME
+#   pack_main           the worktree's CLI and integration tests, packed
+#                       as final and mtests
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"
@@ -34,4 +36,10 @@ variant() {
     if git -C "$work/main" diff --quiet -- src; then echo "$1: $3 changed nothing" >&2; exit 1; fi
     pack "$1" "$(cli "$work/main")"
 }
-
+# pack_main: the worktree's CLI (final.xz) and integration tests (mtests.xz).
+pack_main() {
+    pack final "$(cli "$work/main")"
+    local tests
+    tests=$(cd "$work/main" && cargo test --release --no-run 2>&1 | grep -o "target/release/deps/it-[a-z0-9]*" | head -1)
+    pack mtests "$CARGO_TARGET_DIR/${tests#target/}"
+}

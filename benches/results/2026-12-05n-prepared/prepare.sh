@@ -10,9 +10,7 @@
 # Usage, from the repository root:
 #   bash benches/results/2026-12-05n-prepared/prepare.sh [DEST]
 source "$(dirname "$0")/../2026-12-05c-prepared/build.sh" "${1:-.device/nodes}"
-pack final "$(cli "$work/main")"
-tests=$(cd "$work/main" && cargo test --release --no-run 2>&1 | grep -o "target/release/deps/it-[a-z0-9]*" | head -1)
-pack mtests "$CARGO_TARGET_DIR/${tests#target/}"
+pack_main
 for bits in 24 27; do
     variant nodes$bits src/explore/gpu/search.rs \
         "s/^const MAX_NODE_ENTRIES: u64 = (1 << 32) - NODE_BUCKET;/const MAX_NODE_ENTRIES: u64 = (1 << $bits) - NODE_BUCKET;/"

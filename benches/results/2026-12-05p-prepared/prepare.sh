@@ -9,9 +9,7 @@
 # Usage, from the repository root:
 #   bash benches/results/2026-12-05p-prepared/prepare.sh [DEST]
 source "$(dirname "$0")/../2026-12-05c-prepared/build.sh" "${1:-.device/fill}"
-pack final "$(cli "$work/main")"
-tests=$(cd "$work/main" && cargo test --release --no-run 2>&1 | grep -o "target/release/deps/it-[a-z0-9]*" | head -1)
-pack mtests "$CARGO_TARGET_DIR/${tests#target/}"
+pack_main
 for gib in 40 34; do
     variant cap$gib src/explore/gpu/search.rs \
         "s/^                    .saturating_sub(current.bytes() + scratch(&self.largest));/                    .saturating_sub(current.bytes() + scratch(\&self.largest)).min($gib << 30);/"
