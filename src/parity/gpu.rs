@@ -939,7 +939,6 @@ mod model;
 
 #[cfg(test)]
 mod tests {
-
     use super::*;
     use crate::gpu::nvrtc_available;
 

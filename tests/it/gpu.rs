@@ -41,7 +41,6 @@ pub(crate) fn with_gpu(run: impl FnOnce(&Device)) {
     });
     match opened {
         Ok(gpu) => run(&gpu.lock().unwrap_or_else(|e| e.into_inner())),
-        // Written past the test harness's capture, so that CI logs show it.
         Err(reason) => {
             warpcheck::testing::skipped(format_args!("no GPU available ({reason})"));
         }

@@ -62,16 +62,18 @@ show_tests() {
 # for show_tests. Returns 124 where time ran out, else 1 where a test
 # failed, else 0. WARPCHECK_BIN and the data variables come from the caller.
 timed_tests() {
-  local until=$1 rc=0 t begin left
+  local until=$1 failed=0 out_of_time=0 t begin left
   shift
   /tmp/bin/mtests --list --include-ignored "$@" 2>/dev/null | sed -n 's/: test$//p' > /tmp/list.txt
   : > /tmp/tests.txt
   while read -r t; do
     left=$(( until - $(date +%s) ))
-    (( left > 0 )) || { echo "no time for $t"; rc=124; continue; }
+    (( left > 0 )) || { echo "no time for $t"; out_of_time=1; continue; }
     begin=$EPOCHREALTIME
-    timeout $left /tmp/bin/mtests --include-ignored --exact --test-threads=1 "$t" >> /tmp/tests.txt 2>&1 || rc=$(( $? == 124 ? 124 : (rc == 124 ? 124 : 1) ))
+    timeout $left /tmp/bin/mtests --include-ignored --exact --test-threads=1 "$t" >> /tmp/tests.txt 2>&1
+    case $? in 0) ;; 124) out_of_time=1 ;; *) failed=1 ;; esac
     awk -v t="$t" -v a="$begin" -v b="$EPOCHREALTIME" 'BEGIN { printf "%7.1f s  %s\n", b - a, t }'
   done < /tmp/list.txt
-  return $rc
+  (( out_of_time )) && return 124
+  return $failed
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds, on the development machine, what run-p.sh and run-q.sh carry
+# Builds, on the development machine, what run-p.sh (and call Q) carry
 # into DEST (default .device/nodes, git-ignored): main's CLI (final.xz; also
 # the CLI that the kernel trees of kv/ run with) and integration tests
 # (mtests.xz), two CLIs whose node table is capped at 2^24 and 2^27 entries

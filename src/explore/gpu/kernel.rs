@@ -707,7 +707,6 @@ pub fn hash_check_build(vec_words: usize) -> Build {
 
 #[cfg(test)]
 mod tests {
-
     use super::*;
     use crate::explore::gpu::search;
     use crate::gpu::{ParamBlock, nvrtc_available, scan};
