@@ -32,10 +32,11 @@ struct SearchParams {
     unsigned* queue2;
     unsigned long long queue_capacity; // entries of each queue, or words of each bitmap
     unsigned long long* stats;         // counters at the ST_* indices
-    unsigned long long* nodes;         // the node table (tree storage: tree.cuh)
-    unsigned long long node_buckets;
+    const unsigned long long* nodes;   // the node table's generations (tree storage: tree.cuh)
+    unsigned long long node_generations;
     unsigned long long max_states;
     unsigned long long grow_at;        // stop before a level that might take the states beyond this
+    unsigned long long node_grow_at;   // stop before a level once this many nodes are stored
     unsigned long long spill_grows;    // 1: a spill stops the level as a full table does (the table may grow)
     unsigned first_level;
     unsigned levels;                   // levels this launch may run

@@ -438,9 +438,11 @@ __device__ __forceinline__ slot_t take_listed(MarkWalk& w, Chunks& chunks, const
 // launch). The last block to arrive decides whether the search goes on:
 // it stops at a finding, at the end, at `max_states`, and when the next
 // level might fill the table (the stored states plus GROWTH_HEADROOM times
-// the new frontier reach `grow_at`), so that the host grows it first.
+// the new frontier reach `grow_at`) or once the nodes of tree storage reach
+// `node_grow_at`, so that the host grows the table or the nodes first.
 __device__ void grid_barrier(unsigned long long* stats, unsigned next, unsigned level,
-                             unsigned long long max_states, unsigned long long grow_at) {
+                             unsigned long long max_states, unsigned long long grow_at,
+                             unsigned long long node_grow_at) {
     __syncthreads();
     if (threadIdx.x == 0) {
         volatile unsigned long long* vstats = stats;
@@ -454,8 +456,8 @@ __device__ void grid_barrier(unsigned long long* stats, unsigned next, unsigned 
             vstats[ST_PREV_STATES] = states;
             vstats[ST_LEVELS_DONE] = level + 1;
             // The expansion counters as the next level starts: a level that
-            // fills the table runs again from them after the table grows.
-            if (vstats[ST_STOP] != STOP_TABLE_FULL) {
+            // fills the table or the nodes runs again from them after they grow.
+            if (vstats[ST_STOP] != STOP_TABLE_FULL && vstats[ST_STOP] != STOP_NODES_FULL) {
                 vstats[ST_START_TRANSITIONS] = vstats[ST_TRANSITIONS];
                 vstats[ST_START_DEADLOCKS] = vstats[ST_DEADLOCKS];
                 vstats[ST_START_EXPANDED] = vstats[ST_EXPANDED];
@@ -463,7 +465,7 @@ __device__ void grid_barrier(unsigned long long* stats, unsigned next, unsigned 
             }
             const unsigned long long frontier = vstats[ST_LEN + next];
             bool stop = vstats[ST_STOP] != 0 || frontier == 0 || states >= max_states ||
-                        states + GROWTH_HEADROOM * frontier >= grow_at;
+                        states + GROWTH_HEADROOM * frontier >= grow_at || vstats[ST_NODES] >= node_grow_at;
             vstats[ST_DECISION] = stop ? 1 : 0;
             vstats[ST_BAR_COUNT] = 0;
             __threadfence();
@@ -494,7 +496,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
     unsigned* current = shared + warp * WARP_SHARED_WORDS;
     const Net net = network_of(params.net, current + WARP_OFFERS_AT);
 #if TREE
-    const Nodes nodes = {params.nodes, params.node_buckets};
+    const Nodes nodes = nodes_of(params.nodes, params.node_generations);
     // Each group's expanded state's tree values, and each lane's root pair.
     unsigned* const tree_refs = current + WARP_TREE_AT;
     unsigned* const keys = tree_refs + GROUPS_PER_WARP * TREE_REFS;
@@ -623,7 +625,8 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
                 if (__any_sync(FULL_MASK, has && my_outcome == INS_FULL) && lane == 0)
                     atomicMax(&stats[ST_STOP], STOP_TABLE_FULL);
 #if TREE
-                // The node table does not grow: its filling ends the search.
+                // A full node table stops the level, which runs again once the
+                // host has added a generation (or ends the search where it can't).
                 if (__any_sync(FULL_MASK, nodes_full) && lane == 0) atomicMax(&stats[ST_STOP], STOP_NODES_FULL);
                 if (nodes_full) my_outcome = INS_FULL;
 #endif
@@ -722,7 +725,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS) explore_lev
             if (tallies[TALLY_BLOCKED]) atomicAdd(&stats[ST_MONITOR_BLOCKED], tallies[TALLY_BLOCKED]);
             if (tallies[TALLY_EXPANDED]) atomicAdd(&stats[ST_EXPANDED], tallies[TALLY_EXPANDED]);
         }
-        grid_barrier(stats, next, level, max_states, params.grow_at);
+        grid_barrier(stats, next, level, max_states, params.grow_at, params.node_grow_at);
         if (vstats[ST_DECISION] != 0) break;
     }
 }
@@ -742,7 +745,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
     unsigned* const stage = current + GROUPS_PER_WARP * VEC_WORDS;
     unsigned* const mine = stage + lane * VEC_WORDS;
 #if TREE
-    const Nodes nodes = {params.nodes, params.node_buckets};
+    const Nodes nodes = nodes_of(params.nodes, params.node_generations);
     unsigned* const keys = current + WARP_TREE_AT + GROUPS_PER_WARP * TREE_REFS;
     unsigned* const my_key = keys + 2 * lane;
     unsigned new_nodes = 0; // stored by this lane
@@ -809,7 +812,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
 // out[1] the nodes it stored.
 extern "C" __global__ void store_initial(const SearchParams params, const unsigned* vec, unsigned long long* out) {
     const unsigned lane = threadIdx.x & 31;
-    const Nodes nodes = {params.nodes, params.node_buckets};
+    const Nodes nodes = nodes_of(params.nodes, params.node_generations);
     __shared__ unsigned key[2];
     __shared__ unsigned nodes_ok;
     if (lane == 0) {

@@ -11,13 +11,17 @@
 // nobody else had. Word 0 heads the root as it heads a plain vector: its top
 // bit stays free for the table's busy flag.
 //
-// The node table: buckets of NODE_BUCKET 64-bit entries (low word: the left
-// value, high word: the right one), probed as the table is from the pair's
-// hash. One 64-bit compare-and-swap claims and publishes an entry, so no
-// reader sees half a node and no lock is needed. All ones is an empty
-// entry; the pair of two all-ones values is never stored: its index is
-// ALL_ONES_NODE, which no entry has (the host keeps the node table below
-// 2^32 - 1 entries).
+// The node table: generations of buckets of NODE_BUCKET 64-bit entries
+// (low word: the left value, high word: the right one), probed as the table
+// is from the pair's hash. A node's index never changes, because roots and
+// other nodes name it: the table grows by adding a generation whose indices
+// follow those before it (the host adds one between launches). A pair is
+// looked up in the older generations, oldest first, and stored only in the
+// newest, so no pair is stored twice. One 64-bit compare-and-swap claims
+// and publishes an entry, so no reader sees half a node and no lock is
+// needed. All ones is an empty entry; the pair of two all-ones values is
+// never stored: its index is ALL_ONES_NODE, which no entry has (the host
+// keeps the generations below 2^32 - 1 entries together).
 //
 // Macros from the host (src/explore/gpu/kernel.rs): VEC_WORDS, TREE_LEAVES,
 // TREE_REFS (the values of nodes 1 .. TREE_LEAVES - 1 by heap index, kept
@@ -45,11 +49,25 @@ __device__ __forceinline__ bool tree_present(unsigned k) {
 }
 #endif
 
-// The node table as a kernel sees it.
+// The node table as a kernel sees it: `count` generations, three words
+// each in `generations`: the address of its entries, its buckets, and the
+// index of its first entry (the entries of the generations before it).
 struct Nodes {
-    unsigned long long* entries;
-    unsigned long long buckets;
+    const unsigned long long* generations;
+    unsigned count;
 };
+
+__device__ __forceinline__ Nodes nodes_of(const unsigned long long* generations, unsigned long long count) {
+    return Nodes{generations, (unsigned)count};
+}
+
+// The entry of node `index` (not ALL_ONES_NODE).
+__device__ __forceinline__ const unsigned long long* node_entry(const Nodes& nodes, unsigned index) {
+    unsigned g = nodes.count - 1;
+    while (g > 0 && index < __ldg(nodes.generations + 3 * g + 2)) --g;
+    const unsigned long long* generation = nodes.generations + 3 * g;
+    return reinterpret_cast<const unsigned long long*>(__ldg(generation)) + (index - __ldg(generation + 2));
+}
 
 __device__ __forceinline__ unsigned long long node_hash(unsigned long long pair) {
     pair ^= pair >> 33;
@@ -60,35 +78,50 @@ __device__ __forceinline__ unsigned long long node_hash(unsigned long long pair)
 }
 
 // The index of node (left, right), stored if new (counted in `stored`);
-// false when the probe sequence holds no room.
+// false when the probe sequence of the newest generation holds no room.
 __device__ __noinline__ bool node_index(const Nodes& nodes, unsigned left, unsigned right, unsigned& index, unsigned& stored) {
     const unsigned long long pair = (unsigned long long)left | ((unsigned long long)right << 32);
     if (pair == NODE_EMPTY) {
         index = ALL_ONES_NODE;
         return true;
     }
-    unsigned long long b, step;
-    probe_start(node_hash(pair), nodes.buckets, b, step);
+    const unsigned long long hash = node_hash(pair);
 #pragma unroll 1
-    for (int probe = 0; probe < MAX_PROBES; ++probe) {
-        unsigned long long* bucket = nodes.entries + b * NODE_BUCKET;
+    for (unsigned g = 0; g < nodes.count; ++g) {
+        const unsigned long long* generation = nodes.generations + 3 * g;
+        unsigned long long* const entries = reinterpret_cast<unsigned long long*>(__ldg(generation));
+        const unsigned long long buckets = __ldg(generation + 1), first = __ldg(generation + 2);
+        // An older generation takes no pairs during a launch.
+        const bool newest = g + 1 == nodes.count;
+        bool absent = false;
+        unsigned long long b, step;
+        probe_start(hash, buckets, b, step);
 #pragma unroll 1
-        for (unsigned i = 0; i < NODE_BUCKET; ++i) {
-            unsigned long long entry = __ldcg(bucket + i);
-            if (entry == NODE_EMPTY) {
-                entry = atomicCAS(bucket + i, NODE_EMPTY, pair);
+        for (int probe = 0; probe < MAX_PROBES && !absent; ++probe) {
+            unsigned long long* bucket = entries + b * NODE_BUCKET;
+#pragma unroll 1
+            for (unsigned i = 0; i < NODE_BUCKET; ++i) {
+                unsigned long long entry = newest ? __ldcg(bucket + i) : __ldg(bucket + i);
                 if (entry == NODE_EMPTY) {
-                    ++stored;
-                    index = (unsigned)(b * NODE_BUCKET + i);
+                    // A generation fills each probe sequence in order and
+                    // never empties an entry: the pair is not in an older
+                    // one, and the newest takes it here.
+                    absent = !newest;
+                    if (absent) break;
+                    entry = atomicCAS(bucket + i, NODE_EMPTY, pair);
+                    if (entry == NODE_EMPTY) {
+                        ++stored;
+                        index = (unsigned)(first + b * NODE_BUCKET + i);
+                        return true;
+                    }
+                }
+                if (entry == pair) {
+                    index = (unsigned)(first + b * NODE_BUCKET + i);
                     return true;
                 }
             }
-            if (entry == pair) {
-                index = (unsigned)(b * NODE_BUCKET + i);
-                return true;
-            }
+            probe_next(b, step, buckets);
         }
-        probe_next(b, step, nodes.buckets);
     }
     return false;
 }
@@ -146,7 +179,7 @@ __device__ __noinline__ void tree_decode(const Nodes& nodes, const unsigned* key
 #elif TREE_WORDS == 2
     refs[1] = key[1];
     // Published by a compare-and-swap before the root that led here.
-    const unsigned long long pair = key[1] == ALL_ONES_NODE ? NODE_EMPTY : __ldcg(nodes.entries + key[1]);
+    const unsigned long long pair = key[1] == ALL_ONES_NODE ? NODE_EMPTY : __ldcg(node_entry(nodes, key[1]));
     vec[1] = (unsigned)pair;
     vec[2] = (unsigned)(pair >> 32);
 #elif TREE_WORDS > 2
@@ -159,7 +192,7 @@ __device__ __noinline__ void tree_decode(const Nodes& nodes, const unsigned* key
         const bool paired = tree_present(2 * k + 1);
         if (paired) {
             // Published by a compare-and-swap before the root that led here.
-            const unsigned long long pair = value == ALL_ONES_NODE ? NODE_EMPTY : __ldcg(nodes.entries + value);
+            const unsigned long long pair = value == ALL_ONES_NODE ? NODE_EMPTY : __ldcg(node_entry(nodes, value));
             children[0] = (unsigned)pair;
             children[1] = (unsigned)(pair >> 32);
         }

@@ -314,9 +314,10 @@ fn gpu_run(device: &Device, run: gpu::GpuExploration, space: Option<StateSpace>)
         details.push((
             "tree nodes".to_string(),
             format!(
-                "{} of {} ({:.2}% full), {:.2} a state",
+                "{} of {} in {} generation(s) ({:.2}% full), {:.2} a state",
                 run.nodes,
                 run.node_capacity,
+                run.node_generations,
                 100.0 * run.nodes as f64 / run.node_capacity as f64,
                 run.nodes as f64 / run.exploration.states.max(1) as f64
             ),

@@ -185,8 +185,8 @@ pub struct SearchLimits {
     pub memory: Option<u64>,
     /// How the states are stored: `plain` (whole vectors, fastest),
     /// `tree` (shared halves of vectors: a few bytes a state whatever their
-    /// width; on the GPU its node table takes a third of the memory, at
-    /// most 32 GiB, from the start and does not grow), or `auto` (plain
+    /// width; on the GPU its node table starts small and grows into a
+    /// third of the memory, at most 32 GiB), or `auto` (plain
     /// while the states fit, then tree; on the GPU, vectors of 16 words or
     /// more get an eighth of the memory plain).
     #[arg(long, value_name = "KIND", value_enum, default_value_t = StorageArg::Auto)]

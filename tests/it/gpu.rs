@@ -920,6 +920,83 @@ fn a_full_node_table_is_reported_never_a_verdict() {
     });
 }
 
+/// The node table starts at a third of the initial table and grows by
+/// generations whose indices follow the older ones': from a table of a few
+/// kilobytes, a search adds several, and stores and reads back the same
+/// states as the reference (with and without traces), its trace to the
+/// deadlock read through every generation.
+#[test]
+fn the_node_table_grows_by_generations() {
+    with_gpu(|device| {
+        let text = generate::philosophers(10).unwrap();
+        let network = warpcheck::frontend::net::parse(&text, Path::new("generated.net")).unwrap();
+        let net = EncodedNetwork::new(&testing::widened(network, 200)).unwrap();
+        let reference = reference::explore(&net, &search(true));
+        let options = GpuOptions {
+            initial_table_bytes: Some(6 << 10),
+            ..GpuOptions::default()
+        };
+        for no_trace in [false, true] {
+            let what = if no_trace {
+                "without traces"
+            } else {
+                "with traces"
+            };
+            let tree = |keep_going| SearchOptions {
+                storage: Storage::Tree,
+                no_trace,
+                ..small(search(keep_going))
+            };
+            let whole = gpu::explore(device, &net, &tree(true), &options).unwrap();
+            assert_eq!(figures(&whole.exploration), figures(&reference), "{what}");
+            assert!(
+                whole.node_generations >= 4,
+                "{what}: {} generations for {} nodes",
+                whole.node_generations,
+                whole.nodes
+            );
+            assert!(whole.nodes <= whole.node_capacity, "{what}");
+            // Each generation triples the entries before it, from 32 (two
+            // buckets of 16) at least.
+            assert!(
+                whole.node_capacity >= 32 << (2 * (whole.node_generations - 1)),
+                "{what}: {} entries in {} generations",
+                whole.node_capacity,
+                whole.node_generations
+            );
+            let first = gpu::explore(device, &net, &tree(false), &options).unwrap();
+            let finding = first.exploration.first.as_ref().expect("the deadlock");
+            assert_eq!(finding.trace.is_some(), !no_trace, "{what}");
+            testing::check_finding(&net, finding).unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    });
+}
+
+/// A small model under `--storage tree` takes little of the GPU: the node
+/// table starts small, as the table does, instead of taking its whole
+/// share (a third of the memory) up front.
+#[test]
+fn tree_storage_of_a_small_model_takes_little_memory() {
+    with_gpu(|device| {
+        let net = EncodedNetwork::new(&testing::widened(testing::chain(13), 64)).unwrap();
+        let reference = reference::explore(&net, &search(true));
+        let tree = SearchOptions {
+            storage: Storage::Tree,
+            ..search(true)
+        };
+        let found = gpu::explore(device, &net, &tree, &GpuOptions::default()).unwrap();
+        assert_eq!(figures(&found.exploration), figures(&reference));
+        assert_eq!(found.node_generations, 1);
+        // The first table with its queues, and the first node generation.
+        let memory = found.exploration.memory_bytes;
+        assert!(
+            memory < 2 * gpu::DEFAULT_INITIAL_TABLE,
+            "{memory} bytes of a budget of {}",
+            found.budget
+        );
+    });
+}
+
 #[test]
 fn a_full_table_is_reported_never_a_verdict() {
     with_gpu(|device| {

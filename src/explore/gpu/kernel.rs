@@ -142,7 +142,7 @@ kernel_constants! {
         TABLE_FULL = 2;
         /// A frontier queue overflowed.
         QUEUE_FULL = 3;
-        /// The node table of tree storage is full (it does not grow).
+        /// The newest generation of the node table of tree storage is full.
         NODES_FULL = 4;
         /// A partition's outbox overflowed (partitioned search).
         EXCHANGE_FULL = 5;
@@ -211,15 +211,19 @@ param_block! {
         pub queue_capacity: u64,
         /// The statistics ([`stat`]).
         pub stats: u64,
-        /// The node table (tree storage).
+        /// The node table's generations (tree storage): three words each,
+        /// the address of its entries, its buckets and its first index.
         pub nodes: u64,
-        /// Its buckets.
-        pub node_buckets: u64,
+        /// How many generations it has; the last takes new nodes.
+        pub node_generations: u64,
         /// Stop once this many states are stored.
         pub max_states: u64,
         /// Stop before a level that might take the states beyond this
         /// (the host then grows the table).
         pub grow_at: u64,
+        /// Stop before a level once this many tree nodes are stored (the
+        /// host then adds a node generation).
+        pub node_grow_at: u64,
         /// 1: a spill into `queue2` stops the level as a full table does
         /// (a table that may still grow; see `spill_grows` in `search.rs`).
         pub spill_grows: u64,

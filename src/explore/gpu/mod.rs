@@ -17,6 +17,7 @@ mod compact;
 mod device_net;
 mod graph;
 pub mod kernel;
+mod nodes;
 mod partitioned;
 mod rendezvous;
 mod rules;
@@ -36,6 +37,7 @@ use crate::explore::{Completion, Exploration, SearchOptions, Storage, outcome};
 use crate::gpu::{Device, GpuError};
 pub use graph::{DeviceGraph, TableGraph};
 pub use partitioned::{RankJob, explore_partitioned, explore_rank, nccl_available, partition_of};
+pub use search::DEFAULT_INITIAL_TABLE;
 
 /// How the kernels read the encoded network. Textures are the default:
 /// they took less search time than `__ldg` on every model measured
@@ -218,8 +220,10 @@ pub struct GpuExploration {
     pub capacity_without_traces: u64,
     /// Tree nodes stored (tree storage; 0 otherwise).
     pub nodes: u64,
-    /// Nodes the node table holds (0 without tree storage).
+    /// Nodes the node table holds at the end (0 without tree storage).
     pub node_capacity: u64,
+    /// Generations the node table grew to (0 without tree storage).
+    pub node_generations: usize,
     /// The search ended because the node table was full.
     pub nodes_full: bool,
     /// Tree storage kept its root pairs compact (`compact.cuh`: 47 bits a
@@ -297,6 +301,7 @@ impl GpuExploration {
             capacity_without_traces: 0,
             nodes: 0,
             node_capacity: 0,
+            node_generations: 0,
             nodes_full: false,
             compact_roots: false,
             plain_attempt: None,

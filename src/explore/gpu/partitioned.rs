@@ -29,10 +29,11 @@ use cudarc::nccl::safe::{Comm, Id};
 
 use super::device_net::DeviceNet;
 use super::kernel::{SearchParams, found, stat, stop};
+use super::nodes::{NODE_SHARE, NodeTable};
 use super::rendezvous;
 use super::search::{
-    Buffers, Geometry, Launcher, Measured, NODE_SHARE, NodeTable, StateReader, StoredStates,
-    ending_of, exploration_of, finding, memory_budget, place_initial,
+    Buffers, Geometry, Launcher, Measured, StateReader, StoredStates, ending_of, exploration_of,
+    finding, memory_budget, place_initial,
 };
 use super::{GpuExploration, GpuOptions, Partitioning, SlotNumbers};
 use crate::encode::{EncodedNetwork, hash_words};
@@ -1092,6 +1093,7 @@ fn split_search(
         capacity_without_traces: slots,
         nodes: counters[stat::NODES],
         node_capacity,
+        node_generations: usize::from(tree),
         nodes_full: stopped.contains(&stop::NODES_FULL),
         compact_roots: geometry.compact,
         plain_attempt: None,
@@ -1130,8 +1132,14 @@ impl Partition {
             )));
         }
         let exchange_bytes = 2 * regions * capacity * message_bytes;
+        // The tables of a partition do not grow: its node table takes its
+        // whole share from the start, in one generation.
         let nodes = if tree {
-            Some(NodeTable::allocate(device, budget / NODE_SHARE)?)
+            Some(NodeTable::allocate(
+                device,
+                budget / NODE_SHARE,
+                budget / NODE_SHARE,
+            )?)
         } else {
             None
         };
@@ -1203,6 +1211,7 @@ impl Partition {
             stats: device.address_mut(&mut stats),
             max_states: u64::MAX,
             grow_at: u64::MAX,
+            node_grow_at: u64::MAX,
             levels: 1,
             check_deadlock: u32::from(search.check_deadlock),
             keep_going: u32::from(search.keep_going),
@@ -1215,7 +1224,7 @@ impl Partition {
             ..SearchParams::default()
         };
         if let Some(nodes) = &nodes {
-            (params.nodes, params.node_buckets) = nodes.addresses(device);
+            (params.nodes, params.node_generations) = nodes.addresses(device);
         }
         Ok(Partition {
             device: device.clone(),

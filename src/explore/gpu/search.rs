@@ -12,7 +12,8 @@ use super::device_net::DeviceNet;
 use super::kernel::{
     GrowParams, NetworkKernel, SearchKernel, SearchParams, found, stat, stop, warp_cache_entries,
 };
-use super::tree::{self, NODE_BUCKET};
+use super::nodes::{NODE_SHARE, NodeTable};
+use super::tree;
 use super::{Frontier, GpuExploration, GpuOptions, ReadOnlyPath, SlotNumbers, SyncCombination};
 use crate::encode::{EncodedNetwork, hash_words};
 use crate::explore::outcome::{self, Ending};
@@ -67,13 +68,6 @@ const SPILLING_QUEUE_SHARE: u64 = 32;
 /// share of its slots: a level longer than that stops at its first spill,
 /// and the table grows.
 const GROWING_QUEUE_SHARE: u64 = 4;
-
-/// With tree storage, the node table takes this share of the memory (and
-/// the table of roots the rest) ...
-pub(super) const NODE_SHARE: u64 = 3;
-/// ... but at most this many entries: node indices are 32-bit, and one
-/// value is reserved (`tree::ALL_ONES_NODE`).
-const MAX_NODE_ENTRIES: u64 = (1 << 32) - NODE_BUCKET;
 
 /// The counters of a level's expansions, which a level that runs again
 /// takes back to their values at its start ([`AT_LEVEL_START`]).
@@ -621,59 +615,6 @@ pub(super) struct SearchTable {
     pub(super) initial_slot: u64,
 }
 
-/// The node table of tree storage on the device (`tree.cuh`): buckets of
-/// [`NODE_BUCKET`] 64-bit pairs, all ones where empty. It does not grow.
-pub(super) struct NodeTable {
-    entries: LargeSlice<u64>,
-    buckets: u64,
-}
-
-impl NodeTable {
-    /// An empty table of the most buckets `bytes` hold (and
-    /// [`MAX_NODE_ENTRIES`] allow).
-    pub(super) fn allocate(device: &Device, bytes: u64) -> Result<NodeTable, GpuError> {
-        let buckets = (bytes / (8 * NODE_BUCKET)).min(MAX_NODE_ENTRIES / NODE_BUCKET);
-        if buckets < 2 {
-            return Err(GpuError::Invalid(format!(
-                "{bytes} bytes of GPU memory cannot hold a node table"
-            )));
-        }
-        let entries = (buckets * NODE_BUCKET) as usize;
-        let table = device.alloc_large_filled::<u64>(entries, 0xFF)?;
-        Ok(NodeTable {
-            entries: table,
-            buckets,
-        })
-    }
-
-    pub(super) fn capacity(&self) -> u64 {
-        self.buckets * NODE_BUCKET
-    }
-
-    pub(super) fn bytes(&self) -> u64 {
-        8 * self.capacity()
-    }
-
-    /// The vector of root pair `key`, read node by node from the device.
-    /// Device address of the entries and the buckets, for the kernels.
-    pub(super) fn addresses(&self, device: &Device) -> (u64, u64) {
-        (device.address(&self.entries), self.buckets)
-    }
-
-    fn vector(&self, device: &Device, words: usize, key: [u32; 2]) -> Result<Vec<u32>, GpuError> {
-        tree::decode(words, key, |index| {
-            let at = index as usize;
-            if u64::from(index) >= self.capacity() {
-                return Err(GpuError::Inconsistent {
-                    during: "reading a tree-stored state",
-                    detail: format!("node {index} is beyond the node table"),
-                });
-            }
-            Ok(device.download(&self.entries.slice(at..at + 1))?[0])
-        })
-    }
-}
-
 /// The search's table and frontier queues on the device; growing the
 /// table replaces them.
 pub(super) struct Buffers {
@@ -759,14 +700,21 @@ pub(super) fn run(
     let trace = !search.no_trace;
     let words = net.words();
     let budget = memory_budget(device, search)?;
-    let nodes = if tree {
-        Some(NodeTable::allocate(device, budget / NODE_SHARE)?)
+    let initial_table_bytes = options.initial_table_bytes.unwrap_or(DEFAULT_INITIAL_TABLE);
+    // The node table starts at a third of the initial table, as its share
+    // of the memory is a third of the budget, and grows into that share.
+    let mut nodes = if tree {
+        Some(NodeTable::allocate(
+            device,
+            initial_table_bytes / NODE_SHARE,
+            budget / NODE_SHARE,
+        )?)
     } else {
         None
     };
-    let node_bytes = nodes.as_ref().map_or(0, NodeTable::bytes);
+    let node_limit_bytes = nodes.as_ref().map_or(0, |nodes| 8 * nodes.limit());
     // The table's budget, and its keys: vectors, or root pairs.
-    let table_budget = budget - node_bytes;
+    let table_budget = budget - node_limit_bytes;
     let key_words = if tree { 2 } else { words };
     let compact = tree && options.compact_roots;
     let largest = Geometry {
@@ -813,16 +761,16 @@ pub(super) fn run(
         capacity_without_traces,
         match &nodes {
             Some(nodes) => format!(
-                ", stored as trees with up to {} nodes ({})",
-                nodes.capacity(),
+                ", stored as trees with up to {} nodes ({}; {} at first)",
+                nodes.limit(),
+                crate::report::human_bytes(8 * nodes.limit()),
                 crate::report::human_bytes(nodes.bytes())
             ),
             None => String::new(),
         }
     );
 
-    let mut initial_buckets =
-        options.initial_table_bytes.unwrap_or(DEFAULT_INITIAL_TABLE) / (128 * largest.lines as u64);
+    let mut initial_buckets = initial_table_bytes / (128 * largest.lines as u64);
     if largest.compact {
         initial_buckets = initial_buckets.max(compact::MIN_BUCKETS);
     }
@@ -849,10 +797,12 @@ pub(super) fn run(
         net: device_net.params(device),
         table: device.address_mut(&mut buffers.table),
         buckets: geometry.buckets,
+        node_grow_at: u64::MAX,
         ..SearchParams::default()
     };
     if let Some(nodes) = &nodes {
-        (params.nodes, params.node_buckets) = nodes.addresses(device);
+        (params.nodes, params.node_generations) = nodes.addresses(device);
+        params.node_grow_at = nodes.grow_at();
     }
     let (mut initial_slot, initial_nodes) =
         place_initial(device, &kernel, &mut buffers, &params, &net.initial)?;
@@ -927,23 +877,48 @@ pub(super) fn run(
             && frontier > 0
             && counters[stat::STATES] < max_states
             && counters[stat::STATES] + GROWTH_HEADROOM * frontier >= params.grow_at;
-        // A level that filled the table runs again in the larger one: its
-        // input queue (or bitmap) is intact, and the states it stored stay
-        // in the next frontier.
+        // A level that filled the table, or the newest generation of the
+        // nodes, runs again once they have grown: its input queue (or
+        // bitmap) is intact, and the states it stored stay in the next
+        // frontier.
         let redo = growth.can_grow && counters[stat::STOP] == stop::TABLE_FULL;
-        if !(wants_room || redo) {
+        let nodes_redo =
+            params.node_grow_at != u64::MAX && counters[stat::STOP] == stop::NODES_FULL;
+        let nodes_want_room = counters[stat::STOP] == 0
+            && frontier > 0
+            && counters[stat::STATES] < max_states
+            && counters[stat::NODES] >= params.node_grow_at;
+        if !(wants_room || redo || nodes_redo || nodes_want_room) {
             break counters;
         }
-        let rerun_level = if redo { level - 1 } else { level };
-        let lengths = queue_lengths(&counters, rerun_level, buffers.geometry.queue_count());
-        let Some(target) = growth.target(&buffers.geometry, trace, &lengths) else {
-            growth.can_grow = false;
-            if redo {
-                break counters;
+        let rerun_level = if redo || nodes_redo { level - 1 } else { level };
+        if let Some(nodes) = nodes.as_mut().filter(|_| nodes_redo || nodes_want_room) {
+            nodes.grow(device, counters[stat::NODES])?;
+            (params.nodes, params.node_generations) = nodes.addresses(device);
+            params.node_grow_at = nodes.grow_at();
+            tracing::info!(
+                "GPU node table grown to {} generations ({} nodes, {}) at {} nodes",
+                nodes.generations(),
+                nodes.capacity(),
+                crate::report::human_bytes(nodes.bytes()),
+                counters[stat::NODES]
+            );
+            device.note_memory_use()?;
+        }
+        let target = if redo || wants_room {
+            let lengths = queue_lengths(&counters, rerun_level, buffers.geometry.queue_count());
+            let target = growth.target(&buffers.geometry, trace, &lengths);
+            if target.is_none() {
+                growth.can_grow = false;
+                if redo {
+                    break counters;
+                }
             }
-            continue;
+            target.map(|target| (target, lengths))
+        } else {
+            None
         };
-        if redo {
+        if redo || nodes_redo {
             growth.rerun_levels += 1;
             params.first_level = rerun_level as u32;
             for (now, before) in LEVEL_COUNTED.into_iter().zip(AT_LEVEL_START) {
@@ -953,6 +928,11 @@ pub(super) fn run(
             counters[stat::CURSOR + rerun_level % 3] = 0;
             counters[stat::SPILL_CURSOR + rerun_level % 2] = 0;
         }
+        counters[stat::DECISION] = 0;
+        let Some((target, lengths)) = target else {
+            device.write(&counters, &mut stats)?;
+            continue;
+        };
         let grow_start = Instant::now();
         let mut host_slots = [initial_slot, no_slot, no_slot];
         for (k, found) in [stat::FOUND, stat::FOUND_FATAL].into_iter().enumerate() {
@@ -1031,7 +1011,7 @@ pub(super) fn run(
         &geometry,
         Measured {
             elapsed: search_start.elapsed(),
-            memory_bytes: growth.peak_bytes + node_bytes,
+            memory_bytes: growth.peak_bytes + nodes.as_ref().map_or(0, NodeTable::bytes),
             engine,
         },
     );
@@ -1051,6 +1031,7 @@ pub(super) fn run(
         budget,
         nodes: counters[stat::NODES],
         node_capacity: nodes.as_ref().map_or(0, NodeTable::capacity),
+        node_generations: nodes.as_ref().map_or(0, NodeTable::generations),
         nodes_full: stopped == stop::NODES_FULL,
         compact_roots: geometry.compact,
         plain_attempt: None,
