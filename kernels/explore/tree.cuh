@@ -13,7 +13,8 @@
 //
 // The node table: generations of buckets of NODE_BUCKET 64-bit entries
 // (low word: the left value, high word: the right one), probed as the table
-// is from the pair's hash. A node's index never changes, because roots and
+// is from the pair's hash, each bucket from an entry the hash picks. A
+// node's index never changes, because roots and
 // other nodes name it: the table grows by adding a generation whose indices
 // follow those before it (the host adds one between launches). A pair is
 // looked up in the older generations, oldest first, and stored only in the
@@ -86,6 +87,10 @@ __device__ __noinline__ bool node_index(const Nodes& nodes, unsigned left, unsig
         return true;
     }
     const unsigned long long hash = node_hash(pair);
+    // Each pair scans the entries of a bucket from one of its hash's
+    // choosing, so that in a generation half full the scan ends after an
+    // entry or two, not after half the bucket.
+    const unsigned start = (unsigned)hash % NODE_BUCKET;
 #pragma unroll 1
     for (unsigned g = 0; g < nodes.count; ++g) {
         const unsigned long long* generation = nodes.generations + 3 * g;
@@ -100,7 +105,8 @@ __device__ __noinline__ bool node_index(const Nodes& nodes, unsigned left, unsig
         for (int probe = 0; probe < MAX_PROBES && !absent; ++probe) {
             unsigned long long* bucket = entries + b * NODE_BUCKET;
 #pragma unroll 1
-            for (unsigned i = 0; i < NODE_BUCKET; ++i) {
+            for (unsigned k = 0; k < NODE_BUCKET; ++k) {
+                const unsigned i = (start + k) % NODE_BUCKET;
                 unsigned long long entry = newest ? __ldcg(bucket + i) : __ldg(bucket + i);
                 if (entry == NODE_EMPTY) {
                     // A generation fills each probe sequence in order and

@@ -4,9 +4,10 @@
 //! changes: the table grows by adding a generation whose indices follow
 //! those of the generations before it, and the kernels look a pair up in
 //! the older generations before they store it in the newest. A search
-//! starts with a small generation and adds one, three times the entries of
-//! all before it, whenever the newest is half full, up to its share of the
-//! memory: a small model takes little of the GPU.
+//! starts with one generation of a few times the initial table and adds
+//! one, three times the entries of all before it, whenever the newest is
+//! half full, up to its share of the memory: a small model takes little
+//! of the GPU.
 
 use cudarc::driver::CudaSlice;
 
@@ -19,6 +20,13 @@ pub(super) const NODE_SHARE: u64 = 3;
 /// ... but at most this many entries: node indices are 32-bit, and one
 /// value is reserved (`tree::ALL_ONES_NODE`).
 const MAX_NODE_ENTRIES: u64 = (1 << 32) - NODE_BUCKET;
+/// The first generation has this many times the bytes of the initial
+/// table (256 MiB by default): the large contest nets' nodes (at most
+/// 3.0·10^6) fill a tenth of it, where a look-up ends at its first entry
+/// and in one generation. On an H100, Philosophers-PT-000020's 2.6·10^6
+/// nodes in generations of a third of the initial table and three times
+/// that took its search from 10.8 to 13.7 s (docs/GPU.md).
+pub(super) const FIRST_NODE_GENERATION: u64 = 4;
 /// Most generations: the kernels read their descriptors from a buffer of
 /// this many. Quadrupling from two buckets, 16 generations pass
 /// [`MAX_NODE_ENTRIES`].
@@ -220,8 +228,8 @@ mod tests {
         let sizes = generations(2, most);
         assert_eq!(sizes.iter().sum::<u64>(), most);
         assert!(sizes.len() <= MAX_GENERATIONS, "{sizes:?}");
-        // The default first generation (a third of 64 MiB) takes 7.
-        let first = (64 << 20) / NODE_SHARE / (8 * NODE_BUCKET);
-        assert_eq!(generations(first, most).len(), 7);
+        // The default first generation (four times 64 MiB) takes 5.
+        let first = FIRST_NODE_GENERATION * (64 << 20) / (8 * NODE_BUCKET);
+        assert_eq!(generations(first, most).len(), 5);
     }
 }

@@ -12,7 +12,7 @@ use super::device_net::DeviceNet;
 use super::kernel::{
     GrowParams, NetworkKernel, SearchKernel, SearchParams, found, stat, stop, warp_cache_entries,
 };
-use super::nodes::{NODE_SHARE, NodeTable};
+use super::nodes::{FIRST_NODE_GENERATION, NODE_SHARE, NodeTable};
 use super::tree;
 use super::{Frontier, GpuExploration, GpuOptions, ReadOnlyPath, SlotNumbers, SyncCombination};
 use crate::encode::{EncodedNetwork, hash_words};
@@ -701,12 +701,12 @@ pub(super) fn run(
     let words = net.words();
     let budget = memory_budget(device, search)?;
     let initial_table_bytes = options.initial_table_bytes.unwrap_or(DEFAULT_INITIAL_TABLE);
-    // The node table starts at a third of the initial table, as its share
-    // of the memory is a third of the budget, and grows into that share.
+    // The node table starts at FIRST_NODE_GENERATION times the initial
+    // table and grows into its share of the budget.
     let mut nodes = if tree {
         Some(NodeTable::allocate(
             device,
-            initial_table_bytes / NODE_SHARE,
+            FIRST_NODE_GENERATION * initial_table_bytes,
             budget / NODE_SHARE,
         )?)
     } else {
