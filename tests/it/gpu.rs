@@ -798,12 +798,18 @@ fn compact_tables_that_grow_stay_exact() {
                 };
                 let found = explore_compact(device, &net, first, &options, memory)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
-                let finding = found.exploration.first.as_ref().expect("the deadlock");
-                assert_eq!(finding.trace.is_some(), !no_trace, "{what}");
-                testing::check_finding(&net, finding).unwrap_or_else(|e| panic!("{what}: {e}"));
+                check_first_deadlock(&net, &found, no_trace, &what);
             }
         }
     });
+}
+
+/// The search's first finding is a deadlock of `net`, with a trace that
+/// replays unless `no_trace`.
+fn check_first_deadlock(net: &EncodedNetwork, found: &GpuExploration, no_trace: bool, what: &str) {
+    let finding = found.exploration.first.as_ref().expect("the deadlock");
+    assert_eq!(finding.trace.is_some(), !no_trace, "{what}");
+    testing::check_finding(net, finding).unwrap_or_else(|e| panic!("{what}: {e}"));
 }
 
 /// `--storage auto` keeps vectors of a few words plain until the table
@@ -965,9 +971,7 @@ fn the_node_table_grows_by_generations() {
                 whole.node_generations
             );
             let first = gpu::explore(device, &net, &tree(false), &options).unwrap();
-            let finding = first.exploration.first.as_ref().expect("the deadlock");
-            assert_eq!(finding.trace.is_some(), !no_trace, "{what}");
-            testing::check_finding(&net, finding).unwrap_or_else(|e| panic!("{what}: {e}"));
+            check_first_deadlock(&net, &first, no_trace, what);
         }
     });
 }
