@@ -804,6 +804,14 @@ fn compact_tables_that_grow_stay_exact() {
     });
 }
 
+/// `n` dining philosophers (`generate::philosophers`) beside `padding`
+/// processes that never move: wide vectors whose extra words never change.
+fn widened_philosophers(n: usize, padding: usize) -> EncodedNetwork {
+    let text = generate::philosophers(n).unwrap();
+    let network = warpcheck::frontend::net::parse(&text, Path::new("generated.net")).unwrap();
+    EncodedNetwork::new(&testing::widened(network, padding)).unwrap()
+}
+
 /// The search's first finding is a deadlock of `net`, with a trace that
 /// replays unless `no_trace`.
 fn check_first_deadlock(net: &EncodedNetwork, found: &GpuExploration, no_trace: bool, what: &str) {
@@ -818,9 +826,7 @@ fn check_first_deadlock(net: &EncodedNetwork, found: &GpuExploration, no_trace: 
 #[test]
 fn auto_storage_turns_to_trees_when_the_plain_table_fills() {
     with_gpu(|device| {
-        let text = generate::philosophers(11).unwrap();
-        let network = warpcheck::frontend::net::parse(&text, Path::new("generated.net")).unwrap();
-        let net = EncodedNetwork::new(&testing::widened(network, 300)).unwrap();
+        let net = widened_philosophers(11, 300);
         let reference = reference::explore(&net, &search(true));
         let limited = |storage| SearchOptions {
             memory_bytes: Some(1 << 20),
@@ -874,9 +880,7 @@ fn auto_storage_turns_to_trees_when_the_plain_table_fills() {
 #[test]
 fn auto_storage_tries_wide_vectors_plain_in_a_share_of_the_memory() {
     with_gpu(|device| {
-        let text = generate::philosophers(8).unwrap();
-        let network = warpcheck::frontend::net::parse(&text, Path::new("generated.net")).unwrap();
-        let net = EncodedNetwork::new(&testing::widened(network, 600)).unwrap();
+        let net = widened_philosophers(8, 600);
         assert!(net.words() >= 16, "{} words", net.words());
         let reference = reference::explore(&net, &search(true));
         let auto = |memory_bytes| SearchOptions {
@@ -934,9 +938,7 @@ fn a_full_node_table_is_reported_never_a_verdict() {
 #[test]
 fn the_node_table_grows_by_generations() {
     with_gpu(|device| {
-        let text = generate::philosophers(10).unwrap();
-        let network = warpcheck::frontend::net::parse(&text, Path::new("generated.net")).unwrap();
-        let net = EncodedNetwork::new(&testing::widened(network, 200)).unwrap();
+        let net = widened_philosophers(10, 200);
         let reference = reference::explore(&net, &search(true));
         let options = GpuOptions {
             initial_table_bytes: Some(512),
