@@ -417,10 +417,11 @@ fn table_full_note(run: &gpu::GpuExploration) -> String {
     }
     if run.nodes_full {
         return format!(
-            "the GPU node table of tree storage filled at {states} states ({} nodes, at most \
-             2^32 - 16 whatever the memory, else a third of --memory): give a larger --memory \
-             if it is below that, or use --storage plain",
-            run.nodes
+            "the GPU node table of tree storage filled at {states} states ({} nodes in {} \
+             entries; it grows to at most a third of --memory and 2^32 - 16 entries, and not \
+             within a level that overflowed its frontier queue): give a larger --memory or \
+             --initial-table (its first generation is four times that), or use --storage plain",
+            run.nodes, run.node_capacity
         );
     }
     let traces = if run.capacity < run.capacity_without_traces {

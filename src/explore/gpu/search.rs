@@ -882,12 +882,9 @@ pub(super) fn run(
         // bitmap) is intact, and the states it stored stay in the next
         // frontier.
         let redo = growth.can_grow && counters[stat::STOP] == stop::TABLE_FULL;
-        let nodes_redo =
-            params.node_grow_at != u64::MAX && counters[stat::STOP] == stop::NODES_FULL;
-        let nodes_want_room = counters[stat::STOP] == 0
-            && frontier > 0
-            && counters[stat::STATES] < max_states
-            && counters[stat::NODES] >= params.node_grow_at;
+        let node_growth = node_growth(&counters, level, params.node_grow_at, max_states);
+        let nodes_redo = node_growth == NodeGrowth::Rerun;
+        let nodes_want_room = node_growth == NodeGrowth::BeforeLevel;
         if !(wants_room || redo || nodes_redo || nodes_want_room) {
             break counters;
         }
@@ -1048,6 +1045,44 @@ pub(super) fn run(
         initial_slot,
     };
     Ok((exploration, kept))
+}
+
+/// Whether the nodes of tree storage get a generation where the search
+/// kernel stopped.
+#[derive(Debug, PartialEq)]
+enum NodeGrowth {
+    /// Not now.
+    No,
+    /// Before the next level: the newest generation is half full.
+    BeforeLevel,
+    /// The newest generation filled during the last level, which runs
+    /// again.
+    Rerun,
+}
+
+/// When the search kernel stopped before level `level` with `counters`,
+/// whether the nodes get a generation (`node_grow_at`: `u64::MAX` where
+/// they cannot grow).
+fn node_growth(counters: &[u64], level: usize, node_grow_at: u64, max_states: u64) -> NodeGrowth {
+    if node_grow_at == u64::MAX {
+        return NodeGrowth::No;
+    }
+    let frontier = counters[stat::LEN + level % 3];
+    match counters[stat::STOP] {
+        // A level that has walked the states its queue spilled cleared
+        // their marks as it read them, so it cannot run again: there the
+        // nodes' filling ends the search.
+        stop::NODES_FULL if level > 0 && counters[stat::SPILL_CURSOR + (level - 1) % 2] == 0 => {
+            NodeGrowth::Rerun
+        }
+        0 if frontier > 0
+            && counters[stat::STATES] < max_states
+            && counters[stat::NODES] >= node_grow_at =>
+        {
+            NodeGrowth::BeforeLevel
+        }
+        _ => NodeGrowth::No,
+    }
 }
 
 /// How a search ended: its first finding, why each of its tables' kernels
@@ -1948,6 +1983,44 @@ mod tests {
     /// Growth goes fourfold beside the old table while the step after
     /// fits too, then to the largest table that fits beside the old one,
     /// and from there (when it fills) to the whole budget, in place.
+    #[test]
+    fn nodes_grow_between_levels_and_rerun_a_level_only_before_its_spilled_states() {
+        let stopped = |stop: u64, nodes: u64, spill_cursors: [u64; 2]| {
+            let mut counters = [0u64; stat::WORDS];
+            counters[stat::STOP] = stop;
+            counters[stat::NODES] = nodes;
+            counters[stat::STATES] = 500;
+            counters[stat::LEN + 5 % 3] = 10;
+            counters[stat::SPILL_CURSOR..stat::SPILL_CURSOR + 2].copy_from_slice(&spill_cursors);
+            counters
+        };
+        let growth =
+            |counters: &[u64], grow_at, max_states| node_growth(counters, 5, grow_at, max_states);
+        // Level 4 filled the newest generation: it runs again unless it
+        // had claimed a chunk of its spill bitmap (cursor 4 % 2).
+        let full = stopped(stop::NODES_FULL, 90, [0, 3]);
+        assert_eq!(growth(&full, 100, u64::MAX), NodeGrowth::Rerun);
+        let walked = stopped(stop::NODES_FULL, 90, [3, 0]);
+        assert_eq!(growth(&walked, 100, u64::MAX), NodeGrowth::No);
+        assert_eq!(growth(&full, u64::MAX, u64::MAX), NodeGrowth::No);
+        // Between levels, from half the newest generation on.
+        let half = stopped(0, 100, [0, 0]);
+        assert_eq!(growth(&half, 100, u64::MAX), NodeGrowth::BeforeLevel);
+        assert_eq!(growth(&half, 101, u64::MAX), NodeGrowth::No);
+        assert_eq!(growth(&half, u64::MAX, u64::MAX), NodeGrowth::No);
+        // Not at the state limit, the end, a full table or a finding.
+        assert_eq!(growth(&half, 100, 500), NodeGrowth::No);
+        let mut ended = half;
+        ended[stat::LEN + 5 % 3] = 0;
+        assert_eq!(growth(&ended, 100, u64::MAX), NodeGrowth::No);
+        for stop in [stop::TABLE_FULL, stop::FINDING] {
+            assert_eq!(
+                growth(&stopped(stop, 100, [0, 0]), 100, u64::MAX),
+                NodeGrowth::No
+            );
+        }
+    }
+
     #[test]
     fn growth_targets_fit_the_budget() {
         let budget = 1 << 30;
