@@ -14,9 +14,9 @@
 // The node table: generations of buckets of NODE_BUCKET 64-bit entries
 // (low word: the left value, high word: the right one), probed as the table
 // is from the pair's hash, each bucket from an entry the hash picks. A
-// node's index never changes, because roots and
-// other nodes name it: the table grows by adding a generation whose indices
-// follow those before it (the host adds one between launches). A pair is
+// node's index never changes, because roots and other nodes name it: the
+// table grows by adding a generation whose indices follow those before it
+// (the host adds one between launches). A pair is
 // looked up in the older generations, oldest first, and stored only in the
 // newest, so no pair is stored twice. One 64-bit compare-and-swap claims
 // and publishes an entry, so no reader sees half a node and no lock is

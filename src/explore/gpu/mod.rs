@@ -463,7 +463,7 @@ impl StateVectors for TableVectors {
 /// slot takes 4 bytes a word, a tree a few a state (docs/GPU.md, "Tree
 /// storage"), so a state space that outgrows that share is stored as trees
 /// after little wasted work, and a small one runs plain, at full speed and
-/// without the node table (a third of the memory). A split search
+/// without a node table. A split search
 /// (`partitioned`), which does not run again, stores them as trees from
 /// the start.
 const AUTO_TREE_WORDS: usize = 16;
