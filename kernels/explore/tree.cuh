@@ -88,8 +88,7 @@ __device__ __noinline__ bool node_index(const Nodes& nodes, unsigned left, unsig
     }
     const unsigned long long hash = node_hash(pair);
     // Each pair scans the entries of a bucket from one of its hash's
-    // choosing, so that in a generation half full the scan ends after an
-    // entry or two, not after half the bucket.
+    // choosing, not from the first, which the entries taken before it fill.
     const unsigned start = (unsigned)hash % NODE_BUCKET;
 #pragma unroll 1
     for (unsigned g = 0; g < nodes.count; ++g) {

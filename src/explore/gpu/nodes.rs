@@ -21,11 +21,12 @@ pub(super) const NODE_SHARE: u64 = 3;
 /// value is reserved (`tree::ALL_ONES_NODE`).
 const MAX_NODE_ENTRIES: u64 = (1 << 32) - NODE_BUCKET;
 /// The first generation has this many times the bytes of the initial
-/// table (256 MiB by default): the large contest nets' nodes (at most
-/// 3.0·10^6) fill a tenth of it, where a look-up ends at its first entry
-/// and in one generation. On an H100, Philosophers-PT-000020's 2.6·10^6
-/// nodes in generations of a third of the initial table and three times
-/// that took its search from 10.8 to 13.7 s (docs/GPU.md).
+/// table (256 MiB by default), so that the large contest nets' nodes (at
+/// most 3.0·10^6) fill a tenth of it or less and are found in one
+/// generation. On an H100, Philosophers-PT-000020's search took 13.7 s
+/// (10.8 s before generations) where they began at a third of the initial
+/// table, and 10.85 s in one generation of 256 MiB, 7.7 % full
+/// (docs/GPU.md).
 pub(super) const FIRST_NODE_GENERATION: u64 = 4;
 /// Most generations: the kernels read their descriptors from a buffer of
 /// this many. Quadrupling from two buckets, 16 generations pass
@@ -97,9 +98,9 @@ impl NodeTable {
         8 * self.capacity()
     }
 
-    /// The most entries the table may grow to.
-    pub(super) fn limit(&self) -> u64 {
-        self.limit_buckets * NODE_BUCKET
+    /// The most bytes the table may grow to.
+    pub(super) fn limit_bytes(&self) -> u64 {
+        8 * self.limit_buckets * NODE_BUCKET
     }
 
     /// How many generations it has.

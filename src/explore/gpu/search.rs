@@ -712,7 +712,7 @@ pub(super) fn run(
     } else {
         None
     };
-    let node_limit_bytes = nodes.as_ref().map_or(0, |nodes| 8 * nodes.limit());
+    let node_limit_bytes = nodes.as_ref().map_or(0, NodeTable::limit_bytes);
     // The table's budget, and its keys: vectors, or root pairs.
     let table_budget = budget - node_limit_bytes;
     let key_words = if tree { 2 } else { words };
@@ -762,8 +762,8 @@ pub(super) fn run(
         match &nodes {
             Some(nodes) => format!(
                 ", stored as trees with up to {} nodes ({}; {} at first)",
-                nodes.limit(),
-                crate::report::human_bytes(8 * nodes.limit()),
+                nodes.limit_bytes() / 8,
+                crate::report::human_bytes(nodes.limit_bytes()),
                 crate::report::human_bytes(nodes.bytes())
             ),
             None => String::new(),
@@ -883,13 +883,13 @@ pub(super) fn run(
         // frontier.
         let redo = growth.can_grow && counters[stat::STOP] == stop::TABLE_FULL;
         let node_growth = node_growth(&counters, level, params.node_grow_at, max_states);
-        let nodes_redo = node_growth == NodeGrowth::Rerun;
-        let nodes_want_room = node_growth == NodeGrowth::BeforeLevel;
-        if !(wants_room || redo || nodes_redo || nodes_want_room) {
+        let grow_nodes = node_growth != NodeGrowth::No;
+        let rerun = redo || node_growth == NodeGrowth::Rerun;
+        if !(wants_room || redo || grow_nodes) {
             break counters;
         }
-        let rerun_level = if redo || nodes_redo { level - 1 } else { level };
-        if let Some(nodes) = nodes.as_mut().filter(|_| nodes_redo || nodes_want_room) {
+        let rerun_level = if rerun { level - 1 } else { level };
+        if let Some(nodes) = nodes.as_mut().filter(|_| grow_nodes) {
             nodes.grow(device, counters[stat::NODES])?;
             (params.nodes, params.node_generations) = nodes.addresses(device);
             params.node_grow_at = nodes.grow_at();
@@ -915,7 +915,7 @@ pub(super) fn run(
         } else {
             None
         };
-        if redo || nodes_redo {
+        if rerun {
             growth.rerun_levels += 1;
             params.first_level = rerun_level as u32;
             for (now, before) in LEVEL_COUNTED.into_iter().zip(AT_LEVEL_START) {
