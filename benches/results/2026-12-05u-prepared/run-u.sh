@@ -4,7 +4,8 @@
 # under tree storage without traces, with two smaller first generations
 # (`gen16`, `gen8`: `--initial-table 16M` and `8M`, a first generation
 # of 64 and 32 MiB, so that the nodes sit denser and the first
-# generation's lines stay in L2), then the GPU tests of tree storage and of
+# generation's lines stay in L2; call U) or with less memory (`mem100`,
+# `mem90`: `--memory 100G` and `90G`, a smaller and fuller table; call V), then the GPU tests of tree storage and of
 # the rest of the explorer, one process a test, until LIMIT (default 580)
 # seconds. Carry .device/gens (2026-12-05s-prepared/prepare.sh) and set
 # D=.device/gens.
@@ -15,8 +16,12 @@ log=run-u
 source "$here/../2026-12-04g-h200-verify-and-jump/common.sh"
 for size in 16 8; do
   printf '#!/bin/sh\nexec /tmp/bin/gen "$@" --initial-table %sM\n' $size > /tmp/bin/gen$size
-  chmod +x /tmp/bin/gen$size
 done
+# mem100, mem90: `gen` with --memory 100G and 90G (a smaller, fuller table).
+for size in 100 90; do
+  printf '#!/bin/sh\nexec /tmp/bin/gen "$@" --memory %sG\n' $size > /tmp/bin/mem$size
+done
+chmod +x /tmp/bin/gen16 /tmp/bin/gen8 /tmp/bin/mem100 /tmp/bin/mem90
 details() { python3 -c "import json,sys; r=json.load(sys.stdin); d=dict(r['engine_details']); print('   ', d.get('hash table'), '|', d.get('tree nodes'))" < "$out/json/$1.json" 2>/dev/null; }
 printf 'build\tstorage\ttraces\tnet\tstates\tsearch_s\tstates/s\tbytes/state\tmemory\texit\n'
 for round in $(seq ${ROUNDS:-2}); do
