@@ -4,7 +4,7 @@
 # NAME.xz into /tmp/bin/NAME) and every archive of shared data (NAME.tar.xz,
 # into /tmp/shared), and defines `run` (one check, a line of
 # its JSON's figures) and `gpu_tests` (the GPU tests of every storage and
-# frontier), `use_nccl` (session 44), `show_tests` (session 45) and `timed_tests` (session 46). Source it from the repository root with `log` set to the name
+# frontier), `use_nccl` (session 44), `show_tests` (session 45), `timed_tests` (session 46), and `tree_details` and `test_groups` (session 48, for 2026-12-05s's run-s.sh and 2026-12-05u's run-u.sh). Source it from the repository root with `log` set to the name
 # of the calling script's log ($OUT/$log.txt); D names the carried folder.
 set -u
 out=${OUT:-/tmp/out}
@@ -76,4 +76,18 @@ timed_tests() {
   done < /tmp/list.txt
   (( out_of_time )) && return 124
   return $failed
+}
+# tree_details NAME: the hash table and tree nodes lines of run NAME's JSON.
+tree_details() { python3 -c "import json,sys; r=json.load(sys.stdin); d=dict(r['engine_details']); print('   ', d.get('hash table'), '|', d.get('tree nodes'))" < "$out/json/$1.json" 2>/dev/null; }
+# test_groups UNTIL GROUPS: timed_tests for each group of filters in GROUPS
+# (groups separated by ";"), each shown and kept as $out/tests-groupN.txt.
+test_groups() {
+  local until=$1 group=0 filters groups
+  IFS=';' read -ra groups <<< "$2"
+  for filters in "${groups[@]}"; do
+    group=$(( group + 1 ))
+    # shellcheck disable=SC2086 # the filters are words
+    timed_tests $until $filters
+    show_tests $? group$group
+  done
 }

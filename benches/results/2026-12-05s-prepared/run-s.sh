@@ -12,7 +12,6 @@ cd "$here/../../.."
 call_start=$(date +%s)
 log=run-s
 source "$here/../2026-12-04g-h200-verify-and-jump/common.sh"
-details() { python3 -c "import json,sys; r=json.load(sys.stdin); d=dict(r['engine_details']); print('   ', d.get('hash table'), '|', d.get('tree nodes'))" < "$out/json/$1.json" 2>/dev/null; }
 printf 'build\tstorage\ttraces\tnet\tstates\tsearch_s\tstates/s\tbytes/state\tmemory\texit\n'
 # NETS: the nets, each run by base then gen; TESTS: the test filters, in
 # groups separated by ";" (call S ran the defaults; call T, after the
@@ -20,7 +19,7 @@ printf 'build\tstorage\ttraces\tnet\tstates\tsearch_s\tstates/s\tbytes/state\tme
 for net in ${NETS:-Parking-PT-208 Parking-PT-208 Philosophers-PT-000020 AutoFlight-PT-06a Philosophers-PT-000005}; do
   for b in base gen; do
     (( $(date +%s) - call_start + 40 < ${LIMIT:-585} )) || { echo "no time for $b $net"; continue; }
-    run $b tree no-trace $net; details $b-tree-no-trace-$net
+    run $b tree no-trace $net; tree_details $b-tree-no-trace-$net
   done
 done
 grep -hE "Parking-PT-208|Philosophers-PT-0000(20|05)|AutoFlight-PT-06a" /tmp/shared/mcc/oracles.tsv | cut -f1-3
@@ -28,15 +27,8 @@ tar -C "$out" -cJf "$out/json-$log.tar.xz" json && rm -rf "$out/json"
 export WARPCHECK_BIN=/tmp/bin/gen WARPCHECK_MCC=/tmp/shared/mcc
 until=$(( call_start + ${LIMIT:-585} ))
 echo "at $(( $(date +%s) - call_start )) s: tests until ${LIMIT:-585} s"
-group=0
-IFS=';' read -ra groups <<< "${TESTS:-gpu::the_node_table_grows gpu::tree_storage_of_a_small gpu::a_full_node_table gpu::auto_storage \
+test_groups $until "${TESTS:-gpu::the_node_table_grows gpu::tree_storage_of_a_small gpu::a_full_node_table gpu::auto_storage \
   gpu::compact_roots gpu::specs_match gpu::mcc_models gpu_partitioned::compact gpu::long_chains gpu::compact_tables \
   gpu::spilling gpu::tree_storage_matches;gpu::a_ gpu::random gpu::wide gpu::generated gpu::tables gpu::small_mcc gpu::device \
   gpu::exported gpu::the_ gpu_partitioned::}"
-for filters in "${groups[@]}"; do
-  group=$(( group + 1 ))
-  # shellcheck disable=SC2086 # the filters are words
-  timed_tests $until $filters
-  show_tests $? group$group
-done
 echo "took $(( $(date +%s) - call_start )) s"; date -u

@@ -22,12 +22,11 @@ for size in 100 90; do
   printf '#!/bin/sh\nexec /tmp/bin/gen "$@" --memory %sG\n' $size > /tmp/bin/mem$size
 done
 chmod +x /tmp/bin/gen16 /tmp/bin/gen8 /tmp/bin/mem100 /tmp/bin/mem90
-details() { python3 -c "import json,sys; r=json.load(sys.stdin); d=dict(r['engine_details']); print('   ', d.get('hash table'), '|', d.get('tree nodes'))" < "$out/json/$1.json" 2>/dev/null; }
 printf 'build\tstorage\ttraces\tnet\tstates\tsearch_s\tstates/s\tbytes/state\tmemory\texit\n'
 for round in $(seq ${ROUNDS:-2}); do
   for b in ${BUILDS:-base gen gen16 gen8}; do
     (( $(date +%s) - call_start + 40 < ${LIMIT:-580} )) || { echo "no time for $b round $round"; continue; }
-    run $b tree no-trace Parking-PT-208; details $b-tree-no-trace-Parking-PT-208
+    run $b tree no-trace Parking-PT-208; tree_details $b-tree-no-trace-Parking-PT-208
     for x in json err; do mv "$out/json/$b-tree-no-trace-Parking-PT-208.$x" "$out/json/$b-$round.$x"; done
   done
 done
@@ -36,14 +35,7 @@ tar -C "$out" -cJf "$out/json-$log.tar.xz" json && rm -rf "$out/json"
 export WARPCHECK_BIN=/tmp/bin/gen WARPCHECK_MCC=/tmp/shared/mcc
 until=$(( call_start + ${LIMIT:-580} ))
 echo "at $(( $(date +%s) - call_start )) s: tests until ${LIMIT:-580} s"
-group=0
-IFS=';' read -ra groups <<< "${TESTS:-gpu::the_node_table_grows gpu::tree_storage_of_a_small gpu::a_full_node_table gpu::auto_storage \
+test_groups $until "${TESTS:-gpu::the_node_table_grows gpu::tree_storage_of_a_small gpu::a_full_node_table gpu::auto_storage \
   gpu::compact_tables gpu::spilling gpu::long_chains gpu::specs_match gpu::mcc_models;gpu::tree_storage_matches;gpu::a_ gpu::random \
   gpu::wide gpu::generated gpu::tables gpu::small_mcc gpu::device gpu::exported gpu::the_ gpu_partitioned:: gpu::compact_roots}"
-for filters in "${groups[@]}"; do
-  group=$(( group + 1 ))
-  # shellcheck disable=SC2086 # the filters are words
-  timed_tests $until $filters
-  show_tests $? group$group
-done
 echo "took $(( $(date +%s) - call_start )) s"; date -u

@@ -961,7 +961,6 @@ pub(super) fn run(
             counters[stat::STATES],
             grow_start.elapsed().as_secs_f64()
         );
-        counters[stat::DECISION] = 0;
         device.write(&counters, &mut stats)?;
         device.note_memory_use()?;
     };
@@ -1980,9 +1979,6 @@ mod tests {
         ));
     }
 
-    /// Growth goes fourfold beside the old table while the step after
-    /// fits too, then to the largest table that fits beside the old one,
-    /// and from there (when it fills) to the whole budget, in place.
     #[test]
     fn nodes_grow_between_levels_and_rerun_a_level_only_before_its_spilled_states() {
         let stopped = |stop: u64, nodes: u64, spill_cursors: [u64; 2]| {
@@ -2021,6 +2017,9 @@ mod tests {
         }
     }
 
+    /// Growth goes fourfold beside the old table while the step after
+    /// fits too, then to the largest table that fits beside the old one,
+    /// and from there (when it fills) to the whole budget, in place.
     #[test]
     fn growth_targets_fit_the_budget() {
         let budget = 1 << 30;
