@@ -4,7 +4,7 @@
 # NAME.xz into /tmp/bin/NAME) and every archive of shared data (NAME.tar.xz,
 # into /tmp/shared), and defines `run` (one check, a line of
 # its JSON's figures) and `gpu_tests` (the GPU tests of every storage and
-# frontier), `use_nccl` (session 44), `show_tests` (session 45), `timed_tests` (session 46), and `tree_details` and `test_groups` (session 48, for 2026-12-05s's run-s.sh and 2026-12-05u's run-u.sh). Source it from the repository root with `log` set to the name
+# frontier), `use_nccl` (session 44), `show_tests` (session 45), `timed_tests` (session 46), and `tree_details`, `test_groups` and `pack_and_test` (session 48, for 2026-12-05s's run-s.sh and 2026-12-05u's run-u.sh). Source it from the repository root with `log` set to the name
 # of the calling script's log ($OUT/$log.txt); D names the carried folder.
 set -u
 out=${OUT:-/tmp/out}
@@ -90,4 +90,15 @@ test_groups() {
     timed_tests $until $filters
     show_tests $? group$group
   done
+}
+# pack_and_test LIMIT GROUPS: packs the runs' JSON into
+# $out/json-$log.tar.xz, runs the tests of GROUPS (test_groups) against
+# /tmp/bin/gen until LIMIT seconds after call_start, and says how long the
+# call took.
+pack_and_test() {
+  tar -C "$out" -cJf "$out/json-$log.tar.xz" json && rm -rf "$out/json"
+  export WARPCHECK_BIN=/tmp/bin/gen WARPCHECK_MCC=/tmp/shared/mcc
+  echo "at $(( $(date +%s) - call_start )) s: tests until $1 s"
+  test_groups $(( call_start + $1 )) "$2"
+  echo "took $(( $(date +%s) - call_start )) s"; date -u
 }

@@ -23,12 +23,7 @@ for net in ${NETS:-Parking-PT-208 Parking-PT-208 Philosophers-PT-000020 AutoFlig
   done
 done
 grep -hE "Parking-PT-208|Philosophers-PT-0000(20|05)|AutoFlight-PT-06a" /tmp/shared/mcc/oracles.tsv | cut -f1-3
-tar -C "$out" -cJf "$out/json-$log.tar.xz" json && rm -rf "$out/json"
-export WARPCHECK_BIN=/tmp/bin/gen WARPCHECK_MCC=/tmp/shared/mcc
-until=$(( call_start + ${LIMIT:-585} ))
-echo "at $(( $(date +%s) - call_start )) s: tests until ${LIMIT:-585} s"
-test_groups $until "${TESTS:-gpu::the_node_table_grows gpu::tree_storage_of_a_small gpu::a_full_node_table gpu::auto_storage \
+pack_and_test ${LIMIT:-585} "${TESTS:-gpu::the_node_table_grows gpu::tree_storage_of_a_small gpu::a_full_node_table gpu::auto_storage \
   gpu::compact_roots gpu::specs_match gpu::mcc_models gpu_partitioned::compact gpu::long_chains gpu::compact_tables \
   gpu::spilling gpu::tree_storage_matches;gpu::a_ gpu::random gpu::wide gpu::generated gpu::tables gpu::small_mcc gpu::device \
   gpu::exported gpu::the_ gpu_partitioned::}"
-echo "took $(( $(date +%s) - call_start )) s"; date -u

@@ -31,11 +31,6 @@ for round in $(seq ${ROUNDS:-2}); do
   done
 done
 grep -h "Parking-PT-208" /tmp/shared/mcc/oracles.tsv | cut -f1-3
-tar -C "$out" -cJf "$out/json-$log.tar.xz" json && rm -rf "$out/json"
-export WARPCHECK_BIN=/tmp/bin/gen WARPCHECK_MCC=/tmp/shared/mcc
-until=$(( call_start + ${LIMIT:-580} ))
-echo "at $(( $(date +%s) - call_start )) s: tests until ${LIMIT:-580} s"
-test_groups $until "${TESTS:-gpu::the_node_table_grows gpu::tree_storage_of_a_small gpu::a_full_node_table gpu::auto_storage \
+pack_and_test ${LIMIT:-580} "${TESTS:-gpu::the_node_table_grows gpu::tree_storage_of_a_small gpu::a_full_node_table gpu::auto_storage \
   gpu::compact_tables gpu::spilling gpu::long_chains gpu::specs_match gpu::mcc_models;gpu::tree_storage_matches;gpu::a_ gpu::random \
   gpu::wide gpu::generated gpu::tables gpu::small_mcc gpu::device gpu::exported gpu::the_ gpu_partitioned:: gpu::compact_roots}"
-echo "took $(( $(date +%s) - call_start )) s"; date -u
