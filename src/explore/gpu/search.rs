@@ -961,6 +961,7 @@ pub(super) fn run(
             counters[stat::STATES],
             grow_start.elapsed().as_secs_f64()
         );
+        counters[stat::DECISION] = 0;
         device.write(&counters, &mut stats)?;
         device.note_memory_use()?;
     };
