@@ -10,6 +10,7 @@
 
 use std::time::Instant;
 use warpcheck::gpu::kernel_cache::KernelCache;
+use warpcheck::scc::labels::Labels;
 
 /// Kernels of the SCC decomposition's build: the look-ups of one run.
 const LOOKUPS: usize = 31;
@@ -21,7 +22,7 @@ fn main() {
             .file_of(build, "sm_90")
             .expect("the kernel sources are readable")
     };
-    let build = warpcheck::scc::gpu::build();
+    let build = warpcheck::scc::gpu::build(Labels::Scrambled);
     key(&build);
     let median = |sample: &dyn Fn()| {
         let mut times: Vec<f64> = (0..21)
@@ -41,7 +42,7 @@ fn main() {
     });
     let builds = median(&|| {
         for _ in 0..LOOKUPS {
-            key(&warpcheck::scc::gpu::build());
+            key(&warpcheck::scc::gpu::build(Labels::Scrambled));
         }
     });
     println!(

@@ -2,7 +2,9 @@
 //! (Tarjan), the CPU engine's forward-backward rounds alone at 1 and 2
 //! threads (columns `cpu1_s`, `cpu2_s`), the CPU engine on all threads
 //! (`cpu_all_s`: Tarjan racing the rounds), and both GPU methods, on generated graphs and on explored MCC state spaces;
-//! every partition is checked against Tarjan's. Writes each graph for the
+//! every partition is checked against Tarjan's. Colouring runs with the
+//! labels its sample of the edges chooses (the table's column), then with
+//! the other labels (on stderr, `NAME Coloring-LABELS:`). Writes each graph for the
 //! peers (`NAME.egr`, ECL-SCC's binary CSR; `NAME.offsets` / `NAME.targets`,
 //! raw little-endian u64 / u32 arrays for SciPy) into OUT_DIR, and prints
 //! one tab-separated line per graph. `scripts/scc_bench.sh` runs it with
@@ -24,6 +26,7 @@ use warpcheck::explore::gpu::{self as gpu_explore, GpuOptions, SpaceOnDevice};
 use warpcheck::gpu::Device;
 use warpcheck::scc::cpu::Method;
 use warpcheck::scc::gpu::{self, DeviceCsr, GpuComponents};
+use warpcheck::scc::labels::Labels;
 use warpcheck::scc::{Components, cpu, reference};
 use warpcheck::testing::{self, graphs};
 
@@ -184,15 +187,33 @@ fn bench(
     let mut checked = true;
     if let Some(device) = device {
         let uploaded = gpu::upload(device, graph).unwrap();
+        let checks = |found: &GpuComponents| {
+            found.components.as_ref() == Some(&expected) && found.summary == expected.summary(graph)
+        };
         for method in [Method::Coloring, Method::ForwardBackward] {
-            let check = gpu::decompose(device, uploaded.view(), method, true).unwrap();
-            checked &= check.components.as_ref() == Some(&expected)
-                && check.summary == expected.summary(graph);
+            checked &= checks(&gpu::decompose(device, uploaded.view(), method, true).unwrap());
             let best = best_of(|| gpu::decompose(device, uploaded.view(), method, false).unwrap());
             eprintln!(
-                "{name} {method:?}: {:.4} s, {} rounds, {} passes, phases {:?}",
-                best.seconds, best.rounds, best.passes, best.phases
+                "{name} {method:?}: {:.4} s, {} rounds, {} passes, phases {:?}, labels {:?}",
+                best.seconds, best.rounds, best.passes, best.phases, best.labels
             );
+            // Colouring with the labels its sample did not choose, beside.
+            let other = match best.labels {
+                Some(Labels::Numbers) => Some(Labels::Scrambled),
+                Some(Labels::Scrambled) => Some(Labels::Numbers),
+                None => None,
+            };
+            if let Some(labels) = other {
+                let with = |partition| {
+                    gpu::decompose_with_labels(device, uploaded.view(), labels, partition).unwrap()
+                };
+                checked &= checks(&with(true));
+                let other = best_of(|| with(false));
+                eprintln!(
+                    "{name} Coloring-{labels:?}: {:.4} s, {} rounds, {} passes, phases {:?}",
+                    other.seconds, other.rounds, other.passes, other.phases
+                );
+            }
             results.push(best);
         }
     }

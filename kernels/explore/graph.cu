@@ -8,7 +8,7 @@
 // after a complete search, so every head is final.
 //
 // Macros from the host: those of network.cuh and table.cuh (src/explore/gpu/kernel.rs),
-// and colouring's PRIORITY_* (src/scc/gpu.rs).
+// and colouring's NUMBERED_LABELS and SCRAMBLE_* (src/scc/gpu.rs).
 
 #include "common/grid.cuh"
 #include "common/hash.cuh"

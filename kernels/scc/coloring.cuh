@@ -3,7 +3,8 @@
 // successors that the explorer regenerates from its table
 // (explore/graph.cu).
 //
-// Macros from the host: PRIORITY_* and MAX_JUMPS (src/scc/gpu.rs).
+// Macros from the host: NUMBERED_LABELS, SCRAMBLE_* and MAX_JUMPS
+// (src/scc/gpu.rs).
 #pragma once
 
 #define ASSIGNED 0xffffffffffffffffull
@@ -12,19 +13,28 @@
 #define SELF_LOOP 1u
 #define LEAVES 2u
 
-// The label a seed spreads: its number plus one, scrambled by a bijection
-// that keeps 0 at 0 (crate::scc::cpu::priority); and its inverse.
+// The label a seed spreads, and its inverse (crate::scc::labels::Labels):
+// its number plus one, with NUMBERED_LABELS; else that number scrambled
+// by a bijection that keeps 0 at 0 (crate::scc::labels::scrambled).
 __device__ __forceinline__ unsigned priority(unsigned state) {
-    unsigned x = (state + 1) * PRIORITY_FIRST;
+#if NUMBERED_LABELS
+    return state + 1;
+#else
+    unsigned x = (state + 1) * SCRAMBLE_FIRST;
     x ^= x >> 16;
-    x *= PRIORITY_SECOND;
+    x *= SCRAMBLE_SECOND;
     return x ^ (x >> 16);
+#endif
 }
 __device__ __forceinline__ unsigned seed_of(unsigned label) {
+#if NUMBERED_LABELS
+    return label - 1;
+#else
     unsigned x = label ^ (label >> 16);
-    x *= PRIORITY_SECOND_INVERSE;
+    x *= SCRAMBLE_SECOND_INVERSE;
     x ^= x >> 16;
-    return x * PRIORITY_FIRST_INVERSE - 1;
+    return x * SCRAMBLE_FIRST_INVERSE - 1;
+#endif
 }
 
 // signatures[2 s] is `into`, signatures[2 s + 1] is `out_of`; both are

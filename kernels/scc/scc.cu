@@ -449,15 +449,22 @@ __device__ __forceinline__ bool has_reverse(const Arrays& a, unsigned from, unsi
     return false;
 }
 
-// Counts in counters[SCC_COUNTER_MUTUAL] (zeroed by the host) the sampled
-// edges (as crate::scc::mutual::sampled_edge) that have their reverse.
-extern "C" __global__ void mutual_sample(const SccParams p) {
+// Counts over the sampled edges (as crate::scc::mutual::sampled_edge), in
+// counters zeroed by the host: in SCC_COUNTER_MUTUAL those that have
+// their reverse (contraction), in SCC_COUNTER_NEAR those between states
+// less than LABELS_NEAR apart and in SCC_COUNTER_FROM_HUBS those in a row
+// longer than LABELS_LONG_ROW (colouring's labels:
+// crate::scc::labels::sample).
+extern "C" __global__ void edges_sample(const SccParams p) {
     const Arrays a(p);
     const unsigned long long samples = min(p.edges, (unsigned long long)MUTUAL_SAMPLED_EDGES);
     for (unsigned long long i = grid_thread(); i < samples; i += grid_threads()) {
         const unsigned long long e = p.edges <= MUTUAL_SAMPLED_EDGES ? i : i * p.edges / MUTUAL_SAMPLED_EDGES;
-        if (has_reverse(a, source_of(a.offsets, p.states, e), a.targets[e]))
-            atomicAdd(&a.counters[SCC_COUNTER_MUTUAL], 1ull);
+        const unsigned from = source_of(a.offsets, p.states, e), to = a.targets[e];
+        if (has_reverse(a, from, to)) atomicAdd(&a.counters[SCC_COUNTER_MUTUAL], 1ull);
+        if ((from > to ? from - to : to - from) < LABELS_NEAR) atomicAdd(&a.counters[SCC_COUNTER_NEAR], 1ull);
+        if (a.offsets[from + 1] - a.offsets[from] > LABELS_LONG_ROW)
+            atomicAdd(&a.counters[SCC_COUNTER_FROM_HUBS], 1ull);
     }
 }
 

@@ -146,8 +146,8 @@ struct SccReport {
     exit_code: i32,
 }
 
-/// A GPU decomposition's rounds, passes, trimmed and contracted states
-/// and seconds per phase (colouring: contract, set-up, rounds, trim,
+/// A GPU decomposition's rounds, passes, trimmed and contracted states,
+/// colouring's labels and seconds per phase (colouring: contract, set-up, rounds, trim,
 /// Tarjan on the host;
 /// forward-backward: transpose, trim, rounds, Tarjan on the host; both:
 /// summary).
@@ -157,6 +157,7 @@ struct GpuWork {
     passes: u64,
     trimmed: u64,
     contracted: u64,
+    labels: Option<scc::labels::Labels>,
     phase_seconds: serde_json::Map<String, serde_json::Value>,
 }
 
@@ -167,6 +168,7 @@ impl GpuWork {
             passes: result.passes,
             trimmed: result.trimmed,
             contracted: result.contracted,
+            labels: result.labels,
             phase_seconds: result
                 .phases
                 .iter()

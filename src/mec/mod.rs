@@ -250,7 +250,9 @@ pub fn gpu(device: &Device, mdp: &Mdp, method: Method) -> Result<Mecs, GpuError>
 /// Compiles the kernels [`gpu()`] runs for `device` (or takes them from
 /// the cache), so that a timing of [`gpu()`] can leave that out.
 pub fn prepare_gpu(device: &Device) -> Result<(), GpuError> {
-    device.function(&scc::gpu::build(), "scc_start")?;
+    for labels in [scc::labels::Labels::Scrambled, scc::labels::Labels::Numbers] {
+        device.function(&scc::gpu::build(labels), "scc_start")?;
+    }
     device.function(&crate::gpu::scan::build(), "scan_tiles_u64")?;
     device.function(&gpu::build(), "mec_start").map(drop)
 }

@@ -3,13 +3,13 @@
 //! without a GPU and are the default engine without one.
 //!
 //! **Colouring** ([`Method::Coloring`]) works on a list of edges, with two
-//! labels per state: the largest [`priority`] of a state that reaches it
-//! (`into`) and of a state it reaches (`out_of`). A round relaxes every
+//! labels per state: the largest label ([`Labels`]) of a state that
+//! reaches it (`into`) and of a state it reaches (`out_of`). A round relaxes every
 //! edge until no label grows, then a state whose two labels agree is in
 //! the component of the state that label names; an edge is kept for the
 //! next round only between two states left with the same pair of labels
 //! (two states of one component always have the same pair), and the
-//! states left restart from their own priority. Labels name states, so an
+//! states left restart from their own label. Labels name states, so an
 //! edge also raises the labels of the states its endpoints' labels name
 //! (`Signatures::relax`): what reaches a state's `into` state reaches
 //! it, which carries labels across long paths in few passes.
@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
+use super::labels::{Labels, scrambled, unscrambled};
 use super::{Components, mutual, reference};
 use crate::explicit::Csr;
 
@@ -127,6 +128,13 @@ pub fn representatives_by_rounds(graph: &Csr, method: Method) -> Vec<u32> {
     rounds(graph, method, false, &never).expect("never stopped")
 }
 
+/// [`representatives_by_rounds`] by colouring with the given `labels`
+/// instead of those a sample of the edges chooses ([`Labels::of`]).
+pub fn representatives_with_labels(graph: &Csr, labels: Labels) -> Vec<u32> {
+    let never = AtomicBool::new(false);
+    coloring(graph, labels, false, &never).expect("never stopped")
+}
+
 /// Colouring's rounds without an edge list, as the GPU runs them where it
 /// regenerates each state's successors in every pass instead of storing
 /// the edges (`kernels/explore/graph.cu`): a state keeps, as its key, its
@@ -135,7 +143,7 @@ pub fn representatives_by_rounds(graph: &Csr, method: Method) -> Vec<u32> {
 /// executable specification of those kernels.
 pub fn representatives_by_keyed_rounds(graph: &Csr) -> Vec<u32> {
     let never = AtomicBool::new(false);
-    let signatures = Signatures::new(graph, &never);
+    let signatures = Signatures::new(graph, Labels::Scrambled, &never);
     // Every state starts live in one part (no pair of labels is 0).
     let keys = atomics64(graph.states() as usize, 0);
     let mut round = 0u64;
@@ -150,7 +158,7 @@ pub fn representatives_by_keyed_rounds(graph: &Csr) -> Vec<u32> {
     signatures
         .into
         .par_iter()
-        .map(|label| seed_of(label.load(Relaxed)))
+        .map(|label| unscrambled(label.load(Relaxed)))
         .collect()
 }
 
@@ -159,22 +167,23 @@ pub fn representatives_by_keyed_rounds(graph: &Csr) -> Vec<u32> {
 /// once `stop` is seen set (between passes).
 fn rounds(graph: &Csr, method: Method, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>> {
     match method {
-        Method::Coloring => coloring(graph, fall_back, stop),
+        Method::Coloring => coloring(graph, Labels::of(graph), fall_back, stop),
         Method::ForwardBackward => forward_backward(graph, fall_back, stop),
     }
 }
 
-/// Colouring's rounds, on the clusters of mutual edges when
+/// Colouring's rounds with `labels`, on the clusters of mutual edges when
 /// [`mutual::worth_contracting`] says so (each state then takes its
 /// root's representative).
-fn coloring(graph: &Csr, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>> {
+fn coloring(graph: &Csr, labels: Labels, fall_back: bool, stop: &AtomicBool) -> Option<Vec<u32>> {
     if !mutual::worth_contracting(graph) {
-        return Signatures::new(graph, stop).rounds(graph, None, fall_back, stop);
+        return Signatures::new(graph, labels, stop).rounds(graph, None, fall_back, stop);
     }
     let roots = mutual::roots(graph);
     let signatures = Signatures {
-        into: own_labels(graph),
-        out_of: own_labels(graph),
+        into: own_labels(graph, labels),
+        out_of: own_labels(graph, labels),
+        labels,
     };
     signatures.rounds(graph, Some(&roots), fall_back, stop)
 }
@@ -572,36 +581,6 @@ pub fn stalled(start: u64, live: u64) -> bool {
 /// The label of a state that has none (forward-backward: not reached).
 const NO_LABEL: u32 = 0;
 
-/// The label a seed spreads: its number plus one, scrambled by a
-/// bijection of `u32` that keeps 0 at 0. Spreading the largest number
-/// would let labels grow on almost every step where states are numbered
-/// along the graph's paths (grids, state spaces in breadth-first order),
-/// costing a pass over a state per step; scrambled, a state's label grows
-/// about log(n) times.
-pub fn priority(state: u32) -> u32 {
-    let mut x = (state + 1).wrapping_mul(PRIORITY_FIRST);
-    x ^= x >> 16;
-    x = x.wrapping_mul(PRIORITY_SECOND);
-    x ^ (x >> 16)
-}
-
-/// The seed whose [`priority`] is `label` (not 0, no label).
-pub fn seed_of(label: u32) -> u32 {
-    let mut x = label ^ (label >> 16);
-    x = x.wrapping_mul(PRIORITY_SECOND_INVERSE);
-    x ^= x >> 16;
-    x.wrapping_mul(PRIORITY_FIRST_INVERSE) - 1
-}
-
-/// The odd multipliers of [`priority`], and their inverses modulo 2^32.
-pub const PRIORITY_FIRST: u32 = 0x7feb_352d;
-/// See [`PRIORITY_FIRST`].
-pub const PRIORITY_SECOND: u32 = 0x846c_a68b;
-/// See [`PRIORITY_FIRST`].
-pub const PRIORITY_FIRST_INVERSE: u32 = 0x1d69_e2a5;
-/// See [`PRIORITY_FIRST`].
-pub const PRIORITY_SECOND_INVERSE: u32 = 0x4302_1123;
-
 /// Pivot slots at most (forward-backward): partitions beyond this many
 /// share slots, and those without a pivot wait for a later round.
 pub const MAX_PIVOT_SLOTS: usize = 1 << 20;
@@ -615,10 +594,10 @@ struct Rounds<'a> {
     partition: Vec<AtomicU64>,
     /// The component of every assigned state, [`UNASSIGNED`] before.
     representative: Vec<AtomicU32>,
-    /// Forward label: the largest [`priority`] of a seed that reaches
+    /// Forward label: the largest [`scrambled`] label of a seed that reaches
     /// the state; also trimming's has-a-predecessor flag.
     forward: Vec<AtomicU32>,
-    /// Backward label: the largest [`priority`] of a seed the state reaches.
+    /// Backward label: the largest [`scrambled`] label of a seed the state reaches.
     backward: Vec<AtomicU32>,
     /// The pass in which a state was last put on the next forward and
     /// backward frontier, so that it is put there once.
@@ -790,7 +769,7 @@ impl<'a> Rounds<'a> {
         if label == NO_LABEL {
             return label;
         }
-        let jumped = labels[seed_of(label) as usize].load(Relaxed);
+        let jumped = labels[unscrambled(label) as usize].load(Relaxed);
         if jumped > label {
             labels[state as usize]
                 .fetch_max(jumped, Relaxed)
@@ -824,8 +803,8 @@ impl<'a> Rounds<'a> {
             self.backward[state as usize].store(NO_LABEL, Relaxed);
         });
         seeds.par_iter().for_each(|&state| {
-            self.forward[state as usize].store(priority(state), Relaxed);
-            self.backward[state as usize].store(priority(state), Relaxed);
+            self.forward[state as usize].store(scrambled(state), Relaxed);
+            self.backward[state as usize].store(scrambled(state), Relaxed);
         });
         self.propagate([seeds.clone(), seeds]);
         let round = self.round;
@@ -836,7 +815,7 @@ impl<'a> Rounds<'a> {
                 self.backward[state as usize].load(Relaxed),
             );
             if into == out_of && into != NO_LABEL {
-                self.assign(state, seed_of(into));
+                self.assign(state, unscrambled(into));
             } else {
                 let bits = u64::from(into != NO_LABEL) | (u64::from(out_of != NO_LABEL) << 1);
                 let key = split_key(key_of(state), bits, round);
@@ -851,29 +830,31 @@ impl<'a> Rounds<'a> {
 const EDGES_PER_TASK: usize = 1 << 12;
 
 /// The two labels of every state in colouring: `into[s]` is the largest
-/// [`priority`] of a state known to reach `s`, `out_of[s]` of a state known
-/// to be reached from `s` (each at least `s`'s own), within the part of
-/// the graph the current edge list joins.
+/// label of a state known to reach `s`, `out_of[s]` of a state known to be
+/// reached from `s` (each at least `s`'s own), within the part of the
+/// graph the current edge list joins.
 struct Signatures {
     into: Vec<AtomicU32>,
     out_of: Vec<AtomicU32>,
+    labels: Labels,
 }
 
-/// Every state's own priority, as a label of colouring.
-fn own_labels(graph: &Csr) -> Vec<AtomicU32> {
+/// Every state's own label.
+fn own_labels(graph: &Csr, labels: Labels) -> Vec<AtomicU32> {
     (0..graph.states())
         .into_par_iter()
-        .map(|state| AtomicU32::new(priority(state)))
+        .map(|state| AtomicU32::new(labels.of_state(state)))
         .collect()
 }
 
 impl Signatures {
-    /// Every state's own priority; `out_of` already raised over its
+    /// Every state's own label; `out_of` already raised over its
     /// successors (unless `stop` is set).
-    fn new(graph: &Csr, stop: &AtomicBool) -> Signatures {
-        let own = |state: u32| priority(state);
+    fn new(graph: &Csr, labels: Labels, stop: &AtomicBool) -> Signatures {
+        let own = |state: u32| labels.of_state(state);
         Signatures {
-            into: own_labels(graph),
+            labels,
+            into: own_labels(graph, labels),
             out_of: (0..graph.states())
                 .into_par_iter()
                 .map(|state| {
@@ -919,7 +900,7 @@ impl Signatures {
             .collect();
         if roots.is_some() {
             edges.par_iter().for_each(|&(from, to)| {
-                self.out_of[from as usize].fetch_max(priority(to), Relaxed);
+                self.out_of[from as usize].fetch_max(self.labels.of_state(to), Relaxed);
             });
         }
         let mut live: Vec<u32> = (0..graph.states())
@@ -954,7 +935,10 @@ impl Signatures {
         }
         let representative: Vec<u32> = (0..graph.states())
             .into_par_iter()
-            .map(|state| seed_of(self.into[root(state) as usize].load(Relaxed)))
+            .map(|state| {
+                self.labels
+                    .seed(self.into[root(state) as usize].load(Relaxed))
+            })
             .collect();
         let mut is_live = vec![false; representative.len()];
         for &state in &live {
@@ -1034,7 +1018,7 @@ impl Signatures {
             let own = labels[state as usize].load(Relaxed);
             let mut label = own;
             for _ in 0..MAX_JUMPS {
-                let named = labels[seed_of(label) as usize].load(Relaxed);
+                let named = labels[self.labels.seed(label) as usize].load(Relaxed);
                 if named <= label {
                     break;
                 }
@@ -1049,7 +1033,7 @@ impl Signatures {
 
     /// After a keyed round: a live state whose labels agree is assigned
     /// (its key [`ASSIGNED`]); the others take their pair of labels as
-    /// their key and restart from their own priority. The live states
+    /// their key and restart from their own label. The live states
     /// left.
     fn split_keys(&self, keys: &[AtomicU64]) -> usize {
         keys.par_iter()
@@ -1065,7 +1049,7 @@ impl Signatures {
                     return false;
                 }
                 key.store(u64::from(pair.0) << 32 | u64::from(pair.1), Relaxed);
-                let own = priority(*state as u32);
+                let own = self.labels.of_state(*state as u32);
                 into.store(own, Relaxed);
                 out_of.store(own, Relaxed);
                 true
@@ -1088,13 +1072,17 @@ impl Signatures {
         };
         let (from_into, from_out) = (load(into, from), load(out_of, from));
         let (to_into, to_out) = (load(into, to), load(out_of, to));
+        let (own, seed) = (
+            |state| self.labels.of_state(state),
+            |label| self.labels.seed(label),
+        );
         let mut reaching = from_into;
-        if reaching != priority(from) {
-            reaching = reaching.max(load(into, seed_of(reaching)));
+        if reaching != own(from) {
+            reaching = reaching.max(load(into, seed(reaching)));
         }
         let mut reached = to_out;
-        if reached != priority(to) {
-            reached = reached.max(load(out_of, seed_of(reached)));
+        if reached != own(to) {
+            reached = reached.max(load(out_of, seed(reached)));
         }
         let mut grew = false;
         if from_into < reaching {
@@ -1109,16 +1097,16 @@ impl Signatures {
         if to_out < reached {
             grew |= raise(out_of, to, reached);
         }
-        // A state's labels are at least its own priority: only a label
+        // A state's labels are at least its own: only a label
         // below the new value can name a state that still needs it.
         for (k, label) in [from_into, to_into].into_iter().enumerate() {
-            let state = seed_of(label);
+            let state = seed(label);
             if label < reached && (k == 0 || label != from_into) && load(out_of, state) < reached {
                 grew |= raise(out_of, state, reached);
             }
         }
         for (k, label) in [from_out, to_out].into_iter().enumerate() {
-            let state = seed_of(label);
+            let state = seed(label);
             if label < reaching && (k == 0 || label != from_out) && load(into, state) < reaching {
                 grew |= raise(into, state, reaching);
             }
@@ -1141,14 +1129,14 @@ impl Signatures {
     }
 
     /// The states of `live` whose labels differ (not yet assigned), each
-    /// restarted from its own priority; the others keep the label of
+    /// restarted from its own label; the others keep the label of
     /// their component.
     fn restart(&self, live: &[u32]) -> Vec<u32> {
         live.par_iter()
             .copied()
             .filter(|&state| {
                 let index = state as usize;
-                let own = priority(state);
+                let own = self.labels.of_state(state);
                 let assigned = self.into[index].load(Relaxed) == self.out_of[index].load(Relaxed);
                 if !assigned {
                     self.into[index].store(own, Relaxed);
@@ -1239,32 +1227,6 @@ mod tests {
         assert_eq!(race(&chain, Method::Coloring, 1).1, Finisher::Tarjan);
         let stopped = AtomicBool::new(true);
         assert_eq!(reference::representatives_unless(&chain, &stopped), None);
-    }
-
-    #[test]
-    fn priorities_are_a_bijection_that_seeds_invert() {
-        let mut rng = crate::scc::cpu::tests::Lcg(1);
-        for state in (0..1000)
-            .chain([u32::MAX - 1])
-            .chain((0..10_000).map(|_| rng.next()))
-        {
-            let state = state.min(u32::MAX - 1);
-            assert_ne!(priority(state), NO_LABEL);
-            assert_eq!(seed_of(priority(state)), state);
-        }
-    }
-
-    /// Numbers for the test above.
-    struct Lcg(u64);
-
-    impl Lcg {
-        fn next(&mut self) -> u32 {
-            self.0 = self
-                .0
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1);
-            (self.0 >> 32) as u32
-        }
     }
 
     proptest! {

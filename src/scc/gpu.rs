@@ -8,9 +8,10 @@ use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
 
-use super::cpu::{
-    ASSIGNED, MAX_JUMPS, MAX_PIVOT_SLOTS, Method, PRIORITY_FIRST, PRIORITY_FIRST_INVERSE,
-    PRIORITY_SECOND, PRIORITY_SECOND_INVERSE, TRIM_PASSES, stalled,
+use super::cpu::{ASSIGNED, MAX_JUMPS, MAX_PIVOT_SLOTS, Method, TRIM_PASSES, stalled};
+use super::labels::{
+    self, EdgeSample, Labels, SCRAMBLE_FIRST, SCRAMBLE_FIRST_INVERSE, SCRAMBLE_SECOND,
+    SCRAMBLE_SECOND_INVERSE,
 };
 use super::{Components, Summary, mutual, reference};
 use crate::explicit::Csr;
@@ -27,15 +28,16 @@ pub const SOURCE: KernelSource = KernelSource {
     headers: &[COLORING_HEADER],
 };
 
-/// The defines [`COLORING_HEADER`] needs: the chain steps of a jump and
-/// the priority bijection's factors.
-pub fn coloring_defines() -> [(&'static str, i64); 5] {
+/// The defines [`COLORING_HEADER`] needs: the chain steps of a jump,
+/// which `labels` the seeds spread and the scrambling's factors.
+pub fn coloring_defines(labels: Labels) -> [(&'static str, i64); 6] {
     [
         ("MAX_JUMPS", MAX_JUMPS as i64),
-        ("PRIORITY_FIRST", PRIORITY_FIRST as i64),
-        ("PRIORITY_SECOND", PRIORITY_SECOND as i64),
-        ("PRIORITY_FIRST_INVERSE", PRIORITY_FIRST_INVERSE as i64),
-        ("PRIORITY_SECOND_INVERSE", PRIORITY_SECOND_INVERSE as i64),
+        ("NUMBERED_LABELS", labels.numbered_define()),
+        ("SCRAMBLE_FIRST", SCRAMBLE_FIRST as i64),
+        ("SCRAMBLE_SECOND", SCRAMBLE_SECOND as i64),
+        ("SCRAMBLE_FIRST_INVERSE", SCRAMBLE_FIRST_INVERSE as i64),
+        ("SCRAMBLE_SECOND_INVERSE", SCRAMBLE_SECOND_INVERSE as i64),
     ]
 }
 
@@ -82,14 +84,20 @@ kernel_constants! {
         /// own: a block sweeps its share again while other blocks' sweeps
         /// grow labels.
         GROWTHS = 80;
-        /// Sampled edges that have their reverse (`mutual_sample`), then
+        /// Sampled edges that have their reverse (`edges_sample`), then
         /// the states that are not their cluster's root (`mutual_flatten`).
         MUTUAL = 81;
+        /// Sampled edges between states less than [`labels::NEAR`] apart
+        /// (`edges_sample`).
+        NEAR = 82;
+        /// Sampled edges in a row longer than [`labels::LONG_ROW`]
+        /// (`edges_sample`).
+        FROM_HUBS = 83;
     }
 }
 
 /// Counter slots in all.
-const COUNTERS: usize = counter::MUTUAL + 1;
+const COUNTERS: usize = counter::FROM_HUBS + 1;
 /// Propagation passes launched before the first read of the frontier
 /// lengths in a round; each read doubles the next batch, up to
 /// [`MAX_BATCH`]: few waits on long paths, few idle passes on short ones.
@@ -263,8 +271,9 @@ param_block! {
     }
 }
 
-/// The build of the SCC kernels, with their constants and parameter block.
-pub fn build() -> Build {
+/// The build of the SCC kernels with colouring's `labels`, with their
+/// constants and parameter block.
+pub fn build(labels: Labels) -> Build {
     Build::new(SOURCE)
         .defines(counter::DEFINES)
         .defines(&[
@@ -278,8 +287,10 @@ pub fn build() -> Build {
             ("COLORING_IDLE_SWEEPS", COLORING_IDLE_SWEEPS as i64),
             ("MUTUAL_SCANNED_ROW", mutual::SCANNED_ROW as i64),
             ("MUTUAL_SAMPLED_EDGES", mutual::SAMPLED_EDGES as i64),
+            ("LABELS_NEAR", labels::NEAR as i64),
+            ("LABELS_LONG_ROW", labels::LONG_ROW as i64),
         ])
-        .defines(&coloring_defines())
+        .defines(&coloring_defines(labels))
         .check_layout::<SccParams>()
 }
 
@@ -412,6 +423,10 @@ pub struct GpuComponents {
     /// ([`mutual`]): 0 when a sample of the edges showed too few mutual
     /// ones.
     pub contracted: u64,
+    /// The labels that colouring's seeds spread over the edge list
+    /// (`None`: forward-backward, or colouring over generated edges, which
+    /// scrambles them).
+    pub labels: Option<Labels>,
     /// Seconds on the device, from the first kernel to the summary.
     pub seconds: f64,
     /// Seconds per phase (colouring: allocate, for the allocations and
@@ -429,7 +444,26 @@ pub fn decompose(
     method: Method,
     partition: bool,
 ) -> Result<GpuComponents, GpuError> {
-    decompose_with(device, graph, method, false, partition)
+    decompose_with(device, graph, method, false, None, partition)
+}
+
+/// [`decompose`] by colouring with the given `labels` instead of those
+/// that a sample of the edges chooses ([`Labels::from_sample`]): for
+/// benchmarks and tests that compare the two.
+pub fn decompose_with_labels(
+    device: &Device,
+    graph: DeviceCsr<'_>,
+    labels: Labels,
+    partition: bool,
+) -> Result<GpuComponents, GpuError> {
+    decompose_with(
+        device,
+        graph,
+        Method::Coloring,
+        false,
+        Some(labels),
+        partition,
+    )
 }
 
 /// [`decompose`] by colouring that trims before its first round, as the
@@ -442,22 +476,25 @@ pub fn decompose_trimming_first(
     graph: DeviceCsr<'_>,
     partition: bool,
 ) -> Result<GpuComponents, GpuError> {
-    decompose_with(device, graph, Method::Coloring, true, partition)
+    decompose_with(device, graph, Method::Coloring, true, None, partition)
 }
 
-/// [`decompose`], colouring trimming first if `trim_first`.
+/// [`decompose`], colouring trimming first if `trim_first`, with `labels`
+/// if given.
 fn decompose_with(
     device: &Device,
     graph: DeviceCsr<'_>,
     method: Method,
     trim_first: bool,
+    labels: Option<Labels>,
     partition: bool,
 ) -> Result<GpuComponents, GpuError> {
     let started = Instant::now();
     let mut phases = Phases::new(device);
+    let choices = Choices { trim_first, labels };
     // The state bits are read by the summary.
     let (mut run, _state_bits) =
-        Run::by_method(device, &graph, method, trim_first, &mut phases, &never)?;
+        Run::by_method(device, &graph, method, choices, &mut phases, &never)?;
     let summary = run.summary(None)?;
     phases.end("summary")?;
     run.finish(summary, partition, started, phases)
@@ -490,7 +527,11 @@ pub fn representatives_until(
     stop: &dyn Fn() -> bool,
 ) -> Result<LargeSlice<u32>, GpuError> {
     let mut phases = Phases::new(device);
-    let (run, _) = Run::by_method(device, &graph, method, true, &mut phases, stop)?;
+    let choices = Choices {
+        trim_first: true,
+        labels: None,
+    };
+    let (run, _) = Run::by_method(device, &graph, method, choices, &mut phases, stop)?;
     if tracing::enabled!(tracing::Level::DEBUG) {
         phases.end("rounds")?;
         tracing::debug!(
@@ -596,14 +637,15 @@ struct Kernels {
     summary_sizes: CudaFunction,
     summary_edges: CudaFunction,
     summary_count: CudaFunction,
-    mutual_sample: CudaFunction,
+    edges_sample: CudaFunction,
     mutual_join: CudaFunction,
     mutual_flatten: CudaFunction,
 }
 
 impl Kernels {
-    fn load(device: &Device) -> Result<Kernels, GpuError> {
-        let module = device.module(&build())?;
+    /// The kernels of [`build`]`(labels)`.
+    fn load(device: &Device, labels: Labels) -> Result<Kernels, GpuError> {
+        let module = device.module(&build(labels))?;
         let get = |name: &str| module.function(name);
         Ok(Kernels {
             start: get("scc_start")?,
@@ -634,7 +676,7 @@ impl Kernels {
             summary_sizes: get("summary_sizes")?,
             summary_edges: get("summary_edges")?,
             summary_count: get("summary_count")?,
-            mutual_sample: get("mutual_sample")?,
+            edges_sample: get("edges_sample")?,
             mutual_join: get("mutual_join")?,
             mutual_flatten: get("mutual_flatten")?,
         })
@@ -689,8 +731,21 @@ struct Run<'d> {
     passes: u64,
     trimmed: u64,
     contracted: u64,
+    /// Colouring's labels: given by the caller before the run, else
+    /// chosen from a sample of the edges when colouring starts.
+    labels: Option<Labels>,
     /// The caller's stop signal, looked at after each batch of passes.
     stop: &'d dyn Fn() -> bool,
+}
+
+/// What a caller may choose about colouring.
+#[derive(Debug, Clone, Copy)]
+struct Choices {
+    /// Trim before the first round instead of only once a round runs
+    /// long.
+    trim_first: bool,
+    /// The labels, instead of those a sample of the edges chooses.
+    labels: Option<Labels>,
 }
 
 /// A stop signal that is never set.
@@ -711,6 +766,14 @@ struct ForwardBackwardArrays {
     pivots: LargeSlice<u32>,
 }
 
+/// What `edges_sample` counted: sampled edges that have their reverse
+/// (contraction), and what the labels are chosen from.
+#[derive(Debug, Clone, Copy)]
+struct SampledEdges {
+    mutual: u64,
+    labels: EdgeSample,
+}
+
 /// Colouring's arrays: the labels (set by signatures_start) and two edge
 /// lists (the first filled by signatures_start, the other by each split
 /// below the count it sets).
@@ -723,7 +786,7 @@ impl<'d> Run<'d> {
     fn new(device: &'d Device, states: u64, edges: u64) -> Result<Run<'d>, GpuError> {
         let mut run = Run {
             device,
-            kernels: Kernels::load(device)?,
+            kernels: Kernels::load(device, Labels::Scrambled)?,
             params: SccParams::default(),
             representative: unset(device, states as usize)?,
             lists: Vec::new(),
@@ -732,6 +795,7 @@ impl<'d> Run<'d> {
             passes: 0,
             trimmed: 0,
             contracted: 0,
+            labels: None,
             stop: &never,
         };
         run.params = SccParams {
@@ -745,23 +809,23 @@ impl<'d> Run<'d> {
     }
 
     /// A run on `graph` that has assigned every state by `method`, with
-    /// colouring's state bits (which the summary reads); colouring trims
-    /// before its first round if `trim_first`. [`GpuError::Stopped`] once
-    /// `stop` says so.
+    /// colouring's state bits (which the summary reads) and `choices`.
+    /// [`GpuError::Stopped`] once `stop` says so.
     fn by_method(
         device: &'d Device,
         graph: &DeviceCsr<'_>,
         method: Method,
-        trim_first: bool,
+        choices: Choices,
         phases: &mut Phases<'_>,
         stop: &'d dyn Fn() -> bool,
     ) -> Result<(Run<'d>, Option<LargeSlice<u32>>), GpuError> {
         let mut run = Run::new(device, graph.states, graph.edges)?;
         run.stop = stop;
+        run.labels = choices.labels;
         run.params.offsets = device.address(graph.offsets);
         run.params.targets = device.address(graph.targets);
         let state_bits = match method {
-            Method::Coloring => Some(run.by_signatures(trim_first, phases)?),
+            Method::Coloring => Some(run.by_signatures(choices.trim_first, phases)?),
             Method::ForwardBackward => {
                 run.by_forward_backward(graph, phases)?;
                 None
@@ -811,6 +875,7 @@ impl<'d> Run<'d> {
             passes: self.passes,
             trimmed: self.trimmed,
             contracted: self.contracted,
+            labels: self.labels,
             seconds: started.elapsed().as_secs_f64(),
             phases: phases.seconds,
         })
@@ -893,6 +958,20 @@ impl<'d> Run<'d> {
         trim_first: bool,
         phases: &mut Phases<'_>,
     ) -> Result<LargeSlice<u32>, GpuError> {
+        // The run's own allocations.
+        phases.end("allocate")?;
+        let sample = self.sample_edges()?;
+        let labels = self.labels.unwrap_or(Labels::from_sample(sample.labels));
+        tracing::debug!(
+            ?sample,
+            ?labels,
+            "SCC colouring's sample of the edges (GPU)"
+        );
+        self.labels = Some(labels);
+        if labels != Labels::Scrambled {
+            self.kernels = Kernels::load(self.device, labels)?;
+        }
+        phases.end("set-up")?;
         let (device, kernels) = (self.device, self.kernels.clone());
         let (states, edges) = (self.params.states, self.params.edges);
         self.allocate_work_lists()?;
@@ -927,7 +1006,7 @@ impl<'d> Run<'d> {
             self.trim_as_work_list()?;
             phases.end("trim")?;
         }
-        let roots = self.contract()?;
+        let roots = self.contract(sample.mutual)?;
         if roots.is_some() {
             phases.end("contract")?;
         }
@@ -1097,21 +1176,29 @@ impl<'d> Run<'d> {
         Ok(())
     }
 
-    /// Contraction of the mutual edges ([`mutual`]) when a sample of the
-    /// edges says it pays: each state's root, in an array that
-    /// `params.roots` points into while it lives (else 0 there, and
-    /// `None`).
-    fn contract(&mut self) -> Result<Option<LargeSlice<u32>>, GpuError> {
+    /// The sample of the edges that decides on contraction and labels
+    /// (`edges_sample`).
+    fn sample_edges(&mut self) -> Result<SampledEdges, GpuError> {
+        let kernels = self.kernels.clone();
+        self.clear_counter_slots(counter::MUTUAL..counter::FROM_HUBS + 1)?;
+        self.launch_over(&kernels.edges_sample, mutual::SAMPLED_EDGES)?;
+        let counters = self.read_counters()?;
+        Ok(SampledEdges {
+            mutual: counters[counter::MUTUAL],
+            labels: EdgeSample {
+                edges: self.params.edges.min(mutual::SAMPLED_EDGES),
+                near: counters[counter::NEAR],
+                from_hubs: counters[counter::FROM_HUBS],
+            },
+        })
+    }
+
+    /// Contraction of the mutual edges ([`mutual`]) when the sample of the
+    /// edges, `mutual` of which have their reverse, says it pays: each
+    /// state's root, in an array that `params.roots` points into while it
+    /// lives (else 0 there, and `None`).
+    fn contract(&mut self, mutual: u64) -> Result<Option<LargeSlice<u32>>, GpuError> {
         let (device, kernels) = (self.device, self.kernels.clone());
-        self.clear_counter(counter::MUTUAL)?;
-        self.launch_over(&kernels.mutual_sample, mutual::SAMPLED_EDGES)?;
-        let mutual = self.read_counters()?[counter::MUTUAL];
-        let samples = self.params.edges.min(mutual::SAMPLED_EDGES);
-        tracing::debug!(
-            samples,
-            mutual,
-            "SCC colouring's sample of mutual edges (GPU)"
-        );
         if !mutual::pays(mutual, self.params.edges) {
             return Ok(None);
         }

@@ -10,6 +10,7 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod labels;
 pub mod mutual;
 pub mod reference;
 

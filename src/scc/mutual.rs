@@ -44,7 +44,7 @@ pub fn has_reverse(graph: &Csr, from: u32, to: u32) -> bool {
 
 /// The edge that sample number `sample` of [`worth_contracting`] looks
 /// at: every edge up to [`SAMPLED_EDGES`], else that many evenly spaced
-/// (`mutual_sample` in the kernels picks the same).
+/// (`edges_sample` in the kernels picks the same).
 fn sampled_edge(edges: u64, sample: u64) -> u64 {
     if edges <= SAMPLED_EDGES {
         sample
@@ -56,9 +56,19 @@ fn sampled_edge(edges: u64, sample: u64) -> u64 {
 /// Whether contraction pays on a graph of `edges` edges, `mutual` of
 /// whose sampled edges have their reverse: at least one in
 /// [`MUTUAL_SHARE`] of the samples (the CPU's [`worth_contracting`] and
-/// the GPU's count of `mutual_sample` both decide by this).
+/// the GPU's count of `edges_sample` both decide by this).
 pub fn pays(mutual: u64, edges: u64) -> bool {
     mutual > 0 && mutual * MUTUAL_SHARE >= edges.min(SAMPLED_EDGES)
+}
+
+/// The source and target of sampled edge number `sample` (below
+/// `SAMPLED_EDGES` and the edge count), as [`sampled_edge`] picks it;
+/// [`super::labels`] reads the same edges.
+pub fn sampled_pair(graph: &Csr, sample: u64) -> (u32, u32) {
+    let edge = sampled_edge(graph.edge_count(), sample);
+    // The last state whose first edge is at or before `edge`.
+    let source = graph.offsets.partition_point(|&first| first <= edge) - 1;
+    (source as u32, graph.targets[edge as usize])
 }
 
 /// Whether at least one sampled edge in [`MUTUAL_SHARE`] has its reverse
@@ -67,10 +77,8 @@ pub fn worth_contracting(graph: &Csr) -> bool {
     let edges = graph.edge_count();
     let mutual = (0..edges.min(SAMPLED_EDGES))
         .filter(|&sample| {
-            let edge = sampled_edge(edges, sample);
-            // The last state whose first edge is at or before `edge`.
-            let source = graph.offsets.partition_point(|&first| first <= edge) - 1;
-            has_reverse(graph, source as u32, graph.targets[edge as usize])
+            let (source, target) = sampled_pair(graph, sample);
+            has_reverse(graph, source, target)
         })
         .count() as u64;
     pays(mutual, edges)

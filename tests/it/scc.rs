@@ -15,12 +15,14 @@ use warpcheck::frontend::aut;
 use warpcheck::gpu::Device;
 use warpcheck::scc::cpu::Method;
 use warpcheck::scc::gpu::{self, DeviceCsr};
+use warpcheck::scc::labels::Labels;
 use warpcheck::scc::{Components, Summary, cpu, mutual, reference};
 use warpcheck::testing::{self, graphs};
 
 use crate::gpu::with_gpu;
 
 const METHODS: [Method; 2] = [Method::Coloring, Method::ForwardBackward];
+const LABELS: [Labels; 2] = [Labels::Numbers, Labels::Scrambled];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
@@ -34,26 +36,39 @@ proptest! {
             let by_rounds = Components::from_representatives(&cpu::representatives_by_rounds(&graph, method));
             prop_assert_eq!(&by_rounds, &expected, "{:?} by rounds alone", method);
         }
+        for labels in LABELS {
+            let labelled = Components::from_representatives(&cpu::representatives_with_labels(&graph, labels));
+            prop_assert_eq!(&labelled, &expected, "colouring with {:?}", labels);
+        }
         let keyed = Components::from_representatives(&cpu::representatives_by_keyed_rounds(&graph));
         prop_assert_eq!(&keyed, &expected, "keyed colouring rounds");
     }
 }
 
-/// `graph` decomposed on `device` by every method: the partition and the
-/// figures of the reference, or what differs.
+/// `graph` decomposed on `device` by every method, and by colouring with
+/// each kind of labels: the partition and the figures of the reference,
+/// or what differs.
 fn check_on_gpu(device: &Device, graph: &Csr, what: &str) -> Result<(), String> {
     let expected = reference::decompose(graph);
     let summary = expected.summary(graph);
     let uploaded = gpu::upload(device, graph).map_err(|e| e.to_string())?;
-    for method in METHODS {
-        let result = gpu::decompose(device, uploaded.view(), method, true)
-            .map_err(|e| format!("{what} {method:?}: {e}"))?;
+    let runs = METHODS
+        .map(|method| (method, None))
+        .into_iter()
+        .chain(LABELS.map(|labels| (Method::Coloring, Some(labels))));
+    for (method, labels) in runs {
+        let what = format!("{what} {method:?} {labels:?}");
+        let result = match labels {
+            None => gpu::decompose(device, uploaded.view(), method, true),
+            Some(labels) => gpu::decompose_with_labels(device, uploaded.view(), labels, true),
+        }
+        .map_err(|e| format!("{what}: {e}"))?;
         if result.components.as_ref() != Some(&expected) {
-            return Err(format!("{what} {method:?}: partition differs"));
+            return Err(format!("{what}: partition differs"));
         }
         if result.summary != summary {
             return Err(format!(
-                "{what} {method:?}: {:?} instead of {summary:?}",
+                "{what}: {:?} instead of {summary:?}",
                 result.summary
             ));
         }
@@ -62,6 +77,17 @@ fn check_on_gpu(device: &Device, graph: &Csr, what: &str) -> Result<(), String> 
                 "{what}: {} states contracted instead of {}",
                 result.contracted,
                 contracted_states(graph)
+            ));
+        }
+        // The GPU's sample of the edges chooses the labels the CPU's does.
+        let chosen = match method {
+            Method::Coloring => Some(labels.unwrap_or(Labels::of(graph))),
+            Method::ForwardBackward => None,
+        };
+        if result.labels != chosen {
+            return Err(format!(
+                "{what}: labels {:?} instead of {chosen:?}",
+                result.labels
             ));
         }
     }
@@ -594,6 +620,15 @@ fn the_command_stores_or_generates_edges_on_the_gpu() {
             let work = &report["gpu_work"];
             assert!(work["rounds"].as_u64().unwrap() >= 1, "{work}");
             assert!(work["passes"].as_u64().is_some(), "{work}");
+            // Colouring over the stored edge list chooses its labels;
+            // over generated edges they are always scrambled.
+            match kept {
+                "stored" => assert!(
+                    ["numbers", "scrambled"].contains(&work["labels"].as_str().unwrap()),
+                    "{work}"
+                ),
+                _ => assert_eq!(work["labels"], serde_json::Value::Null, "{work}"),
+            }
             assert!(
                 work["phase_seconds"]["summary"].as_f64().unwrap() >= 0.0,
                 "{work}"

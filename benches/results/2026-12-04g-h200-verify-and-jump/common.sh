@@ -1,10 +1,11 @@
 # Sourced by next-g.sh and run-f.sh (session 40's prepared calls) and
 # 2026-12-05a-prepared/run-h.sh (also 2026-12-05b's run.sh, 2026-12-05c's
-# run-i.sh and run-x2.sh, and 2026-12-05k's run.sh, run2.sh and run3.sh): unpacks the carried binaries (every
+# run-i.sh and run-x2.sh, 2026-12-05k's run.sh, run2.sh and run3.sh, and
+# 2026-12-05w's run-w.sh): unpacks the carried binaries (every
 # NAME.xz into /tmp/bin/NAME) and every archive of shared data (NAME.tar.xz,
 # into /tmp/shared), and defines `run` (one check, a line of
 # its JSON's figures) and `gpu_tests` (the GPU tests of every storage and
-# frontier), `use_nccl` (session 44), `show_tests` (session 45), `timed_tests` (session 46), and `tree_details`, `test_groups` and `pack_and_test` (session 48, for 2026-12-05s's run-s.sh and 2026-12-05u's run-u.sh). Source it from the repository root with `log` set to the name
+# frontier), `use_nccl` (session 44), `show_tests` (session 45), `timed_tests` (session 46), and `tree_details`, `test_groups` and `pack_and_test` (session 48, for 2026-12-05s's run-s.sh and 2026-12-05u's run-u.sh), and `ecl_scc` (session 49, for 2026-12-05w's run-w.sh). Source it from the repository root with `log` set to the name
 # of the calling script's log ($OUT/$log.txt); D names the carried folder.
 set -u
 out=${OUT:-/tmp/out}
@@ -101,4 +102,12 @@ pack_and_test() {
   echo "at $(( $(date +%s) - call_start )) s: tests until $1 s"
   test_groups $(( call_start + $1 )) "$2"
   echo "took $(( $(date +%s) - call_start )) s"; date -u
+}
+# ecl_scc GRAPH.egr RUNS: ECL-SCC (the source in $d/ecl, built with nvcc
+# on the first call, its printout's clock rates dropped: CUDA 13 has no
+# deviceProp.clockRate) RUNS times on GRAPH, a compute time a line.
+ecl_scc() {
+  [[ -x /tmp/ecl-scc ]] || { sed 's/deviceProp\.clockRate \* 0\.001, deviceProp\.memoryClockRate \* 0\.001/0.0, 0.0/' \
+    $d/ecl/ECL-SCC_10.cu > /tmp/ECL-SCC_10.cu && cp $d/ecl/ECLgraph.h /tmp/ && nvcc -O3 -arch=sm_90 -o /tmp/ecl-scc /tmp/ECL-SCC_10.cu; }
+  for r in $(seq $2); do echo "== ECL-SCC $(basename $1) $(timeout 60 /tmp/ecl-scc $1 | grep -E "compute time")"; done
 }

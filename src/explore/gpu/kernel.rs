@@ -420,7 +420,11 @@ impl NetworkKernel {
         Build::new(GRAPH_SOURCE)
             .defines(&self.defines())
             .defines(&[("SYNC_BUFFERS", 0), ("MAX_OFFERS", 1)])
-            .defines(&crate::scc::gpu::coloring_defines())
+            // Colouring over generated edges numbers states by their table
+            // slots and keeps the scrambled labels it was tuned with.
+            .defines(&crate::scc::gpu::coloring_defines(
+                crate::scc::labels::Labels::Scrambled,
+            ))
             .check_layout::<NetworkParams>()
             .check_layout::<GraphParams>()
     }
@@ -811,7 +815,8 @@ mod tests {
             networks[0].graph_build(),
             scan::build(),
             hash_check_build(3),
-            crate::scc::gpu::build(),
+            crate::scc::gpu::build(crate::scc::labels::Labels::Scrambled),
+            crate::scc::gpu::build(crate::scc::labels::Labels::Numbers),
             crate::mec::gpu::build(),
             crate::numeric::gpu::build(),
             crate::numeric::gpu::qualitative_build(),
