@@ -568,7 +568,8 @@ pub fn decompose_generated(
 ) -> Result<GpuComponents, GpuError> {
     let started = Instant::now();
     let mut phases = Phases::new(device);
-    let mut run = Run::new(device, graph.states(), graph.edges())?;
+    // Scrambled: the explorer's passes over generated edges spread them.
+    let mut run = Run::new(device, graph.states(), graph.edges(), Labels::Scrambled)?;
     run.by_generated(graph, &mut phases, progress)?;
     let summary = run.summary(Some(graph))?;
     graph.check()?;
@@ -609,6 +610,8 @@ impl<'d> Phases<'d> {
 /// The kernels, looked up once.
 #[derive(Clone)]
 struct Kernels {
+    /// The labels colouring's kernels spread.
+    labels: Labels,
     start: CudaFunction,
     compact: CudaFunction,
     trim_clear: CudaFunction,
@@ -648,6 +651,7 @@ impl Kernels {
         let module = device.module(&build(labels))?;
         let get = |name: &str| module.function(name);
         Ok(Kernels {
+            labels,
             start: get("scc_start")?,
             compact: get("compact")?,
             trim_clear: get("trim_clear")?,
@@ -783,10 +787,16 @@ struct SignatureArrays {
 }
 
 impl<'d> Run<'d> {
-    fn new(device: &'d Device, states: u64, edges: u64) -> Result<Run<'d>, GpuError> {
+    /// A run on `states` and `edges` with the kernels of `labels`.
+    fn new(
+        device: &'d Device,
+        states: u64,
+        edges: u64,
+        labels: Labels,
+    ) -> Result<Run<'d>, GpuError> {
         let mut run = Run {
             device,
-            kernels: Kernels::load(device, Labels::Scrambled)?,
+            kernels: Kernels::load(device, labels)?,
             params: SccParams::default(),
             representative: unset(device, states as usize)?,
             lists: Vec::new(),
@@ -819,7 +829,14 @@ impl<'d> Run<'d> {
         phases: &mut Phases<'_>,
         stop: &'d dyn Fn() -> bool,
     ) -> Result<(Run<'d>, Option<LargeSlice<u32>>), GpuError> {
-        let mut run = Run::new(device, graph.states, graph.edges)?;
+        // Colouring's kernels with the labels it will likely use (a state
+        // space's numbering is random), so that most runs compile and load
+        // one module; forward-backward's pivots spread scrambled labels.
+        let labels = match method {
+            Method::Coloring => choices.labels.unwrap_or(Labels::Numbers),
+            Method::ForwardBackward => Labels::Scrambled,
+        };
+        let mut run = Run::new(device, graph.states, graph.edges, labels)?;
         run.stop = stop;
         run.labels = choices.labels;
         run.params.offsets = device.address(graph.offsets);
@@ -968,7 +985,7 @@ impl<'d> Run<'d> {
             "SCC colouring's sample of the edges (GPU)"
         );
         self.labels = Some(labels);
-        if labels != Labels::Scrambled {
+        if labels != self.kernels.labels {
             self.kernels = Kernels::load(self.device, labels)?;
         }
         phases.end("set-up")?;
