@@ -87,10 +87,10 @@ kernel_constants! {
         /// Sampled edges that have their reverse (`edges_sample`), then
         /// the states that are not their cluster's root (`mutual_flatten`).
         MUTUAL = 81;
-        /// Sampled edges between states less than [`labels::NEAR`] apart
+        /// Sampled edges between states less than [`crate::scc::labels::NEAR`] apart
         /// (`edges_sample`).
         NEAR = 82;
-        /// Sampled edges in a row longer than [`labels::LONG_ROW`]
+        /// Sampled edges in a row longer than [`crate::scc::labels::LONG_ROW`]
         /// (`edges_sample`).
         FROM_HUBS = 83;
     }

@@ -16,7 +16,7 @@
 //!   numbers.
 //!
 //! [`Labels::of`] (and the GPU's `edges_sample` kernel, on the same
-//! sampled edges as [`mutual`](super::mutual)) chooses numbers unless the
+//! sampled edges as [`mutual`]) chooses numbers unless the
 //! sample shows a local numbering or hubs. The figures (colouring on the
 //! CPU, both kinds side by side) are in `docs/SCC.md`, "Labels".
 

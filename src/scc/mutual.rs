@@ -62,7 +62,7 @@ pub fn pays(mutual: u64, edges: u64) -> bool {
 }
 
 /// The source and target of sampled edge number `sample` (below
-/// `SAMPLED_EDGES` and the edge count), as [`sampled_edge`] picks it;
+/// `SAMPLED_EDGES` and the edge count), as `sampled_edge` picks it;
 /// [`super::labels`] reads the same edges.
 pub fn sampled_pair(graph: &Csr, sample: u64) -> (u32, u32) {
     let edge = sampled_edge(graph.edge_count(), sample);
