@@ -198,11 +198,10 @@ fn bench(
                 best.seconds, best.rounds, best.passes, best.phases, best.labels
             );
             // Colouring with the labels its sample did not choose, beside.
-            let other = match best.labels {
-                Some(Labels::Numbers) => Some(Labels::Scrambled),
-                Some(Labels::Scrambled) => Some(Labels::Numbers),
-                None => None,
-            };
+            let other = best.labels.map(|chosen| match chosen {
+                Labels::Numbers => Labels::Scrambled,
+                Labels::Scrambled => Labels::Numbers,
+            });
             if let Some(labels) = other {
                 let with = |partition| {
                     gpu::decompose_with_labels(device, uploaded.view(), labels, partition).unwrap()

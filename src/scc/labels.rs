@@ -74,9 +74,10 @@ impl Labels {
     /// unless at least half of the edges are near (a local numbering,
     /// such as a grid's) or one in [`HUB_SHARE`] leaves a hub.
     pub fn from_sample(sample: EdgeSample) -> Labels {
+        // With no edge sampled, `local` holds.
         let local = sample.near * 2 >= sample.edges;
         let hubs = sample.from_hubs * HUB_SHARE >= sample.edges;
-        if sample.edges == 0 || local || hubs {
+        if local || hubs {
             Labels::Scrambled
         } else {
             Labels::Numbers
