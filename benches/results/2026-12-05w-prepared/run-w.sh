@@ -9,6 +9,8 @@
 # and the grid as far as LIMIT (seconds, default 560) allows.
 # Prepared by prepare.sh; carry .device/s49:
 #   D=.device/s49 bash benches/results/2026-12-05w-prepared/run-w.sh
+# Session 50's second call: SKIP_TESTS=1 PETERSON_RUNS=5 GRAPHS=random (no
+# GPU tests, five Peterson-PT-3 processes, the random graph once).
 # Table: python3 benches/results/2026-12-05w-prepared/table.py run-w.txt
 cd "$(dirname "$0")/../../.."
 log=run-w D=${D:-.device/s49}
@@ -16,12 +18,14 @@ source benches/results/2026-12-04g-h200-verify-and-jump/common.sh
 limit=${LIMIT:-560}
 mkdir -p /tmp/graphs
 cp /tmp/bin/tests .device/tests
+if [[ -z ${SKIP_TESTS:-} ]]; then
 echo "== GPU tests $(date -u +%T)"
 WARPCHECK_SHARED=/tmp/shared WARPCHECK_BIN=/tmp/bin/warpcheck WARPCHECK_GRAPHS=/tmp/shared/graphs \
   timeout 150 bash scripts/gpu_test.sh scc::colouring scc::the_gpu scc::gpu scc::the_command_stores \
   scc::explored livelock::gpu mec::the_gpu > /tmp/tests.txt 2>&1
 show_tests $? scc
 echo "GPU tests took $(( $(date +%s) - start )) s"
+fi
 bench() {  # SCC_BENCH_ONLY, nets...
   local only=$1; shift
   echo "== scc_bench ($only $(basename -a "$@" 2>/dev/null | tr '\n' ' '))"
@@ -31,7 +35,7 @@ bench() {  # SCC_BENCH_ONLY, nets...
   (echo "== log $only"; grep -v "generated edges" /tmp/log.txt) >> "$out/logs-w.txt"
 }
 left() { (( $(date +%s) - start < limit - $1 )); }
-for rep in 1 2 3 4 5 6; do
+for rep in $(seq ${PETERSON_RUNS:-6}); do
   left 200 || break
   bench none $d/mcc/Peterson-PT-3
   ecl_scc /tmp/graphs/Peterson-PT-3.egr 3
@@ -43,7 +47,7 @@ for rep in 1 2; do
   ecl_scc /tmp/graphs/Referendum-PT-0015.egr 2
   echo "elapsed $(( $(date +%s) - start )) s"
 done
-for g in random random rmat grid; do
+for g in ${GRAPHS:-random random rmat grid}; do
   left 40 || break
   bench $g
   for f in /tmp/graphs/$g*.egr; do ecl_scc $f 1; done
