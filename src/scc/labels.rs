@@ -8,7 +8,8 @@
 //! states lie in memory:
 //! - [`Labels::Numbers`]: a state's number plus one, as ECL-SCC labels.
 //!   The named states are the largest-numbered ones, which lie together at
-//!   the end of the label arrays and share cache lines.
+//!   the end of the label arrays (faster where the numbering is random:
+//!   `docs/SCC.md`, "Labels").
 //! - [`Labels::Scrambled`]: the number plus one through a bijection that
 //!   looks random ([`scrambled`]). Needed where the numbers follow the
 //!   graph: along the paths of a grid numbered row by row a plain label

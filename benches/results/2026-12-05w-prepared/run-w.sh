@@ -19,12 +19,12 @@ limit=${LIMIT:-560}
 mkdir -p /tmp/graphs
 cp /tmp/bin/tests .device/tests
 if [[ -z ${SKIP_TESTS:-} ]]; then
-echo "== GPU tests $(date -u +%T)"
-WARPCHECK_SHARED=/tmp/shared WARPCHECK_BIN=/tmp/bin/warpcheck WARPCHECK_GRAPHS=/tmp/shared/graphs \
-  timeout 150 bash scripts/gpu_test.sh scc::colouring scc::the_gpu scc::gpu scc::the_command_stores \
-  scc::explored livelock::gpu mec::the_gpu > /tmp/tests.txt 2>&1
-show_tests $? scc
-echo "GPU tests took $(( $(date +%s) - start )) s"
+  echo "== GPU tests $(date -u +%T)"
+  WARPCHECK_SHARED=/tmp/shared WARPCHECK_BIN=/tmp/bin/warpcheck WARPCHECK_GRAPHS=/tmp/shared/graphs \
+    timeout 150 bash scripts/gpu_test.sh scc::colouring scc::the_gpu scc::gpu scc::the_command_stores \
+    scc::explored livelock::gpu mec::the_gpu > /tmp/tests.txt 2>&1
+  show_tests $? scc
+  echo "GPU tests took $(( $(date +%s) - start )) s"
 fi
 bench() {  # SCC_BENCH_ONLY, nets...
   local only=$1; shift
